@@ -1,0 +1,7 @@
+//! kozyr: trick-taking card games for chat groups.
+//!
+//! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
+
+pub mod cards;
+pub mod game;
+pub mod kozel;

@@ -5,3 +5,4 @@
 pub mod cards;
 pub mod game;
 pub mod kozel;
+pub mod table;

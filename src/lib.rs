@@ -2,6 +2,8 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 
+pub mod ai;
 pub mod cards;
 pub mod game;
 pub mod kozel;
+pub mod sim;

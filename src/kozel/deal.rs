@@ -1,5 +1,5 @@
-use rand::{Rng, RngExt};
 use rand::seq::SliceRandom;
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use super::trick::{Played, Trick};
@@ -80,7 +80,11 @@ impl DealResult {
         let mut defeat_points = [0; 2];
         let eggs = team_points[0] == team_points[1];
         if !eggs {
-            let loser = if team_points[0] < team_points[1] { 0 } else { 1 };
+            let loser = if team_points[0] < team_points[1] {
+                0
+            } else {
+                1
+            };
             defeat_points[loser] = match (team_points[loser], team_tricks[loser]) {
                 (_, 0) => 6,
                 (0..=30, _) => 4,
@@ -246,7 +250,7 @@ impl Deal {
         if self.is_over() {
             None
         } else {
-            self.trick.to_act()
+            self.trick.turn()
         }
     }
 
@@ -321,7 +325,7 @@ impl Deal {
         if let Action::Molodka = action {
             return self.check_molodka(seat);
         }
-        if self.trick.to_act() != Some(seat) {
+        if self.trick.turn() != Some(seat) {
             return Err(RuleError::NotYourTurn);
         }
         let cards = action.cards();
@@ -445,10 +449,8 @@ impl Deal {
             }
         }
         self.trick = Trick::new(winner);
-        if self.is_over() {
-            if let Some(r) = self.result() {
-                events.push(Event::DealOver(r));
-            }
+        if let Some(r) = self.result() {
+            events.push(Event::DealOver(r));
         }
     }
 
@@ -461,7 +463,7 @@ impl Deal {
         if self.check_molodka(seat).is_ok() {
             out.push(Action::Molodka);
         }
-        if self.trick.to_act() != Some(seat) {
+        if self.trick.turn() != Some(seat) {
             return;
         }
         let hand = self.hands[seat];
@@ -519,7 +521,10 @@ impl Deal {
         assert_eq!(all, deck());
         if self.trick.count == 0 {
             let sizes: Vec<u32> = self.hands.0.iter().map(|h| h.len()).collect();
-            assert!(sizes.iter().all(|&s| s == sizes[0]), "hands equal: {sizes:?}");
+            assert!(
+                sizes.iter().all(|&s| s == sizes[0]),
+                "hands equal: {sizes:?}"
+            );
         }
     }
 }

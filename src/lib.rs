@@ -4,6 +4,7 @@
 
 pub mod ai;
 pub mod cards;
+pub mod config;
 pub mod game;
 pub mod kozel;
 pub mod sim;

@@ -2,7 +2,10 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 
+pub mod ai;
 pub mod cards;
+pub mod config;
 pub mod game;
 pub mod kozel;
+pub mod sim;
 pub mod table;

@@ -8,4 +8,5 @@ pub mod config;
 pub mod game;
 pub mod kozel;
 pub mod sim;
+pub mod store;
 pub mod table;

@@ -39,7 +39,7 @@ mod error;
 mod event;
 mod model;
 // pub mod records;
-// pub mod runtime;
+pub mod runtime;
 mod state;
 mod stats;
 

@@ -208,6 +208,50 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     assert_eq!(last_table.unwrap().phase, Phase::Finished);
     assert_log_replays(s.store(), id).await;
 
+    // The series counts for the chat and for each person, in one transaction with it.
+    let kozyr::game::Game::Kozel(series) = t.game().unwrap();
+    let deals = series.results().len() as i64;
+    let eggs = series.results().iter().filter(|r| r.eggs).count() as i64;
+    let board = s
+        .store()
+        .leaderboard(&c, GameKind::Kozel, 10)
+        .await
+        .unwrap();
+    assert_eq!(board.len(), 4);
+    for p in &board {
+        let n = &p.counters;
+        assert_eq!(
+            (n.series_played, n.deals_played, n.eggs_deals),
+            (1, deals, eggs)
+        );
+        assert_eq!(n.series_won + n.series_lost, 1);
+        assert_eq!(n.goat, n.series_lost, "the losers are the goat");
+        assert!(p.name.as_deref().unwrap().starts_with("Player "));
+    }
+    // Winners first: the two partners who won.
+    let winners: Vec<bool> = board.iter().map(|p| p.counters.series_won == 1).collect();
+    assert_eq!(winners, [true, true, false, false]);
+    let totals = s.store().chat_totals(&c).await.unwrap();
+    assert_eq!(
+        totals,
+        vec![(
+            GameKind::Kozel,
+            kozyr::table::Counters {
+                series_played: 1,
+                deals_played: deals,
+                eggs_deals: eggs,
+                ..Default::default()
+            }
+        )]
+    );
+    let mine = s
+        .store()
+        .player_totals(Platform::Telegram, &UserId::new("1").unwrap())
+        .await
+        .unwrap();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0].counters.series_played, 1);
+
     // Rematch: the same seats, series 2.
     let ack = submit(&s, &c, person(3), Command::Rematch).await;
     assert!(matches!(
@@ -528,7 +572,8 @@ async fn a_migrated_chat_keeps_its_table_and_history() {
     let (s, _fx) = start(&url(&dir), None, ServiceOptions::default()).await;
     let (old, new) = (chat("-700"), chat("-1000700"));
     let first = open_full_table(&s, &old, 1, no_timer()).await;
-    submit(&s, &old, person(1), Command::Stop).await;
+    play_to_end(&s, first, 9).await;
+    // A new table supersedes the finished one.
     let second = open_full_table(&s, &old, 1, no_timer()).await;
     let r = s
         .submit(request(
@@ -551,6 +596,25 @@ async fn a_migrated_chat_keeps_its_table_and_history() {
     assert_eq!(s.open_table(&new).await.unwrap().unwrap().id(), second);
     let (history_chat, _) = s.store().chat_of(first).await.unwrap().unwrap();
     assert_eq!(history_chat, new);
+    // So do the statistics.
+    let board = |c: &ChatKey| {
+        let (s, c) = (s.clone(), c.clone());
+        async move {
+            s.store()
+                .leaderboard(&c, GameKind::Kozel, 10)
+                .await
+                .unwrap()
+        }
+    };
+    assert!(board(&old).await.is_empty());
+    assert_eq!(board(&new).await.len(), 4);
+    assert!(s.store().chat_totals(&old).await.unwrap().is_empty());
     play_to_end(&s, second, 4).await;
+    assert!(
+        board(&new)
+            .await
+            .iter()
+            .all(|p| p.counters.series_played == 2)
+    );
     assert_log_replays(s.store(), second).await;
 }

@@ -9,6 +9,7 @@
 //! checks rolls back alone, and every caller hears only after the
 //! transaction holding its writes has committed. See `docs/ARCHITECTURE-table.md`.
 
+mod stats;
 mod writer;
 
 use std::str::FromStr;
@@ -23,6 +24,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::config::Synchronous;
 use crate::table::{ChatKey, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition};
 
+pub use stats::PlayerStats;
 pub use writer::Commit;
 
 /// The migrations in `migrations/`, embedded at build time.

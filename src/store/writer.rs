@@ -15,7 +15,7 @@ use sqlx::{Connection, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot};
 
 use super::StoreError;
-use crate::table::{ChatKey, Timestamp, Transition};
+use crate::table::{ChatKey, Counters, Player, TableEvent, Timestamp, Transition, stats_delta};
 
 /// Commits written in one transaction at most. Bounds the transaction's
 /// size and the wait of the first commit in a long queue.
@@ -29,6 +29,24 @@ pub struct Commit {
     dedup: Option<DedupRow>,
     tables: Vec<TableWrite>,
     moved_chat: Option<(ChatKey, ChatKey)>,
+    players: Vec<PlayerWrite>,
+    stats: Vec<StatsWrite>,
+}
+
+#[derive(Debug)]
+struct PlayerWrite {
+    platform: &'static str,
+    player: Player,
+}
+
+/// Counters to add; `user: None` is the chat's row.
+#[derive(Debug)]
+struct StatsWrite {
+    platform: &'static str,
+    chat_id: String,
+    game: &'static str,
+    user: Option<String>,
+    add: Counters,
 }
 
 #[derive(Debug)]
@@ -73,8 +91,33 @@ impl Commit {
         now: Timestamp,
     ) -> Result<Commit, StoreError> {
         let mut tables = Vec::with_capacity(transition.changes.len());
+        let mut players = Vec::new();
+        let mut stats = Vec::new();
         for change in &transition.changes {
             let t = &change.table;
+            let platform = t.chat().platform().as_str();
+            for e in &change.events {
+                if let TableEvent::Seated { player, .. } = e {
+                    players.push(PlayerWrite {
+                        platform,
+                        player: player.clone(),
+                    });
+                }
+            }
+            let delta = stats_delta(t, &change.events);
+            if !delta.is_empty() {
+                let row = |user: Option<String>, add: Counters| StatsWrite {
+                    platform,
+                    chat_id: t.chat().id().to_owned(),
+                    game: t.kind().as_str(),
+                    user,
+                    add,
+                };
+                stats.push(row(None, delta.chat));
+                for (user, add) in delta.players {
+                    stats.push(row(Some(user.as_str().to_owned()), add));
+                }
+            }
             let mut events = Vec::with_capacity(change.events.len());
             for (i, e) in change.events.iter().enumerate() {
                 events.push(EventWrite {
@@ -114,7 +157,25 @@ impl Commit {
             dedup,
             tables,
             moved_chat: transition.moved_chat.clone(),
+            players,
+            stats,
         })
+    }
+
+    /// Records a person's name and language outside any table command
+    /// (a front-end learning the language they chose, say).
+    pub fn player(platform: crate::table::Platform, player: &Player, now: Timestamp) -> Commit {
+        Commit {
+            at: now.millis(),
+            dedup: None,
+            tables: Vec::new(),
+            moved_chat: None,
+            players: vec![PlayerWrite {
+                platform: platform.as_str(),
+                player: player.clone(),
+            }],
+            stats: Vec::new(),
+        }
     }
 }
 
@@ -312,6 +373,133 @@ async fn write_one(
         .bind(from.id())
         .execute(&mut **tx)
         .await?;
+        move_stats(tx, from, to).await?;
+    }
+    for p in &c.players {
+        sqlx::query(
+            "INSERT INTO players (platform, user_id, name, lang, updated_at)
+             VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (platform, user_id) DO UPDATE SET
+                 name = excluded.name, lang = excluded.lang, updated_at = excluded.updated_at",
+        )
+        .bind(p.platform)
+        .bind(p.player.id.as_str())
+        .bind(&p.player.name)
+        .bind(p.player.lang.as_str())
+        .bind(c.at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    for s in &c.stats {
+        add_stats(tx, s).await?;
     }
     Ok(Ok(()))
+}
+
+async fn add_stats(tx: &mut Transaction<'_, Sqlite>, s: &StatsWrite) -> Result<(), sqlx::Error> {
+    let a = &s.add;
+    match &s.user {
+        None => sqlx::query(
+            "INSERT INTO chat_stats (platform, chat_id, game, series_played, deals_played, eggs_deals)
+             VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT (platform, chat_id, game) DO UPDATE SET
+                 series_played = series_played + excluded.series_played,
+                 deals_played = deals_played + excluded.deals_played,
+                 eggs_deals = eggs_deals + excluded.eggs_deals",
+        )
+        .bind(s.platform)
+        .bind(&s.chat_id)
+        .bind(s.game)
+        .bind(a.series_played)
+        .bind(a.deals_played)
+        .bind(a.eggs_deals)
+        .execute(&mut **tx)
+        .await
+        .map(drop),
+        Some(user) => sqlx::query(
+            "INSERT INTO player_stats (platform, chat_id, game, user_id, series_played,
+                 series_won, series_lost, goat, deals_played, deals_won, eggs_deals, points)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (platform, chat_id, game, user_id) DO UPDATE SET
+                 series_played = series_played + excluded.series_played,
+                 series_won = series_won + excluded.series_won,
+                 series_lost = series_lost + excluded.series_lost,
+                 goat = goat + excluded.goat,
+                 deals_played = deals_played + excluded.deals_played,
+                 deals_won = deals_won + excluded.deals_won,
+                 eggs_deals = eggs_deals + excluded.eggs_deals,
+                 points = points + excluded.points",
+        )
+        .bind(s.platform)
+        .bind(&s.chat_id)
+        .bind(s.game)
+        .bind(user)
+        .bind(a.series_played)
+        .bind(a.series_won)
+        .bind(a.series_lost)
+        .bind(a.goat)
+        .bind(a.deals_played)
+        .bind(a.deals_won)
+        .bind(a.eggs_deals)
+        .bind(a.points)
+        .execute(&mut **tx)
+        .await
+        .map(drop),
+    }
+}
+
+/// A chat's statistics follow it to its new id, merged into any it has there.
+async fn move_stats(
+    tx: &mut Transaction<'_, Sqlite>,
+    from: &ChatKey,
+    to: &ChatKey,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO player_stats (platform, chat_id, game, user_id, series_played,
+             series_won, series_lost, goat, deals_played, deals_won, eggs_deals, points)
+         SELECT ?, ?, game, user_id, series_played, series_won, series_lost, goat,
+                deals_played, deals_won, eggs_deals, points
+         FROM player_stats WHERE platform = ? AND chat_id = ?
+         ON CONFLICT (platform, chat_id, game, user_id) DO UPDATE SET
+             series_played = series_played + excluded.series_played,
+             series_won = series_won + excluded.series_won,
+             series_lost = series_lost + excluded.series_lost,
+             goat = goat + excluded.goat,
+             deals_played = deals_played + excluded.deals_played,
+             deals_won = deals_won + excluded.deals_won,
+             eggs_deals = eggs_deals + excluded.eggs_deals,
+             points = points + excluded.points",
+    )
+    .bind(to.platform().as_str())
+    .bind(to.id())
+    .bind(from.platform().as_str())
+    .bind(from.id())
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO chat_stats (platform, chat_id, game, series_played, deals_played, eggs_deals)
+         SELECT ?, ?, game, series_played, deals_played, eggs_deals
+         FROM chat_stats WHERE platform = ? AND chat_id = ?
+         ON CONFLICT (platform, chat_id, game) DO UPDATE SET
+             series_played = series_played + excluded.series_played,
+             deals_played = deals_played + excluded.deals_played,
+             eggs_deals = eggs_deals + excluded.eggs_deals",
+    )
+    .bind(to.platform().as_str())
+    .bind(to.id())
+    .bind(from.platform().as_str())
+    .bind(from.id())
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("DELETE FROM player_stats WHERE platform = ? AND chat_id = ?")
+        .bind(from.platform().as_str())
+        .bind(from.id())
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("DELETE FROM chat_stats WHERE platform = ? AND chat_id = ?")
+        .bind(from.platform().as_str())
+        .bind(from.id())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }

@@ -9,6 +9,7 @@
 //! checks rolls back alone, and every caller hears only after the
 //! transaction holding its writes has committed. See `docs/ARCHITECTURE-table.md`.
 
+mod export;
 mod stats;
 mod writer;
 
@@ -83,6 +84,8 @@ pub enum StoreError {
     Duplicate(String),
     #[error("the store is closed")]
     Closed,
+    #[error("cannot write: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 impl From<serde_json::Error> for StoreError {

@@ -38,7 +38,7 @@ mod effect;
 mod error;
 mod event;
 mod model;
-// pub mod records;
+pub mod records;
 pub mod runtime;
 mod state;
 mod stats;

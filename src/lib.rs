@@ -6,5 +6,6 @@ pub mod ai;
 pub mod cards;
 pub mod config;
 pub mod game;
+pub mod health;
 pub mod kozel;
 pub mod sim;

@@ -4,4 +4,5 @@
 
 pub mod cards;
 pub mod game;
+pub mod hearts;
 pub mod kozel;

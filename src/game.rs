@@ -185,14 +185,23 @@ mod tests {
         assert_eq!(game.awaiting(), Seat::ALL.to_vec());
         let s = Seat::ALL[2];
         let pass = game.legal_actions(s)[0];
-        assert!(matches!(pass, GameAction::Hearts(hearts::Action::PassCards(_))));
+        assert!(matches!(
+            pass,
+            GameAction::Hearts(hearts::Action::PassCards(_))
+        ));
         let kozel = GameAction::Kozel(kozel::Action::Molodka);
         let before = game.clone();
         assert_eq!(game.apply(s, kozel), Err(GameError::WrongGame));
         assert_eq!(game, before);
         let events = game.apply(s, pass).unwrap();
-        assert!(matches!(events[..], [GameEvent::Hearts(hearts::Event::Passed { .. })]));
-        assert_eq!(game.apply(s, pass), Err(hearts::RuleError::AlreadyPassed.into()));
+        assert!(matches!(
+            events[..],
+            [GameEvent::Hearts(hearts::Event::Passed { .. })]
+        ));
+        assert_eq!(
+            game.apply(s, pass),
+            Err(hearts::RuleError::AlreadyPassed.into())
+        );
         assert_eq!(game.awaiting().len(), 3);
         let GameView::Hearts(view) = game.view(s) else {
             panic!("a Hearts game gives Hearts views")

@@ -6,3 +6,9 @@ pub mod cards;
 pub mod game;
 pub mod hearts;
 pub mod kozel;
+
+/// Simulations that write deal records. Declared inline until `src/sim/mod.rs`
+/// exists; the files live in `src/sim/`.
+pub mod sim {
+    pub mod hearts;
+}

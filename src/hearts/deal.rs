@@ -312,9 +312,11 @@ impl Deal {
         }
     }
 
-    /// The seats the deal is waiting for.
-    pub fn awaiting(&self) -> impl Iterator<Item = Seat> + '_ {
-        Seat::ALL.into_iter().filter(|&s| self.may_act(s))
+    /// The seats the deal is waiting for, in seat order. The iterator does
+    /// not borrow the deal, so it can drive a loop that changes it.
+    pub fn awaiting(&self) -> impl Iterator<Item = Seat> + use<> {
+        let waiting = PerSeat::from_fn(|s| self.may_act(s));
+        Seat::ALL.into_iter().filter(move |&s| waiting[s])
     }
 
     /// The current trick's cards in play order, the leader's first.
@@ -365,6 +367,20 @@ impl Deal {
     }
 
     /// What `seat` may see.
+    ///
+    /// ```
+    /// use kozyr::cards::{CardSet, PerSeat, Seat, Suit};
+    /// use kozyr::hearts::{Action, Deal};
+    /// let by_suit = PerSeat(Suit::ALL.map(|s| CardSet::FULL.of_suit(s)));
+    /// let mut deal = Deal::from_hands(by_suit, Seat::new(0).unwrap(), 4).unwrap();
+    /// let clubs = Seat::new(3).unwrap();
+    /// deal.apply(clubs, Action::Play("2C".parse().unwrap())).unwrap();
+    /// let view = deal.view(Seat::new(0).unwrap());
+    /// assert_eq!(view.hand, CardSet::FULL.of_suit(Suit::Spades));
+    /// assert_eq!(view.table[clubs], Some("2C".parse().unwrap()));
+    /// assert_eq!(view.to_act, Seat::new(0));
+    /// assert_eq!(view.hand_sizes[clubs], 12);
+    /// ```
     pub fn view(&self, seat: Seat) -> DealView {
         DealView {
             seat,
@@ -428,13 +444,20 @@ impl Deal {
     pub fn legal_actions_into(&self, seat: Seat, out: &mut Vec<Action>) {
         match self.phase {
             Phase::Passing if self.passes[seat].is_none() => {
-                let hand: Vec<Card> = self.hands[seat].iter().collect();
-                let n = hand.len();
-                for i in 0..n {
-                    for j in i + 1..n {
-                        for k in j + 1..n {
-                            let set: CardSet = [hand[i], hand[j], hand[k]].iter().collect();
-                            out.push(Action::PassCards(set));
+                // Three nested walks over the hand's bits, lowest first.
+                let mut first = self.hands[seat].bits();
+                while first != 0 {
+                    let a = first & first.wrapping_neg();
+                    first ^= a;
+                    let mut second = first;
+                    while second != 0 {
+                        let b = second & second.wrapping_neg();
+                        second ^= b;
+                        let mut third = second;
+                        while third != 0 {
+                            let c = third & third.wrapping_neg();
+                            third ^= c;
+                            out.push(Action::PassCards(CardSet::from_bits_truncate(a | b | c)));
                         }
                     }
                 }
@@ -543,11 +566,11 @@ impl Deal {
         if self.passes.0.iter().any(Option::is_none) {
             return;
         }
-        let mut received = [CardSet::EMPTY; 4];
+        let mut received = PerSeat::<CardSet>::default();
         for from in Seat::ALL {
             if let (Some(to), Some(cards)) = (direction.target(from), self.passes[from]) {
                 self.hands[to] |= cards;
-                received[to.index()] = cards;
+                received[to] = cards;
             }
         }
         self.leader = self.holder_of_two_of_clubs();

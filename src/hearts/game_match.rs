@@ -164,8 +164,10 @@ impl Match {
 
     /// The seats the game is waiting for: while passing, every seat that has
     /// not passed; while playing, the seat to play.
-    pub fn awaiting(&self) -> impl Iterator<Item = Seat> + '_ {
-        Seat::ALL.into_iter().filter(|&s| self.may_act(s))
+    /// The iterator does not borrow the match.
+    pub fn awaiting(&self) -> impl Iterator<Item = Seat> + use<> {
+        let waiting = PerSeat::from_fn(|s| self.may_act(s));
+        Seat::ALL.into_iter().filter(move |&s| waiting[s])
     }
 
     /// What `seat` may see.
@@ -222,8 +224,8 @@ impl Match {
         self.results.push(score);
         events.push(Event::DealOver {
             deal: self.deal.number(),
-            deal_points: score.points.0,
-            total_points: self.totals.0,
+            deal_points: score.points,
+            total_points: self.totals,
             moon_shooter: score.moon_shooter,
         });
         if self.totals.0.iter().any(|&t| t >= self.options.end_score) {

@@ -18,7 +18,7 @@ mod score;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cards::{Card, CardSet, Rank, Seat, Suit};
+use crate::cards::{Card, CardSet, PerSeat, Rank, Seat, Suit};
 
 pub use deal::{CompletedTrick, Deal, DealError, DealView, Phase};
 pub use game_match::{Match, MatchError, View};
@@ -164,7 +164,8 @@ impl PassDirection {
 pub struct HeartsOptions {
     /// Whether taking all 26 points scores 0 for the taker and 26 for everyone else.
     pub shoot_the_moon: bool,
-    /// The game ends after the deal in which someone reaches this total.
+    /// The game ends after the deal in which someone reaches this total
+    /// (so 0 plays a single deal).
     pub end_score: u32,
 }
 
@@ -182,6 +183,14 @@ impl Default for HeartsOptions {
 }
 
 /// What a player does.
+///
+/// ```
+/// use kozyr::hearts::Action;
+/// let pass: Action = serde_json::from_str(r#"{"pass_cards":["QS","AH","2D"]}"#).unwrap();
+/// assert_eq!(pass, Action::PassCards("QS AH 2D".parse().unwrap()));
+/// let play = Action::Play("2C".parse().unwrap());
+/// assert_eq!(serde_json::to_string(&play).unwrap(), r#"{"play":"2C"}"#);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -194,6 +203,15 @@ pub enum Action {
 
 /// What happened. Events carry full information (who passed what) for the
 /// log and the deal records; what a seat may see comes from views.
+///
+/// ```
+/// use kozyr::cards::Seat;
+/// use kozyr::hearts::Event;
+/// let play = Event::Play { seat: Seat::new(2).unwrap(), card: "2C".parse().unwrap() };
+/// assert_eq!(serde_json::to_string(&play).unwrap(), r#"{"kind":"play","seat":2,"card":"2C"}"#);
+/// let trick = Event::Trick { winner: Seat::new(1).unwrap(), points: 0 };
+/// assert_eq!(serde_json::to_string(&trick).unwrap(), r#"{"kind":"trick","winner":1,"points":0}"#);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
@@ -213,7 +231,7 @@ pub enum Event {
     /// Everyone has passed and the cards changed hands: `received[s]` is what
     /// seat `s` got. `leader` now holds the two of clubs and leads.
     CardsExchanged {
-        received: [CardSet; 4],
+        received: PerSeat<CardSet>,
         leader: Seat,
     },
     Play {
@@ -229,9 +247,9 @@ pub enum Event {
     DealOver {
         deal: u32,
         /// What each seat scores for this deal, after shooting the moon.
-        deal_points: [u32; 4],
+        deal_points: PerSeat<u32>,
         /// The running totals, this deal included.
-        total_points: [u32; 4],
+        total_points: PerSeat<u32>,
         /// Who shot the moon, if the option is on and someone took all 26.
         moon_shooter: Option<Seat>,
     },
@@ -242,6 +260,13 @@ pub enum Event {
 }
 
 /// Why an action was refused, as data a front-end can translate.
+///
+/// ```
+/// use kozyr::hearts::RuleError;
+/// let e = RuleError::WrongPassCount { got: 2 };
+/// assert_eq!(e.to_string(), "pass exactly 3 cards, not 2");
+/// assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"error":"wrong_pass_count","got":2}"#);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[serde(tag = "error", rename_all = "snake_case")]
 pub enum RuleError {

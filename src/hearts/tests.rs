@@ -332,7 +332,7 @@ fn passing_cycles_left_right_across_none() {
         assert_eq!(
             events.last(),
             Some(&Event::CardsExchanged {
-                received: PerSeat::from_fn(|s| d.received(s).unwrap()).0,
+                received: PerSeat::from_fn(|s| d.received(s).unwrap()),
                 leader
             })
         );
@@ -441,7 +441,7 @@ fn deal_over(events: &[Event]) -> Option<DealOverFields> {
             deal_points,
             total_points,
             moon_shooter,
-        } => Some((deal, deal_points, total_points, moon_shooter)),
+        } => Some((deal, deal_points.0, total_points.0, moon_shooter)),
         _ => Option::None,
     })
 }
@@ -796,7 +796,7 @@ proptest! {
             }
             for e in &events[n..] {
                 if let Event::DealOver { deal_points, moon_shooter, .. } = e {
-                    let sum: u32 = deal_points.iter().sum();
+                    let sum: u32 = deal_points.0.iter().sum();
                     let expected = if moon_shooter.is_some() { 78 } else { 26 };
                     prop_assert_eq!(sum, expected);
                     prop_assert!(moon || moon_shooter.is_none());

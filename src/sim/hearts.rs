@@ -90,10 +90,7 @@ where
     let mut current = start_record(&game, table, series);
     let mut legal = Vec::new();
     let mut events = Vec::new();
-    loop {
-        let Some(seat) = game.awaiting().next() else {
-            break;
-        };
+    while let Some(seat) = game.awaiting().next() {
         legal.clear();
         game.legal_actions_into(seat, &mut legal);
         let action = choose(seat, &game.view(seat), &legal);
@@ -117,8 +114,8 @@ where
                     total_points,
                     ..
                 } => {
-                    current.deal_points = deal_points;
-                    current.total_points = total_points;
+                    current.deal_points = deal_points.0;
+                    current.total_points = total_points.0;
                     current.game_over = game.is_over();
                     let next = start_record(&game, table, series);
                     records.push(std::mem::replace(&mut current, next));

@@ -5,7 +5,7 @@
 //! [`Deal::apply`] and [`Match::apply`] take a seat and an [`Action`], and
 //! either return the [`Event`]s that happened or a [`RuleError`] — in which
 //! case nothing changed. Randomness comes in only as a seed ([`Match::new`])
-//! or an explicit deck ([`Deal::new`]). `docs/RULES-hearts.md` states the
+//! or an explicit deck ([`Deal::new`]). `docs/RULES.md` (Hearts) states the
 //! rules as implemented.
 //!
 //! A [`Deal`] knows nothing of the options or the running score, so the AI

@@ -7,21 +7,23 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet, PerSeat, Seat};
-use crate::kozel;
+use crate::{hearts, kozel};
 
 /// Which game a table plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     Kozel,
+    Hearts,
 }
 
 impl GameKind {
-    pub const ALL: [GameKind; 1] = [GameKind::Kozel];
+    pub const ALL: [GameKind; 2] = [GameKind::Kozel, GameKind::Hearts];
 
     pub fn as_str(self) -> &'static str {
         match self {
             GameKind::Kozel => "kozel",
+            GameKind::Hearts => "hearts",
         }
     }
 }
@@ -32,19 +34,31 @@ impl std::str::FromStr for GameKind {
         GameKind::ALL
             .into_iter()
             .find(|k| k.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| format!("unknown game `{s}` (expected one of: kozel)"))
+            .ok_or_else(|| format!("unknown game `{s}` (expected one of: kozel, hearts)"))
     }
 }
 
-/// The game options a table can set. Kozel has none.
+/// The game options a table can set. Kozel has none; missing fields take
+/// their defaults, so options saved before a game gained one still load.
+///
+/// ```
+/// use kozyr::game::GameOptions;
+/// let o: GameOptions = serde_json::from_str("{}").unwrap();
+/// assert_eq!(o.hearts.end_score, 100);
+/// assert!(!o.hearts.shoot_the_moon);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameOptions {}
+#[serde(default)]
+pub struct GameOptions {
+    pub hearts: hearts::HeartsOptions,
+}
 
 /// A series of one game in progress.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "game", rename_all = "snake_case")]
 pub enum Game {
     Kozel(kozel::Series),
+    Hearts(hearts::Match),
 }
 
 /// An action of either game.
@@ -52,6 +66,7 @@ pub enum Game {
 #[serde(tag = "game", content = "action", rename_all = "snake_case")]
 pub enum GameAction {
     Kozel(kozel::Action),
+    Hearts(hearts::Action),
 }
 
 /// An event of either game.
@@ -59,6 +74,7 @@ pub enum GameAction {
 #[serde(tag = "game", content = "event", rename_all = "snake_case")]
 pub enum GameEvent {
     Kozel(kozel::Event),
+    Hearts(hearts::Event),
 }
 
 /// What one seat may see, for rendering and for AI players.
@@ -66,6 +82,7 @@ pub enum GameEvent {
 #[serde(tag = "game", content = "view", rename_all = "snake_case")]
 pub enum GameView {
     Kozel(kozel::SeriesView),
+    Hearts(hearts::View),
 }
 
 /// Why a game refused an action.
@@ -74,21 +91,25 @@ pub enum GameView {
 pub enum GameError {
     #[error(transparent)]
     Kozel(#[from] kozel::RuleError),
+    #[error(transparent)]
+    Hearts(#[from] hearts::RuleError),
     #[error("that action belongs to another game")]
     WrongGame,
 }
 
 impl Game {
     /// Starts a series; all of its randomness comes from `seed`.
-    pub fn new(kind: GameKind, _options: GameOptions, seed: u64) -> Game {
+    pub fn new(kind: GameKind, options: GameOptions, seed: u64) -> Game {
         match kind {
             GameKind::Kozel => Game::Kozel(kozel::Series::new(seed)),
+            GameKind::Hearts => Game::Hearts(hearts::Match::new(options.hearts, seed)),
         }
     }
 
     pub fn kind(&self) -> GameKind {
         match self {
             Game::Kozel(_) => GameKind::Kozel,
+            Game::Hearts(_) => GameKind::Hearts,
         }
     }
 
@@ -100,6 +121,12 @@ impl Game {
                 .into_iter()
                 .map(GameEvent::Kozel)
                 .collect()),
+            (Game::Hearts(m), GameAction::Hearts(a)) => Ok(m
+                .apply(seat, a)?
+                .into_iter()
+                .map(GameEvent::Hearts)
+                .collect()),
+            _ => Err(GameError::WrongGame),
         }
     }
 
@@ -111,26 +138,35 @@ impl Game {
                 .into_iter()
                 .map(GameAction::Kozel)
                 .collect(),
+            Game::Hearts(m) => m
+                .legal_actions(seat)
+                .into_iter()
+                .map(GameAction::Hearts)
+                .collect(),
         }
     }
 
     /// The seats the game is waiting for; a turn timer runs for them.
-    /// (Out-of-turn options such as a Kozel molodka do not count.)
+    /// (Out-of-turn options such as a Kozel molodka do not count.) While
+    /// Hearts players pass, that is every seat that has not passed yet.
     pub fn awaiting(&self) -> Vec<Seat> {
         match self {
             Game::Kozel(s) => s.to_act().into_iter().collect(),
+            Game::Hearts(m) => m.awaiting().collect(),
         }
     }
 
     pub fn is_over(&self) -> bool {
         match self {
             Game::Kozel(s) => s.is_over(),
+            Game::Hearts(m) => m.is_over(),
         }
     }
 
     pub fn view(&self, seat: Seat) -> GameView {
         match self {
             Game::Kozel(s) => GameView::Kozel(s.view(seat)),
+            Game::Hearts(m) => GameView::Hearts(m.view(seat)),
         }
     }
 
@@ -147,12 +183,20 @@ impl Game {
                 v.deal.my_passed = CardSet::EMPTY;
                 GameView::Kozel(v)
             }
+            Game::Hearts(m) => {
+                let mut v = m.view(Seat::ALL[0]);
+                v.deal.hand = CardSet::EMPTY;
+                v.deal.passed = None;
+                v.deal.received = None;
+                GameView::Hearts(v)
+            }
         }
     }
 
     /// The move played for `seat` when its turn timer runs out: the one
     /// that gives away least. Kozel: lead the lowest single card, or pass
-    /// the lowest cards. `None` when `seat` is not awaited.
+    /// the lowest cards. Hearts: play the lowest legal card; pass the three
+    /// most dangerous cards. `None` when `seat` is not awaited.
     ///
     /// ```
     /// use kozyr::game::{Game, GameKind, GameOptions};
@@ -168,6 +212,7 @@ impl Game {
         }
         let safe = match self {
             Game::Kozel(s) => kozel_safe_action(s, seat).map(GameAction::Kozel),
+            Game::Hearts(m) => hearts_safe_action(m, seat).map(GameAction::Hearts),
         };
         let legal = self.legal_actions(seat);
         // The rule above always yields a legal move; should an engine change
@@ -188,6 +233,19 @@ impl Game {
                     won: lost.map(|l| !l),
                     goat: lost,
                     points: None,
+                })
+            }
+            Game::Hearts(m) => {
+                let ranking = m.ranking()?;
+                let mut won = PerSeat::<bool>::default();
+                for standing in ranking {
+                    won[standing.seat] = standing.place == 1;
+                }
+                let totals = m.totals();
+                Some(SeriesOutcome {
+                    won,
+                    goat: PerSeat::default(),
+                    points: Some(totals.map(|&t| i32::try_from(t).unwrap_or(i32::MAX))),
                 })
             }
         }
@@ -211,6 +269,27 @@ fn kozel_safe_action(series: &kozel::Series, seat: Seat) -> Option<kozel::Action
             .map(|&c| kozel::Action::Lead(CardSet::single(c)))
     } else {
         (hand.len() >= width).then(|| kozel::Action::Pass(hand[..width].iter().collect()))
+    }
+}
+
+/// Hearts' timeout move: the lowest legal card (points break ties, so a
+/// heart goes after a plain card of its rank); when passing, the three
+/// cards most likely to take points.
+fn hearts_safe_action(game: &hearts::Match, seat: Seat) -> Option<hearts::Action> {
+    let deal = game.deal();
+    let danger = |c: &Card| (c.rank(), hearts::points(*c));
+    match deal.phase() {
+        hearts::Phase::Passing => {
+            let mut hand: Vec<Card> = deal.hand(seat).iter().collect();
+            hand.sort_by_key(|c| std::cmp::Reverse(danger(c)));
+            let n = hearts::PASS_SIZE as usize;
+            (hand.len() >= n).then(|| hearts::Action::PassCards(hand[..n].iter().collect()))
+        }
+        _ => deal
+            .legal_plays(seat)
+            .iter()
+            .min_by_key(danger)
+            .map(hearts::Action::Play),
     }
 }
 
@@ -250,6 +329,10 @@ impl GameEvent {
             GameEvent::Kozel(kozel::Event::DealOver(_)) => Some(Milestone::Deal),
             GameEvent::Kozel(kozel::Event::SeriesOver { .. }) => Some(Milestone::Series),
             GameEvent::Kozel(_) => None,
+            GameEvent::Hearts(hearts::Event::Trick { .. }) => Some(Milestone::Trick),
+            GameEvent::Hearts(hearts::Event::DealOver { .. }) => Some(Milestone::Deal),
+            GameEvent::Hearts(hearts::Event::GameOver { .. }) => Some(Milestone::Series),
+            GameEvent::Hearts(_) => None,
         }
     }
 
@@ -265,6 +348,67 @@ impl GameEvent {
                 })
             }
             GameEvent::Kozel(_) => None,
+            // A Hearts deal is won by whoever scored least in it.
+            GameEvent::Hearts(hearts::Event::DealOver { deal_points, .. }) => {
+                let least = deal_points.0.iter().copied().min().unwrap_or(0);
+                Some(DealOutcome {
+                    won: deal_points.map(|&p| p == least),
+                    eggs: false,
+                })
+            }
+            GameEvent::Hearts(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hearts_through_the_game_interface() {
+        assert_eq!("Hearts".parse::<GameKind>(), Ok(GameKind::Hearts));
+        assert_eq!(GameKind::Hearts.as_str(), "hearts");
+        let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 11);
+        assert_eq!(game.kind(), GameKind::Hearts);
+        // Passing is simultaneous: the game waits for all four seats.
+        assert_eq!(game.awaiting(), Seat::ALL.to_vec());
+        let s = Seat::ALL[2];
+        let pass = game.legal_actions(s)[0];
+        assert!(matches!(
+            pass,
+            GameAction::Hearts(hearts::Action::PassCards(_))
+        ));
+        let kozel = GameAction::Kozel(kozel::Action::Molodka);
+        let before = game.clone();
+        assert_eq!(game.apply(s, kozel), Err(GameError::WrongGame));
+        assert_eq!(game, before);
+        let events = game.apply(s, pass).unwrap();
+        assert!(matches!(
+            events[..],
+            [GameEvent::Hearts(hearts::Event::Passed { .. })]
+        ));
+        assert_eq!(
+            game.apply(s, pass),
+            Err(hearts::RuleError::AlreadyPassed.into())
+        );
+        assert_eq!(game.awaiting().len(), 3);
+        let GameView::Hearts(view) = game.view(s) else {
+            panic!("a Hearts game gives Hearts views")
+        };
+        assert_eq!(view.deal.hand.len(), 10);
+        let json = serde_json::to_string(&game).unwrap();
+        assert_eq!(serde_json::from_str::<Game>(&json).unwrap(), game);
+    }
+
+    #[test]
+    fn hearts_options_reach_the_match() {
+        let options: GameOptions =
+            serde_json::from_str(r#"{"hearts":{"shoot_the_moon":true}}"#).unwrap();
+        assert_eq!(options.hearts.end_score, 100);
+        let Game::Hearts(m) = Game::new(GameKind::Hearts, options, 1) else {
+            panic!("asked for Hearts")
+        };
+        assert!(m.options().shoot_the_moon);
     }
 }

@@ -6,6 +6,8 @@ pub mod ai;
 pub mod cards;
 pub mod config;
 pub mod game;
+pub mod health;
+pub mod hearts;
 pub mod kozel;
 pub mod sim;
 pub mod store;

@@ -209,7 +209,9 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     assert_log_replays(s.store(), id).await;
 
     // The series counts for the chat and for each person, in one transaction with it.
-    let kozyr::game::Game::Kozel(series) = t.game().unwrap();
+    let kozyr::game::Game::Kozel(series) = t.game().unwrap() else {
+        panic!("a Kozel game")
+    };
     let deals = series.results().len() as i64;
     let eggs = series.results().iter().filter(|r| r.eggs).count() as i64;
     let board = s
@@ -617,4 +619,95 @@ async fn a_migrated_chat_keeps_its_table_and_history() {
             .all(|p| p.counters.series_played == 2)
     );
     assert_log_replays(s.store(), second).await;
+}
+
+#[tokio::test]
+async fn a_whole_hearts_game_through_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mut fx) = start(&url(&dir), None, ServiceOptions::default()).await;
+    let c = chat("-800");
+    let mut settings = no_timer();
+    // A short game keeps the test quick; the option travels with the table.
+    settings.options.hearts.end_score = 30;
+    let id = submit(
+        &s,
+        &c,
+        person(1),
+        Command::Create {
+            kind: GameKind::Hearts,
+            settings,
+            title: "copas".into(),
+            sit: true,
+        },
+    )
+    .await
+    .table
+    .unwrap();
+    for i in 2..=4 {
+        submit(&s, &c, person(i), Command::Join { seat: None }).await;
+    }
+    submit(&s, &c, person(1), Command::Start).await;
+    // While passing, all four seats are awaited at once; play_to_end picks the first.
+    assert_eq!(s.table(id).await.unwrap().unwrap().awaiting().len(), 4);
+    let moves = play_to_end(&s, id, 8).await;
+    let t = s.table(id).await.unwrap().unwrap();
+    assert_eq!(t.phase(), Phase::Finished);
+    let kozyr::game::Game::Hearts(game) = t.game().unwrap() else {
+        panic!("a Hearts game")
+    };
+    assert!(game.totals().0.iter().any(|&p| p >= 30));
+    assert_eq!(
+        moves as usize,
+        game.results().len() * (52 + 4) - passless(game.results().len())
+    );
+    assert!(drain(&mut fx).iter().any(|e| matches!(
+        e,
+        Effect::Announce {
+            announcement: Announcement::Game {
+                milestone: Milestone::Series,
+                ..
+            },
+            ..
+        }
+    )));
+    assert_log_replays(s.store(), id).await;
+
+    // Statistics: a game each, the final scores as points, the winner(s) first.
+    let board = s
+        .store()
+        .leaderboard(&c, GameKind::Hearts, 10)
+        .await
+        .unwrap();
+    assert_eq!(board.len(), 4);
+    let ranking = game.ranking().unwrap();
+    for p in &board {
+        let seat = t.seat_of(&p.user).unwrap();
+        let standing = ranking.iter().find(|r| r.seat == seat).unwrap();
+        assert_eq!(p.counters.series_played, 1);
+        assert_eq!(p.counters.series_won, i64::from(standing.place == 1));
+        assert_eq!(p.counters.average_points(), Some(f64::from(standing.total)));
+        assert_eq!(p.counters.deals_played, game.results().len() as i64);
+    }
+    // Records: one per deal, in the simulator's Hearts format.
+    let records = s.store().deal_records(id).await.unwrap();
+    assert_eq!(records.len(), game.results().len());
+    let json: Vec<serde_json::Value> = records
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect();
+    for (i, r) in json.iter().enumerate() {
+        assert_eq!(r["game"], "hearts");
+        assert_eq!(r["deal"].as_u64(), Some(i as u64 + 1));
+        assert_eq!(r["events"].as_array().unwrap().len(), 52 + 13);
+        assert_eq!(r["game_over"], i + 1 == json.len());
+    }
+    assert_eq!(
+        json.last().unwrap()["total_points"],
+        serde_json::json!(game.totals())
+    );
+}
+
+/// Deals 4, 8, … of a Hearts game have no passing: four moves fewer each.
+fn passless(deals: usize) -> usize {
+    deals / 4 * 4
 }

@@ -420,7 +420,9 @@ fn moves_are_checked_for_seat_version_turn_and_rules() {
         }
     );
     let hand = c.table().game().unwrap().view(other);
-    let crate::game::GameView::Kozel(v) = hand;
+    let crate::game::GameView::Kozel(v) = hand else {
+        panic!("a Kozel view")
+    };
     let out_of_turn = Command::Act {
         seat: other,
         action: GameAction::Kozel(kozel::Action::Lead(crate::cards::CardSet::single(
@@ -438,7 +440,9 @@ fn moves_are_checked_for_seat_version_turn_and_rules() {
         "{e:?}"
     );
     let not_in_hand = c.table().game().unwrap().view(other);
-    let crate::game::GameView::Kozel(theirs) = not_in_hand;
+    let crate::game::GameView::Kozel(theirs) = not_in_hand else {
+        panic!("a Kozel view")
+    };
     let foreign = theirs.deal.hand.first().unwrap();
     let bad = Command::Act {
         seat: turn,
@@ -507,7 +511,9 @@ fn a_whole_series_then_a_rematch() {
     let table = c.table();
     assert_eq!(table.phase(), Phase::Finished);
     assert_eq!(table.deadline(), None);
-    let crate::game::Game::Kozel(series) = table.game().unwrap();
+    let crate::game::Game::Kozel(series) = table.game().unwrap() else {
+        panic!("a Kozel game")
+    };
     assert_eq!(chat_totals.series_played, 1);
     assert_eq!(chat_totals.deals_played, series.results().len() as i64);
     assert_eq!(totals.series_played, 1);
@@ -734,4 +740,114 @@ fn snapshots_round_trip_through_json() {
     let events = serde_json::to_string(&c.log).unwrap();
     let back: Vec<TableEvent> = serde_json::from_str(&events).unwrap();
     assert_eq!(back, c.log);
+}
+
+#[test]
+fn hearts_passing_is_simultaneous_and_times_out_together() {
+    let mut c = Chat::new();
+    c.ok(
+        &person(1),
+        Command::Create {
+            kind: GameKind::Hearts,
+            settings: Settings::default(),
+            title: "copas".into(),
+            sit: true,
+        },
+    );
+    for i in 2..=4 {
+        c.ok(&person(i), Command::Join { seat: None });
+    }
+    c.ok(&person(1), Command::Start);
+    assert_eq!(c.table().awaiting(), Seat::ALL.to_vec());
+    let deadline = c.table().deadline().unwrap();
+    // One pass: the others keep their deadline.
+    c.now = c.now.plus_secs(10);
+    let pass = c.table().game().unwrap().legal_actions(seat(2))[0];
+    let t = c.play(seat(2), pass);
+    assert_eq!(names(&t), ["acted"]);
+    assert_eq!(c.table().deadline(), Some(deadline));
+    assert_eq!(c.table().awaiting().len(), 3);
+    // A stale hand from before that pass cannot be played.
+    let old = c.table().version() - 1;
+    let pass0 = c.table().game().unwrap().legal_actions(seat(0))[0];
+    assert!(matches!(
+        c.err(
+            &person(1),
+            Command::Act {
+                seat: seat(0),
+                action: pass0,
+                version: old
+            }
+        ),
+        TableError::StaleVersion { .. }
+    ));
+    // The timer runs out for the three who did not pass: all pass at once.
+    c.now = deadline;
+    let t = c.ok(&Actor::System, Command::Timeout);
+    let timed_out: Vec<Seat> = t.changes[0]
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TableEvent::Acted {
+                seat,
+                by: Mover::Timeout,
+                ..
+            } => Some(*seat),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(timed_out, [seat(0), seat(1), seat(3)]);
+    for s in [0, 1, 3] {
+        assert_eq!(c.table().timeouts_in_row(seat(s)), 1);
+    }
+    assert_eq!(c.table().timeouts_in_row(seat(2)), 0);
+    // Playing starts: one seat (the holder of 2♣) with a fresh deadline.
+    assert_eq!(c.table().awaiting().len(), 1);
+    assert_eq!(c.table().deadline(), Some(c.now.plus_secs(60)));
+    let public = c.table().view();
+    let Some(crate::game::GameView::Hearts(v)) = public.game else {
+        panic!("a Hearts view");
+    };
+    assert!(v.deal.hand.is_empty() && v.deal.passed.is_none() && v.deal.received.is_none());
+}
+
+#[test]
+fn safe_moves_are_legal_and_cheap() {
+    for seed in 0..30 {
+        for kind in [GameKind::Kozel, GameKind::Hearts] {
+            let mut game = crate::game::Game::new(kind, Default::default(), seed);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            for _ in 0..60 {
+                let Some(&s) = game.awaiting().first() else {
+                    break;
+                };
+                let safe = game.safe_action(s).unwrap();
+                let legal = game.legal_actions(s);
+                assert!(legal.contains(&safe));
+                match safe {
+                    // Kozel: one card on a lead, never a beat.
+                    GameAction::Kozel(kozel::Action::Lead(c)) => assert_eq!(c.len(), 1),
+                    GameAction::Kozel(kozel::Action::Pass(_)) => {}
+                    GameAction::Hearts(crate::hearts::Action::Play(card)) => {
+                        let lowest = legal
+                            .iter()
+                            .filter_map(|a| match a {
+                                GameAction::Hearts(crate::hearts::Action::Play(c)) => {
+                                    Some(c.rank())
+                                }
+                                _ => None,
+                            })
+                            .min();
+                        assert_eq!(Some(card.rank()), lowest);
+                    }
+                    GameAction::Hearts(crate::hearts::Action::PassCards(c)) => {
+                        assert_eq!(c.len(), 3)
+                    }
+                    other => panic!("not a safe move: {other:?}"),
+                }
+                let a = legal[rng.random_range(0..legal.len())];
+                game.apply(s, a).unwrap();
+            }
+        }
+    }
 }

@@ -54,6 +54,15 @@ impl StoreOptions {
         }
     }
 
+    /// The database of a bot's configuration (`DATABASE_URL`,
+    /// `KOZYR_SQLITE_SYNCHRONOUS`).
+    pub fn from_config(config: &crate::config::Config) -> StoreOptions {
+        StoreOptions {
+            synchronous: config.synchronous,
+            ..StoreOptions::new(config.database_url.clone())
+        }
+    }
+
     fn connect_options(&self) -> Result<SqliteConnectOptions, StoreError> {
         let sync = match self.synchronous {
             Synchronous::Full => SqliteSynchronous::Full,

@@ -243,3 +243,13 @@ async fn old_dedup_keys_are_pruned() {
     assert!(store.recorded("old").await.unwrap().is_none());
     assert!(store.recorded("new").await.unwrap().is_some());
 }
+
+#[test]
+fn the_default_database_is_a_file_in_the_working_directory() {
+    let o = StoreOptions::new(crate::config::DEFAULT_DATABASE_URL);
+    assert_eq!(
+        o.connect_options().unwrap().get_filename(),
+        std::path::Path::new("kozyr.db")
+    );
+    assert_eq!(o.synchronous, Synchronous::Full);
+}

@@ -711,3 +711,76 @@ async fn a_whole_hearts_game_through_commands() {
 fn passless(deals: usize) -> usize {
     deals / 4 * 4
 }
+
+/// An AI player that fails in both ways an agent can: it panics on some
+/// calls and answers an illegal move on others.
+struct BrokenAgent(std::sync::atomic::AtomicU32);
+
+impl kozyr::table::runtime::SeatAgent for BrokenAgent {
+    fn choose(
+        &self,
+        _view: &kozyr::game::GameView,
+        _legal: &[kozyr::game::GameAction],
+    ) -> kozyr::game::GameAction {
+        if self
+            .0
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            .is_multiple_of(2)
+        {
+            panic!("the agent broke");
+        }
+        kozyr::game::GameAction::Hearts(kozyr::hearts::Action::Play("2C".parse().unwrap()))
+    }
+}
+
+#[tokio::test]
+async fn a_broken_ai_player_still_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&StoreOptions::new(url(&dir))).await.unwrap();
+    let (s, _fx) = TableService::builder(store)
+        .agent(Arc::new(BrokenAgent(Default::default())))
+        .start()
+        .await
+        .unwrap();
+    let c = chat("-900");
+    let id = submit(
+        &s,
+        &c,
+        person(1),
+        Command::Create {
+            kind: GameKind::Kozel,
+            settings: no_timer(),
+            title: "broken".into(),
+            sit: true,
+        },
+    )
+    .await
+    .table
+    .unwrap();
+    for _ in 0..3 {
+        submit(&s, &c, person(1), Command::AddAi { seat: None }).await;
+    }
+    submit(&s, &c, person(1), Command::Start).await;
+    // The person plays their turns; the AI seats must keep moving.
+    let ai_moves = async || {
+        s.store()
+            .events(id)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|(_, e)| matches!(e, TableEvent::Acted { by: Mover::Ai, .. }))
+            .count()
+    };
+    while ai_moves().await < 6 {
+        let t = wait_for(&s, id, |t| t.awaiting() == [Seat::ALL[0]]).await;
+        let action = t.game().unwrap().safe_action(Seat::ALL[0]).unwrap();
+        let act = Command::Act {
+            seat: Seat::ALL[0],
+            action,
+            version: t.version(),
+        };
+        s.submit(request(Target::Table(id), person(1), act, None))
+            .await
+            .unwrap();
+    }
+}

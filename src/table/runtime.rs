@@ -46,7 +46,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -239,6 +239,7 @@ impl Builder {
             next_table_id: AtomicI64::new(next_id),
             timers: Mutex::new(HashMap::new()),
             sweeper: Mutex::new(None),
+            stopping: AtomicBool::new(false),
         });
         let service = TableService { inner };
         service.recover().await?;
@@ -269,6 +270,8 @@ struct Inner {
     next_table_id: AtomicI64,
     timers: Mutex<HashMap<TableId, ArmedTimer>>,
     sweeper: Mutex<Option<JoinHandle<()>>>,
+    /// Set by [`TableService::shutdown`]: no new timers or AI moves.
+    stopping: AtomicBool,
 }
 
 struct ChatState {
@@ -462,9 +465,10 @@ impl TableService {
         kept
     }
 
-    /// Stops the timers and background tasks. Commands in flight finish;
-    /// the store stays open (close it with [`Store::close`]).
+    /// Stops the timers, AI players and background tasks; commands already
+    /// submitted finish. The store stays open (close it with [`Store::close`]).
     pub async fn shutdown(&self) {
+        self.inner.stopping.store(true, Ordering::SeqCst);
         if let Some(sweeper) = lock(&self.inner.sweeper).take() {
             sweeper.abort();
         }
@@ -624,8 +628,10 @@ impl TableService {
     /// Carries out effects: timers and AI moves here, the rest to the
     /// front-end, in order.
     fn dispatch(&self, effects: Vec<Effect>, not_before: Option<Timestamp>) {
+        let stopping = self.inner.stopping.load(Ordering::SeqCst);
         for effect in effects {
             match effect {
+                Effect::ArmTimer(_) | Effect::AiMove(_) if stopping => {}
                 Effect::ArmTimer(spec) => self.arm(*spec, not_before),
                 Effect::DisarmTimer { table } => {
                     if let Some(t) = lock(&self.inner.timers).remove(&table) {
@@ -670,6 +676,9 @@ impl TableService {
         .await
         // An agent that panicked still owes a move.
         .unwrap_or(fallback);
+        if self.inner.stopping.load(Ordering::SeqCst) {
+            return;
+        }
         let request = Request {
             target: Target::Table(m.table),
             actor: Actor::Ai,

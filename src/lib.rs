@@ -3,5 +3,6 @@
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 
 pub mod cards;
+pub mod fakebot;
 pub mod game;
 pub mod kozel;

@@ -120,7 +120,10 @@ mod tests {
         assert_eq!(s(0).distance_to(s(3)), 3);
         assert_eq!(s(3).distance_to(s(0)), 1);
         assert_eq!(s(2).prev(), s(1));
-        assert_eq!(s(1).clockwise().collect::<Vec<_>>(), vec![s(1), s(2), s(3), s(0)]);
+        assert_eq!(
+            s(1).clockwise().collect::<Vec<_>>(),
+            vec![s(1), s(2), s(3), s(0)]
+        );
         assert!(serde_json::from_str::<Seat>("4").is_err());
         assert_eq!(serde_json::from_str::<Seat>("2").unwrap(), s(2));
     }

@@ -1,5 +1,5 @@
-use rand::{Rng, RngExt};
 use rand::seq::SliceRandom;
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use super::trick::{Played, Trick};
@@ -80,7 +80,11 @@ impl DealResult {
         let mut defeat_points = [0; 2];
         let eggs = team_points[0] == team_points[1];
         if !eggs {
-            let loser = if team_points[0] < team_points[1] { 0 } else { 1 };
+            let loser = if team_points[0] < team_points[1] {
+                0
+            } else {
+                1
+            };
             defeat_points[loser] = match (team_points[loser], team_tricks[loser]) {
                 (_, 0) => 6,
                 (0..=30, _) => 4,
@@ -519,7 +523,10 @@ impl Deal {
         assert_eq!(all, deck());
         if self.trick.count == 0 {
             let sizes: Vec<u32> = self.hands.0.iter().map(|h| h.len()).collect();
-            assert!(sizes.iter().all(|&s| s == sizes[0]), "hands equal: {sizes:?}");
+            assert!(
+                sizes.iter().all(|&s| s == sizes[0]),
+                "hands equal: {sizes:?}"
+            );
         }
     }
 }

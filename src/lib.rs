@@ -5,4 +5,5 @@
 pub mod cards;
 pub mod fakebot;
 pub mod game;
+pub mod i18n;
 pub mod kozel;

@@ -2,8 +2,11 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 
+pub mod ai;
 pub mod cards;
+pub mod config;
 pub mod fakebot;
 pub mod game;
 pub mod i18n;
 pub mod kozel;
+pub mod sim;

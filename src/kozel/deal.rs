@@ -250,7 +250,7 @@ impl Deal {
         if self.is_over() {
             None
         } else {
-            self.trick.to_act()
+            self.trick.turn()
         }
     }
 
@@ -325,7 +325,7 @@ impl Deal {
         if let Action::Molodka = action {
             return self.check_molodka(seat);
         }
-        if self.trick.to_act() != Some(seat) {
+        if self.trick.turn() != Some(seat) {
             return Err(RuleError::NotYourTurn);
         }
         let cards = action.cards();
@@ -449,10 +449,8 @@ impl Deal {
             }
         }
         self.trick = Trick::new(winner);
-        if self.is_over() {
-            if let Some(r) = self.result() {
-                events.push(Event::DealOver(r));
-            }
+        if let Some(r) = self.result() {
+            events.push(Event::DealOver(r));
         }
     }
 
@@ -465,7 +463,7 @@ impl Deal {
         if self.check_molodka(seat).is_ok() {
             out.push(Action::Molodka);
         }
-        if self.trick.to_act() != Some(seat) {
+        if self.trick.turn() != Some(seat) {
             return;
         }
         let hand = self.hands[seat];

@@ -29,9 +29,9 @@ pub const SERIES_LOSS: u32 = 12;
 pub struct Series {
     seed: u64,
     deal_no: u32,
-    deal: Deal,
-    defeat_points: [u32; 2],
-    eggs_seen: bool,
+    pub(super) deal: Deal,
+    pub(super) defeat_points: [u32; 2],
+    pub(super) eggs_seen: bool,
     results: Vec<DealResult>,
     goat: Option<Team>,
 }

@@ -30,10 +30,10 @@ pub fn can_beat(cards: CardSet, target: CardSet, trump: Suit) -> bool {
     let n = cards.len() as usize;
     // `edges[i]` is the bitmask of target cards mine[i] beats.
     let mut edges = [0u8; 4];
-    for i in 0..n {
-        for j in 0..n {
-            if beats(mine[i], theirs[j], trump) {
-                edges[i] |= 1 << j;
+    for (edge, &m) in edges.iter_mut().zip(&mine[..n]) {
+        for (j, &t) in theirs[..n].iter().enumerate() {
+            if beats(m, t, trump) {
+                *edge |= 1 << j;
             }
         }
     }
@@ -100,7 +100,7 @@ impl Trick {
     }
 
     /// Whose turn it is, if the trick is still open.
-    pub fn to_act(&self) -> Option<Seat> {
+    pub fn turn(&self) -> Option<Seat> {
         (self.count < 4).then(|| self.lead_seat.offset(self.count))
     }
 

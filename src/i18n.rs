@@ -476,6 +476,9 @@ pub mod key {
         plain ERR_LEAD_TWO_OF_CLUBS = "err-lead-two-of-clubs";
         plain ERR_PASS_THREE = "err-pass-three";
         plain ERR_ALREADY_PASSED = "err-already-passed";
+        plain ERR_NOT_PASSING = "err-not-passing";
+        plain ERR_STILL_PASSING = "err-still-passing";
+        plain ERR_GAME_OVER = "err-game-over";
 
         // Popups: everything else.
         plain ERR_NOT_SEATED = "err-not-seated";
@@ -507,7 +510,11 @@ pub mod key {
         html SETTINGS_TIMER = "settings-timer" (seconds: num);
         html SETTINGS_TIMER_NONE = "settings-timer-none";
         html SETTINGS_HEARTS_TARGET = "settings-hearts-target" (points: num);
+        html SETTINGS_MOON_ON = "settings-moon-on";
+        html SETTINGS_MOON_OFF = "settings-moon-off";
         plain SETTINGS_SAVED = "settings-saved";
+        plain BTN_MOON_ON = "btn-moon-on";
+        plain BTN_MOON_OFF = "btn-moon-off";
         plain BTN_SECONDS = "btn-seconds" (seconds: num);
         plain BTN_NO_LIMIT = "btn-no-limit";
         plain BTN_POINTS = "btn-points" (points: num);

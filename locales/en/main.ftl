@@ -61,7 +61,7 @@ rules-hearts =
     Before each deal pass 3 cards: left, right, across, then no passing.
     The 2♣ leads the first trick. Follow suit if you can; the highest card of the suit led takes the trick.
     Each ♥ is 1 point and the Q♠ 13. Hearts cannot be led until one has been played; no points on the first trick.
-    Take all 26 points and you <b>shoot the moon</b>: everyone else gets 26.
+    With the “shoot the moon” option, whoever takes all 26 points scores 0 and everyone else 26.
     The game ends when someone reaches the target score; the lowest total wins.
 
 ## Lobby
@@ -235,6 +235,9 @@ err-no-points-first-trick = No points on the first trick.
 err-lead-two-of-clubs = The first trick starts with the 2♣.
 err-pass-three = Choose exactly three cards to pass.
 err-already-passed = You have already passed your cards.
+err-not-passing = Cards are not passed now.
+err-still-passing = Wait until everyone has passed.
+err-game-over = The game is over.
 
 ## Popups: everything else
 
@@ -270,6 +273,10 @@ settings-timer = Turn timer: { $seconds } s
 settings-timer-none = Turn timer: no limit
 settings-hearts-target = Hearts ends at { $points } points
 settings-saved = Saved.
+settings-moon-on = Shoot the moon: on
+settings-moon-off = Shoot the moon: off
+btn-moon-on = Shoot the moon: on
+btn-moon-off = Shoot the moon: off
 btn-seconds = { $seconds } s
 btn-no-limit = No limit
 btn-points = { $points } points

@@ -55,14 +55,14 @@ rules-kozel =
     Quem sai joga uma ou mais cartas de um naipe. Cada um, na sua vez, responde com o mesmo número de cartas: <b>bate</b> (cada carta bate uma das que estão ganhando: maior do mesmo naipe, ou trunfo) ou <b>passa</b> (viradas para baixo).
     Quem bateu por último leva a vaza; todos compram até 4, a começar por quem a levou.
     <b>Molodka</b>: quatro cartas do mesmo naipe podem ser jogadas a qualquer momento, mesmo fora da vez, e comandam a vaza.
-    Com 61 pontos ganha-se a mão. Os perdedores levam 2 pontos de derrota, 4 com 30 ou menos, 6 sem nenhuma vaza. 60 : 60 são <b>ovos</b>: ninguém leva nada.
-    A dupla que chega a 12 pontos de derrota é o <b>bode</b> 🐐 — com ovos, se alguma mão terminou 60 : 60.
+    Com 61 pontos ganha-se a mão. Os perdedores levam 2 pontos de derrota, 4 com 30 ou menos, 6 sem nenhuma vaza. 60 : 60 são <b>bolas</b>: ninguém leva nada.
+    A dupla que chega a 12 pontos de derrota é o <b>bode</b> 🐐 — com bolas, se alguma mão terminou 60 : 60.
 rules-hearts =
     <b>Copas</b> — quatro jogadores, cada um por si. 52 cartas, 13 para cada.
     Antes de cada mão passe 3 cartas: à esquerda, à direita, em frente, e depois sem passar.
     O 2♣ abre a primeira vaza. Siga o naipe se puder; a maior carta do naipe de saída leva a vaza.
     Cada ♥ vale 1 ponto e a D♠ 13. Não se sai de copas antes de alguém jogar uma; na primeira vaza não se jogam pontos.
-    Quem leva os 26 pontos <b>acerta a lua</b>: todos os outros levam 26.
+    Com a opção “acertar a lua”, quem leva os 26 pontos marca 0 e todos os outros levam 26.
     O jogo termina quando alguém chega ao limite; ganha o menor total.
 
 ## Mesa nova
@@ -120,7 +120,7 @@ table-tricks =
     }
 table-series = Partida (com { $loss } pontos de derrota a dupla é o bode):
 table-defeat = { $team }: { $points }
-table-eggs-seen = 🥚 Já houve ovos nesta partida.
+table-eggs-seen = 🥚 Já houve bolas nesta partida.
 hearts-pass-left = à esquerda
 hearts-pass-right = à direita
 hearts-pass-across = em frente
@@ -164,11 +164,11 @@ deal-defeat =
        *[other] { $team } levam { $points } pontos de derrota.
     }
 deal-no-trick = { $team } não levaram nenhuma vaza.
-deal-eggs = 🥚 <b>Ovos!</b> 60 : 60 — ninguém leva pontos de derrota.
+deal-eggs = 🥚 <b>Bolas!</b> 60 : 60 — ninguém leva pontos de derrota.
 series-score = Partida: { $first } { $a } : { $b } { $second }
 series-over = <b>Fim da partida</b>
 series-goat = 🐐 <b>{ $team }</b> são o bode!
-series-goat-eggs = 🐐🥚 <b>{ $team }</b> são o bode com ovos!
+series-goat-eggs = 🐐🥚 <b>{ $team }</b> são o bode com bolas!
 hearts-deal-over = <b>Fim da mão { $deal }</b>
 hearts-shot-moon = 🌙 <b>{ $name }</b> acertou a lua!
 hearts-game-over = <b>Fim de jogo</b>
@@ -244,6 +244,9 @@ err-no-points-first-trick = Na primeira vaza não se jogam pontos.
 err-lead-two-of-clubs = A primeira vaza começa com o 2♣.
 err-pass-three = Escolha exatamente três cartas para passar.
 err-already-passed = Você já passou as suas cartas.
+err-not-passing = Agora não se passam cartas.
+err-still-passing = Espere todos passarem as cartas.
+err-game-over = O jogo terminou.
 
 ## Avisos: o resto
 
@@ -279,6 +282,10 @@ settings-timer = Tempo por jogada: { $seconds } s
 settings-timer-none = Tempo por jogada: sem limite
 settings-hearts-target = Copas termina em { $points } pontos
 settings-saved = Salvo.
+settings-moon-on = Acertar a lua: ligado
+settings-moon-off = Acertar a lua: desligado
+btn-moon-on = Acertar a lua: ligado
+btn-moon-off = Acertar a lua: desligado
 btn-seconds = { $seconds } s
 btn-no-limit = Sem limite
 btn-points =

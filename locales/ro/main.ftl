@@ -55,14 +55,14 @@ rules-kozel =
     Cine deschide joacă una sau mai multe cărți de aceeași culoare. Ceilalți răspund pe rând cu tot atâtea cărți: <b>bat</b> (fiecare carte bate una dintre cele câștigătoare: mai mare de aceeași culoare sau atu) sau <b>aruncă</b> (cu fața în jos).
     Cine a bătut ultimul ia levata; toți trag până la 4 cărți, începând cu el.
     <b>Molodka</b>: patru cărți de aceeași culoare se pot juca oricând, chiar și în afara rândului, și deschid levata.
-    Cu 61 de puncte câștigi mâna. Învinșii primesc 2 puncte de penalizare, 4 cu 30 sau mai puțin, 6 fără nicio levată. 60 : 60 înseamnă <b>ouă</b>: nimeni nu primește nimic.
-    Echipa care ajunge la 12 puncte de penalizare e <b>capra</b> 🐐 — cu ouă, dacă o mână s-a terminat 60 : 60.
+    Cu 61 de puncte câștigi mâna. Învinșii primesc 2 puncte de înfrângere, 4 cu 30 sau mai puțin, 6 fără nicio levată. 60 : 60 înseamnă <b>ouă</b>: nimeni nu primește nimic.
+    Echipa care ajunge la 12 puncte de înfrângere e <b>capra</b> 🐐 — cu ouă, dacă o mână s-a terminat 60 : 60.
 rules-hearts =
     <b>Inimi</b> — patru jucători, fiecare pentru el. 52 de cărți, câte 13.
     Înainte de fiecare mână dai 3 cărți: la stânga, la dreapta, în față, apoi fără schimb.
     2♣ deschide prima levată. Răspunde la culoare dacă poți; cea mai mare carte din culoarea deschisă ia levata.
     Fiecare ♥ valorează 1 punct, iar Q♠ 13. Nu se deschide cu inimă până nu s-a jucat una; în prima levată nu se joacă puncte.
-    Cine ia toate cele 26 de puncte <b>nimerește luna</b>: toți ceilalți primesc 26.
+    Cu opțiunea „nimerește luna”, cine ia toate cele 26 de puncte primește 0, iar ceilalți câte 26.
     Jocul se termină când cineva atinge pragul; câștigă totalul cel mai mic.
 
 ## Masă nouă
@@ -119,7 +119,7 @@ table-tricks =
         [few] { $team }: { $count } levate
        *[other] { $team }: { $count } de levate
     }
-table-series = Seria (la { $loss } puncte de penalizare echipa e capra):
+table-series = Seria (la { $loss } puncte de înfrângere echipa e capra):
 table-defeat = { $team }: { $points }
 table-eggs-seen = 🥚 În seria asta au fost deja ouă.
 hearts-pass-left = la stânga
@@ -162,12 +162,12 @@ deal-team-result =
     }
 deal-defeat =
     { $points ->
-        [one] { $team } primesc { $points } punct de penalizare.
-        [few] { $team } primesc { $points } puncte de penalizare.
-       *[other] { $team } primesc { $points } de puncte de penalizare.
+        [one] { $team } primesc { $points } punct de înfrângere.
+        [few] { $team } primesc { $points } puncte de înfrângere.
+       *[other] { $team } primesc { $points } de puncte de înfrângere.
     }
 deal-no-trick = { $team } n-au luat nicio levată.
-deal-eggs = 🥚 <b>Ouă!</b> 60 : 60 — nimeni nu primește puncte de penalizare.
+deal-eggs = 🥚 <b>Ouă!</b> 60 : 60 — nimeni nu primește puncte de înfrângere.
 series-score = Seria: { $first } { $a } : { $b } { $second }
 series-over = <b>Seria s-a terminat</b>
 series-goat = 🐐 <b>{ $team }</b> sunt capra!
@@ -250,6 +250,9 @@ err-no-points-first-trick = În prima levată nu se joacă puncte.
 err-lead-two-of-clubs = Prima levată începe cu 2♣.
 err-pass-three = Alege exact trei cărți de dat.
 err-already-passed = Ți-ai dat deja cărțile.
+err-not-passing = Acum nu se dau cărți.
+err-still-passing = Așteaptă până își dau toți cărțile.
+err-game-over = Jocul s-a terminat.
 
 ## Ferestre scurte: restul
 
@@ -295,6 +298,10 @@ settings-hearts-target =
        *[other] Inimi se joacă până la { $points } de puncte
     }
 settings-saved = Salvat.
+settings-moon-on = Nimerește luna: activat
+settings-moon-off = Nimerește luna: dezactivat
+btn-moon-on = Nimerește luna: da
+btn-moon-off = Nimerește luna: nu
 btn-seconds = { $seconds } s
 btn-no-limit = Nelimitat
 btn-points =

@@ -10,3 +10,4 @@ pub mod game;
 pub mod i18n;
 pub mod kozel;
 pub mod sim;
+pub mod telegram;

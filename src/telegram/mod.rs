@@ -5,3 +5,4 @@
 
 pub mod callback;
 pub mod deeplink;
+pub mod render;

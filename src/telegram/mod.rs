@@ -5,4 +5,5 @@
 
 pub mod callback;
 pub mod deeplink;
+pub mod pacing;
 pub mod render;

@@ -431,6 +431,7 @@ async fn callback_queries_are_answered_once() {
         (a.text.as_deref(), a.show_alert, a.user),
         (Some("Not your turn"), true, w.alice)
     );
+    assert!(a.answered_at >= a.pressed_at);
     let twice = w.bot.answer_callback_query(cq.id.clone()).await;
     assert_eq!(api_error(twice), ApiError::InvalidQueryId);
     assert_eq!(w.fake.unanswered_callbacks(), vec![raw]);
@@ -581,4 +582,70 @@ async fn a_dispatcher_bot_runs_against_the_fake() {
         }
     }
     tokio::time::timeout(WAIT, running).await.unwrap().unwrap();
+}
+
+/// kozyr's own pieces against the fake: the command menus are accepted
+/// in every language, and failures read the way the front-end expects.
+#[tokio::test]
+async fn kozyr_commands_and_failure_classes_against_the_fake() {
+    use kozyr::i18n::Lang;
+    use kozyr::telegram::commands::bot_commands;
+    use kozyr::telegram::failure::Failure;
+
+    let w = world().await;
+    for lang in Lang::ALL {
+        w.bot
+            .set_my_commands(bot_commands(lang))
+            .language_code(lang.code())
+            .await
+            .unwrap();
+    }
+    assert_eq!(w.fake.commands().len(), 4);
+
+    let class = |r: Result<Message, RequestError>| Failure::of(&r.unwrap_err());
+    let m = w.bot.send_message(w.group, "x").await.unwrap();
+    assert_eq!(
+        class(w.bot.edit_message_text(w.group, m.id, "x").await),
+        Failure::NotModified
+    );
+    assert_eq!(
+        class(
+            w.bot
+                .send_message(FakeBot::private_chat(w.bob), "hand")
+                .await
+        ),
+        Failure::Unreachable
+    );
+    w.fake
+        .inject(Fault::too_many_requests(3).chat(w.group).times(1));
+    assert_eq!(
+        class(w.bot.send_message(w.group, "y").await),
+        Failure::RetryAfter(Duration::from_secs(3))
+    );
+    w.fake.delete_message(w.group, m.id).unwrap();
+    assert_eq!(
+        class(w.bot.edit_message_text(w.group, m.id, "z").await),
+        Failure::MessageGone
+    );
+    let new = w.fake.migrate_to_supergroup(w.group, w.alice).unwrap();
+    assert_eq!(
+        class(w.bot.send_message(w.group, "y").await),
+        Failure::Migrated(new)
+    );
+    w.fake
+        .set_bot_status(new, w.alice, MemberStatus::Kicked)
+        .unwrap();
+    assert_eq!(
+        class(w.bot.send_message(new, "y").await),
+        Failure::Unreachable
+    );
+    w.fake.inject(Fault::drop_connection().times(1));
+    assert_eq!(
+        class(
+            w.bot
+                .send_message(FakeBot::private_chat(w.alice), "y")
+                .await
+        ),
+        Failure::Transient
+    );
 }

@@ -337,6 +337,16 @@ impl FakeBot {
         self.read(World::commands)
     }
 
+    /// Every chat the fake knows (private chats included).
+    pub fn chats(&self) -> Vec<ChatId> {
+        self.read(World::chats)
+    }
+
+    /// Whether `chat` is a group or supergroup (where the per-group limit applies).
+    pub fn is_group(&self, chat: ChatId) -> bool {
+        self.read(|w| w.is_group(chat))
+    }
+
     /// Updates queued and not yet confirmed by an offset.
     pub fn pending_updates(&self) -> usize {
         self.read(World::pending_updates)

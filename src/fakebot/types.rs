@@ -176,6 +176,16 @@ pub struct CallbackAnswer {
     pub text: Option<String>,
     pub show_alert: bool,
     pub url: Option<String>,
+    /// When the press became an update, and when the bot answered it:
+    /// the latency a player feels.
+    pub pressed_at: Instant,
+    pub answered_at: Instant,
+}
+
+impl CallbackAnswer {
+    pub fn latency(&self) -> std::time::Duration {
+        self.answered_at.saturating_duration_since(self.pressed_at)
+    }
 }
 
 /// A sent or edited message in one chat: what Telegram's per-chat limits count.

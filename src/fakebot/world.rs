@@ -109,6 +109,7 @@ struct MessageRec {
 struct CallbackRec {
     user: UserId,
     data: String,
+    pressed_at: Instant,
     answer: Option<CallbackAnswer>,
 }
 
@@ -622,6 +623,7 @@ impl World {
             CallbackRec {
                 user,
                 data: data.to_owned(),
+                pressed_at: Instant::now(),
                 answer: None,
             },
         );
@@ -763,6 +765,16 @@ impl World {
         self.commands.clone()
     }
 
+    pub fn chats(&self) -> Vec<ChatId> {
+        self.chats.keys().copied().collect()
+    }
+
+    pub fn is_group(&self, chat: ChatId) -> bool {
+        self.chats
+            .get(&chat)
+            .is_some_and(|c| !matches!(c.kind, ChatKind::Private(_)))
+    }
+
     pub fn pending_updates(&self) -> usize {
         self.updates.len()
     }
@@ -840,7 +852,7 @@ impl World {
             "sendMessage" => self.send_message(p, now),
             "editMessageText" => self.edit_message(p, now, true),
             "editMessageReplyMarkup" => self.edit_message(p, now, false),
-            "answerCallbackQuery" => self.answer_callback(p),
+            "answerCallbackQuery" => self.answer_callback(p, now),
             "deleteMessage" => self.delete_message(p),
             "setMyCommands" => self.set_commands(p),
             "getMyCommands" => {
@@ -1104,7 +1116,7 @@ impl World {
         Ok(json!(true))
     }
 
-    fn answer_callback(&mut self, p: &Map<String, Value>) -> ApiResult {
+    fn answer_callback(&mut self, p: &Map<String, Value>, now: Instant) -> ApiResult {
         let invalid = || {
             ApiFailure::bad("query is too old and response timeout expired or query id is invalid")
         };
@@ -1127,6 +1139,8 @@ impl World {
             text,
             show_alert: bool_param(p, "show_alert"),
             url: str_param(p, "url"),
+            pressed_at: rec.pressed_at,
+            answered_at: now,
         });
         Ok(json!(true))
     }

@@ -346,10 +346,13 @@ async fn server_errors_delays_and_dropped_connections() {
 async fn get_updates_offsets_long_polls_and_conflicts() {
     let w = world().await;
     w.fake.user_says(w.group, w.alice, "/new kozel").unwrap();
-    // Privacy mode: plain chatter in a group does not reach the bot.
+    // Privacy mode: plain chatter and commands for other bots stay away.
     w.fake.user_says(w.group, w.bob, "hello all").unwrap();
     w.fake
         .user_says(w.group, w.bob, "/help@kozyr_test_bot")
+        .unwrap();
+    w.fake
+        .user_says(w.group, w.bob, "/help@some_other_bot")
         .unwrap();
     let ups = w.bot.get_updates().await.unwrap();
     assert_eq!(ups.len(), 2);

@@ -563,11 +563,16 @@ impl World {
             entities,
             None,
         );
-        let sees = !is_group
-            || !privacy
-            || text.starts_with('/')
-            || reply_to_bot
-            || text.contains(&mention);
+        // With privacy mode a bot gets commands meant for every bot or for
+        // it by name (`/new`, `/new@kozyr_bot`), not `/new@other_bot`.
+        let command_for_us = text.strip_prefix('/').is_some_and(|rest| {
+            let command = rest.split(char::is_whitespace).next().unwrap_or_default();
+            command
+                .split_once('@')
+                .is_none_or(|(_, bot)| mention[1..].eq_ignore_ascii_case(bot))
+        });
+        let sees =
+            !is_group || !privacy || command_for_us || reply_to_bot || text.contains(&mention);
         if bot_present && sees {
             let payload = {
                 let c = &self.chats[&chat];

@@ -24,13 +24,13 @@
 //!
 //! let mut pacer = Pacer::new(PacerConfig::default());
 //! let t0 = Instant::now();
-//! pacer.set("group", "table", "deal 1", t0);
-//! pacer.set("group", "table", "deal 1, trick 1", t0); // replaces the first
+//! pacer.set("group", "table", "deal 1");
+//! pacer.set("group", "table", "deal 1, trick 1"); // replaces the first
 //! let tx = pacer.poll_transmit(t0).unwrap();
 //! assert_eq!(tx.output, Output::Set { slot: "table", content: "deal 1, trick 1" });
 //! pacer.on_result(tx.ticket, Outcome::Done, t0);
 //!
-//! pacer.set("group", "table", "trick 2", t0 + Duration::from_secs(1));
+//! pacer.set("group", "table", "trick 2");
 //! assert!(pacer.poll_transmit(t0 + Duration::from_secs(1)).is_none()); // too soon
 //! assert_eq!(pacer.poll_timeout(), Some(Some(t0 + Duration::from_secs(3))));
 //! ```
@@ -239,7 +239,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
 
     /// Makes `slot` in `chat` show `content`, replacing content that has
     /// not gone out yet; nothing happens if Telegram will show it anyway.
-    pub fn set(&mut self, chat: K, slot: S, content: C, _now: Instant) {
+    pub fn set(&mut self, chat: K, slot: S, content: C) {
         let seq = self.seq();
         let c = self.chats.entry(chat.clone()).or_default();
         if c.expected(&slot) == Some(&content) {
@@ -259,7 +259,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
     }
 
     /// Queues a new message in `chat`; sends are never merged or dropped.
-    pub fn send(&mut self, chat: K, content: C, _now: Instant) {
+    pub fn send(&mut self, chat: K, content: C) {
         let seq = self.seq();
         self.chats
             .entry(chat.clone())

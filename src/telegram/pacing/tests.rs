@@ -45,7 +45,7 @@ fn latest_content_wins() {
     let c = Clock::new();
     let mut p = pacer();
     for n in 1..=5 {
-        p.set("g", "table", format!("v{n}"), c.at(0.0));
+        p.set("g", "table", format!("v{n}"));
     }
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=v5"]);
     assert!(p.is_idle(&"g"));
@@ -56,15 +56,15 @@ fn latest_content_wins() {
 fn one_output_per_three_seconds_per_chat() {
     let c = Clock::new();
     let mut p = pacer();
-    p.set("g", "table", "a".into(), c.at(0.0));
+    p.set("g", "table", "a".into());
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=a"]);
-    p.set("g", "table", "b".into(), c.at(1.0));
-    p.set("h", "table", "x".into(), c.at(1.0));
+    p.set("g", "table", "b".into());
+    p.set("h", "table", "x".into());
     // Another chat is not held back by this one.
     assert_eq!(drain(&mut p, c.at(1.0), Outcome::Done), ["h:table=x"]);
     assert_eq!(p.poll_timeout(), Some(Some(c.at(3.0))));
     assert!(drain(&mut p, c.at(2.9), Outcome::Done).is_empty());
-    p.set("g", "table", "c".into(), c.at(2.95));
+    p.set("g", "table", "c".into());
     assert_eq!(drain(&mut p, c.at(3.0), Outcome::Done), ["g:table=c"]);
     assert_eq!(p.poll_timeout(), None);
 }
@@ -73,15 +73,15 @@ fn one_output_per_three_seconds_per_chat() {
 fn identical_content_is_not_sent_again() {
     let c = Clock::new();
     let mut p = pacer();
-    p.set("g", "table", "a".into(), c.at(0.0));
+    p.set("g", "table", "a".into());
     let tx = p.poll_transmit(c.at(0.0)).unwrap();
     // While "a" is in flight, asking for "a" again adds nothing.
-    p.set("g", "table", "a".into(), c.at(0.5));
+    p.set("g", "table", "a".into());
     p.on_result(tx.ticket, Outcome::Done, c.at(0.5));
     assert!(p.is_idle(&"g"));
     // Back and forth before anything went out: nothing to do either.
-    p.set("g", "table", "b".into(), c.at(1.0));
-    p.set("g", "table", "a".into(), c.at(1.5));
+    p.set("g", "table", "b".into());
+    p.set("g", "table", "a".into());
     assert!(p.is_idle(&"g"));
     assert!(drain(&mut p, c.at(10.0), Outcome::Done).is_empty());
 }
@@ -90,13 +90,13 @@ fn identical_content_is_not_sent_again() {
 fn not_modified_counts_as_shown() {
     let c = Clock::new();
     let mut p = pacer();
-    p.set("g", "table", "a".into(), c.at(0.0));
+    p.set("g", "table", "a".into());
     assert_eq!(
         drain(&mut p, c.at(0.0), Outcome::NotModified),
         ["g:table=a"]
     );
     assert_eq!(p.shown(&"g", &"table").map(String::as_str), Some("a"));
-    p.set("g", "table", "a".into(), c.at(5.0));
+    p.set("g", "table", "a".into());
     assert!(p.is_idle(&"g"));
 }
 
@@ -104,14 +104,14 @@ fn not_modified_counts_as_shown() {
 fn retry_after_delays_only_its_chat_and_keeps_the_latest() {
     let c = Clock::new();
     let mut p = pacer();
-    p.set("g", "table", "a".into(), c.at(0.0));
-    p.set("h", "table", "x".into(), c.at(0.0));
+    p.set("g", "table", "a".into());
+    p.set("h", "table", "x".into());
     let g = p.poll_transmit(c.at(0.0)).unwrap();
     assert_eq!(g.ticket.chat, "g");
     p.on_result(g.ticket, Outcome::RetryAfter(secs(10.0)), c.at(0.0));
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["h:table=x"]);
-    p.set("g", "table", "b".into(), c.at(4.0));
-    p.set("h", "table", "y".into(), c.at(4.0));
+    p.set("g", "table", "b".into());
+    p.set("h", "table", "y".into());
     assert_eq!(drain(&mut p, c.at(4.0), Outcome::Done), ["h:table=y"]);
     assert!(drain(&mut p, c.at(9.9), Outcome::Done).is_empty());
     assert_eq!(p.poll_timeout(), Some(Some(c.at(10.0))));
@@ -126,10 +126,10 @@ fn sends_keep_order_and_are_never_dropped() {
         ..PacerConfig::default()
     };
     let mut p: P = Pacer::new(cfg);
-    p.set("g", "table", "t1".into(), c.at(0.0));
-    p.send("g", "deal over".into(), c.at(0.0));
-    p.set("g", "table", "t2".into(), c.at(0.0));
-    p.send("g", "series over".into(), c.at(0.0));
+    p.set("g", "table", "t1".into());
+    p.send("g", "deal over".into());
+    p.set("g", "table", "t2".into());
+    p.send("g", "series over".into());
     let first = p.poll_transmit(c.at(0.0)).unwrap();
     assert_eq!(
         first.output,
@@ -155,7 +155,7 @@ fn at_most_twenty_a_minute() {
     let mut times = Vec::new();
     for i in 0..200 {
         let now = c.at(f64::from(i) * 0.5);
-        p.set("g", "table", format!("v{i}"), now);
+        p.set("g", "table", format!("v{i}"));
         if !drain(&mut p, now, Outcome::Done).is_empty() {
             times.push(i);
         }
@@ -171,7 +171,7 @@ fn at_most_twenty_a_minute() {
     };
     let mut p: P = Pacer::new(tight);
     for i in 0..25 {
-        p.send("g", format!("m{i}"), c.at(0.0));
+        p.send("g", format!("m{i}"));
     }
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done).len(), 20);
     assert_eq!(p.poll_timeout(), Some(Some(c.at(60.0))));
@@ -182,9 +182,9 @@ fn at_most_twenty_a_minute() {
 fn a_gone_message_is_sent_again_and_failures_are_dropped() {
     let c = Clock::new();
     let mut p = pacer();
-    p.set("g", "table", "a".into(), c.at(0.0));
+    p.set("g", "table", "a".into());
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=a"]);
-    p.set("g", "table", "b".into(), c.at(3.0));
+    p.set("g", "table", "b".into());
     let tx = p.poll_transmit(c.at(3.0)).unwrap();
     p.on_result(tx.ticket, Outcome::Gone, c.at(3.0));
     assert_eq!(p.shown(&"g", &"table"), None);
@@ -198,14 +198,14 @@ fn a_gone_message_is_sent_again_and_failures_are_dropped() {
 fn stale_tickets_and_forgotten_chats_are_ignored() {
     let c = Clock::new();
     let mut p = pacer();
-    p.set("g", "table", "a".into(), c.at(0.0));
+    p.set("g", "table", "a".into());
     let tx = p.poll_transmit(c.at(0.0)).unwrap();
     let stale = tx.ticket.clone();
     p.on_result(tx.ticket, Outcome::Done, c.at(0.0));
     p.on_result(stale, Outcome::RetryAfter(secs(100.0)), c.at(0.0));
-    p.set("g", "table", "b".into(), c.at(3.0));
+    p.set("g", "table", "b".into());
     assert_eq!(drain(&mut p, c.at(3.0), Outcome::Done), ["g:table=b"]);
-    p.set("g", "table", "c".into(), c.at(4.0));
+    p.set("g", "table", "c".into());
     p.forget(&"g");
     assert_eq!(p.poll_timeout(), None);
     assert!(p.is_idle(&"g"));
@@ -215,9 +215,9 @@ fn stale_tickets_and_forgotten_chats_are_ignored() {
 fn migration_moves_the_queue_and_resends_the_table() {
     let c = Clock::new();
     let mut p = pacer();
-    p.set("old", "table", "a".into(), c.at(0.0));
+    p.set("old", "table", "a".into());
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["old:table=a"]);
-    p.send("old", "news".into(), c.at(1.0));
+    p.send("old", "news".into());
     p.migrate(&"old", "new");
     assert!(p.is_idle(&"old"));
     let out = drain(&mut p, c.at(3.0), Outcome::Done);
@@ -290,12 +290,12 @@ proptest! {
                 Step::Set { chat, slot, value } => {
                     let v = format!("v{value}");
                     latest.insert((CHATS[chat], SLOTS[slot]), v.clone());
-                    p.set(CHATS[chat], SLOTS[slot], v, now);
+                    p.set(CHATS[chat], SLOTS[slot], v);
                 }
                 Step::Send { chat } => {
                     n += 1;
                     sent.entry(CHATS[chat]).or_default().push(format!("m{n}"));
-                    p.send(CHATS[chat], format!("m{n}"), now);
+                    p.send(CHATS[chat], format!("m{n}"));
                 }
                 Step::Advance { ms } => now += Duration::from_millis(ms),
             }

@@ -141,7 +141,7 @@ fn turn_line(lang: Lang, info: &TableInfo, v: &SeriesView) -> Option<String> {
             key::TABLE_TURN_TIMED,
             Args::new()
                 .text("name", name)
-                .num("seconds", shown_seconds(left).min(i64::MAX as u64) as i64),
+                .num("seconds", shown_seconds(left)),
         ),
         None if v.deal.width == 0 => line(lang, key::TABLE_TO_LEAD, Args::new().text("name", name)),
         None => line(lang, key::TABLE_TURN, Args::new().text("name", name)),
@@ -218,7 +218,7 @@ pub fn table(lang: Lang, info: &TableInfo, v: &SeriesView) -> Rendered {
     }
     out.push(String::new());
     score_lines(lang, info, v, &mut out);
-    Rendered::text(out.join("\n"))
+    Rendered::without_keyboard(out.join("\n"))
 }
 
 fn series_result_line(lang: Lang, info: &TableInfo, goat: Team, eggs: bool) -> String {
@@ -234,13 +234,32 @@ fn series_result_line(lang: Lang, info: &TableInfo, goat: Team, eggs: bool) -> S
     )
 }
 
+/// What a seat may do now, read from the engine's legal actions.
+struct Choices {
+    lead: bool,
+    /// Beat or pass: the seat answers a lead.
+    answer: bool,
+    molodka: bool,
+    /// The ways to beat, cheapest first.
+    beats: Vec<CardSet>,
+}
+
+impl Choices {
+    fn of(legal: &[Action], trump: Suit) -> Choices {
+        let can = |f: fn(&Action) -> bool| legal.iter().any(f);
+        Choices {
+            lead: can(|a| matches!(a, Action::Lead(_))),
+            answer: can(|a| matches!(a, Action::Pass(_))),
+            molodka: can(|a| matches!(a, Action::Molodka)),
+            beats: beat_options(legal, trump),
+        }
+    }
+}
+
 /// The private hand message with card toggles and the action buttons that apply.
 pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Rendered {
     let t = info.table;
     let d = &v.deal;
-    let trump = d.trump_card.suit();
-    let me = info.seat;
-    let selection = info.selection & d.hand;
     let mut out = vec![line(
         lang,
         key::HAND_TITLE,
@@ -248,11 +267,10 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Re
             .text("game", tr(lang, key::GAME_KOZEL, &Args::new()))
             .text("group", super::clean_name(info.group_title)),
     )];
-    let stand_in = matches!(t.seats[me], Some(super::Occupant::StandIn { .. }));
     if let Some(goat) = v.goat {
         out.push(line(lang, key::HAND_SERIES_OVER, Args::new()));
         out.push(series_result_line(lang, t, goat, v.eggs_seen));
-        return Rendered::text(out.join("\n"));
+        return Rendered::without_keyboard(out.join("\n"));
     }
     deal_lines(lang, v, &mut out);
     let mut played = Vec::new();
@@ -261,6 +279,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Re
         out.push(line(lang, key::HAND_TABLE, Args::new()));
         out.extend(played);
     }
+    let trump = d.trump_card.suit();
     if !d.my_passed.is_empty() {
         out.push(line(
             lang,
@@ -269,149 +288,158 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Re
         ));
     }
     out.push(String::new());
-
-    let can = |f: fn(&Action) -> bool| legal.iter().any(f);
-    let may_lead = can(|a| matches!(a, Action::Lead(_)));
-    let may_answer = can(|a| matches!(a, Action::Pass(_)));
-    let may_molodka = can(|a| matches!(a, Action::Molodka));
-    let beats = beat_options(legal, trump);
-
-    if stand_in {
+    if matches!(t.seats[info.seat], Some(super::Occupant::StandIn { .. })) {
         out.push(line(lang, key::HAND_AI_PLAYING, Args::new()));
-    } else if may_lead {
+        let take_back = button(
+            tr(lang, key::BTN_TAKE_BACK, &Args::new()),
+            t.callback(TableAction::TakeBack),
+        );
+        return Rendered {
+            text: out.join("\n"),
+            keyboard: InlineKeyboardMarkup::new([[take_back]]),
+        };
+    }
+    let choices = Choices::of(legal, trump);
+    let selection = info.selection & d.hand;
+    prompt_lines(lang, info, v, &choices, selection, &mut out);
+    Rendered {
+        text: out.join("\n"),
+        keyboard: hand_keyboard(lang, info, v, &choices, selection),
+    }
+}
+
+/// Whose turn, the timer, the selection and what it can do.
+fn prompt_lines(
+    lang: Lang,
+    info: &HandInfo,
+    v: &SeriesView,
+    choices: &Choices,
+    selection: CardSet,
+    out: &mut Vec<String>,
+) {
+    let d = &v.deal;
+    let trump = d.trump_card.suit();
+    if choices.lead {
         out.push(line(lang, key::HAND_YOUR_LEAD, Args::new()));
-    } else if may_answer {
+    } else if choices.answer {
         out.push(line(
             lang,
             key::HAND_YOUR_ANSWER,
             Args::new().num("count", d.width),
         ));
     } else if let Some(s) = d.to_act {
+        let name = info.table.name(lang, s);
         out.push(line(
             lang,
             key::HAND_WAITING,
-            Args::new().text("name", t.name(lang, s)),
+            Args::new().text("name", name),
         ));
     }
-    if let (Some(left), Some(s)) = (t.turn_time_left, d.to_act)
-        && s == me
-        && !stand_in
+    if let Some(left) = info.table.turn_time_left
+        && d.to_act == Some(info.seat)
     {
+        let seconds = shown_seconds(left);
         out.push(line(
             lang,
             key::TIMER_REMINDER_DM,
-            Args::new().num("seconds", shown_seconds(left).min(i64::MAX as u64) as i64),
+            Args::new().num("seconds", seconds),
         ));
     }
-    if may_molodka && !stand_in {
+    if choices.molodka {
         out.push(line(lang, key::HAND_MOLODKA, Args::new()));
     }
-    if !stand_in && !d.hand.is_empty() {
-        if selection.is_empty() {
-            out.push(line(lang, key::HAND_SELECT_HINT, Args::new()));
-        } else {
-            out.push(line(
-                lang,
-                key::HAND_SELECTED,
-                Args::new().html("cards", cards_text(selection, trump)),
-            ));
-        }
-        if may_answer {
-            if selection.len() == d.width {
-                let k = if beats.contains(&selection) {
-                    key::HAND_SELECTION_BEATS
-                } else {
-                    key::HAND_SELECTION_PASSES
-                };
-                out.push(line(lang, k, Args::new()));
-            }
-            if beats.is_empty() {
-                out.push(line(
-                    lang,
-                    key::HAND_CANNOT_BEAT,
-                    Args::new().num("count", d.width),
-                ));
-            } else {
-                let mut shown: Vec<String> = beats
-                    .iter()
-                    .take(MAX_HINTS)
-                    .map(|&s| cards_text(s, trump))
-                    .collect();
-                if beats.len() > MAX_HINTS {
-                    shown.push("…".to_owned());
-                }
-                out.push(line(
-                    lang,
-                    key::HAND_CAN_BEAT,
-                    Args::new().html("options", shown.join(" · ")),
-                ));
-            }
-        }
+    if d.hand.is_empty() {
+        return;
     }
-
-    let mut rows: Vec<Vec<InlineKeyboardButton>> = Vec::new();
-    if !stand_in {
-        // Four cards in a Kozel hand; rows of four keep any hand tidy.
-        let cards: Vec<InlineKeyboardButton> = sorted(d.hand, trump)
-            .into_iter()
-            .map(|c| {
-                let mut label = String::new();
-                if selection.contains(c) {
-                    label.push('✓');
-                }
-                label.push_str(&c.glyph());
-                if c.suit() == trump {
-                    label.push('★');
-                }
-                button(label, t.callback(TableAction::Toggle(c)))
-            })
-            .collect();
-        rows.extend(cards.chunks(4).map(<[_]>::to_vec));
-        let mut actions = Vec::new();
-        let label = |k| tr(lang, k, &Args::new());
-        if may_lead {
-            actions.push(button(
-                label(key::BTN_LEAD),
-                t.callback(TableAction::Lead(selection)),
-            ));
-        }
-        if may_answer && !beats.is_empty() {
-            actions.push(button(
-                label(key::BTN_BEAT),
-                t.callback(TableAction::Beat(selection)),
-            ));
-        }
-        if may_answer {
-            actions.push(button(
-                label(key::BTN_PASS),
-                t.callback(TableAction::Pass(selection)),
-            ));
-        }
-        if may_molodka {
-            actions.push(button(
-                label(key::BTN_MOLODKA),
-                t.callback(TableAction::Molodka),
-            ));
-        }
-        if !selection.is_empty() {
-            actions.push(button(
-                label(key::BTN_CLEAR),
-                t.callback(TableAction::Clear),
-            ));
-        }
-        if !actions.is_empty() {
-            rows.push(actions);
-        }
+    if selection.is_empty() {
+        out.push(line(lang, key::HAND_SELECT_HINT, Args::new()));
     } else {
-        rows.push(vec![button(
-            tr(lang, key::BTN_TAKE_BACK, &Args::new()),
-            t.callback(TableAction::TakeBack),
-        )]);
+        let cards = cards_text(selection, trump);
+        out.push(line(
+            lang,
+            key::HAND_SELECTED,
+            Args::new().html("cards", cards),
+        ));
     }
-    Rendered {
-        text: out.join("\n"),
-        keyboard: InlineKeyboardMarkup::new(rows),
+    if !choices.answer {
+        return;
     }
+    if selection.len() == d.width {
+        let k = if choices.beats.contains(&selection) {
+            key::HAND_SELECTION_BEATS
+        } else {
+            key::HAND_SELECTION_PASSES
+        };
+        out.push(line(lang, k, Args::new()));
+    }
+    if choices.beats.is_empty() {
+        out.push(line(
+            lang,
+            key::HAND_CANNOT_BEAT,
+            Args::new().num("count", d.width),
+        ));
+    } else {
+        let mut shown: Vec<String> = choices
+            .beats
+            .iter()
+            .take(MAX_HINTS)
+            .map(|&s| cards_text(s, trump))
+            .collect();
+        if choices.beats.len() > MAX_HINTS {
+            shown.push("…".to_owned());
+        }
+        let options = shown.join(" · ");
+        out.push(line(
+            lang,
+            key::HAND_CAN_BEAT,
+            Args::new().html("options", options),
+        ));
+    }
+}
+
+/// Card toggles (✓ selected, ★ trump), then the actions that apply; the
+/// action buttons carry the selection they were drawn with.
+fn hand_keyboard(
+    lang: Lang,
+    info: &HandInfo,
+    v: &SeriesView,
+    choices: &Choices,
+    selection: CardSet,
+) -> InlineKeyboardMarkup {
+    let t = info.table;
+    let trump = v.deal.trump_card.suit();
+    let cards: Vec<InlineKeyboardButton> = sorted(v.deal.hand, trump)
+        .into_iter()
+        .map(|c| {
+            let mark = if selection.contains(c) { "✓" } else { "" };
+            let star = if c.suit() == trump { "★" } else { "" };
+            let label = format!("{mark}{}{star}", c.glyph());
+            button(label, t.callback(TableAction::Toggle(c)))
+        })
+        .collect();
+    // A Kozel hand holds four cards; rows of four keep any hand tidy.
+    let mut rows: Vec<Vec<InlineKeyboardButton>> = cards.chunks(4).map(<[_]>::to_vec).collect();
+    let label = |k| tr(lang, k, &Args::new());
+    let wanted = [
+        (choices.lead, key::BTN_LEAD, TableAction::Lead(selection)),
+        (
+            choices.answer && !choices.beats.is_empty(),
+            key::BTN_BEAT,
+            TableAction::Beat(selection),
+        ),
+        (choices.answer, key::BTN_PASS, TableAction::Pass(selection)),
+        (choices.molodka, key::BTN_MOLODKA, TableAction::Molodka),
+        (!selection.is_empty(), key::BTN_CLEAR, TableAction::Clear),
+    ];
+    let actions: Vec<InlineKeyboardButton> = wanted
+        .into_iter()
+        .filter(|(applies, _, _)| *applies)
+        .map(|(_, k, action)| button(label(k), t.callback(action)))
+        .collect();
+    if !actions.is_empty() {
+        rows.push(actions);
+    }
+    InlineKeyboardMarkup::new(rows)
 }
 
 /// The announcement when a deal ends (a new message in the group).
@@ -465,7 +493,7 @@ pub fn deal_over(
             .text("second", team_name(lang, info, Team::ALL[1]))
             .num("b", defeat_points[1]),
     ));
-    Rendered::text(out.join("\n"))
+    Rendered::without_keyboard(out.join("\n"))
 }
 
 /// The announcement when the series ends: the goat, with eggs when it applies.
@@ -489,7 +517,7 @@ pub fn series_over(
         ),
         series_result_line(lang, info, goat, with_eggs),
     ];
-    Rendered::text(out.join("\n"))
+    Rendered::without_keyboard(out.join("\n"))
 }
 
 /// "Deal 3: Bob dealt, Carol leads."
@@ -500,7 +528,7 @@ pub fn deal_begins(
     dealer: Seat,
     leader: Seat,
 ) -> Rendered {
-    Rendered::text(tr_html(
+    Rendered::without_keyboard(tr_html(
         lang,
         key::DEAL_BEGINS,
         &Args::new()

@@ -35,7 +35,7 @@ pub struct Rendered {
 }
 
 impl Rendered {
-    fn text(text: String) -> Rendered {
+    fn without_keyboard(text: String) -> Rendered {
         Rendered {
             text,
             keyboard: InlineKeyboardMarkup::default(),
@@ -172,12 +172,12 @@ pub struct HandInfo<'a> {
 
 /// Seconds to show for a turn timer: whole tens while there is time, so the
 /// table message does not need an edit every second; exact in the last ten.
-pub fn shown_seconds(left: Duration) -> u64 {
-    let secs = left.as_secs();
+pub fn shown_seconds(left: Duration) -> u32 {
+    let secs = u32::try_from(left.as_secs()).unwrap_or(u32::MAX);
     if secs >= 10 {
         secs / 10 * 10
     } else {
-        secs + u64::from(left.subsec_nanos() > 0)
+        secs + u32::from(left.subsec_nanos() > 0)
     }
 }
 

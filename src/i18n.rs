@@ -29,10 +29,39 @@ fluent_templates::static_loader! {
     static LOCALES = {
         locales: "./locales",
         fallback_language: "en",
-        // Unicode isolation marks around variables would show up in
-        // Telegram as stray characters; names here are short and inline.
-        customise: |bundle| bundle.set_use_isolating(false),
+        customise: |bundle| {
+            // Unicode isolation marks around variables would show up in
+            // Telegram as stray characters; names here are short and inline.
+            bundle.set_use_isolating(false);
+            // Each bundle is new, so the name is free; nothing to handle.
+            let _ = bundle.add_function("RO_PLURAL", romanian_plural);
+        },
     };
+}
+
+/// Romanian's plural category as CLDR defines it, for `locales/ro`:
+/// intl_pluralrules 7.0.2 drops the `n % 100` from the "few" rule, which
+/// would print "102 de puncte" where Romanian says "102 puncte".
+///
+/// one: 1; few: 0, 2–19, and 101–119, 201–219, …; other: the rest ("20 de").
+fn romanian_plural<'a>(
+    positional: &[FluentValue<'a>],
+    _named: &fluent_templates::fluent_bundle::FluentArgs,
+) -> FluentValue<'a> {
+    let Some(FluentValue::Number(n)) = positional.first() else {
+        return FluentValue::Error;
+    };
+    let fraction =
+        n.value.fract() != 0.0 || n.options.minimum_fraction_digits.is_some_and(|d| d > 0);
+    let whole = n.value.abs();
+    let category = if whole == 1.0 && !fraction {
+        "one"
+    } else if fraction || whole == 0.0 || (1.0..=19.0).contains(&(whole % 100.0)) {
+        "few"
+    } else {
+        "other"
+    };
+    FluentValue::from(category)
 }
 
 /// A language kozyr speaks.
@@ -444,7 +473,7 @@ pub mod key {
         html HAND_DEAL_OVER = "hand-deal-over";
         html HAND_SERIES_OVER = "hand-series-over";
         html HAND_HEARTS_PASS = "hand-hearts-pass" (direction: text);
-        html HAND_HEARTS_PASSED = "hand-hearts-passed";
+        html HAND_HEARTS_PASSED = "hand-hearts-passed" (cards: text);
         html HAND_HEARTS_RECEIVED = "hand-hearts-received" (cards: text);
         html HAND_HEARTS_PLAY = "hand-hearts-play";
         plain BTN_LEAD = "btn-lead";

@@ -7,6 +7,8 @@ pub mod cards;
 pub mod config;
 pub mod fakebot;
 pub mod game;
+pub mod health;
+pub mod hearts;
 pub mod i18n;
 pub mod kozel;
 pub mod sim;

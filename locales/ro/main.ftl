@@ -2,6 +2,7 @@
 # Mesajele sunt HTML Telegram, în afară de cheile `plain` din src/i18n.rs
 # (butoane, ferestre scurte, descrieri de comenzi): acestea nu au marcaje.
 # Plurale: one (1), few (0, 2–19, 101–119…), other (20+: „20 de cărți”).
+# RO_PLURAL (src/i18n.rs) alege forma: intl_pluralrules greșește la 102–119.
 
 ## Limbi și jocuri
 
@@ -75,7 +76,7 @@ lobby-partners = Partenerii stau față în față: locurile 1 și 3, locurile 2
 lobby-seat = { $seat }. { $name }
 lobby-seat-free = { $seat }. — liber —
 lobby-waiting =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] Mai așteptăm { $count } jucător.
         [few] Mai așteptăm { $count } jucători.
        *[other] Mai așteptăm { $count } de jucători.
@@ -94,7 +95,7 @@ btn-open-dm = { $name }: deschide chatul meu
 table-title = <b>{ $game }</b> · mâna { $deal }
 table-trump = Atu: { $card } ({ $suit })
 table-stock =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] Pachet: { $count } carte
         [few] Pachet: { $count } cărți
        *[other] Pachet: { $count } de cărți
@@ -108,13 +109,13 @@ table-passed = { $name }: { $backs } (aruncate)
 table-winning = Câștigă: { $name }
 table-molodka = Molodka lui <b>{ $name }</b>!
 table-last-trick =
-    { $points ->
+    { RO_PLURAL($points) ->
         [one] Ultima levată: { $name } a luat { $points } punct.
         [few] Ultima levată: { $name } a luat { $points } puncte.
        *[other] Ultima levată: { $name } a luat { $points } de puncte.
     }
 table-tricks =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] { $team }: { $count } levată
         [few] { $team }: { $count } levate
        *[other] { $team }: { $count } de levate
@@ -127,7 +128,7 @@ hearts-pass-right = la dreapta
 hearts-pass-across = în față
 hearts-no-passing = În mâna asta nu se dau cărți.
 hearts-passing =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] Se dau trei cărți { $direction }: așteptăm { $count } jucător.
         [few] Se dau trei cărți { $direction }: așteptăm { $count } jucători.
        *[other] Se dau trei cărți { $direction }: așteptăm { $count } de jucători.
@@ -135,13 +136,13 @@ hearts-passing =
 hearts-broken = ♥ Inimile au fost deschise.
 hearts-totals = Totaluri (jocul se termină la { $target }):
 hearts-total =
-    { $points ->
+    { RO_PLURAL($points) ->
         [one] { $name }: { $points } punct
         [few] { $name }: { $points } puncte
        *[other] { $name }: { $points } de puncte
     }
 hearts-deal-points =
-    { $points ->
+    { RO_PLURAL($points) ->
         [one] { $name }: { $points } punct în această mână
         [few] { $name }: { $points } puncte în această mână
        *[other] { $name }: { $points } de puncte în această mână
@@ -151,17 +152,17 @@ hearts-deal-points =
 
 deal-over = <b>Mâna { $deal } s-a terminat</b>
 deal-team-result =
-    { $team }: { $points ->
+    { $team }: { RO_PLURAL($points) ->
         [one] { $points } punct
         [few] { $points } puncte
        *[other] { $points } de puncte
-    }, { $tricks ->
+    }, { RO_PLURAL($tricks) ->
         [one] { $tricks } levată
         [few] { $tricks } levate
        *[other] { $tricks } de levate
     }
 deal-defeat =
-    { $points ->
+    { RO_PLURAL($points) ->
         [one] { $team } primesc { $points } punct de înfrângere.
         [few] { $team } primesc { $points } puncte de înfrângere.
        *[other] { $team } primesc { $points } de puncte de înfrângere.
@@ -176,7 +177,7 @@ hearts-deal-over = <b>Mâna { $deal } s-a terminat</b>
 hearts-shot-moon = 🌙 <b>{ $name }</b> a nimerit luna!
 hearts-game-over = <b>Jocul s-a terminat</b>
 hearts-rank =
-    { $points ->
+    { RO_PLURAL($points) ->
         [one] { $place }. { $name } — { $points } punct
         [few] { $place }. { $name } — { $points } puncte
        *[other] { $place }. { $name } — { $points } de puncte
@@ -189,7 +190,7 @@ hand-title = <b>{ $game }</b> · { $group }
 hand-table = Pe masă:
 hand-your-lead = 👉 <b>Ești la mutare</b>: deschide cu una sau mai multe cărți de aceeași culoare.
 hand-your-answer =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] 👉 <b>Ești la mutare</b>: bate sau aruncă { $count } carte.
         [few] 👉 <b>Ești la mutare</b>: bate sau aruncă { $count } cărți.
        *[other] 👉 <b>Ești la mutare</b>: bate sau aruncă { $count } de cărți.
@@ -199,7 +200,7 @@ hand-selected = Alese: { $cards }
 hand-select-hint = Atinge cărțile ca să le alegi.
 hand-can-beat = Poți bate cu: { $options }
 hand-cannot-beat =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] Nu ai cu ce bate: aruncă { $count } carte.
         [few] Nu ai cu ce bate: aruncă { $count } cărți.
        *[other] Nu ai cu ce bate: aruncă { $count } de cărți.
@@ -212,7 +213,7 @@ hand-ai-playing = 🤖 Un robot joacă în locul tău. Apasă „Revin la masă�
 hand-deal-over = Mâna s-a terminat: rezultatele sunt în grup.
 hand-series-over = Seria s-a terminat.
 hand-hearts-pass = Alege trei cărți de dat { $direction }.
-hand-hearts-passed = Cărțile au fost date; îi așteptăm pe ceilalți.
+hand-hearts-passed = Ai dat { $cards }; îi așteptăm pe ceilalți.
 hand-hearts-received = Ai primit: { $cards }
 hand-hearts-play = 👉 <b>Ești la mutare</b>: joacă o carte.
 btn-lead = Deschide
@@ -235,7 +236,7 @@ err-mixed-suits = Deschiderea trebuie să fie de o singură culoare.
 err-already-led = S-a deschis deja: bate sau aruncă.
 err-nothing-led = Încă nu s-a deschis: deschide mai întâi.
 err-wrong-count =
-    { $expected ->
+    { RO_PLURAL($expected) ->
         [one] Joacă exact { $expected } carte, nu { $got }.
         [few] Joacă exact { $expected } cărți, nu { $got }.
        *[other] Joacă exact { $expected } de cărți, nu { $got }.
@@ -278,7 +279,7 @@ timer-reminder = ⏰ { $name }, mai ai { $seconds } s pentru mutare.
 timer-reminder-dm = ⏰ Mai ai { $seconds } s pentru mutare.
 timer-auto-played = ⌛ Timpul lui { $name } s-a terminat; s-a jucat o mutare sigură în locul lui.
 timer-handed-to-ai =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] 🤖 { $name } a ratat { $count } mutare la rând; un robot joacă în locul lui până revine.
         [few] 🤖 { $name } a ratat { $count } mutări la rând; un robot joacă în locul lui până revine.
        *[other] 🤖 { $name } a ratat { $count } de mutări la rând; un robot joacă în locul lui până revine.
@@ -292,7 +293,7 @@ settings-language = Limba: { $lang }
 settings-timer = Timp de mutare: { $seconds } s
 settings-timer-none = Timp de mutare: nelimitat
 settings-hearts-target =
-    { $points ->
+    { RO_PLURAL($points) ->
         [one] Inimi se joacă până la { $points } punct
         [few] Inimi se joacă până la { $points } puncte
        *[other] Inimi se joacă până la { $points } de puncte
@@ -305,7 +306,7 @@ btn-moon-off = Nimerește luna: nu
 btn-seconds = { $seconds } s
 btn-no-limit = Nelimitat
 btn-points =
-    { $points ->
+    { RO_PLURAL($points) ->
         [one] { $points } punct
         [few] { $points } puncte
        *[other] { $points } de puncte
@@ -318,17 +319,17 @@ lang-set = Limba: { $lang }
 score-none = Aici nu se joacă acum. Trimite /new ca să deschizi o masă.
 stats-title = <b>Clasament</b>
 stats-line =
-    { $place }. { $name } — { $games ->
+    { $place }. { $name } — { RO_PLURAL($games) ->
         [one] { $games } joc
         [few] { $games } jocuri
        *[other] { $games } de jocuri
-    }, { $wins ->
+    }, { RO_PLURAL($wins) ->
         [one] { $wins } victorie
         [few] { $wins } victorii
        *[other] { $wins } de victorii
     }
 stats-goats =
-    { $count ->
+    { RO_PLURAL($count) ->
         [one] 🐐 capră o dată
         [few] 🐐 capră de { $count } ori
        *[other] 🐐 capră de { $count } de ori

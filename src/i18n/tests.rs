@@ -186,6 +186,15 @@ fn plural_forms_follow_each_language() {
     assert_eq!(stock(Lang::Ro, 1), "Pachet: 1 carte");
     assert_eq!(stock(Lang::Ro, 12), "Pachet: 12 cărți");
     assert_eq!(stock(Lang::Ro, 20), "Pachet: 20 de cărți");
+    assert_eq!(stock(Lang::Ro, 0), "Pachet: 0 cărți");
+    assert_eq!(stock(Lang::Ro, 19), "Pachet: 19 cărți");
+    assert_eq!(stock(Lang::Ro, 100), "Pachet: 100 de cărți");
+    assert_eq!(stock(Lang::Ro, 101), "Pachet: 101 cărți");
+    assert_eq!(stock(Lang::Ro, 106), "Pachet: 106 cărți");
+    assert_eq!(stock(Lang::Ro, 120), "Pachet: 120 de cărți");
+    assert_eq!(stock(Lang::Ru, 111), "В колоде: 111 карт");
+    assert_eq!(stock(Lang::Ru, 102), "В колоде: 102 карты");
+    assert_eq!(stock(Lang::Pt, 0), "Monte: 0 cartas");
 }
 
 #[test]

@@ -25,7 +25,7 @@
 //!     "T" SECS|"-" turn timer (none)     "E" NUM   Hearts end score
 //!     "M" 0|1     Hearts shoot the moon
 //! CARD := rank suit, e.g. "TS"; SET := the card set's bits in lowercase hex;
-//! GAME := "k" (Kozel)
+//! GAME := "k" (Kozel) | "h" (Hearts)
 //! ```
 //!
 //! ```
@@ -112,12 +112,14 @@ pub enum CallbackError {
 fn game_char(g: GameKind) -> char {
     match g {
         GameKind::Kozel => 'k',
+        GameKind::Hearts => 'h',
     }
 }
 
 fn game_from(s: &str) -> Option<GameKind> {
     match s {
         "k" => Some(GameKind::Kozel),
+        "h" => Some(GameKind::Hearts),
         _ => None,
     }
 }
@@ -397,10 +399,12 @@ mod tests {
         check(t(TableAction::AddAi), "tzz.10.a");
         check(t(TableAction::Start), "tzz.10.g");
         check(t(TableAction::ChooseGame(GameKind::Kozel)), "tzz.10.kk");
+        check(t(TableAction::ChooseGame(GameKind::Hearts)), "tzz.10.kh");
         check(t(TableAction::TakeBack), "tzz.10.r");
         check(t(TableAction::Stop { confirm: true }), "tzz.10.z1");
         let c = |action| Callback::Chat { version: 0, action };
         check(c(ChatAction::NewTable(GameKind::Kozel)), "c0.nk");
+        check(c(ChatAction::NewTable(GameKind::Hearts)), "c0.nh");
         check(c(ChatAction::SetLanguage(Lang::Ro)), "c0.Lro");
         check(c(ChatAction::SetTurnTimer(None)), "c0.T-");
         check(c(ChatAction::SetTurnTimer(Some(90))), "c0.T2i");
@@ -432,7 +436,8 @@ mod tests {
             "t1.2.s",
             "t1.2.s00",
             "t1.2.z2",
-            "t1.2.kh",
+            "t1.2.kx",
+            "t1.2.kK",
             "t-1.2.x",
             "t1.2.x.",
             "t1..x",
@@ -494,7 +499,7 @@ mod tests {
             Just(TableAction::Leave),
             Just(TableAction::AddAi),
             Just(TableAction::Start),
-            Just(TableAction::ChooseGame(GameKind::Kozel)),
+            (0usize..2).prop_map(|i| TableAction::ChooseGame(GameKind::ALL[i])),
             Just(TableAction::TakeBack),
             any::<bool>().prop_map(|confirm| TableAction::Stop { confirm }),
         ]
@@ -502,7 +507,7 @@ mod tests {
 
     fn any_chat_action() -> impl Strategy<Value = ChatAction> {
         prop_oneof![
-            Just(ChatAction::NewTable(GameKind::Kozel)),
+            (0usize..2).prop_map(|i| ChatAction::NewTable(GameKind::ALL[i])),
             (0usize..4).prop_map(|i| ChatAction::SetLanguage(Lang::ALL[i])),
             proptest::option::of(any::<u32>()).prop_map(ChatAction::SetTurnTimer),
             any::<u32>().prop_map(ChatAction::SetHeartsEndScore),

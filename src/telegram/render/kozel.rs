@@ -2,7 +2,7 @@
 
 use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
 
-use super::{HandInfo, Rendered, TableInfo, button, glyphs, line, shown_seconds};
+use super::{HandInfo, Rendered, TableInfo, button, glyphs, line, shown_seconds, suit_name};
 use crate::cards::{Card, CardSet, Seat, Suit};
 use crate::i18n::{Args, Lang, key, tr, tr_html};
 use crate::kozel::{
@@ -14,16 +14,6 @@ use crate::telegram::callback::TableAction;
 const BACK: &str = "🂠";
 /// How many ways to beat the hint lists before "…".
 const MAX_HINTS: usize = 6;
-
-fn suit_name(lang: Lang, suit: Suit) -> String {
-    let k = match suit {
-        Suit::Spades => key::SUIT_SPADES,
-        Suit::Hearts => key::SUIT_HEARTS,
-        Suit::Diamonds => key::SUIT_DIAMONDS,
-        Suit::Clubs => key::SUIT_CLUBS,
-    };
-    tr(lang, k, &Args::new())
-}
 
 /// Cards in Kozel order: suit by suit (trump last), weakest first.
 pub fn sorted(cards: CardSet, trump: Suit) -> Vec<Card> {

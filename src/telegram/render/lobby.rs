@@ -20,6 +20,7 @@ pub const END_SCORE_CHOICES: [u32; 2] = [50, 100];
 pub fn game_name(lang: Lang, game: GameKind) -> String {
     let k = match game {
         GameKind::Kozel => key::GAME_KOZEL,
+        GameKind::Hearts => key::GAME_HEARTS,
     };
     tr(lang, k, &Args::new())
 }
@@ -66,6 +67,8 @@ pub fn lobby(lang: Lang, info: &TableInfo, creator: &str, bot_username: &str) ->
             }
             out.push(line(lang, key::LOBBY_PARTNERS, Args::new()));
         }
+        // Everyone for themselves: the seats in playing order.
+        GameKind::Hearts => out.extend(Seat::ALL.iter().map(|&s| seat_line(lang, info, s))),
     }
     let free: Vec<Seat> = Seat::ALL
         .into_iter()

@@ -11,6 +11,7 @@
 //! Game-specific parts live in one module per game ([`kozel`]); the entry
 //! points here dispatch on the view, so adding Hearts is one match arm each.
 
+pub mod hearts;
 pub mod kozel;
 pub mod lobby;
 
@@ -19,7 +20,7 @@ use std::time::Duration;
 use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
 
 use super::callback::{Callback, TableAction};
-use crate::cards::{CardSet, PerSeat, Seat};
+use crate::cards::{CardSet, PerSeat, Seat, Suit};
 use crate::game::{GameAction, GameError, GameKind, GameView};
 use crate::i18n::{Args, Key, Lang, key, tr, tr_html};
 
@@ -185,10 +186,22 @@ fn line(lang: Lang, key: Key, args: Args) -> String {
     tr_html(lang, key, &args)
 }
 
+/// The suit's name in `lang` ("spades", "пики").
+pub fn suit_name(lang: Lang, suit: Suit) -> String {
+    let k = match suit {
+        Suit::Spades => key::SUIT_SPADES,
+        Suit::Hearts => key::SUIT_HEARTS,
+        Suit::Diamonds => key::SUIT_DIAMONDS,
+        Suit::Clubs => key::SUIT_CLUBS,
+    };
+    tr(lang, k, &Args::new())
+}
+
 /// The public table message in the group.
 pub fn table(lang: Lang, info: &TableInfo, view: &GameView) -> Rendered {
     match view {
         GameView::Kozel(v) => kozel::table(lang, info, v),
+        GameView::Hearts(v) => hearts::table(lang, info, v),
     }
 }
 
@@ -199,11 +212,22 @@ pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) 
         GameView::Kozel(v) => {
             let legal: Vec<_> = legal
                 .iter()
-                .map(|a| match *a {
-                    GameAction::Kozel(a) => a,
+                .filter_map(|a| match *a {
+                    GameAction::Kozel(a) => Some(a),
+                    GameAction::Hearts(_) => None,
                 })
                 .collect();
             kozel::hand(lang, info, v, &legal)
+        }
+        GameView::Hearts(v) => {
+            let legal: Vec<_> = legal
+                .iter()
+                .filter_map(|a| match *a {
+                    GameAction::Hearts(a) => Some(a),
+                    GameAction::Kozel(_) => None,
+                })
+                .collect();
+            hearts::hand(lang, info, v, &legal)
         }
     }
 }
@@ -212,6 +236,7 @@ pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) 
 pub fn rule_error(lang: Lang, error: &GameError) -> String {
     match error {
         GameError::Kozel(e) => kozel::rule_error(lang, e),
+        GameError::Hearts(e) => hearts::rule_error(lang, e),
         GameError::WrongGame => tr(lang, key::ERR_WRONG_GAME, &Args::new()),
     }
 }

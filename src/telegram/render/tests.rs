@@ -9,6 +9,7 @@ use crate::fakebot::{
     MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LEN, parse_html, utf16_len,
 };
 use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView};
+use crate::hearts as h;
 use crate::i18n::Lang;
 use crate::kozel::{self as k, Action, Event};
 use crate::telegram::callback::{Callback, ChatAction, TableAction};
@@ -71,10 +72,35 @@ fn check_limits(r: &Rendered) {
 fn kozel_actions(legal: &[GameAction]) -> Vec<Action> {
     legal
         .iter()
-        .map(|a| match *a {
-            GameAction::Kozel(a) => a,
+        .filter_map(|a| match *a {
+            GameAction::Kozel(a) => Some(a),
+            GameAction::Hearts(_) => None,
         })
         .collect()
+}
+
+fn hearts_actions(legal: &[GameAction]) -> Vec<h::Action> {
+    legal
+        .iter()
+        .filter_map(|a| match *a {
+            GameAction::Hearts(a) => Some(a),
+            GameAction::Kozel(_) => None,
+        })
+        .collect()
+}
+
+fn kozel_view(view: GameView) -> k::SeriesView {
+    match view {
+        GameView::Kozel(v) => v,
+        other => panic!("not Kozel: {other:?}"),
+    }
+}
+
+fn hearts_view(view: GameView) -> h::View {
+    match view {
+        GameView::Hearts(v) => v,
+        other => panic!("not Hearts: {other:?}"),
+    }
 }
 
 fn decoded(r: &Rendered) -> Vec<TableAction> {
@@ -86,23 +112,25 @@ fn decoded(r: &Rendered) -> Vec<TableAction> {
         .collect()
 }
 
-/// Plays random series and renders every seat's hand and the table at
-/// every step, in every language, with ordinary and hostile names.
+/// Plays random games of both kinds and renders every seat's hand and the
+/// table at every step, in every language, with ordinary and hostile names.
 #[test]
 fn every_rendering_of_random_games_fits_telegram() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let mut steps = 0;
-    for series in 0..12u64 {
-        let mut game = Game::new(GameKind::Kozel, GameOptions::default(), series);
-        let hostile = series % 2 == 1;
-        let lang = Lang::ALL[(series % 4) as usize];
-        let mut version = 0;
-        let mut last_trick = None;
-        let mut passed = CardSet::EMPTY;
-        while !game.is_over() && steps < 4000 {
+    let mut steps_of = [0usize; 2];
+    for series in 0..16u64 {
+        let kind = GameKind::ALL[(series % 2) as usize];
+        let mut game = Game::new(kind, GameOptions::default(), series);
+        let hostile = series % 4 >= 2;
+        let lang = Lang::ALL[(series / 2 % 4) as usize];
+        let mut t = info(0, hostile);
+        t.game = kind;
+        // Cards only some seats may know: (who may see them, the cards).
+        let mut secret: Vec<(Vec<Seat>, CardSet)> = Vec::new();
+        let mut steps = 0;
+        while !game.is_over() && steps < 700 {
             steps += 1;
-            let mut t = info(version, hostile);
-            t.last_trick = last_trick;
+            t.version += 1;
             t.turn_time_left =
                 (steps % 3 == 0).then(|| Duration::from_millis(rng.random_range(0..200_000)));
             let public = table(lang, &t, &game.view(seat(0)));
@@ -111,16 +139,16 @@ fn every_rendering_of_random_games_fits_telegram() {
                 public.markup().is_none(),
                 "the table message has no buttons"
             );
+            let public_text = parse_html(&public.text).unwrap().text;
             for s in Seat::ALL {
                 let view = game.view(s);
                 let legal = game.legal_actions(s);
-                let GameView::Kozel(v) = &view;
-                let selection = v
-                    .deal
-                    .hand
-                    .iter()
-                    .filter(|_| rng.random_bool(0.5))
-                    .collect();
+                let (hand_cards, exempt) = match &view {
+                    GameView::Kozel(v) => (v.deal.hand, Some(v.deal.trump_card)),
+                    GameView::Hearts(v) => (v.deal.hand, None),
+                };
+                let selection: CardSet =
+                    hand_cards.iter().filter(|_| rng.random_bool(0.3)).collect();
                 let h = HandInfo {
                     table: &t,
                     group_title: HOSTILE[0],
@@ -129,60 +157,91 @@ fn every_rendering_of_random_games_fits_telegram() {
                 };
                 let r = hand(lang, &h, &view, &legal);
                 check_limits(&r);
-                check_buttons(&r, &kozel_actions(&legal), selection & v.deal.hand);
-                // Nothing private reaches the group, nor another seat.
-                let trump = v.deal.trump_card;
-                for c in v.deal.hand.iter().filter(|&c| c != trump) {
-                    assert!(
-                        !parse_html(&public.text).unwrap().text.contains(&c.glyph()),
-                        "{c} leaked"
-                    );
+                match &view {
+                    GameView::Kozel(_) => check_buttons(&r, &kozel_actions(&legal), selection),
+                    GameView::Hearts(_) => {
+                        check_hearts_buttons(&r, &hearts_actions(&legal), selection)
+                    }
                 }
-                for c in passed.iter().filter(|&c| c != trump) {
-                    if !v.deal.my_passed.contains(c) {
-                        assert!(
-                            !parse_html(&r.text).unwrap().text.contains(&c.glyph()),
-                            "{c} leaked to {s}"
-                        );
+                // Nothing private reaches the group, nor another seat.
+                for c in hand_cards.iter().filter(|&c| Some(c) != exempt) {
+                    assert!(!public_text.contains(&c.glyph()), "{c} leaked to the group");
+                }
+                let text = parse_html(&r.text).unwrap().text;
+                for (allowed, cards) in &secret {
+                    for c in cards.iter().filter(|&c| Some(c) != exempt) {
+                        assert!(!public_text.contains(&c.glyph()), "{c} leaked to the group");
+                        if !allowed.contains(&s) {
+                            assert!(!text.contains(&c.glyph()), "{c} leaked to {s}");
+                        }
                     }
                 }
             }
-            // Everyone acts at random; sometimes a molodka out of turn.
+            // Someone acts at random: whoever is awaited, or a molodka out of turn.
             let molodka = Seat::ALL.into_iter().find(|&s| {
                 game.legal_actions(s)
                     .contains(&GameAction::Kozel(Action::Molodka))
             });
-            let seat_to_act = molodka
-                .filter(|_| rng.random_bool(0.3))
-                .or_else(|| game.awaiting().first().copied());
+            let awaited = game.awaiting();
+            let seat_to_act = molodka.filter(|_| rng.random_bool(0.3)).or_else(|| {
+                (!awaited.is_empty()).then(|| awaited[rng.random_range(0..awaited.len())])
+            });
             let Some(s) = seat_to_act else { break };
             let legal = game.legal_actions(s);
             let action = legal[rng.random_range(0..legal.len())];
             for e in game.apply(s, action).unwrap() {
                 match e {
-                    GameEvent::Kozel(Event::Pass { cards, .. }) => passed |= cards,
-                    GameEvent::Kozel(Event::Trick { winner, points, .. }) => {
-                        last_trick = Some(LastTrick { winner, points });
-                        passed = CardSet::EMPTY;
+                    GameEvent::Kozel(Event::Pass { seat, cards }) => {
+                        secret.push((vec![seat], cards))
                     }
-                    GameEvent::Kozel(Event::Molodka { .. }) => passed = CardSet::EMPTY,
+                    GameEvent::Kozel(Event::Trick { winner, points, .. }) => {
+                        t.last_trick = Some(LastTrick { winner, points });
+                        secret.clear();
+                    }
+                    GameEvent::Kozel(Event::Molodka { .. }) => secret.clear(),
                     GameEvent::Kozel(Event::DealOver(r)) => {
-                        let d = kozel::deal_over(lang, &t, 1, &r, [4, 10]);
-                        check_limits(&d);
+                        check_limits(&kozel::deal_over(lang, &t, 1, &r, [4, 10]));
                     }
                     GameEvent::Kozel(Event::SeriesOver { goat, with_eggs }) => {
                         check_limits(&kozel::series_over(lang, &t, goat, with_eggs, [12, 4]));
                     }
+                    GameEvent::Hearts(h::Event::Passed { seat, cards, .. }) => {
+                        secret.push((vec![seat], cards));
+                    }
+                    // Once exchanged, the receiver holds them: fair to show.
+                    GameEvent::Hearts(h::Event::CardsExchanged { .. }) => secret.clear(),
+                    GameEvent::Hearts(h::Event::DealOver {
+                        deal,
+                        deal_points,
+                        total_points,
+                        moon_shooter,
+                    }) => {
+                        let r = hearts::deal_over(
+                            lang,
+                            &t,
+                            deal,
+                            deal_points,
+                            total_points,
+                            moon_shooter,
+                            100,
+                        );
+                        check_limits(&r);
+                    }
+                    GameEvent::Hearts(h::Event::GameOver { ranking }) => {
+                        check_limits(&hearts::game_over(lang, &t, &ranking));
+                    }
                     _ => {}
                 }
             }
-            version += 1;
         }
+        steps_of[(series % 2) as usize] += steps;
         // The final state renders too.
-        let t = info(version, hostile);
         check_limits(&table(lang, &t, &game.view(seat(1))));
     }
-    assert!(steps > 1000, "only {steps} steps");
+    assert!(
+        steps_of[0] > 1000 && steps_of[1] > 3000,
+        "steps per game: {steps_of:?}"
+    );
 }
 
 /// The action buttons are exactly those that apply, and carry the selection.
@@ -217,6 +276,39 @@ fn check_buttons(r: &Rendered, legal: &[Action], selection: CardSet) {
     }
 }
 
+/// Hearts: Pass 3 while passing, Play with exactly one card selected on
+/// the seat's turn, Clear with a selection, nothing of Kozel's.
+fn check_hearts_buttons(r: &Rendered, legal: &[h::Action], selection: CardSet) {
+    let actions = decoded(r);
+    let may_pass = legal.iter().any(|a| matches!(a, h::Action::PassCards(_)));
+    let may_play = legal.iter().any(|a| matches!(a, h::Action::Play(_)));
+    let passes: Vec<_> = actions
+        .iter()
+        .copied()
+        .filter(|a| matches!(a, TableAction::HeartsPass(_)))
+        .collect();
+    let expected: &[TableAction] = if may_pass {
+        &[TableAction::HeartsPass(selection)]
+    } else {
+        &[]
+    };
+    assert_eq!(passes, expected);
+    let plays: Vec<_> = actions
+        .iter()
+        .copied()
+        .filter(|a| matches!(a, TableAction::HeartsPlay(_)))
+        .collect();
+    match (may_play, selection.len(), selection.first()) {
+        (true, 1, Some(c)) => assert_eq!(plays, [TableAction::HeartsPlay(c)]),
+        _ => assert!(plays.is_empty()),
+    }
+    assert_eq!(actions.contains(&TableAction::Clear), !selection.is_empty());
+    assert!(!actions.iter().any(|a| matches!(
+        a,
+        TableAction::Lead(_) | TableAction::Beat(_) | TableAction::Pass(_) | TableAction::Molodka
+    )));
+}
+
 /// A deal with known hands, through the engine's checked constructor.
 fn known_deal() -> Game {
     // The series with seed 3 is as good as any; what matters is that the
@@ -229,7 +321,7 @@ fn the_hand_message_reads_right() {
     let mut game = known_deal();
     let t = info(5, false);
     let leader = game.awaiting()[0];
-    let GameView::Kozel(v) = game.view(leader);
+    let v = kozel_view(game.view(leader));
     let hand_cards = v.deal.hand;
     let trump = v.deal.trump_card;
     let first = kozel::sorted(hand_cards, trump.suit())[0];
@@ -304,7 +396,7 @@ fn the_hand_message_reads_right() {
     )
     .unwrap();
     let legal = kozel_actions(&game.legal_actions(other));
-    let GameView::Kozel(v) = game.view(other);
+    let v = kozel_view(game.view(other));
     let beats = kozel::beat_options(&legal, trump.suit());
     let r = hand(
         Lang::En,
@@ -375,7 +467,7 @@ fn the_hand_message_reads_right() {
 fn the_table_message_shows_turn_timer_trick_and_score() {
     let mut game = known_deal();
     let leader = game.awaiting()[0];
-    let GameView::Kozel(v) = game.view(leader);
+    let v = kozel_view(game.view(leader));
     let card = v.deal.hand.first().unwrap();
     game.apply(
         leader,
@@ -420,7 +512,7 @@ fn the_table_message_shows_turn_timer_trick_and_score() {
 fn passed_cards_show_as_backs() {
     let mut game = known_deal();
     let leader = game.awaiting()[0];
-    let GameView::Kozel(v) = game.view(leader);
+    let v = kozel_view(game.view(leader));
     let card = v.deal.hand.first().unwrap();
     game.apply(
         leader,
@@ -428,7 +520,7 @@ fn passed_cards_show_as_backs() {
     )
     .unwrap();
     let next = leader.next();
-    let GameView::Kozel(nv) = game.view(next);
+    let nv = kozel_view(game.view(next));
     let pass = nv.deal.hand.first().unwrap();
     game.apply(next, GameAction::Kozel(Action::Pass(CardSet::single(pass))))
         .unwrap();
@@ -542,8 +634,12 @@ fn settings_menu_and_prompts() {
 
     let m = game_menu(Lang::Ru, 4);
     check_limits(&m);
-    assert_eq!(m.keyboard.inline_keyboard[0][0].text, "Козёл");
-    assert_eq!(m.callbacks().collect::<Vec<_>>(), ["c4.nk"]);
+    let games: Vec<&str> = m.keyboard.inline_keyboard[0]
+        .iter()
+        .map(|b| b.text.as_str())
+        .collect();
+    assert_eq!(games, ["Козёл", "Червы"]);
+    assert_eq!(m.callbacks().collect::<Vec<_>>(), ["c4.nk", "c4.nh"]);
     check_limits(&language_menu(Lang::En, 0));
     let p = stop_prompt(Lang::En, &info(8, false));
     assert_eq!(
@@ -684,4 +780,200 @@ fn names_are_cleaned_and_cut() {
     assert_eq!(shown_seconds(Duration::from_millis(9_100)), 10);
     assert_eq!(shown_seconds(Duration::from_millis(8_000)), 8);
     assert_eq!(shown_seconds(Duration::ZERO), 0);
+}
+
+fn hearts_info() -> TableInfo {
+    TableInfo {
+        game: GameKind::Hearts,
+        ..info(1, false)
+    }
+}
+
+#[test]
+fn hearts_passing_and_playing_read_right() {
+    let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
+    let t = hearts_info();
+    let alice = seat(0);
+    let three_of = |game: &Game, s| -> CardSet {
+        hearts::sorted(hearts_view(game.view(s)).deal.hand)
+            .into_iter()
+            .take(3)
+            .collect()
+    };
+    let hand_of = |game: &Game, s, selection| {
+        let h = HandInfo {
+            table: &t,
+            group_title: "Friday",
+            seat: s,
+            selection,
+        };
+        hand(Lang::En, &h, &game.view(s), &game.legal_actions(s))
+    };
+    let text = |r: &Rendered| parse_html(&r.text).unwrap().text;
+
+    let three = three_of(&game, alice);
+    let r = hand_of(&game, alice, three);
+    assert!(text(&r).starts_with("Hearts · Friday\n"), "{}", text(&r));
+    assert!(text(&r).contains("Choose three cards to pass to the left."));
+    let rows: Vec<usize> = r.keyboard.inline_keyboard.iter().map(Vec::len).collect();
+    assert_eq!(
+        rows,
+        [5, 5, 3, 2],
+        "13 cards in rows of five, then Pass 3 and Clear"
+    );
+    assert_eq!(
+        decoded(&r)[13..],
+        [TableAction::HeartsPass(three), TableAction::Clear]
+    );
+    let public = text(&table(Lang::En, &t, &game.view(alice)));
+    assert!(
+        public.contains("Passing three cards to the left: waiting for 4 players."),
+        "{public}"
+    );
+    assert!(
+        public.contains("Totals (the game ends at 100):\nAlice: 0 points"),
+        "{public}"
+    );
+
+    game.apply(alice, GameAction::Hearts(h::Action::PassCards(three)))
+        .unwrap();
+    let r = hand_of(&game, alice, CardSet::EMPTY);
+    assert!(text(&r).contains(&format!(
+            "You passed {}; waiting for the others.",
+            hearts::sorted(three)
+                .iter()
+                .map(|c| c.glyph())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )));
+    assert!(
+        !decoded(&r)
+            .iter()
+            .any(|a| matches!(a, TableAction::HeartsPass(_)))
+    );
+    let ru = parse_html(&table(Lang::Ru, &t, &game.view(alice)).text)
+        .unwrap()
+        .text;
+    assert!(
+        ru.contains("Передаём три карты налево: ждём 3 игроков."),
+        "{ru}"
+    );
+    for s in Seat::ALL.into_iter().skip(1) {
+        let three = three_of(&game, s);
+        game.apply(s, GameAction::Hearts(h::Action::PassCards(three)))
+            .unwrap();
+    }
+
+    let leader = game.awaiting()[0];
+    let two: Card = "2C".parse().unwrap();
+    let r = hand_of(&game, leader, CardSet::single(two));
+    assert!(text(&r).contains("You received: "), "{}", text(&r));
+    assert!(text(&r).contains("👉 Your turn: play a card."));
+    assert!(decoded(&r).contains(&TableAction::HeartsPlay(two)));
+    // Two cards selected: no Play, which names one card.
+    let other = hearts_view(game.view(leader))
+        .deal
+        .hand
+        .iter()
+        .find(|&c| c != two)
+        .unwrap();
+    let r = hand_of(&game, leader, CardSet::single(two) | CardSet::single(other));
+    assert!(
+        !decoded(&r)
+            .iter()
+            .any(|a| matches!(a, TableAction::HeartsPlay(_)))
+    );
+    game.apply(leader, GameAction::Hearts(h::Action::Play(two)))
+        .unwrap();
+    let public = text(&table(Lang::En, &t, &game.view(alice)));
+    let name = |s| t.name(Lang::En, s);
+    assert!(
+        public.contains(&format!("Turn: {}", name(leader.next()))),
+        "{public}"
+    );
+    assert!(
+        public.contains(&format!("{}: 2♣", name(leader))),
+        "{public}"
+    );
+    let waiting = text(&hand_of(&game, leader, CardSet::EMPTY));
+    assert!(
+        waiting.contains(&format!("Waiting for {}.", name(leader.next()))),
+        "{waiting}"
+    );
+}
+
+#[test]
+fn hearts_results_and_popups() {
+    let t = hearts_info();
+    let r = hearts::deal_over(
+        Lang::En,
+        &t,
+        3,
+        PerSeat([0, 26, 26, 26]),
+        PerSeat([10, 40, 52, 99]),
+        Some(seat(0)),
+        100,
+    );
+    let text = parse_html(&r.text).unwrap().text;
+    assert_eq!(
+        text,
+        "Deal 3 is over\n🌙 Alice shot the moon!\nAlice: 0 points this deal\nBob: 26 points this deal\n\
+         Carol: 26 points this deal\nDave: 26 points this deal\n\nTotals (the game ends at 100):\n\
+         Alice: 10 points\nBob: 40 points\nCarol: 52 points\nDave: 99 points"
+    );
+    let ranking = h::rank(PerSeat([74, 74, 106, 99]));
+    let over = parse_html(&hearts::game_over(Lang::Ro, &t, &ranking).text)
+        .unwrap()
+        .text;
+    assert!(over.starts_with("Jocul s-a terminat\n1. Alice — 74 de puncte\n1. Bob — 74 de puncte\n3. Dave — 99 de puncte\n4. Carol — 106 puncte"), "{over}");
+    assert!(
+        over.ends_with("🏆 Câștigă Alice!\n🏆 Câștigă Bob!"),
+        "{over}"
+    );
+
+    let c: Card = "QS".parse().unwrap();
+    let errors = [
+        h::RuleError::NotYourTurn,
+        h::RuleError::GameOver,
+        h::RuleError::DealOver,
+        h::RuleError::NotInHand { card: c },
+        h::RuleError::WrongPassCount { got: 2 },
+        h::RuleError::AlreadyPassed,
+        h::RuleError::NotPassing,
+        h::RuleError::StillPassing,
+        h::RuleError::MustLeadTwoOfClubs,
+        h::RuleError::MustFollowSuit {
+            suit: crate::cards::Suit::Diamonds,
+        },
+        h::RuleError::NoPointsOnFirstTrick,
+        h::RuleError::HeartsNotBroken,
+    ];
+    for lang in Lang::ALL {
+        let mut seen = std::collections::BTreeSet::new();
+        for e in errors {
+            let text = rule_error(lang, &crate::game::GameError::Hearts(e));
+            assert!(!text.is_empty() && text.chars().count() <= 200, "{text}");
+            assert!(seen.insert(text), "two errors read the same in {lang}");
+        }
+    }
+    assert_eq!(
+        rule_error(
+            Lang::Pt,
+            &crate::game::GameError::Hearts(h::RuleError::MustFollowSuit {
+                suit: crate::cards::Suit::Diamonds
+            })
+        ),
+        "Siga o naipe: jogue ouros."
+    );
+}
+
+#[test]
+fn hearts_lobby_lists_seats_without_teams() {
+    let mut t = hearts_info();
+    t.seats[seat(2)] = None;
+    let text = parse_html(&lobby(Lang::En, &t, "Alice", "kozyr_bot").text)
+        .unwrap()
+        .text;
+    assert!(text.starts_with("Hearts — a new table\nOpened by Alice\n\n1. Alice\n2. Bob\n3. — free —\n4. Dave\n\nWaiting for one more player."), "{text}");
+    assert!(!text.contains("Team"));
 }

@@ -170,7 +170,7 @@ impl Store {
         .await?;
         row.map(|r| {
             let id = UserId::new(r.user_id).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            let lang = Lang::from_tag(&r.lang)
+            let lang = Lang::from_code(&r.lang)
                 .ok_or_else(|| StoreError::Corrupt(format!("language `{}`", r.lang)))?;
             Ok(Player::new(id, &r.name, lang))
         })

@@ -385,7 +385,7 @@ async fn write_one(
         .bind(p.platform)
         .bind(p.player.id.as_str())
         .bind(&p.player.name)
-        .bind(p.player.lang.as_str())
+        .bind(p.player.lang.code())
         .bind(c.at)
         .execute(&mut **tx)
         .await?;

@@ -6,6 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::game::GameOptions;
+pub use crate::i18n::Lang;
 
 /// Milliseconds since the Unix epoch. The service never reads the clock:
 /// every command brings its own `now`.
@@ -181,44 +182,6 @@ impl From<UserId> for String {
 impl fmt::Display for UserId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// The languages kozyr speaks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lang {
-    #[default]
-    En,
-    Ru,
-    Pt,
-    Ro,
-}
-
-impl Lang {
-    pub const ALL: [Lang; 4] = [Lang::En, Lang::Ru, Lang::Pt, Lang::Ro];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Ru => "ru",
-            Lang::Pt => "pt",
-            Lang::Ro => "ro",
-        }
-    }
-
-    /// The language of an IETF tag such as `pt-BR` or `ru`, if kozyr speaks it.
-    ///
-    /// ```
-    /// use kozyr::table::Lang;
-    /// assert_eq!(Lang::from_tag("pt-BR"), Some(Lang::Pt));
-    /// assert_eq!(Lang::from_tag("de"), None);
-    /// ```
-    pub fn from_tag(tag: &str) -> Option<Lang> {
-        let primary = tag.split(['-', '_']).next().unwrap_or("");
-        Lang::ALL
-            .into_iter()
-            .find(|l| l.as_str().eq_ignore_ascii_case(primary))
     }
 }
 

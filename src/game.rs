@@ -336,6 +336,17 @@ impl GameEvent {
         }
     }
 
+    /// Who took the trick this event closes, and the points in it.
+    pub fn trick_taken(&self) -> Option<(Seat, u32)> {
+        match self {
+            GameEvent::Kozel(kozel::Event::Trick { winner, points, .. })
+            | GameEvent::Hearts(hearts::Event::Trick { winner, points }) => {
+                Some((*winner, *points))
+            }
+            _ => None,
+        }
+    }
+
     /// The result of a deal, if this event scores one.
     pub fn deal_outcome(&self) -> Option<DealOutcome> {
         match self {

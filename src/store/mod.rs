@@ -23,7 +23,9 @@ use sqlx::{ConnectOptions, FromRow};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::config::Synchronous;
-use crate::table::{ChatKey, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition};
+use crate::table::{
+    ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId, Timestamp, Transition,
+};
 
 pub use stats::PlayerStats;
 pub use writer::Commit;
@@ -121,6 +123,7 @@ pub struct Store {
 
 #[derive(FromRow)]
 struct SnapshotRow {
+    id: i64,
     version: i64,
     snapshot: String,
 }
@@ -147,19 +150,6 @@ struct CommandRow {
 
 fn version_of(v: i64) -> Result<u64, StoreError> {
     u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("negative version {v}")))
-}
-
-fn decode_table(row: SnapshotRow) -> Result<Table, StoreError> {
-    let table: Table = serde_json::from_str(&row.snapshot)?;
-    if table.version() != version_of(row.version)? {
-        return Err(StoreError::Corrupt(format!(
-            "table {} snapshot is at version {}, its row at {}",
-            table.id(),
-            table.version(),
-            row.version
-        )));
-    }
-    Ok(table)
 }
 
 impl Store {
@@ -204,24 +194,53 @@ impl Store {
     /// The chat's open table, if it has one.
     pub async fn open_table(&self, chat: &ChatKey) -> Result<Option<Table>, StoreError> {
         let row: Option<SnapshotRow> = sqlx::query_as(
-            "SELECT version, snapshot FROM tables
+            "SELECT id, version, snapshot FROM tables
              WHERE platform = ? AND chat_id = ? AND phase <> 'closed'",
         )
         .bind(chat.platform().as_str())
         .bind(chat.id())
         .fetch_optional(&self.reader)
         .await?;
-        row.map(decode_table).transpose()
+        match row {
+            Some(row) => self.decode(row).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Any table, open or closed.
     pub async fn table(&self, id: TableId) -> Result<Option<Table>, StoreError> {
         let row: Option<SnapshotRow> =
-            sqlx::query_as("SELECT version, snapshot FROM tables WHERE id = ?")
+            sqlx::query_as("SELECT id, version, snapshot FROM tables WHERE id = ?")
                 .bind(id.0)
                 .fetch_optional(&self.reader)
                 .await?;
-        row.map(decode_table).transpose()
+        match row {
+            Some(row) => self.decode(row).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A stored snapshot as a table. A snapshot of an older
+    /// [`SNAPSHOT_FORMAT`] is rebuilt from the table's log instead; the next
+    /// commit stores it in the current format.
+    async fn decode(&self, row: SnapshotRow) -> Result<Table, StoreError> {
+        let id = TableId(row.id);
+        let version = version_of(row.version)?;
+        let mut table: Table = serde_json::from_str(&row.snapshot)?;
+        if table.format() != SNAPSHOT_FORMAT {
+            table = self
+                .replay(id)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt(format!("table {id} has no log")))?;
+        }
+        if table.version() != version || table.id() != id {
+            return Err(StoreError::Corrupt(format!(
+                "table {id}: the snapshot is table {} at version {}, the row at version {version}",
+                table.id(),
+                table.version(),
+            )));
+        }
+        Ok(table)
     }
 
     /// The chat a table belongs to now, and its phase.

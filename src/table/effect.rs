@@ -1,6 +1,8 @@
 use serde::{Deserialize, Serialize};
 
-use super::model::{ChatKey, Phase, Player, SeatState, Settings, TableId, Timestamp, UserId};
+use super::model::{
+    ChatKey, Phase, Player, SeatState, Settings, TableId, Timestamp, TrickTaken, UserId,
+};
 use crate::cards::{PerSeat, Seat};
 use crate::game::{GameAction, GameEvent, GameKind, GameView, Milestone};
 
@@ -70,6 +72,8 @@ pub struct TableView {
     /// The seats the game waits for.
     pub awaiting: Vec<Seat>,
     pub deadline: Option<Timestamp>,
+    /// The last trick taken in the series, for its result on the message.
+    pub last_trick: Option<TrickTaken>,
     /// The game as everyone sees it (no hands), once a series started.
     pub game: Option<GameView>,
 }

@@ -50,9 +50,9 @@ pub use error::{ReplayError, TableError};
 pub use event::{Mover, TableEvent};
 pub use model::{
     ChatKey, IdError, Lang, Phase, Platform, Player, SeatState, Settings, TableId, Timestamp,
-    TurnTimer, UserId,
+    TrickTaken, TurnTimer, UserId,
 };
-pub use state::{TIMEOUTS_BEFORE_AI, Table};
+pub use state::{SNAPSHOT_FORMAT, TIMEOUTS_BEFORE_AI, Table};
 pub use stats::{Counters, StatsDelta, stats_delta};
 
 #[cfg(test)]

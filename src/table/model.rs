@@ -349,6 +349,13 @@ impl FromStr for Phase {
     }
 }
 
+/// The last trick taken: shown on the table message after the trick is gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TrickTaken {
+    pub winner: crate::cards::Seat,
+    pub points: u32,
+}
+
 /// A table's id, assigned by the service when the table is created.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]

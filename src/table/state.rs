@@ -3,12 +3,20 @@ use serde::{Deserialize, Serialize};
 use super::effect::{AiMove, Awaited, Effect, HandView, TableView, TimerSpec};
 use super::error::ReplayError;
 use super::event::{Mover, TableEvent};
-use super::model::{ChatKey, Phase, SeatState, Settings, TableId, Timestamp, UserId};
+use super::model::{ChatKey, Phase, SeatState, Settings, TableId, Timestamp, TrickTaken, UserId};
 use crate::cards::{PerSeat, Seat};
 use crate::game::{Game, GameKind};
 
 /// Turn timeouts in a row after which an AI player takes the seat over.
 pub const TIMEOUTS_BEFORE_AI: u8 = 3;
+
+/// What [`Table::apply`] derives from events. Bump it whenever that
+/// changes (a new derived field, a new rule): a stored snapshot of another
+/// format is then rebuilt from its event log when loaded, since the log,
+/// not the snapshot, is the truth.
+///
+/// 1: the last trick taken (`last_trick`). Snapshots without a format are 0.
+pub const SNAPSHOT_FORMAT: u32 = 1;
 
 /// A table: its seats, settings, the series in play and its turn timer.
 ///
@@ -17,6 +25,8 @@ pub const TIMEOUTS_BEFORE_AI: u8 = 3;
 /// Commands decide which events happen: see [`super::decide`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Table {
+    #[serde(default)]
+    format: u32,
     id: TableId,
     chat: ChatKey,
     title: String,
@@ -30,6 +40,9 @@ pub struct Table {
     deadline: Option<Timestamp>,
     /// Turn timeouts in a row per seat; reset when the person plays.
     timeouts: PerSeat<u8>,
+    /// The last trick of the series in play.
+    #[serde(default)]
+    last_trick: Option<TrickTaken>,
     version: u64,
     created_at: Timestamp,
 }
@@ -62,6 +75,7 @@ impl Table {
                 settings,
                 at,
             } => Ok(Table {
+                format: SNAPSHOT_FORMAT,
                 id: *id,
                 chat: chat.clone(),
                 title: title.clone(),
@@ -74,6 +88,7 @@ impl Table {
                 game: None,
                 deadline: None,
                 timeouts: PerSeat::default(),
+                last_trick: None,
                 version: 1,
                 created_at: *at,
             }),
@@ -137,6 +152,7 @@ impl Table {
                 self.series_no = *series_no;
                 self.phase = Phase::Playing;
                 self.timeouts = PerSeat::default();
+                self.last_trick = None;
             }
             TableEvent::Acted {
                 seat,
@@ -158,6 +174,9 @@ impl Table {
                 }
                 let over = next.is_over();
                 *game = next;
+                if let Some((winner, points)) = events.iter().rev().find_map(|e| e.trick_taken()) {
+                    self.last_trick = Some(TrickTaken { winner, points });
+                }
                 match by {
                     Mover::Person => self.timeouts[*seat] = 0,
                     Mover::Timeout
@@ -195,6 +214,12 @@ impl Table {
         }
         self.version = version;
         Ok(())
+    }
+
+    /// The [`SNAPSHOT_FORMAT`] this table was folded with (older snapshots
+    /// load with the format they were written in).
+    pub fn format(&self) -> u32 {
+        self.format
     }
 
     pub fn id(&self) -> TableId {
@@ -248,6 +273,11 @@ impl Table {
         self.deadline
     }
 
+    /// The last trick taken in the series in play.
+    pub fn last_trick(&self) -> Option<TrickTaken> {
+        self.last_trick
+    }
+
     pub fn timeouts_in_row(&self, seat: Seat) -> u8 {
         self.timeouts[seat]
     }
@@ -293,6 +323,7 @@ impl Table {
             series_no: self.series_no,
             awaiting: self.awaiting(),
             deadline: self.deadline,
+            last_trick: self.last_trick,
             game: self.game.as_ref().map(Game::public_view),
         }
     }

@@ -495,6 +495,14 @@ fn a_whole_series_then_a_rematch() {
         let t = c.play(s, legal[rng.random_range(0..legal.len())]);
         moves += 1;
         let change = &t.changes[0];
+        let trick = change.events.iter().find_map(|e| match e {
+            TableEvent::Acted { events, .. } => events.iter().find_map(|g| g.trick_taken()),
+            _ => None,
+        });
+        if let Some((winner, points)) = trick {
+            let shown = c.table().view().last_trick;
+            assert_eq!(shown, Some(TrickTaken { winner, points }));
+        }
         let delta = stats_delta(&change.table, &change.events);
         chat_totals.add(&delta.chat);
         for (u, d) in delta.players {

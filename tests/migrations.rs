@@ -127,6 +127,9 @@ async fn migrations_apply_to_databases_of_earlier_sets() {
                 open.push(t);
             }
         }
+        // Chats keep the language their latest table had.
+        let chat = ChatKey::new(Platform::Telegram, "-1001").unwrap();
+        assert_eq!(store.chat_language(&chat).await.unwrap(), Some(Lang::Ru));
         // People seated before the migration are known by name.
         let first = UserId::new("1").unwrap();
         let p = store

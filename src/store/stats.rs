@@ -177,6 +177,31 @@ impl Store {
         .transpose()
     }
 
+    /// The language the chat chose, if it chose one.
+    pub async fn chat_language(&self, chat: &ChatKey) -> Result<Option<Lang>, StoreError> {
+        let code: Option<String> =
+            sqlx::query_scalar("SELECT lang FROM chats WHERE platform = ? AND chat_id = ?")
+                .bind(chat.platform().as_str())
+                .bind(chat.id())
+                .fetch_optional(&self.reader)
+                .await?;
+        code.map(|c| {
+            Lang::from_code(&c).ok_or_else(|| StoreError::Corrupt(format!("language `{c}`")))
+        })
+        .transpose()
+    }
+
+    /// Records the language a chat chose (it moves with the chat's id).
+    pub async fn save_chat_language(
+        &self,
+        chat: &ChatKey,
+        lang: Lang,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.commit_prepared(super::Commit::chat_language(chat, lang, now))
+            .await
+    }
+
     /// Records a person's name and language (e.g. the language they chose).
     pub async fn save_player(
         &self,

@@ -253,3 +253,49 @@ fn the_default_database_is_a_file_in_the_working_directory() {
     );
     assert_eq!(o.synchronous, Synchronous::Full);
 }
+
+#[tokio::test]
+async fn chats_and_players_remember_their_choices() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir).await;
+    let c = chat("-1");
+    assert_eq!(store.chat_language(&c).await.unwrap(), None);
+    store
+        .save_chat_language(&c, Lang::Pt, Timestamp::from_millis(1))
+        .await
+        .unwrap();
+    store
+        .save_chat_language(&c, Lang::Ro, Timestamp::from_millis(2))
+        .await
+        .unwrap();
+    assert_eq!(store.chat_language(&c).await.unwrap(), Some(Lang::Ro));
+    let ann = Player::new(UserId::new("7").unwrap(), "Ann", Lang::Ru);
+    store
+        .save_player(Platform::Telegram, &ann, Timestamp::from_millis(3))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.player(Platform::Telegram, &ann.id).await.unwrap(),
+        Some(ann.clone())
+    );
+    assert_eq!(
+        store.player(Platform::Discord, &ann.id).await.unwrap(),
+        None
+    );
+    // A chat's choices follow it to its new id.
+    let to = chat("-1001");
+    let moved = decide(
+        None,
+        &c,
+        &Actor::System,
+        &Command::MigrateChat { to: to.clone() },
+        &ctx(0),
+    )
+    .unwrap();
+    store
+        .commit(&moved, None, Timestamp::from_millis(4))
+        .await
+        .unwrap();
+    assert_eq!(store.chat_language(&c).await.unwrap(), None);
+    assert_eq!(store.chat_language(&to).await.unwrap(), Some(Lang::Ro));
+}

@@ -15,7 +15,9 @@ use sqlx::{Connection, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot};
 
 use super::StoreError;
-use crate::table::{ChatKey, Counters, Player, TableEvent, Timestamp, Transition, stats_delta};
+use crate::table::{
+    ChatKey, Counters, Lang, Player, TableEvent, Timestamp, Transition, stats_delta,
+};
 
 /// Commits written in one transaction at most. Bounds the transaction's
 /// size and the wait of the first commit in a long queue.
@@ -31,6 +33,7 @@ pub struct Commit {
     moved_chat: Option<(ChatKey, ChatKey)>,
     players: Vec<PlayerWrite>,
     stats: Vec<StatsWrite>,
+    chat_lang: Option<(ChatKey, Lang)>,
 }
 
 #[derive(Debug)]
@@ -159,6 +162,7 @@ impl Commit {
             moved_chat: transition.moved_chat.clone(),
             players,
             stats,
+            chat_lang: None,
         })
     }
 
@@ -166,15 +170,31 @@ impl Commit {
     /// (a front-end learning the language they chose, say).
     pub fn player(platform: crate::table::Platform, player: &Player, now: Timestamp) -> Commit {
         Commit {
-            at: now.millis(),
-            dedup: None,
-            tables: Vec::new(),
-            moved_chat: None,
             players: vec![PlayerWrite {
                 platform: platform.as_str(),
                 player: player.clone(),
             }],
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records the language a chat chose.
+    pub fn chat_language(chat: &ChatKey, lang: Lang, now: Timestamp) -> Commit {
+        Commit {
+            chat_lang: Some((chat.clone(), lang)),
+            ..Commit::nothing(now)
+        }
+    }
+
+    fn nothing(now: Timestamp) -> Commit {
+        Commit {
+            at: now.millis(),
+            dedup: None,
+            tables: Vec::new(),
+            moved_chat: None,
+            players: Vec::new(),
             stats: Vec::new(),
+            chat_lang: None,
         }
     }
 }
@@ -393,6 +413,19 @@ async fn write_one(
     for s in &c.stats {
         add_stats(tx, s).await?;
     }
+    if let Some((chat, lang)) = &c.chat_lang {
+        sqlx::query(
+            "INSERT INTO chats (platform, chat_id, lang, updated_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (platform, chat_id) DO UPDATE SET
+                 lang = excluded.lang, updated_at = excluded.updated_at",
+        )
+        .bind(chat.platform().as_str())
+        .bind(chat.id())
+        .bind(lang.code())
+        .bind(c.at)
+        .execute(&mut **tx)
+        .await?;
+    }
     Ok(Ok(()))
 }
 
@@ -497,6 +530,21 @@ async fn move_stats(
         .execute(&mut **tx)
         .await?;
     sqlx::query("DELETE FROM chat_stats WHERE platform = ? AND chat_id = ?")
+        .bind(from.platform().as_str())
+        .bind(from.id())
+        .execute(&mut **tx)
+        .await?;
+    // The chat's own choices follow it, unless the new id already has some.
+    sqlx::query(
+        "UPDATE OR IGNORE chats SET platform = ?, chat_id = ? WHERE platform = ? AND chat_id = ?",
+    )
+    .bind(to.platform().as_str())
+    .bind(to.id())
+    .bind(from.platform().as_str())
+    .bind(from.id())
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("DELETE FROM chats WHERE platform = ? AND chat_id = ?")
         .bind(from.platform().as_str())
         .bind(from.id())
         .execute(&mut **tx)

@@ -7,7 +7,7 @@
 //! by default). The writer groups whatever commits are waiting into one
 //! SQLite transaction, each in its own savepoint: a commit that fails its
 //! checks rolls back alone, and every caller hears only after the
-//! transaction holding its writes has committed. See `docs/ARCHITECTURE-table.md`.
+//! transaction holding its writes has committed. See `docs/ARCHITECTURE.md` (Table service and store).
 
 mod export;
 mod stats;

@@ -10,6 +10,7 @@
 //! transaction holding its writes has committed. See `docs/ARCHITECTURE.md` (Table service and store).
 
 mod export;
+mod messages;
 mod stats;
 mod writer;
 

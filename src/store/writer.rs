@@ -34,6 +34,16 @@ pub struct Commit {
     players: Vec<PlayerWrite>,
     stats: Vec<StatsWrite>,
     chat_lang: Option<(ChatKey, Lang)>,
+    message_ref: Option<MessageRefWrite>,
+}
+
+#[derive(Debug)]
+struct MessageRefWrite {
+    platform: &'static str,
+    table_id: i64,
+    chat_id: String,
+    /// `None` forgets the message.
+    message_id: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -163,6 +173,7 @@ impl Commit {
             players,
             stats,
             chat_lang: None,
+            message_ref: None,
         })
     }
 
@@ -186,6 +197,26 @@ impl Commit {
         }
     }
 
+    /// Records (or with `None` forgets) the message a front-end shows a
+    /// table with in `chat_id` (the chat itself, or a person's private chat).
+    pub fn message_ref(
+        platform: crate::table::Platform,
+        table: crate::table::TableId,
+        chat_id: &str,
+        message_id: Option<i64>,
+        now: Timestamp,
+    ) -> Commit {
+        Commit {
+            message_ref: Some(MessageRefWrite {
+                platform: platform.as_str(),
+                table_id: table.0,
+                chat_id: chat_id.to_owned(),
+                message_id,
+            }),
+            ..Commit::nothing(now)
+        }
+    }
+
     fn nothing(now: Timestamp) -> Commit {
         Commit {
             at: now.millis(),
@@ -195,6 +226,7 @@ impl Commit {
             players: Vec::new(),
             stats: Vec::new(),
             chat_lang: None,
+            message_ref: None,
         }
     }
 }
@@ -423,6 +455,29 @@ async fn write_one(
         .bind(chat.id())
         .bind(lang.code())
         .bind(c.at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    if let Some(m) = &c.message_ref {
+        match m.message_id {
+            Some(id) => sqlx::query(
+                "INSERT INTO message_refs (platform, table_id, chat_id, message_id, updated_at)
+                 VALUES (?, ?, ?, ?, ?)
+                 ON CONFLICT (platform, table_id, chat_id) DO UPDATE SET
+                     message_id = excluded.message_id, updated_at = excluded.updated_at",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id)
+            .bind(id)
+            .bind(c.at),
+            None => sqlx::query(
+                "DELETE FROM message_refs WHERE platform = ? AND table_id = ? AND chat_id = ?",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id),
+        }
         .execute(&mut **tx)
         .await?;
     }

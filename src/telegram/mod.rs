@@ -4,9 +4,12 @@
 //! into table-service commands and effects into Bot API calls builds on
 //! these.
 
+pub mod bot;
 pub mod callback;
 pub mod commands;
 pub mod deeplink;
 pub mod failure;
+pub mod handlers;
+pub mod outbox;
 pub mod pacing;
 pub mod render;

@@ -468,3 +468,58 @@ async fn a_hearts_deal_through_the_buttons() {
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_table_follows_a_group_upgraded_to_a_supergroup() {
+    let mut w = World::new().await;
+    w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
+    w.lobby_button("2").await;
+    let new = w.fake.migrate_to_supergroup(w.group, w.users[0]).unwrap();
+    // The lobby is posted anew in the supergroup, and its buttons work there.
+    let data = w
+        .fake
+        .wait_for(WAIT, |f| {
+            let (_, kb) = f.latest_keyboard(new)?;
+            kb.find("2")?.callback_data().map(str::to_owned)
+        })
+        .await
+        .unwrap();
+    let q = w.press(w.users[1], new, &data).await;
+    assert_eq!(w.answer(&q).await, None);
+    let chat =
+        kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, new.0.to_string()).unwrap();
+    let t = w
+        .running()
+        .shared()
+        .service
+        .open_table(&chat)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.seats().iter().filter(|(_, s)| !s.is_empty()).count(), 2);
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+/// `kozyr run` without a usable token: one line naming the variable, exit 1.
+#[test]
+fn a_missing_or_malformed_token_is_one_line_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    for token in [None, Some("123:short")] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"));
+        cmd.arg("run")
+            .current_dir(dir.path())
+            .env_remove("TELOXIDE_TOKEN");
+        if let Some(t) = token {
+            cmd.env("TELOXIDE_TOKEN", t);
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("TELOXIDE_TOKEN"), "{err}");
+        if let Some(t) = token {
+            assert!(!err.contains(t), "the token is not printed: {err}");
+        }
+    }
+}

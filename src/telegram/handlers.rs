@@ -221,11 +221,7 @@ async fn on_message(bot: Bot, shared: Arc<Shared>, upd: Update, msg: Message) ->
         }
         "score" => {
             let text = match open_table(&shared, chat).await {
-                Some(t) if t.game().is_some() => {
-                    let view = t.view();
-                    shared.rerender(Effect::RenderTable(Box::new(view.clone())));
-                    score_text(&view)
-                }
+                Some(t) if t.game().is_some() => score_text(&t.view()),
                 _ => None,
             };
             say(
@@ -260,7 +256,6 @@ async fn on_message(bot: Bot, shared: Arc<Shared>, upd: Update, msg: Message) ->
         }
         "stop" => match open_table(&shared, chat).await {
             Some(t) => {
-                let view = t.view();
                 let info = render::TableInfo {
                     table: t.id().0 as u64,
                     version: t.version(),
@@ -269,7 +264,6 @@ async fn on_message(bot: Bot, shared: Arc<Shared>, upd: Update, msg: Message) ->
                     turn_time_left: None,
                     last_trick: None,
                 };
-                let _ = view;
                 say_rendered(&bot, chat, render::stop_prompt(lang, &info)).await
             }
             None => say(&bot, chat, text_of(lang, key::ERR_NO_TABLE)).await,

@@ -484,6 +484,7 @@ pub mod key {
         plain BTN_HEARTS_PASS = "btn-hearts-pass";
         plain BTN_HEARTS_PLAY = "btn-hearts-play";
         plain BTN_TAKE_BACK = "btn-take-back";
+        plain BTN_REMATCH = "btn-rematch";
 
         // Popups: the engines' rule errors.
         plain ERR_NOT_YOUR_TURN = "err-not-your-turn";

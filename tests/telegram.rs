@@ -523,3 +523,75 @@ fn a_missing_or_malformed_token_is_one_line_naming_the_variable() {
         }
     }
 }
+
+/// Plays the table to the end of its series through the service (the
+/// buttons are tested above), as the seated people.
+async fn finish_series(w: &World, id: TableId) {
+    use kozyr::table::runtime::{Request, Target};
+    use kozyr::table::{Actor, Command};
+    let service = &w.running().shared().service;
+    loop {
+        let t = w.table(id).await;
+        if t.phase() != Phase::Playing {
+            return;
+        }
+        let seat = t.awaiting()[0];
+        let action = t.game().unwrap().safe_action(seat).unwrap();
+        let player = t.seats()[seat].person().unwrap().clone();
+        service
+            .submit(Request {
+                target: Target::Table(id),
+                actor: Actor::person(player),
+                command: Command::Act {
+                    seat,
+                    action,
+                    version: t.version(),
+                },
+                dedup: None,
+            })
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_series_offers_a_rematch_with_the_same_seats() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "/kozel").await;
+    let seats_before = w.table(id).await.seats().clone();
+    finish_series(&w, id).await;
+    let t = w.table(id).await;
+    assert_eq!(t.phase(), Phase::Finished);
+    assert_eq!(t.series_no(), 1);
+
+    // The table message of the finished series carries the Rematch button;
+    // any seated person may press it.
+    let data = w.lobby_button("Rematch").await;
+    let q = w.press(w.users[2], w.group, &data).await;
+    assert_eq!(w.answer(&q).await, None);
+    let t = w.wait_version_after(id, t.version()).await;
+    assert_eq!(t.phase(), Phase::Playing);
+    assert_eq!(t.series_no(), 2);
+    assert_eq!(*t.seats(), seats_before, "the same seats");
+
+    // The button from the finished state is stale now: nothing changes.
+    let msg = w.fake.latest_keyboard(w.group).unwrap().0;
+    let q = w.fake.press_raw(w.users[1], w.group, msg, &data).unwrap();
+    assert!(w.answer(&q).await.is_some(), "a second rematch is refused");
+    assert_eq!(w.table(id).await.series_no(), 2);
+
+    // Everyone got a hand for the new series, with buttons.
+    for s in 0..4 {
+        w.fake
+            .wait_for(WAIT, |f| {
+                f.messages(w.dm(s))
+                    .last()
+                    .filter(|m| m.keyboard.is_some())
+                    .map(drop)
+            })
+            .await
+            .unwrap();
+    }
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}

@@ -209,6 +209,7 @@ btn-clear = Clear
 btn-hearts-pass = Pass 3
 btn-hearts-play = Play
 btn-take-back = Take back my seat
+btn-rematch = Rematch (same seats)
 
 ## Popups: rule errors
 

@@ -218,6 +218,7 @@ btn-clear = Limpar
 btn-hearts-pass = Passar 3
 btn-hearts-play = Jogar
 btn-take-back = Voltar à mesa
+btn-rematch = Revanche (mesmos lugares)
 
 ## Avisos: regras
 

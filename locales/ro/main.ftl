@@ -224,6 +224,7 @@ btn-clear = Șterge alegerea
 btn-hearts-pass = Dă 3
 btn-hearts-play = Joacă
 btn-take-back = Revin la masă
+btn-rematch = Revanșă (aceleași locuri)
 
 ## Ferestre scurte: reguli
 

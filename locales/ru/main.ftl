@@ -235,6 +235,7 @@ btn-clear = Отменить выбор
 btn-hearts-pass = Передать 3
 btn-hearts-play = Сыграть
 btn-take-back = Вернуться за стол
+btn-rematch = Реванш (те же места)
 
 ## Всплывающие ответы: правила
 

@@ -87,6 +87,8 @@ pub enum TableAction {
     Stop {
         confirm: bool,
     },
+    /// A finished table plays another series with the same seats.
+    Rematch,
 }
 
 /// What a chat button does.
@@ -203,6 +205,7 @@ impl TableAction {
             TableAction::ChooseGame(g) => write!(out, "k{}", game_char(g)),
             TableAction::TakeBack => write!(out, "r"),
             TableAction::Stop { confirm } => write!(out, "z{}", u8::from(confirm)),
+            TableAction::Rematch => write!(out, "n"),
         };
     }
 
@@ -229,6 +232,7 @@ impl TableAction {
             "k" => game_from(rest).map(TableAction::ChooseGame),
             "r" => bare(TableAction::TakeBack),
             "z" => parse_flag(rest).map(|confirm| TableAction::Stop { confirm }),
+            "n" => bare(TableAction::Rematch),
             _ => None,
         }
     }
@@ -402,6 +406,7 @@ mod tests {
         check(t(TableAction::ChooseGame(GameKind::Hearts)), "tzz.10.kh");
         check(t(TableAction::TakeBack), "tzz.10.r");
         check(t(TableAction::Stop { confirm: true }), "tzz.10.z1");
+        check(t(TableAction::Rematch), "tzz.10.n");
         let c = |action| Callback::Chat { version: 0, action };
         check(c(ChatAction::NewTable(GameKind::Kozel)), "c0.nk");
         check(c(ChatAction::NewTable(GameKind::Hearts)), "c0.nh");
@@ -502,6 +507,7 @@ mod tests {
             (0usize..2).prop_map(|i| TableAction::ChooseGame(GameKind::ALL[i])),
             Just(TableAction::TakeBack),
             any::<bool>().prop_map(|confirm| TableAction::Stop { confirm }),
+            Just(TableAction::Rematch),
         ]
     }
 

@@ -759,7 +759,7 @@ async fn table_press(
     };
     let admin = if matches!(
         action,
-        TableAction::Start | TableAction::Stop { .. } | TableAction::AddAi
+        TableAction::Start | TableAction::Stop { .. } | TableAction::AddAi | TableAction::Rematch
     ) {
         shared
             .is_admin(ChatId(t.chat().id().parse().unwrap_or(0)), q.from.id)
@@ -795,6 +795,14 @@ async fn table_press(
                 return Ok(None);
             }
             TableAction::Stop { confirm: true } => Command::Stop,
+            TableAction::Rematch => {
+                // The button carries the version of the finished state: a
+                // second press (or one after a restart of play) is stale.
+                if version != t.version() {
+                    return Ok(stale());
+                }
+                Command::Rematch
+            }
             _ => return Ok(Some(tr(lang, key::ERR_BAD_BUTTON, &Args::new()))),
         }
     };

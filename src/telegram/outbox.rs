@@ -155,8 +155,10 @@ impl Outbox {
                 render::lobby(lang, &info, &creator, &self.shared.username)
             }
         };
-        if view.phase == Phase::Closed {
-            out.keyboard = Default::default();
+        match view.phase {
+            Phase::Closed => out.keyboard = Default::default(),
+            Phase::Finished => out = render::with_rematch(lang, &info, out),
+            Phase::Lobby | Phase::Playing => {}
         }
         out
     }

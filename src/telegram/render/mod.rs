@@ -205,6 +205,16 @@ pub fn table(lang: Lang, info: &TableInfo, view: &GameView) -> Rendered {
     }
 }
 
+/// The table message of a finished table: its text, and a button to play
+/// another series with the same seats.
+pub fn with_rematch(lang: Lang, info: &TableInfo, mut rendered: Rendered) -> Rendered {
+    rendered.keyboard = rendered.keyboard.append_row([button(
+        tr(lang, key::BTN_REMATCH, &Args::new()),
+        info.callback(TableAction::Rematch),
+    )]);
+    rendered
+}
+
 /// A player's private hand message with its buttons. `legal` is what the
 /// engine says the seat may do now (`Game::legal_actions`).
 pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) -> Rendered {

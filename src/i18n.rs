@@ -533,6 +533,7 @@ pub mod key {
         html TIMER_AUTO_PLAYED = "timer-auto-played" (name: text);
         html TIMER_HANDED_TO_AI = "timer-handed-to-ai" (name: text, count: num);
         html TIMER_TOOK_BACK = "timer-took-back" (name: text);
+        html UNREACHABLE_TO_AI = "unreachable-to-ai" (name: text);
 
         // Settings and language.
         html SETTINGS_TITLE = "settings-title";

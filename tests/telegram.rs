@@ -595,3 +595,150 @@ async fn a_finished_series_offers_a_rematch_with_the_same_seats() {
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_return() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "/kozel").await;
+    let t = w.table(id).await;
+    let seat = t.awaiting()[0];
+    let i = seat.index();
+    let old_hand = w
+        .fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.dm(i))
+                .into_iter()
+                .rev()
+                .find(|m| m.keyboard.is_some())
+                .map(|m| m.id)
+        })
+        .await
+        .unwrap();
+    w.fake.block_bot(w.users[i]).unwrap();
+
+    // The game goes on: an AI player takes the seat over and moves for it.
+    w.wait_version_after(id, t.version()).await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !w.table(id).await.seats()[seat].ai_controlled() {
+        assert!(tokio::time::Instant::now() < deadline, "no AI take-over");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.group)
+                .iter()
+                .any(|m| m.text.contains("cannot write to"))
+                .then_some(())
+        })
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let events = w
+            .running()
+            .shared()
+            .service
+            .store()
+            .events(id)
+            .await
+            .unwrap();
+        let ai_moved = events.iter().any(|(v, e)| {
+            *v > t.version()
+                && matches!(e, kozyr::table::TableEvent::Acted { seat: s, by: kozyr::table::Mover::Ai, .. } if *s == seat)
+        });
+        if ai_moved {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the AI did not move"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+
+    // They write to the bot again: a fresh hand message, with the button
+    // to take the seat back.
+    w.fake.user_says(w.dm(i), w.users[i], "hello").unwrap();
+    let fresh = w
+        .fake
+        .wait_for(WAIT, |f| {
+            let m = f.messages(w.dm(i)).into_iter().rev().find(|m| {
+                m.keyboard.as_ref().is_some_and(|k| {
+                    k.buttons()
+                        .any(|b| b.callback_data().is_some_and(|d| d.ends_with(".r")))
+                })
+            })?;
+            (m.id != old_hand).then_some(m)
+        })
+        .await
+        .unwrap();
+    assert!(fresh.id.0 > old_hand.0, "a new message, below the old one");
+    let data = fresh
+        .keyboard
+        .unwrap()
+        .buttons()
+        .find_map(|b| {
+            b.callback_data()
+                .filter(|d| d.ends_with(".r"))
+                .map(str::to_owned)
+        })
+        .unwrap();
+    let q = w.fake.press(w.users[i], w.dm(i), fresh.id, &data).unwrap();
+    assert_eq!(w.answer(&q).await, None);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while w.table(id).await.seats()[seat].ai_controlled() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the seat was not taken back"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_there() {
+    use kozyr::fakebot::MemberStatus;
+    let mut w = World::new().await;
+    w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
+    w.lobby_button("2").await;
+    let chat = kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, w.group.0.to_string())
+        .unwrap();
+    let service = &w.running().shared().service;
+    let id = service.open_table(&chat).await.unwrap().unwrap().id();
+    let outputs = w.fake.outputs(w.group).len();
+    let failures = w.fake.failures();
+    w.fake
+        .set_bot_status(w.group, w.users[0], MemberStatus::Kicked)
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while w.table(id).await.phase() != Phase::Closed {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the table is still open"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(service.open_table(&chat).await.unwrap().is_none());
+    // Give the runner time to (wrongly) write.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(w.fake.outputs(w.group).len(), outputs);
+    assert_eq!(w.fake.failures(), failures, "no attempt to write there");
+
+    // Added back, the bot serves the group again.
+    w.fake
+        .set_bot_status(w.group, w.users[0], MemberStatus::Member)
+        .unwrap();
+    w.fake
+        .wait_for(WAIT, |f| (f.pending_updates() == 0).then_some(()))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    w.fake.user_says(w.group, w.users[0], "/hearts").unwrap();
+    w.fake
+        .wait_for(WAIT, |f| (f.outputs(w.group).len() > outputs).then_some(()))
+        .await
+        .unwrap();
+    w.stop().await;
+}

@@ -265,6 +265,7 @@ timer-reminder-dm = ⏰ { $seconds } s left for your move.
 timer-auto-played = ⌛ { $name } ran out of time; a safe move was played for them.
 timer-handed-to-ai = 🤖 { $name } missed { $count } turns in a row; an AI player takes over until they come back.
 timer-took-back = 👋 { $name } is back at the table.
+unreachable-to-ai = 🤖 The bot cannot write to { $name } any more; an AI player takes over until they write to the bot again.
 
 ## Settings
 

@@ -274,6 +274,7 @@ timer-reminder-dm = ⏰ Faltam { $seconds } s para a sua jogada.
 timer-auto-played = ⌛ O tempo de { $name } acabou; foi feita uma jogada segura por ele.
 timer-handed-to-ai = 🤖 { $name } perdeu { $count } vezes seguidas; um robô joga no lugar até a volta.
 timer-took-back = 👋 { $name } voltou à mesa.
+unreachable-to-ai = 🤖 O bot não consegue mais escrever para { $name }; um robô joga no lugar até que volte a escrever ao bot.
 
 ## Configurações
 

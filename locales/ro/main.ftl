@@ -286,6 +286,7 @@ timer-handed-to-ai =
        *[other] 🤖 { $name } a ratat { $count } de mutări la rând; un robot joacă în locul lui până revine.
     }
 timer-took-back = 👋 { $name } a revenit la masă.
+unreachable-to-ai = 🤖 Botul nu-i mai poate scrie lui { $name }; un robot joacă în locul lui până când îi scrie din nou botului.
 
 ## Setări
 

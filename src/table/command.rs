@@ -89,6 +89,12 @@ pub enum Command {
     },
     /// A person whose seat was handed to an AI player takes it back.
     TakeBack,
+    /// The platform cannot reach `user` (they blocked the bot): an AI
+    /// player plays their seat until they take it back. Only the system
+    /// sends it, and only in play.
+    HandToAi {
+        user: UserId,
+    },
     /// The platform gave the chat a new id (a Telegram group became a supergroup).
     MigrateChat {
         to: ChatKey,
@@ -112,6 +118,7 @@ impl Command {
             Command::Rematch => "rematch",
             Command::Kick { .. } => "kick",
             Command::TakeBack => "take_back",
+            Command::HandToAi { .. } => "hand_to_ai",
             Command::MigrateChat { .. } => "migrate_chat",
         }
     }

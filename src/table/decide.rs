@@ -334,7 +334,8 @@ fn on_table(
         } => act(d, &t, actor, *seat, *action, *version, ctx),
         Command::Timeout => timeout(d, &t, actor, ctx),
         Command::Stop => {
-            if !is_manager(&t, actor) {
+            // The system stops tables of chats the bot was removed from.
+            if !is_manager(&t, actor) && !matches!(actor, Actor::System) {
                 return Err(TableError::NotAllowed);
             }
             d.push(TableEvent::Stopped {
@@ -342,6 +343,23 @@ fn on_table(
             })
         }
         Command::ChangeSettings { settings } => change_settings(d, &t, actor, settings, ctx),
+        Command::HandToAi { user } => {
+            if !matches!(actor, Actor::System) {
+                return Err(TableError::NotAllowed);
+            }
+            if t.phase() != Phase::Playing {
+                return Err(TableError::NotPlaying);
+            }
+            let seat = t.seat_of(user).ok_or(TableError::UnknownPlayer)?;
+            if !matches!(t.seats()[seat], SeatState::Person { away: false, .. }) {
+                return Err(TableError::SeatAway);
+            }
+            d.push(TableEvent::HandedToAi {
+                seat,
+                unreachable: true,
+            })?;
+            reclock(d, &t.awaiting(), None, false, ctx)
+        }
         Command::TakeBack => {
             let seat = seated(&t, actor).ok_or(TableError::NotSeated)?;
             if !matches!(t.seats()[seat], SeatState::Person { away: true, .. }) {
@@ -433,7 +451,10 @@ fn timeout(d: &mut Draft, t: &Table, actor: &Actor, ctx: &Context) -> Result<(),
         })?;
         let present = matches!(d.table.seats()[seat], SeatState::Person { away: false, .. });
         if present && d.table.timeouts_in_row(seat) >= TIMEOUTS_BEFORE_AI {
-            d.push(TableEvent::HandedToAi { seat })?;
+            d.push(TableEvent::HandedToAi {
+                seat,
+                unreachable: false,
+            })?;
         }
     }
     reclock(d, &[], None, true, ctx)
@@ -525,13 +546,14 @@ fn effects_of(before: Option<&Table>, after: &Table, events: &[TableEvent]) -> V
                     }
                 }
             }
-            TableEvent::HandedToAi { seat } | TableEvent::TakenBack { seat } => {
+            TableEvent::HandedToAi { seat, .. } | TableEvent::TakenBack { seat } => {
                 if let Some(player) = after.seats()[*seat].person() {
                     let player = player.clone();
                     fx.push(announce(match e {
-                        TableEvent::HandedToAi { .. } => Announcement::HandedToAi {
+                        TableEvent::HandedToAi { unreachable, .. } => Announcement::HandedToAi {
                             seat: *seat,
                             player,
+                            unreachable: *unreachable,
                         },
                         _ => Announcement::TakenBack {
                             seat: *seat,

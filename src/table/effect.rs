@@ -153,6 +153,8 @@ pub enum Announcement {
     HandedToAi {
         seat: Seat,
         player: Player,
+        /// The bot cannot reach the person (rather than three timeouts).
+        unreachable: bool,
     },
     TakenBack {
         seat: Seat,

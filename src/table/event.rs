@@ -73,6 +73,10 @@ pub enum TableEvent {
     },
     HandedToAi {
         seat: Seat,
+        /// The person could not be reached (they blocked the bot), rather
+        /// than timing out; older logs lack the field.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        unreachable: bool,
     },
     TakenBack {
         seat: Seat,

@@ -192,7 +192,7 @@ impl Table {
                 }
             }
             TableEvent::ClockSet { deadline } => self.deadline = *deadline,
-            TableEvent::HandedToAi { seat } => match &mut self.seats[*seat] {
+            TableEvent::HandedToAi { seat, .. } => match &mut self.seats[*seat] {
                 SeatState::Person { away, .. } if !*away => {
                     *away = true;
                     self.timeouts[*seat] = 0;

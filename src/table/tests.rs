@@ -312,6 +312,22 @@ fn lobby_commands() {
         ),
         (person(2), Command::Stop, Err(TableError::NotAllowed)),
         (admin(9), Command::Stop, Ok(&["stopped"])),
+        (Actor::System, Command::Stop, Ok(&["stopped"])),
+        (Actor::Ai, Command::Stop, Err(TableError::NotAllowed)),
+        (
+            person(1),
+            Command::HandToAi {
+                user: UserId::new("1").unwrap(),
+            },
+            Err(TableError::NotAllowed),
+        ),
+        (
+            Actor::System,
+            Command::HandToAi {
+                user: UserId::new("1").unwrap(),
+            },
+            Err(TableError::NotPlaying),
+        ),
         (person(1), Command::TakeBack, Err(TableError::NotAway)),
         (person(2), Command::Timeout, Err(TableError::NotAllowed)),
         (Actor::System, Command::Timeout, Err(TableError::NotPlaying)),
@@ -858,4 +874,30 @@ fn safe_moves_are_legal_and_cheap() {
             }
         }
     }
+}
+
+#[test]
+fn an_unreachable_person_is_handed_to_ai_at_once_by_the_system() {
+    let mut c = Chat::seated(Settings::default());
+    c.ok(&person(1), Command::Start);
+    let s = c.awaited();
+    let who = c.table().seats()[s].person().unwrap().clone();
+    let hand_over = Command::HandToAi {
+        user: who.id.clone(),
+    };
+    let t = c.ok(&Actor::System, hand_over.clone());
+    assert_eq!(names(&t), ["handed_to_ai"]);
+    assert!(t.effects.iter().any(|e| matches!(
+        e,
+        Effect::Announce { announcement: Announcement::HandedToAi { unreachable: true, seat, .. }, .. }
+            if *seat == s
+    )));
+    // The AI moves for the awaited seat at once.
+    assert!(
+        t.effects
+            .iter()
+            .any(|e| matches!(e, Effect::AiMove(m) if m.seat == s))
+    );
+    assert_eq!(c.err(&Actor::System, hand_over), TableError::SeatAway);
+    c.ok(&Actor::person(who), Command::TakeBack);
 }

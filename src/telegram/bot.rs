@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
-use super::outbox::{self, Outbox};
+use super::outbox::{self, Local, Outbox};
 use super::pacing::PacerConfig;
 use crate::cards::CardSet;
 use crate::config::{Config, UpdateMode};
@@ -35,12 +35,15 @@ pub struct Shared {
     pub username: String,
     pub default_lang: Lang,
     pub default_turn_timer: Option<TurnTimer>,
-    /// Re-renders asked for by handlers (card selection, reachability).
-    local: mpsc::UnboundedSender<Effect>,
+    /// Work for the effects runner from the handlers (re-renders,
+    /// reachability of people and groups).
+    local: mpsc::UnboundedSender<Local>,
     /// Selected cards per (person, table): UI state, lost on restart.
     selections: Mutex<HashMap<(UserId, TableId), CardSet>>,
     /// People the bot could not message (403) since they last wrote to it.
     unreachable: Mutex<HashSet<UserId>>,
+    /// Groups the bot was removed from: nothing is sent there any more.
+    gone: Mutex<HashSet<ChatId>>,
     admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
     names: Mutex<HashMap<UserId, String>>,
     /// Tables each person pressed a button of, to render again when they
@@ -124,7 +127,96 @@ impl Shared {
 
     /// Asks the effects runner to render something again.
     pub fn rerender(&self, effect: Effect) {
-        let _ = self.local.send(effect);
+        self.notify(Local::Effect(effect));
+    }
+
+    /// Hands the effects runner work from outside the table service.
+    pub fn notify(&self, local: Local) {
+        let _ = self.local.send(local);
+    }
+
+    pub fn is_chat_gone(&self, chat: ChatId) -> bool {
+        lock(&self.gone).contains(&chat)
+    }
+
+    /// Returns whether anything changed.
+    pub fn set_chat_gone(&self, chat: ChatId, gone: bool) -> bool {
+        let mut g = lock(&self.gone);
+        if gone {
+            g.insert(chat)
+        } else {
+            g.remove(&chat)
+        }
+    }
+
+    /// The open tables `user` has a hand message at or pressed a button of.
+    pub async fn tables_of(&self, user: &UserId) -> Vec<TableId> {
+        let mut tables: HashSet<TableId> = self.known_tables_of(user).into_iter().collect();
+        match self
+            .service
+            .store()
+            .open_message_refs(crate::table::Platform::Telegram)
+            .await
+        {
+            Ok(refs) => tables.extend(
+                refs.into_iter()
+                    .filter(|(_, chat, _)| chat == user.as_str())
+                    .map(|(t, _, _)| t),
+            ),
+            Err(e) => tracing::warn!(error = %e, "cannot read message ids"),
+        }
+        let mut tables: Vec<TableId> = tables.into_iter().collect();
+        tables.sort();
+        tables
+    }
+
+    /// The bot cannot reach `user`: an AI player plays their seats in play
+    /// until they come back and take them back (their hand message offers it).
+    pub async fn hand_over(&self, user: &UserId) {
+        for table in self.tables_of(user).await {
+            let r = self
+                .service
+                .submit(crate::table::runtime::Request {
+                    target: crate::table::runtime::Target::Table(table),
+                    actor: crate::table::Actor::System,
+                    command: crate::table::Command::HandToAi { user: user.clone() },
+                    dedup: None,
+                })
+                .await;
+            if let Err(e) = r
+                && e.rejection().is_none()
+            {
+                tracing::error!(error = %e, "handing a seat to the AI player failed");
+            }
+        }
+    }
+
+    /// The bot is out of `chat`: its open table stops, and nothing more is
+    /// sent there.
+    pub async fn chat_gone(&self, chat: ChatId) {
+        if !self.set_chat_gone(chat, true) {
+            return;
+        }
+        self.notify(Local::ChatGone(chat));
+        let Ok(key) =
+            crate::table::ChatKey::new(crate::table::Platform::Telegram, chat.0.to_string())
+        else {
+            return;
+        };
+        let r = self
+            .service
+            .submit(crate::table::runtime::Request {
+                target: crate::table::runtime::Target::Chat(key),
+                actor: crate::table::Actor::System,
+                command: crate::table::Command::Stop,
+                dedup: None,
+            })
+            .await;
+        match r {
+            Ok(_) => tracing::info!(chat = chat.0, "removed from a group; its table stopped"),
+            Err(e) if e.rejection().is_some() => {}
+            Err(e) => tracing::error!(error = %e, "stopping the table of a group the bot left"),
+        }
     }
 
     /// Whether `user` administers `chat` (briefly cached `getChatMember`).
@@ -293,6 +385,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         local: local_tx,
         selections: Mutex::new(HashMap::new()),
         unreachable: Mutex::new(HashSet::new()),
+        gone: Mutex::new(HashSet::new()),
         admins: Mutex::new(HashMap::new()),
         names: Mutex::new(HashMap::new()),
         tables: Mutex::new(HashMap::new()),

@@ -15,11 +15,12 @@ use std::sync::Arc;
 use teloxide::dispatching::UpdateHandler;
 use teloxide::payloads::{AnswerCallbackQuerySetters, SendMessageSetters};
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, ChatId, Message, ParseMode, User};
+use teloxide::types::{CallbackQuery, ChatId, ChatMemberUpdated, Message, ParseMode, User};
 
 use super::bot::Shared;
 use super::callback::{Callback, ChatAction, TableAction};
 use super::deeplink::DeepLink;
+use super::outbox::Local;
 use super::render::{self, Rendered};
 use crate::game::{GameAction, GameKind};
 use crate::i18n::{Args, Key, Lang, key, tr, tr_html};
@@ -37,6 +38,34 @@ pub fn schema() -> UpdateHandler<teloxide::RequestError> {
     dptree::entry()
         .branch(Update::filter_message().endpoint(on_message))
         .branch(Update::filter_callback_query().endpoint(on_callback))
+        .branch(Update::filter_my_chat_member().endpoint(on_my_chat_member))
+}
+
+/// The bot's own membership changed: a person blocked (or unblocked) it in
+/// their private chat, or a group removed (or added) it.
+async fn on_my_chat_member(shared: Arc<Shared>, m: ChatMemberUpdated) -> HandlerResult {
+    let present = m.new_chat_member.kind.is_present();
+    let chat = m.chat.id;
+    if chat.is_user() {
+        let Ok(user) = UserId::new(chat.0.to_string()) else {
+            return Ok(());
+        };
+        if present {
+            if shared.set_unreachable(&user, false) {
+                shared.notify(Local::Returned(user));
+            }
+        } else {
+            if shared.set_unreachable(&user, true) {
+                shared.notify(Local::Unreachable(user.clone()));
+            }
+            shared.hand_over(&user).await;
+        }
+    } else if present {
+        shared.set_chat_gone(chat, false);
+    } else {
+        shared.chat_gone(chat).await;
+    }
+    Ok(())
 }
 
 fn user_id(u: &User) -> Option<UserId> {
@@ -181,6 +210,13 @@ async fn on_message(bot: Bot, shared: Arc<Shared>, upd: Update, msg: Message) ->
             }
         }
         return Ok(());
+    }
+    // Whatever a person writes to the bot, it can message them again.
+    if msg.chat.is_private()
+        && let Some(user) = msg.from.as_ref().and_then(user_id)
+        && shared.set_unreachable(&user, false)
+    {
+        shared.notify(Local::Returned(user));
     }
     let (Some(text), Some(from)) = (msg.text(), msg.from.as_ref()) else {
         return Ok(());
@@ -434,10 +470,6 @@ async fn private_command(
     let Some(user) = user_id(from) else {
         return Ok(());
     };
-    // They wrote to the bot: it can message them again.
-    if shared.set_unreachable(&user, false) {
-        rerender_tables_of(shared, &user).await;
-    }
     match name {
         "start" if !args.is_empty() => {
             let Ok(DeepLink::Join { table, seat }) = DeepLink::parse(args) else {

@@ -36,6 +36,21 @@ use crate::table::{
 };
 use crate::{hearts, kozel};
 
+/// What the handlers ask of the runner, besides the service's effects.
+#[derive(Clone, Debug)]
+pub enum Local {
+    /// Render this (a selection changed, a table to show again).
+    Effect(Effect),
+    /// The bot cannot message this person (they blocked it): their tables
+    /// show it.
+    Unreachable(UserId),
+    /// A person the bot could not reach wrote to it again: their hands are
+    /// posted as fresh messages (the old ones are far up in the chat).
+    Returned(UserId),
+    /// The bot is out of this group: nothing more goes there.
+    ChatGone(ChatId),
+}
+
 /// Which pacer a transmission came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Lane {
@@ -239,6 +254,14 @@ impl Outbox {
                 key::TIMER_AUTO_PLAYED,
                 Args::new().text("name", info.name(lang, *seat)),
             )),
+            Announcement::HandedToAi {
+                player,
+                unreachable: true,
+                ..
+            } => Some(text(
+                key::UNREACHABLE_TO_AI,
+                Args::new().text("name", player.name.clone()),
+            )),
             Announcement::HandedToAi { player, .. } => Some(text(
                 key::TIMER_HANDED_TO_AI,
                 Args::new()
@@ -285,6 +308,16 @@ impl Outbox {
                 let Some(chat) = chat_number(view.chat.id()) else {
                     return;
                 };
+                if self.shared.is_chat_gone(ChatId(chat)) {
+                    self.pending.remove(&view.id);
+                    if view.phase == Phase::Closed {
+                        self.shared.clear_selections(view.id);
+                        self.views.remove(&view.id);
+                    } else {
+                        self.views.insert(view.id, *view);
+                    }
+                    return;
+                }
                 for a in self.pending.remove(&view.id).unwrap_or_default() {
                     if let Some(r) = self.announcement(&view, &a) {
                         self.group.send(chat, r);
@@ -352,6 +385,52 @@ impl Outbox {
             }
             // Timers and AI moves are the service's own business.
             Effect::ArmTimer(_) | Effect::DisarmTimer { .. } | Effect::AiMove(_) => {}
+        }
+    }
+
+    /// Takes in work from the handlers.
+    pub async fn on_local(&mut self, local: Local) {
+        match local {
+            Local::Effect(e) => self.on_effect(e).await,
+            Local::Unreachable(user) => self.show_unreachable(&user).await,
+            Local::Returned(user) => self.returned(&user).await,
+            Local::ChatGone(chat) => {
+                self.group.forget(&chat.0);
+                self.refs.retain(|(c, _), _| *c != chat.0);
+            }
+        }
+    }
+
+    /// Posts the person's hands anew, and their tables without the deep link.
+    async fn returned(&mut self, user: &UserId) {
+        let Some(chat) = chat_number(user.as_str()) else {
+            return;
+        };
+        self.private.forget(&chat);
+        self.refs.retain(|(c, _), _| *c != chat);
+        let mut tables = self.shared.tables_of(user).await;
+        for v in self.views.values() {
+            if v.seats
+                .iter()
+                .any(|(_, s)| s.person().is_some_and(|p| &p.id == user))
+                && !tables.contains(&v.id)
+            {
+                tables.push(v.id);
+            }
+        }
+        for id in tables {
+            let Ok(Some(t)) = self.shared.service.table(id).await else {
+                continue;
+            };
+            if t.phase() == Phase::Closed {
+                continue;
+            }
+            let view = t.view();
+            let hand = t.seat_of(user).and_then(|s| t.hand_view(s));
+            self.on_effect(Effect::RenderTable(Box::new(view))).await;
+            if let Some(h) = hand {
+                self.on_effect(Effect::RenderHand(Box::new(h))).await;
+            }
         }
     }
 
@@ -442,12 +521,18 @@ impl Outbox {
                         }
                     }
                     Failure::Unreachable if done.lane == Lane::Private => {
-                        if let Ok(user) = UserId::new(chat.to_string()) {
-                            self.mark_unreachable(user).await;
+                        if let Ok(user) = UserId::new(chat.to_string())
+                            && self.shared.set_unreachable(&user, true)
+                        {
+                            self.show_unreachable(&user).await;
+                            let shared = self.shared.clone();
+                            tokio::spawn(async move { shared.hand_over(&user).await });
                         }
                     }
                     Failure::Unreachable => {
                         tracing::info!(chat, "the bot cannot write to this group any more");
+                        let shared = self.shared.clone();
+                        tokio::spawn(async move { shared.chat_gone(ChatId(chat)).await });
                     }
                     Failure::Rejected => tracing::warn!(chat, "Telegram refused an output"),
                     _ => {}
@@ -462,10 +547,8 @@ impl Outbox {
     }
 
     /// The bot cannot message `user`: their tables show them a deep link.
-    async fn mark_unreachable(&mut self, user: UserId) {
-        if !self.shared.set_unreachable(&user, true) {
-            return;
-        }
+    async fn show_unreachable(&mut self, user: &UserId) {
+        let user = user.clone();
         let tables: Vec<TableId> = self
             .views
             .values()
@@ -543,7 +626,7 @@ async fn deliver(
 pub async fn run(
     mut outbox: Outbox,
     mut effects: mpsc::UnboundedReceiver<Effect>,
-    mut local: mpsc::UnboundedReceiver<Effect>,
+    mut local: mpsc::UnboundedReceiver<Local>,
     mut stop: watch::Receiver<bool>,
     drain_for: Duration,
 ) {
@@ -565,7 +648,7 @@ pub async fn run(
         };
         tokio::select! {
             Some(e) = effects.recv() => outbox.on_effect(e).await,
-            Some(e) = local.recv() => outbox.on_effect(e).await,
+            Some(l) = local.recv() => outbox.on_local(l).await,
             Some(d) = outbox.done_rx.recv() => outbox.on_done(d).await,
             _ = sleep => {}
             r = stop.changed(), if stopping_since.is_none() => {

@@ -742,3 +742,55 @@ async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_the
         .unwrap();
     w.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
+    use kozyr::fakebot::OutputKind;
+    use kozyr::table::{Awaited, Effect, TimerSpec};
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "/kozel").await;
+    let t = w.table(id).await;
+    let seat = t.awaiting()[0];
+    let i = seat.index();
+    // Let the start's output settle.
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.dm(i))
+                .last()
+                .filter(|m| m.keyboard.is_some())
+                .map(drop)
+        })
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let group_sends = |w: &World| {
+        w.fake
+            .outputs(w.group)
+            .iter()
+            .filter(|o| o.kind == OutputKind::Send)
+            .count()
+    };
+    let sends_before = group_sends(&w);
+    let dm_before = w.fake.messages(w.dm(i)).len();
+    let shared = w.running().shared();
+    let spec = TimerSpec {
+        table: id,
+        chat: t.chat().clone(),
+        deadline: shared.service.now().plus_secs(15),
+        remind_at: None,
+        awaiting: vec![Awaited {
+            seat,
+            player: t.seats()[seat].person().cloned(),
+        }],
+    };
+    shared.rerender(Effect::Remind(Box::new(spec)));
+    let reminder = w
+        .fake
+        .wait_for(WAIT, |f| f.messages(w.dm(i)).get(dm_before).cloned())
+        .await
+        .unwrap();
+    assert!(reminder.text.contains("10 s left"), "{}", reminder.text);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(group_sends(&w), sends_before, "no new group message");
+    w.stop().await;
+}

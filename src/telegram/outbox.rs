@@ -356,31 +356,34 @@ impl Outbox {
                 self.pending.entry(table).or_default().push(announcement);
             }
             Effect::Remind(spec) => {
-                let Some(chat) = chat_number(spec.chat.id()) else {
-                    return;
-                };
+                // Not a new group message: the group may get about 20
+                // outputs a minute, shared by every table message edit. The
+                // table message shows the time left (one edit, latest wins),
+                // and the awaited person is reminded in their own chat.
                 let Some(view) = self.view_of(spec.table).await else {
                     return;
                 };
-                let lang = view.settings.lang;
+                Box::pin(self.on_effect(Effect::RenderTable(Box::new(view.clone())))).await;
                 let left = time_left(spec.deadline, self.shared.service.now());
-                for a in &spec.awaiting {
-                    if let Some(p) = &a.player {
-                        let text = tr_html(
-                            lang,
-                            key::TIMER_REMINDER,
-                            &Args::new()
-                                .text("name", p.name.clone())
-                                .num("seconds", render::shown_seconds(left)),
-                        );
-                        self.group.send(
-                            chat,
-                            Rendered {
-                                text,
-                                keyboard: Default::default(),
-                            },
-                        );
+                for p in spec.awaiting.iter().filter_map(|a| a.player.as_ref()) {
+                    if self.shared.is_unreachable(&p.id) {
+                        continue;
                     }
+                    let Some(chat) = chat_number(p.id.as_str()) else {
+                        continue;
+                    };
+                    let text = tr_html(
+                        p.lang,
+                        key::TIMER_REMINDER_DM,
+                        &Args::new().num("seconds", render::shown_seconds(left)),
+                    );
+                    self.private.send(
+                        chat,
+                        Rendered {
+                            text,
+                            keyboard: Default::default(),
+                        },
+                    );
                 }
             }
             // Timers and AI moves are the service's own business.

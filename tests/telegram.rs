@@ -794,3 +794,85 @@ async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
     assert_eq!(group_sends(&w), sends_before, "no new group message");
     w.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
+    let mut w = World::new().await;
+    w.stop().await;
+    let base = w.config();
+    let (db, api, token) = (
+        format!("sqlite://{}", w.dir.path().join("kozyr.db").display()),
+        base.api_url.clone().unwrap(),
+        w.fake.token(),
+    );
+    let config = Config::from_lookup(|k| match k {
+        "TELOXIDE_TOKEN" => Some(token.clone()),
+        "DATABASE_URL" => Some(db.clone()),
+        "TELOXIDE_API_URL" => Some(api.clone()),
+        "WEBHOOK_URL" => Some("https://bot.example.org/telegram/hook".into()),
+        "WEBHOOK_LISTEN" => Some("127.0.0.1:0".into()),
+        "WEBHOOK_SECRET" => Some("s3cret_token-1".into()),
+        _ => None,
+    })
+    .unwrap();
+    let bot = start(&config, tuning()).await.unwrap();
+    let addr = bot.webhook_addr().expect("listening");
+    assert_eq!(
+        w.fake.webhook(),
+        Some((
+            "https://bot.example.org/telegram/hook".to_owned(),
+            Some("s3cret_token-1".to_owned())
+        )),
+        "setWebhook with the secret"
+    );
+
+    // Ann asks for /help in her chat with the bot.
+    w.fake.start_bot(w.users[0], None).unwrap();
+    let uid = w.users[0].0;
+    let update = serde_json::json!({
+        "update_id": 900,
+        "message": {
+            "message_id": 77,
+            "date": 1_700_000_000,
+            "chat": {"id": uid, "type": "private", "first_name": "Ann"},
+            "from": {"id": uid, "is_bot": false, "first_name": "Ann", "language_code": "en"},
+            "text": "/help",
+            "entities": [{"type": "bot_command", "offset": 0, "length": 5}]
+        }
+    });
+    let http = reqwest::Client::new();
+    let hook = format!("http://{addr}/telegram/hook");
+    let before = w.fake.messages(w.dm(0)).len();
+    let post = |secret: Option<&'static str>| {
+        let mut req = http.post(&hook).json(&update);
+        if let Some(s) = secret {
+            req = req.header("X-Telegram-Bot-Api-Secret-Token", s);
+        }
+        req.send()
+    };
+    assert_eq!(post(None).await.unwrap().status(), 403);
+    assert_eq!(post(Some("wrong")).await.unwrap().status(), 403);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        w.fake.messages(w.dm(0)).len(),
+        before,
+        "nothing from refused posts"
+    );
+    assert_eq!(post(Some("s3cret_token-1")).await.unwrap().status(), 200);
+    w.fake
+        .wait_for(WAIT, |f| (f.messages(w.dm(0)).len() > before).then_some(()))
+        .await
+        .unwrap();
+    // Another path is not the webhook.
+    let other = http
+        .post(format!("http://{addr}/other"))
+        .header("X-Telegram-Bot-Api-Secret-Token", "s3cret_token-1")
+        .json(&update)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 404);
+    bot.stop().await;
+    // The server stopped with the bot.
+    assert!(http.post(&hook).send().await.is_err());
+}

@@ -135,6 +135,11 @@ fn params(uri: &Uri, headers: &HeaderMap, body: &Bytes) -> Result<Map<String, Va
         }
     } else if content_type.starts_with("application/x-www-form-urlencoded") {
         form(&mut p, body);
+    } else if let Some(boundary) = content_type
+        .strip_prefix("multipart/form-data")
+        .and_then(|rest| rest.split("boundary=").nth(1))
+    {
+        p.extend(multipart_fields(body, boundary.trim_matches('"'))?);
     } else {
         return Err(ApiFailure::new(
             400,
@@ -142,6 +147,28 @@ fn params(uri: &Uri, headers: &HeaderMap, body: &Bytes) -> Result<Map<String, Va
         ));
     }
     Ok(p)
+}
+
+/// The text fields of a `multipart/form-data` body (teloxide sends
+/// `setWebhook` that way, since it may carry a certificate file).
+fn multipart_fields(body: &[u8], boundary: &str) -> Result<Map<String, Value>, ApiFailure> {
+    let bad = || ApiFailure::new(400, "Bad Request: malformed multipart body");
+    let body = std::str::from_utf8(body).map_err(|_| bad())?;
+    let mut fields = Map::new();
+    for part in body.split(&format!("--{boundary}")).skip(1) {
+        if part.starts_with("--") {
+            break;
+        }
+        let (head, value) = part.split_once("\r\n\r\n").ok_or_else(bad)?;
+        let name = head
+            .split("name=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .ok_or_else(bad)?;
+        let value = value.strip_suffix("\r\n").unwrap_or(value);
+        fields.insert(name.to_owned(), Value::String(value.to_owned()));
+    }
+    Ok(fields)
 }
 
 async fn handle(

@@ -356,6 +356,11 @@ impl FakeBot {
         self.read(|w| w.member_status(chat, user))
     }
 
+    /// The webhook's URL and secret, as the bot last set them.
+    pub fn webhook(&self) -> Option<(String, Option<String>)> {
+        self.read(|w| w.webhook())
+    }
+
     /// Whether the bot may write to `user` (started and not blocked).
     pub fn has_started(&self, user: UserId) -> bool {
         self.read(|w| w.has_started(user))

@@ -131,6 +131,7 @@ pub(crate) struct World {
     commands: Vec<CommandList>,
     faults: Vec<Fault>,
     webhook: Option<String>,
+    webhook_secret: Option<String>,
     /// Bumped by every getUpdates; an older poll that sees a newer one is terminated (409).
     pub poll_generation: u64,
 }
@@ -193,6 +194,7 @@ impl World {
             commands: Vec::new(),
             faults: Vec::new(),
             webhook: None,
+            webhook_secret: None,
             poll_generation: 0,
         }
     }
@@ -827,6 +829,11 @@ impl World {
             .collect()
     }
 
+    /// The webhook's URL and secret, as `setWebhook` last set them.
+    pub fn webhook(&self) -> Option<(String, Option<String>)> {
+        Some((self.webhook.clone()?, self.webhook_secret.clone()))
+    }
+
     pub fn webhook_active(&self) -> bool {
         self.webhook.is_some()
     }
@@ -852,6 +859,7 @@ impl World {
             "setWebhook" => {
                 let url = str_param(p, "url").unwrap_or_default();
                 self.webhook = (!url.is_empty()).then_some(url);
+                self.webhook_secret = str_param(p, "secret_token");
                 Ok(json!(true))
             }
             "sendMessage" => self.send_message(p, now),

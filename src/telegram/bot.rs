@@ -293,10 +293,13 @@ pub enum BotError {
     ApiUrl(String),
     #[error("the bot has no username (is the token a bot's?)")]
     NoUsername,
-    #[error(
-        "webhook mode (WEBHOOK_URL) is not supported yet; unset WEBHOOK_URL to use long polling"
-    )]
-    WebhookUnsupported,
+    #[error("WEBHOOK_URL is malformed: {0}")]
+    WebhookUrl(String),
+    #[error("cannot listen on WEBHOOK_LISTEN {addr}: {error}")]
+    WebhookListen {
+        addr: std::net::SocketAddr,
+        error: std::io::Error,
+    },
 }
 
 /// A started bot.
@@ -305,6 +308,8 @@ pub struct RunningBot {
     store: Store,
     shutdown: ShutdownToken,
     dispatcher: Option<JoinHandle<()>>,
+    /// The webhook server, in webhook mode.
+    webhook: Option<(std::net::SocketAddr, JoinHandle<()>)>,
     outbox: JoinHandle<()>,
     stop_outbox: watch::Sender<bool>,
 }
@@ -312,6 +317,11 @@ pub struct RunningBot {
 impl RunningBot {
     pub fn shared(&self) -> &Arc<Shared> {
         &self.shared
+    }
+
+    /// Where the webhook server listens, in webhook mode.
+    pub fn webhook_addr(&self) -> Option<std::net::SocketAddr> {
+        self.webhook.as_ref().map(|(a, _)| *a)
     }
 
     /// A handle that stops the dispatcher (for signal handlers).
@@ -343,6 +353,10 @@ impl RunningBot {
         if let Some(d) = self.dispatcher {
             let _ = d.await;
         }
+        // The dispatcher stopped the listener, which ends the server.
+        if let Some((_, server)) = self.webhook {
+            let _ = server.await;
+        }
         self.shared.service.shutdown().await;
         let _ = self.stop_outbox.send(true);
         let _ = self.outbox.await;
@@ -353,9 +367,6 @@ impl RunningBot {
 /// Starts the bot: opens the store, starts the table service and the
 /// effects runner, registers the command menus and starts polling.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
-    if let UpdateMode::Webhook { .. } = config.update_mode {
-        return Err(BotError::WebhookUnsupported);
-    }
     let mut bot = Bot::new(config.token.expose());
     if let Some(url) = &config.api_url {
         let url = url::Url::parse(url).map_err(|e| BotError::ApiUrl(e.to_string()))?;
@@ -408,24 +419,67 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         ))
         .build();
     let shutdown = dispatcher.shutdown_token();
-    let listener = Polling::builder(bot.clone())
-        .timeout(tuning.poll_timeout)
-        .delete_webhook()
-        .await
-        .build();
-    let dispatcher = tokio::spawn(async move {
-        dispatcher
-            .dispatch_with_listener(
-                listener,
-                LoggingErrorHandler::with_custom_text("getUpdates failed"),
-            )
-            .await;
-    });
+    let mut webhook = None;
+    let dispatcher = match &config.update_mode {
+        UpdateMode::LongPolling => {
+            let listener = Polling::builder(bot.clone())
+                .timeout(tuning.poll_timeout)
+                .delete_webhook()
+                .await
+                .build();
+            tokio::spawn(async move {
+                dispatcher
+                    .dispatch_with_listener(
+                        listener,
+                        LoggingErrorHandler::with_custom_text("getUpdates failed"),
+                    )
+                    .await;
+            })
+        }
+        UpdateMode::Webhook {
+            url,
+            listen,
+            secret,
+        } => {
+            use teloxide::payloads::SetWebhookSetters;
+            let url = url::Url::parse(url).map_err(|e| BotError::WebhookUrl(e.to_string()))?;
+            let hook = super::webhook::bind(*listen, url.path(), secret.clone())
+                .await
+                .map_err(|error| BotError::WebhookListen {
+                    addr: *listen,
+                    error,
+                })?;
+            let server = tokio::spawn(async move {
+                if let Err(e) = hook.serve.await {
+                    tracing::error!(error = %e, "the webhook server failed");
+                }
+            });
+            let mut set = bot.set_webhook(url);
+            if let Some(s) = secret {
+                set = set.secret_token(s.clone());
+            }
+            if let Err(e) = set.await {
+                server.abort();
+                return Err(e.into());
+            }
+            webhook = Some((hook.local_addr, server));
+            let listener = hook.listener;
+            tokio::spawn(async move {
+                dispatcher
+                    .dispatch_with_listener(
+                        listener,
+                        LoggingErrorHandler::with_custom_text("webhook listener failed"),
+                    )
+                    .await;
+            })
+        }
+    };
     Ok(RunningBot {
         shared,
         store,
         shutdown,
         dispatcher: Some(dispatcher),
+        webhook,
         outbox,
         stop_outbox: stop_tx,
     })
@@ -451,7 +505,10 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
 /// `kozyr run`: runs until SIGINT or SIGTERM, touching the heartbeat file.
 pub async fn run(config: Config, heartbeat: std::path::PathBuf) -> Result<(), BotError> {
     let mut running = start(&config, Tuning::default()).await?;
-    tracing::info!(bot = %config.token, "kozyr is running (long polling)");
+    match running.webhook_addr() {
+        Some(addr) => tracing::info!(bot = %config.token, %addr, "kozyr is running (webhook)"),
+        None => tracing::info!(bot = %config.token, "kozyr is running (long polling)"),
+    }
     let token = running.shutdown_token();
     let signals = tokio::spawn(async move {
         wait_for_signal().await;

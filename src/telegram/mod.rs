@@ -13,3 +13,4 @@ pub mod handlers;
 pub mod outbox;
 pub mod pacing;
 pub mod render;
+pub mod webhook;

@@ -4,6 +4,8 @@
 
 pub mod ai;
 pub mod cards;
+pub mod config;
 pub mod game;
+pub mod health;
 pub mod kozel;
 pub mod sim;

@@ -1,0 +1,318 @@
+//! The bot's configuration, from the environment (and a `.env` file, loaded
+//! by `main`). Every variable is listed in `.env.example`.
+//!
+//! Parsing takes a lookup function rather than reading the process
+//! environment, so tests can feed it anything.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// A Telegram bot token. Its `Debug` and `Display` never show the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// Checks the shape BotFather gives tokens: `<bot id>:<secret>`.
+    ///
+    /// ```
+    /// use kozyr::config::Token;
+    /// assert!(Token::parse("123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11").is_ok());
+    /// assert!(Token::parse("not a token").is_err());
+    /// assert_eq!(format!("{:?}", Token::parse("1:abcdefghijklmnopqrstuvwxyz0123456789").unwrap()), "Token(1:***)");
+    /// ```
+    pub fn parse(s: &str) -> Result<Token, &'static str> {
+        let s = s.trim();
+        let (id, secret) = s.split_once(':').ok_or("expected <bot id>:<secret>")?;
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("the part before ':' must be the bot's numeric id");
+        }
+        if secret.len() < 30
+            || !secret
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err("the part after ':' must be the secret BotFather gave you");
+        }
+        Ok(Token(s.to_string()))
+    }
+
+    /// The token itself, for the Telegram client only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The bot's numeric id, the part of the token that is not secret.
+    pub fn bot_id(&self) -> &str {
+        self.0.split_once(':').map_or("", |(id, _)| id)
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Token({}:***)", self.bot_id())
+    }
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:***", self.bot_id())
+    }
+}
+
+/// How the bot receives updates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UpdateMode {
+    LongPolling,
+    Webhook {
+        /// The public HTTPS URL Telegram posts to.
+        url: String,
+        /// The local address to listen on.
+        listen: SocketAddr,
+        /// Checked against `X-Telegram-Bot-Api-Secret-Token`.
+        secret: Option<String>,
+    },
+}
+
+/// SQLite's `synchronous` setting for the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synchronous {
+    Full,
+    Normal,
+}
+
+/// Everything `kozyr run` needs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub token: Token,
+    pub database_url: String,
+    /// A self-hosted Bot API server (or a test's fake one).
+    pub api_url: Option<String>,
+    pub log: String,
+    /// Language for chats and players whose language is unknown.
+    pub default_language: String,
+    /// The turn timer of new tables; `None` is "no limit".
+    pub default_turn_timer: Option<Duration>,
+    pub synchronous: Synchronous,
+    pub update_mode: UpdateMode,
+}
+
+/// A variable that is missing or malformed; the message names it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{0} is not set (see .env.example)")]
+    Missing(&'static str),
+    #[error("{var} is malformed: {why}")]
+    Malformed { var: &'static str, why: String },
+}
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://kozyr.db";
+pub const LANGUAGES: [&str; 4] = ["en", "ru", "pt", "ro"];
+
+impl Config {
+    /// Reads the configuration through `var`, e.g. `|k| std::env::var(k).ok()`.
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let get = |k: &str| {
+            var(k)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let bad = |var: &'static str, why: String| ConfigError::Malformed { var, why };
+
+        let token = get("TELOXIDE_TOKEN").ok_or(ConfigError::Missing("TELOXIDE_TOKEN"))?;
+        let token = Token::parse(&token).map_err(|why| bad("TELOXIDE_TOKEN", why.into()))?;
+
+        let database_url = get("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.into());
+        if !database_url.starts_with("sqlite:") {
+            return Err(bad("DATABASE_URL", "expected sqlite://PATH".into()));
+        }
+        let api_url = get("TELOXIDE_API_URL");
+        if let Some(u) = &api_url
+            && !(u.starts_with("http://") || u.starts_with("https://"))
+        {
+            return Err(bad("TELOXIDE_API_URL", "expected an http(s) URL".into()));
+        }
+        let default_language = get("KOZYR_LANGUAGE").unwrap_or_else(|| "en".into());
+        if !LANGUAGES.contains(&default_language.as_str()) {
+            return Err(bad(
+                "KOZYR_LANGUAGE",
+                format!("expected one of {}", LANGUAGES.join(", ")),
+            ));
+        }
+        let default_turn_timer = match get("KOZYR_TURN_SECONDS").as_deref() {
+            None => Some(Duration::from_secs(60)),
+            Some("0") | Some("none") | Some("off") => None,
+            Some(s) => match s.parse::<u64>() {
+                Ok(n) if (10..=3600).contains(&n) => Some(Duration::from_secs(n)),
+                _ => {
+                    return Err(bad(
+                        "KOZYR_TURN_SECONDS",
+                        "expected 10-3600 seconds, or 0 for no limit".into(),
+                    ));
+                }
+            },
+        };
+        let synchronous = match get("KOZYR_SQLITE_SYNCHRONOUS")
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("full") => Synchronous::Full,
+            Some("normal") => Synchronous::Normal,
+            Some(_) => {
+                return Err(bad(
+                    "KOZYR_SQLITE_SYNCHRONOUS",
+                    "expected full or normal".into(),
+                ));
+            }
+        };
+        let update_mode = match get("WEBHOOK_URL") {
+            None => UpdateMode::LongPolling,
+            Some(url) => {
+                if !url.starts_with("https://") {
+                    return Err(bad(
+                        "WEBHOOK_URL",
+                        "Telegram only posts to https:// URLs".into(),
+                    ));
+                }
+                let listen = get("WEBHOOK_LISTEN").unwrap_or_else(|| "0.0.0.0:8443".into());
+                let listen = listen.parse().map_err(|_| {
+                    bad(
+                        "WEBHOOK_LISTEN",
+                        "expected an address such as 0.0.0.0:8443".into(),
+                    )
+                })?;
+                let secret = get("WEBHOOK_SECRET");
+                if let Some(s) = &secret
+                    && (s.len() > 256
+                        || !s
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+                {
+                    return Err(bad(
+                        "WEBHOOK_SECRET",
+                        "1-256 characters of A-Z a-z 0-9 _ -".into(),
+                    ));
+                }
+                UpdateMode::Webhook {
+                    url,
+                    listen,
+                    secret,
+                }
+            }
+        };
+        Ok(Config {
+            token,
+            database_url,
+            api_url,
+            log: get("RUST_LOG").unwrap_or_else(|| "info".into()),
+            default_language,
+            default_turn_timer,
+            synchronous,
+            update_mode,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    const TOKEN: &str = "123456789:AAE-abcdefghijklmnopqrstuvwxyz_012";
+
+    fn check(vars: &[(&str, &str)], expect: Result<(), &str>) -> Option<Config> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let got = Config::from_lookup(|k| map.get(k).cloned());
+        match (&got, expect) {
+            (Ok(_), Ok(())) => {}
+            (Err(e), Err(want)) => assert_eq!(e.to_string(), want),
+            _ => panic!("{vars:?}: expected {expect:?}, got {got:?}"),
+        }
+        got.ok()
+    }
+
+    #[test]
+    fn variables() {
+        check(&[], Err("TELOXIDE_TOKEN is not set (see .env.example)"));
+        check(
+            &[("TELOXIDE_TOKEN", "  ")],
+            Err("TELOXIDE_TOKEN is not set (see .env.example)"),
+        );
+        check(
+            &[("TELOXIDE_TOKEN", "abc:def")],
+            Err("TELOXIDE_TOKEN is malformed: the part before ':' must be the bot's numeric id"),
+        );
+        check(
+            &[("TELOXIDE_TOKEN", "12:short")],
+            Err(
+                "TELOXIDE_TOKEN is malformed: the part after ':' must be the secret BotFather gave you",
+            ),
+        );
+        let c = check(&[("TELOXIDE_TOKEN", TOKEN)], Ok(())).unwrap();
+        assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(c.update_mode, UpdateMode::LongPolling);
+        assert_eq!(c.default_turn_timer, Some(Duration::from_secs(60)));
+        assert_eq!(c.synchronous, Synchronous::Full);
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("DATABASE_URL", "postgres://x")],
+            Err("DATABASE_URL is malformed: expected sqlite://PATH"),
+        );
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_LANGUAGE", "de")],
+            Err("KOZYR_LANGUAGE is malformed: expected one of en, ru, pt, ro"),
+        );
+        let c = check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_TURN_SECONDS", "0")],
+            Ok(()),
+        )
+        .unwrap();
+        assert_eq!(c.default_turn_timer, None);
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_TURN_SECONDS", "5")],
+            Err("KOZYR_TURN_SECONDS is malformed: expected 10-3600 seconds, or 0 for no limit"),
+        );
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("WEBHOOK_URL", "http://x")],
+            Err("WEBHOOK_URL is malformed: Telegram only posts to https:// URLs"),
+        );
+        let c = check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("WEBHOOK_URL", "https://bot.example/hook"),
+                ("WEBHOOK_SECRET", "s3cret"),
+            ],
+            Ok(()),
+        )
+        .unwrap();
+        assert!(
+            matches!(c.update_mode, UpdateMode::Webhook { ref secret, .. } if secret.as_deref() == Some("s3cret"))
+        );
+        check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("WEBHOOK_URL", "https://x/"),
+                ("WEBHOOK_LISTEN", "nope"),
+            ],
+            Err("WEBHOOK_LISTEN is malformed: expected an address such as 0.0.0.0:8443"),
+        );
+        check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("KOZYR_SQLITE_SYNCHRONOUS", "off"),
+            ],
+            Err("KOZYR_SQLITE_SYNCHRONOUS is malformed: expected full or normal"),
+        );
+    }
+
+    #[test]
+    fn the_token_never_shows() {
+        let c = check(&[("TELOXIDE_TOKEN", TOKEN)], Ok(())).unwrap();
+        let shown = format!("{c:?} {}", c.token);
+        assert!(!shown.contains("AAE-abc"), "{shown}");
+        assert!(shown.contains("123456789"));
+    }
+}

@@ -1,0 +1,79 @@
+//! A shell-free container health check. The running bot touches a heartbeat
+//! file while its update loop is alive; `kozyr healthcheck` (the Docker
+//! `HEALTHCHECK`) succeeds only while that file is fresh.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// How often the bot touches the heartbeat file.
+pub const BEAT_EVERY: Duration = Duration::from_secs(10);
+/// A heartbeat older than this means the bot is stuck or gone.
+pub const STALE_AFTER: Duration = Duration::from_secs(60);
+
+/// The heartbeat file: `KOZYR_HEALTH_FILE`, or `kozyr.alive` beside the database.
+pub fn heartbeat_path(health_file: Option<&str>, database_url: &str) -> PathBuf {
+    if let Some(p) = health_file.filter(|p| !p.trim().is_empty()) {
+        return PathBuf::from(p);
+    }
+    let db = database_url
+        .strip_prefix("sqlite://")
+        .or_else(|| database_url.strip_prefix("sqlite:"))
+        .unwrap_or(database_url);
+    let db = db.split('?').next().unwrap_or(db);
+    Path::new(db)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("kozyr.alive"), |dir| dir.join("kozyr.alive"))
+}
+
+/// Records that the bot is alive now.
+pub fn beat(path: &Path) -> std::io::Result<()> {
+    std::fs::write(path, b"alive\n")
+}
+
+/// Why the health check failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Unhealthy {
+    #[error("no heartbeat at {0}: is the bot running?")]
+    Missing(PathBuf),
+    #[error("the last heartbeat is {0:?} old")]
+    Stale(Duration),
+}
+
+/// Checks the heartbeat against `now`.
+pub fn check(path: &Path, now: SystemTime) -> Result<(), Unhealthy> {
+    let modified = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map_err(|_| Unhealthy::Missing(path.to_path_buf()))?;
+    let age = now.duration_since(modified).unwrap_or_default();
+    if age > STALE_AFTER {
+        Err(Unhealthy::Stale(age))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heartbeat_lives_beside_the_database() {
+        let p = |h, d| heartbeat_path(h, d).display().to_string();
+        assert_eq!(p(None, "sqlite:///data/kozyr.db"), "/data/kozyr.alive");
+        assert_eq!(p(None, "sqlite://kozyr.db"), "kozyr.alive");
+        assert_eq!(p(None, "sqlite://dir/k.db?mode=rwc"), "dir/kozyr.alive");
+        assert_eq!(p(Some("/tmp/x"), "sqlite://kozyr.db"), "/tmp/x");
+    }
+
+    #[test]
+    fn fresh_stale_and_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kozyr.alive");
+        assert!(matches!(check(&path, SystemTime::now()), Err(Unhealthy::Missing(_))));
+        beat(&path).unwrap();
+        assert!(check(&path, SystemTime::now()).is_ok());
+        let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(5);
+        assert!(matches!(check(&path, later), Err(Unhealthy::Stale(_))));
+    }
+}

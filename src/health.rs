@@ -23,7 +23,10 @@ pub fn heartbeat_path(health_file: Option<&str>, database_url: &str) -> PathBuf 
     Path::new(db)
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("kozyr.alive"), |dir| dir.join("kozyr.alive"))
+        .map_or_else(
+            || PathBuf::from("kozyr.alive"),
+            |dir| dir.join("kozyr.alive"),
+        )
 }
 
 /// Records that the bot is alive now.
@@ -70,7 +73,10 @@ mod tests {
     fn fresh_stale_and_missing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kozyr.alive");
-        assert!(matches!(check(&path, SystemTime::now()), Err(Unhealthy::Missing(_))));
+        assert!(matches!(
+            check(&path, SystemTime::now()),
+            Err(Unhealthy::Missing(_))
+        ));
         beat(&path).unwrap();
         assert!(check(&path, SystemTime::now()).is_ok());
         let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(5);

@@ -7,5 +7,6 @@ pub mod cards;
 pub mod config;
 pub mod game;
 pub mod health;
+pub mod hearts;
 pub mod kozel;
 pub mod sim;

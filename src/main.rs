@@ -7,7 +7,8 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use kozyr::ai::arena::{self, ArenaOptions};
 use kozyr::ai::{AgentConfig, Budget};
-use kozyr::game::GameKind;
+use kozyr::game::{GameKind, GameOptions};
+use kozyr::hearts::HeartsOptions;
 use kozyr::sim::{self, SimOptions};
 
 /// kozyr: Kozel and Hearts for chat groups.
@@ -77,6 +78,12 @@ struct SimulateArgs {
     /// The table id written into the records.
     #[arg(long, default_value = "sim")]
     table: String,
+    /// Hearts: a player who takes all 26 points scores 0 and the others 26.
+    #[arg(long)]
+    shoot_the_moon: bool,
+    /// Hearts: the game ends when someone reaches this score.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    end_score: u32,
 }
 
 fn main() -> ExitCode {
@@ -104,6 +111,12 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
         series: args.series,
         seed: args.seed,
         players,
+        options: GameOptions {
+            hearts: HeartsOptions {
+                shoot_the_moon: args.shoot_the_moon,
+                end_score: args.end_score,
+            },
+        },
         table: args.table,
     };
     let file = File::create(&args.out)

@@ -313,6 +313,7 @@ fn simulated_records_obey_every_rule() {
         series: 300,
         seed: 11,
         players: ["random", "random", "random", "random"].map(String::from),
+        options: Default::default(),
         table: "check".into(),
     };
     let mut out = Vec::new();
@@ -360,6 +361,7 @@ fn same_arguments_same_bytes() {
         series: 20,
         seed: 99,
         players: ["random", "random", "random", "random"].map(String::from),
+        options: Default::default(),
         table: "t".into(),
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());

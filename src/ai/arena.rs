@@ -33,6 +33,8 @@ pub struct ArenaOptions {
 pub enum ArenaError {
     #[error(transparent)]
     UnknownAgent(#[from] UnknownAgent),
+    #[error("there are no agents for {} yet", .0.as_str())]
+    NoAgents(GameKind),
     #[error("{player} at seat {seat} chose an illegal action: {error}")]
     IllegalChoice {
         player: String,
@@ -235,5 +237,6 @@ impl fmt::Display for ArenaReport {
 pub fn run(opts: &ArenaOptions) -> Result<ArenaReport, ArenaError> {
     match opts.game {
         GameKind::Kozel => kozel(opts).map(ArenaReport::Kozel),
+        GameKind::Hearts => Err(ArenaError::NoAgents(opts.game)),
     }
 }

@@ -2,11 +2,12 @@
 //! one JSON deal record per line. The record format is a contract other
 //! tools read; see `docs/RECORDS.md`.
 
+pub mod hearts;
 pub mod kozel;
 
 use std::io::Write;
 
-use crate::game::GameKind;
+use crate::game::{GameKind, GameOptions};
 
 /// Why a simulation could not run.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +29,8 @@ pub struct SimOptions {
     pub series: u32,
     pub seed: u64,
     pub players: [String; 4],
+    /// The game's options (Hearts: moon, end score).
+    pub options: GameOptions,
     /// The table id written into the records.
     pub table: String,
 }
@@ -43,6 +46,7 @@ pub struct Summary {
 pub fn run(opts: &SimOptions, out: &mut dyn Write) -> Result<Summary, SimError> {
     match opts.game {
         GameKind::Kozel => kozel::run(opts, out),
+        GameKind::Hearts => hearts::run(opts, out),
     }
 }
 

@@ -267,6 +267,7 @@ fn deterministic_mode_gives_identical_matches() {
             series: 1,
             seed: 5,
             players: ["heuristic", "random", "heuristic", "random"].map(String::from),
+            options: Default::default(),
             table: "t".into(),
         };
         crate::sim::run(&opts, &mut out).unwrap();

@@ -150,6 +150,7 @@ fn run_arena(args: ArenaArgs) -> Result<(), String> {
         series: args.series,
         seed: args.seed,
         config: AgentConfig { budget },
+        options: GameOptions::default(),
         jobs: args.jobs,
     };
     let started = Instant::now();

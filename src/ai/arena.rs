@@ -9,9 +9,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use super::hearts::{self as hearts_ai, HeartsAgent};
 use super::kozel::{self as kozel_ai, DealLog, KozelAgent};
 use super::{AgentConfig, Estimate, UnknownAgent, percentile};
-use crate::game::GameKind;
+use crate::game::{GameKind, GameOptions};
+use crate::hearts::Match;
 use crate::kozel::{RuleError, Series, Team};
 use crate::sim::derive_seed;
 
@@ -24,6 +26,8 @@ pub struct ArenaOptions {
     pub series: u32,
     pub seed: u64,
     pub config: AgentConfig,
+    /// The game's options (Hearts: moon, end score).
+    pub options: GameOptions,
     /// Threads playing series side by side.
     pub jobs: usize,
 }
@@ -33,8 +37,14 @@ pub struct ArenaOptions {
 pub enum ArenaError {
     #[error(transparent)]
     UnknownAgent(#[from] UnknownAgent),
-    #[error("there are no agents for {} yet", .0.as_str())]
-    NoAgents(GameKind),
+    #[error("a player thread crashed")]
+    Crashed,
+    #[error("{player} at seat {seat} chose an illegal Hearts action: {error}")]
+    IllegalHeartsChoice {
+        player: String,
+        seat: usize,
+        error: crate::hearts::RuleError,
+    },
     #[error("{player} at seat {seat} chose an illegal action: {error}")]
     IllegalChoice {
         player: String,
@@ -134,45 +144,19 @@ pub fn kozel(opts: &ArenaOptions) -> Result<KozelReport, ArenaError> {
     for name in &opts.players {
         kozel_ai::agent_with(name, 0, &opts.config)?;
     }
-    let next = AtomicU32::new(1);
-    let outcomes: Mutex<Vec<Option<Result<SeriesOutcome, ArenaError>>>> =
-        Mutex::new((0..opts.series).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..opts.jobs.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let n = next.fetch_add(1, Ordering::Relaxed);
-                    if n > opts.series {
-                        break;
-                    }
-                    let outcome = kozel_series(opts, n);
-                    if let Ok(mut all) = outcomes.lock() {
-                        all[(n - 1) as usize] = Some(outcome);
-                    }
-                }
-            });
-        }
-    });
-    let outcomes = outcomes.into_inner().unwrap_or_default();
+    let outcomes = play_all(opts, |n| kozel_series(opts, n))?;
     let mut wins = [0u32; 2];
     let mut won = Vec::new();
     let mut defeat: [Vec<f64>; 2] = Default::default();
     let mut took: Vec<(String, Vec<Duration>)> = Vec::new();
-    for outcome in outcomes.into_iter().flatten() {
-        let o = outcome?;
+    for o in outcomes {
         wins[o.goat.other().index()] += 1;
         won.push(if o.goat.index() == 1 { 1.0 } else { 0.0 });
         for d in &o.deals {
             defeat[0].push(f64::from(d[0]));
             defeat[1].push(f64::from(d[1]));
         }
-        for (seat, t) in o.took.into_iter().enumerate() {
-            let name = &opts.players[seat];
-            match took.iter_mut().find(|(n, _)| n == name) {
-                Some((_, all)) => all.extend(t),
-                None => took.push((name.clone(), t)),
-            }
-        }
+        pool_timing(&mut took, &opts.players, o.took);
     }
     Ok(KozelReport {
         players: opts.players.clone(),
@@ -183,6 +167,53 @@ pub fn kozel(opts: &ArenaOptions) -> Result<KozelReport, ArenaError> {
         defeat_points: [Estimate::of(&defeat[0]), Estimate::of(&defeat[1])],
         timing: took.into_iter().map(|(n, t)| Timing::of(&n, t)).collect(),
     })
+}
+
+/// Plays series 1 to `opts.series` on `opts.jobs` threads; the outcomes
+/// come back in series order, whichever thread played them.
+fn play_all<T: Send>(
+    opts: &ArenaOptions,
+    play: impl Fn(u32) -> Result<T, ArenaError> + Sync,
+) -> Result<Vec<T>, ArenaError> {
+    let next = AtomicU32::new(1);
+    let slots: Mutex<Vec<Option<Result<T, ArenaError>>>> =
+        Mutex::new((0..opts.series).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    if n > opts.series {
+                        break;
+                    }
+                    let outcome = play(n);
+                    if let Ok(mut all) = slots.lock() {
+                        all[(n - 1) as usize] = Some(outcome);
+                    }
+                }
+            });
+        }
+    });
+    let slots = slots.into_inner().map_err(|_| ArenaError::Crashed)?;
+    slots
+        .into_iter()
+        .map(|o| o.unwrap_or(Err(ArenaError::Crashed)))
+        .collect()
+}
+
+/// Adds each seat's decision times to its player's pool.
+fn pool_timing(
+    pools: &mut Vec<(String, Vec<Duration>)>,
+    players: &[String; 4],
+    took: [Vec<Duration>; 4],
+) {
+    for (seat, t) in took.into_iter().enumerate() {
+        let name = &players[seat];
+        match pools.iter_mut().find(|(n, _)| n == name) {
+            Some((_, all)) => all.extend(t),
+            None => pools.push((name.clone(), t)),
+        }
+    }
 }
 
 fn kozel_series(opts: &ArenaOptions, n: u32) -> Result<SeriesOutcome, ArenaError> {
@@ -223,12 +254,14 @@ fn kozel_series(opts: &ArenaOptions, n: u32) -> Result<SeriesOutcome, ArenaError
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArenaReport {
     Kozel(KozelReport),
+    Hearts(HeartsReport),
 }
 
 impl fmt::Display for ArenaReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ArenaReport::Kozel(r) => r.fmt(f),
+            ArenaReport::Hearts(r) => r.fmt(f),
         }
     }
 }
@@ -237,6 +270,129 @@ impl fmt::Display for ArenaReport {
 pub fn run(opts: &ArenaOptions) -> Result<ArenaReport, ArenaError> {
     match opts.game {
         GameKind::Kozel => kozel(opts).map(ArenaReport::Kozel),
-        GameKind::Hearts => Err(ArenaError::NoAgents(opts.game)),
+        GameKind::Hearts => hearts(opts).map(ArenaReport::Hearts),
     }
+}
+
+/// The result of a Hearts match: fewer points is better.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeartsReport {
+    pub players: [String; 4],
+    pub games: u32,
+    pub deals: u64,
+    /// Points per deal each seat scored.
+    pub points: [Estimate; 4],
+    /// When two kinds of player share the table: per deal, the mean points
+    /// of the first kind's seats minus the second's (negative: the first
+    /// takes fewer), as `(first, second, difference)`.
+    pub difference: Option<(String, String, Estimate)>,
+    pub timing: Vec<Timing>,
+}
+
+impl fmt::Display for HeartsReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "hearts: {} games, {} deals; players {}",
+            self.games,
+            self.deals,
+            self.players.join(",")
+        )?;
+        for (seat, e) in self.points.iter().enumerate() {
+            writeln!(
+                f,
+                "points per deal, seat {seat} ({}): {e:.3}",
+                self.players[seat]
+            )?;
+        }
+        if let Some((a, b, d)) = &self.difference {
+            writeln!(f, "points per deal, {a} minus {b} (same deals): {d:.3}")?;
+        }
+        for t in &self.timing {
+            writeln!(f, "time per decision, {t}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One Hearts game's outcome: each deal's points by seat.
+struct GameOutcome {
+    deals: Vec<[u32; 4]>,
+    took: [Vec<Duration>; 4],
+}
+
+/// Plays a Hearts match.
+pub fn hearts(opts: &ArenaOptions) -> Result<HeartsReport, ArenaError> {
+    for name in &opts.players {
+        hearts_ai::agent_with(name, 0, &opts.config)?;
+    }
+    let outcomes = play_all(opts, |n| hearts_game(opts, n))?;
+    let mut points: [Vec<f64>; 4] = Default::default();
+    let mut took = Vec::new();
+    let mut kinds: Vec<&String> = Vec::new();
+    for p in &opts.players {
+        if !kinds.contains(&p) {
+            kinds.push(p);
+        }
+    }
+    let mut difference = Vec::new();
+    for o in outcomes {
+        for deal in &o.deals {
+            for seat in 0..4 {
+                points[seat].push(f64::from(deal[seat]));
+            }
+            if let [a, b] = kinds[..] {
+                let mean = |kind: &String| {
+                    let seats: Vec<usize> = (0..4).filter(|&s| &opts.players[s] == kind).collect();
+                    seats.iter().map(|&s| f64::from(deal[s])).sum::<f64>() / seats.len() as f64
+                };
+                difference.push(mean(a) - mean(b));
+            }
+        }
+        pool_timing(&mut took, &opts.players, o.took);
+    }
+    Ok(HeartsReport {
+        players: opts.players.clone(),
+        games: opts.series,
+        deals: points[0].len() as u64,
+        points: [0, 1, 2, 3].map(|s| Estimate::of(&points[s])),
+        difference: match kinds[..] {
+            [a, b] => Some((a.clone(), b.clone(), Estimate::of(&difference))),
+            _ => None,
+        },
+        timing: took.into_iter().map(|(n, t)| Timing::of(&n, t)).collect(),
+    })
+}
+
+fn hearts_game(opts: &ArenaOptions, n: u32) -> Result<GameOutcome, ArenaError> {
+    let mut agents: [Box<dyn HeartsAgent>; 4] = {
+        let make = |seat: usize| {
+            let seed = derive_seed(opts.seed, u64::from(n), seat as u64 + 1);
+            hearts_ai::agent_with(&opts.players[seat], seed, &opts.config)
+        };
+        [make(0)?, make(1)?, make(2)?, make(3)?]
+    };
+    let seed = crate::sim::hearts::game_seed(opts.seed, n);
+    let mut game = Match::new(opts.options.hearts, seed);
+    let mut log = hearts_ai::DealLog::default();
+    let mut events = Vec::new();
+    let mut took: [Vec<Duration>; 4] = Default::default();
+    while let Some((seat, action)) = hearts_ai::next_move(&game, &log, &mut agents, |d| {
+        if d.options > 1 {
+            took[d.seat.index()].push(d.took);
+        }
+    }) {
+        events.clear();
+        game.apply_into(seat, action, &mut events)
+            .map_err(|error| ArenaError::IllegalHeartsChoice {
+                player: opts.players[seat.index()].clone(),
+                seat: seat.index(),
+                error,
+            })?;
+        log.record(&events);
+    }
+    Ok(GameOutcome {
+        deals: game.results().iter().map(|r| r.points.0).collect(),
+        took,
+    })
 }

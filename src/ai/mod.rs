@@ -3,6 +3,7 @@
 //! state, so it cannot peek. `docs/AI.md` describes how they play.
 
 pub mod arena;
+pub mod hearts;
 pub mod kozel;
 mod stats;
 

@@ -252,6 +252,7 @@ fn deterministic_mode_gives_identical_matches() {
         series: 2,
         seed: 99,
         config: AgentConfig::deterministic(2),
+        options: Default::default(),
         jobs,
     };
     let strip = |r: arena::KozelReport| (r.wins, r.deals, r.defeat_points);

@@ -146,12 +146,10 @@ pub fn kozel(opts: &ArenaOptions) -> Result<KozelReport, ArenaError> {
     }
     let outcomes = play_all(opts, |n| kozel_series(opts, n))?;
     let mut wins = [0u32; 2];
-    let mut won = Vec::new();
     let mut defeat: [Vec<f64>; 2] = Default::default();
     let mut took: Vec<(String, Vec<Duration>)> = Vec::new();
     for o in outcomes {
         wins[o.goat.other().index()] += 1;
-        won.push(if o.goat.index() == 1 { 1.0 } else { 0.0 });
         for d in &o.deals {
             defeat[0].push(f64::from(d[0]));
             defeat[1].push(f64::from(d[1]));
@@ -163,7 +161,7 @@ pub fn kozel(opts: &ArenaOptions) -> Result<KozelReport, ArenaError> {
         series: wins[0] + wins[1],
         deals: defeat[0].len() as u64,
         wins,
-        win_rate: Estimate::of(&won),
+        win_rate: Estimate::share(wins[0] as usize, (wins[0] + wins[1]) as usize),
         defeat_points: [Estimate::of(&defeat[0]), Estimate::of(&defeat[1])],
         timing: took.into_iter().map(|(n, t)| Timing::of(&n, t)).collect(),
     })

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cards::Seat;
+use crate::cards::{Card, CardSet, PerSeat, Seat};
 use crate::{hearts, kozel};
 
 /// Which game a table plays.
@@ -167,6 +167,207 @@ impl Game {
         match self {
             Game::Kozel(s) => GameView::Kozel(s.view(seat)),
             Game::Hearts(m) => GameView::Hearts(m.view(seat)),
+        }
+    }
+
+    /// What everyone at the table may see: a view with no hand in it.
+    ///
+    /// The view's own-seat fields are meaningless here (Kozel: `seat` is 0,
+    /// `hand` and `my_passed` are empty); front-ends render the public
+    /// table message from it.
+    pub fn public_view(&self) -> GameView {
+        match self {
+            Game::Kozel(s) => {
+                let mut v = s.view(Seat::ALL[0]);
+                v.deal.hand = CardSet::EMPTY;
+                v.deal.my_passed = CardSet::EMPTY;
+                GameView::Kozel(v)
+            }
+            Game::Hearts(m) => {
+                let mut v = m.view(Seat::ALL[0]);
+                v.deal.hand = CardSet::EMPTY;
+                v.deal.passed = None;
+                v.deal.received = None;
+                GameView::Hearts(v)
+            }
+        }
+    }
+
+    /// The move played for `seat` when its turn timer runs out: the one
+    /// that gives away least. Kozel: lead the lowest single card, or pass
+    /// the lowest cards. Hearts: play the lowest legal card; pass the three
+    /// most dangerous cards. `None` when `seat` is not awaited.
+    ///
+    /// ```
+    /// use kozyr::game::{Game, GameKind, GameOptions};
+    /// let game = Game::new(GameKind::Kozel, GameOptions::default(), 9);
+    /// let seat = game.awaiting()[0];
+    /// let safe = game.safe_action(seat).unwrap();
+    /// assert!(game.legal_actions(seat).contains(&safe));
+    /// assert_eq!(game.safe_action(seat.next()), None);
+    /// ```
+    pub fn safe_action(&self, seat: Seat) -> Option<GameAction> {
+        if !self.awaiting().contains(&seat) {
+            return None;
+        }
+        let safe = match self {
+            Game::Kozel(s) => kozel_safe_action(s, seat).map(GameAction::Kozel),
+            Game::Hearts(m) => hearts_safe_action(m, seat).map(GameAction::Hearts),
+        };
+        let legal = self.legal_actions(seat);
+        // The rule above always yields a legal move; should an engine change
+        // break that, any legal move is still better than a stuck table.
+        match safe {
+            Some(a) if legal.contains(&a) => Some(a),
+            _ => legal.first().copied(),
+        }
+    }
+
+    /// How the series went for each seat, once it is over.
+    pub fn series_outcome(&self) -> Option<SeriesOutcome> {
+        match self {
+            Game::Kozel(s) => {
+                let goat = s.goat()?;
+                let lost = PerSeat::from_fn(|seat| kozel::Team::of(seat) == goat);
+                Some(SeriesOutcome {
+                    won: lost.map(|l| !l),
+                    goat: lost,
+                    points: None,
+                })
+            }
+            Game::Hearts(m) => {
+                let ranking = m.ranking()?;
+                let mut won = PerSeat::<bool>::default();
+                for standing in ranking {
+                    won[standing.seat] = standing.place == 1;
+                }
+                let totals = m.totals();
+                Some(SeriesOutcome {
+                    won,
+                    goat: PerSeat::default(),
+                    points: Some(totals.map(|&t| i32::try_from(t).unwrap_or(i32::MAX))),
+                })
+            }
+        }
+    }
+}
+
+/// Kozel's timeout move: cards ordered by what they are worth to keep —
+/// points first, then trumps above plain cards, then rank.
+fn kozel_safe_action(series: &kozel::Series, seat: Seat) -> Option<kozel::Action> {
+    let deal = series.deal();
+    let trump = deal.trump();
+    let key = |c: &Card| {
+        let rank = kozel::strength(c.rank()).unwrap_or(0);
+        (kozel::points(*c), c.suit() == trump, rank)
+    };
+    let mut hand: Vec<Card> = deal.hand(seat).iter().collect();
+    hand.sort_by_key(key);
+    let width = series.view(seat).deal.width as usize;
+    if width == 0 {
+        hand.first()
+            .map(|&c| kozel::Action::Lead(CardSet::single(c)))
+    } else {
+        (hand.len() >= width).then(|| kozel::Action::Pass(hand[..width].iter().collect()))
+    }
+}
+
+/// Hearts' timeout move: the lowest legal card (points break ties, so a
+/// heart goes after a plain card of its rank); when passing, the three
+/// cards most likely to take points.
+fn hearts_safe_action(game: &hearts::Match, seat: Seat) -> Option<hearts::Action> {
+    let deal = game.deal();
+    let danger = |c: &Card| (c.rank(), hearts::points(*c));
+    match deal.phase() {
+        hearts::Phase::Passing => {
+            let mut hand: Vec<Card> = deal.hand(seat).iter().collect();
+            hand.sort_by_key(|c| std::cmp::Reverse(danger(c)));
+            let n = hearts::PASS_SIZE as usize;
+            (hand.len() >= n).then(|| hearts::Action::PassCards(hand[..n].iter().collect()))
+        }
+        _ => deal
+            .legal_plays(seat)
+            .iter()
+            .min_by_key(danger)
+            .map(hearts::Action::Play),
+    }
+}
+
+/// The stage of a game an event closes, for announcements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Milestone {
+    Trick,
+    Deal,
+    Series,
+}
+
+/// How one finished deal went for each seat, for statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DealOutcome {
+    /// Seats on the side that won the deal (none when nobody won).
+    pub won: PerSeat<bool>,
+    /// Kozel's 60–60 "eggs".
+    pub eggs: bool,
+}
+
+/// How a finished series went for each seat, for statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeriesOutcome {
+    pub won: PerSeat<bool>,
+    /// Kozel: the losing team is the goat.
+    pub goat: PerSeat<bool>,
+    /// Final scores, for games that keep them (Hearts).
+    pub points: Option<PerSeat<i32>>,
+}
+
+impl GameEvent {
+    /// Whether this event closes a trick, a deal or the series.
+    pub fn milestone(&self) -> Option<Milestone> {
+        match self {
+            GameEvent::Kozel(kozel::Event::Trick { .. }) => Some(Milestone::Trick),
+            GameEvent::Kozel(kozel::Event::DealOver(_)) => Some(Milestone::Deal),
+            GameEvent::Kozel(kozel::Event::SeriesOver { .. }) => Some(Milestone::Series),
+            GameEvent::Kozel(_) => None,
+            GameEvent::Hearts(hearts::Event::Trick { .. }) => Some(Milestone::Trick),
+            GameEvent::Hearts(hearts::Event::DealOver { .. }) => Some(Milestone::Deal),
+            GameEvent::Hearts(hearts::Event::GameOver { .. }) => Some(Milestone::Series),
+            GameEvent::Hearts(_) => None,
+        }
+    }
+
+    /// Who took the trick this event closes, and the points in it.
+    pub fn trick_taken(&self) -> Option<(Seat, u32)> {
+        match self {
+            GameEvent::Kozel(kozel::Event::Trick { winner, points, .. })
+            | GameEvent::Hearts(hearts::Event::Trick { winner, points }) => {
+                Some((*winner, *points))
+            }
+            _ => None,
+        }
+    }
+
+    /// The result of a deal, if this event scores one.
+    pub fn deal_outcome(&self) -> Option<DealOutcome> {
+        match self {
+            GameEvent::Kozel(kozel::Event::DealOver(r)) => {
+                let [a, b] = r.team_points;
+                let winner = (a != b).then(|| kozel::Team::ALL[usize::from(b > a)]);
+                Some(DealOutcome {
+                    won: PerSeat::from_fn(|s| Some(kozel::Team::of(s)) == winner),
+                    eggs: r.eggs,
+                })
+            }
+            GameEvent::Kozel(_) => None,
+            // A Hearts deal is won by whoever scored least in it.
+            GameEvent::Hearts(hearts::Event::DealOver { deal_points, .. }) => {
+                let least = deal_points.0.iter().copied().min().unwrap_or(0);
+                Some(DealOutcome {
+                    won: deal_points.map(|&p| p == least),
+                    eggs: false,
+                })
+            }
+            GameEvent::Hearts(_) => None,
         }
     }
 }

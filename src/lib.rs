@@ -5,8 +5,13 @@
 pub mod ai;
 pub mod cards;
 pub mod config;
+pub mod fakebot;
 pub mod game;
 pub mod health;
 pub mod hearts;
+pub mod i18n;
 pub mod kozel;
 pub mod sim;
+pub mod store;
+pub mod table;
+pub mod telegram;

@@ -16,11 +16,18 @@ use kozyr::sim::{self, SimOptions};
 #[command(version, about)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the Telegram bot (the default). Configuration from the
+    /// environment and a `.env` file; see `.env.example`.
+    Run,
+    /// Exit 0 while the running bot's heartbeat is fresh (Docker HEALTHCHECK).
+    Healthcheck,
+    /// Write a chat's tables and deal records as JSON lines.
+    Export(ExportArgs),
     /// Play whole series between built-in players and write deal records (JSON lines).
     Simulate(SimulateArgs),
     /// Play matches between built-in players and print the result with a 95% confidence interval.
@@ -51,6 +58,16 @@ struct ArenaArgs {
     /// Series played side by side on this many threads.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+}
+
+#[derive(Args, Debug)]
+struct ExportArgs {
+    /// The chat, as platform:id (e.g. telegram:-1001234567890).
+    #[arg(long)]
+    chat: String,
+    /// Where to write the JSON lines.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -89,8 +106,11 @@ struct SimulateArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Simulate(args) => simulate(args),
-        Command::Arena(args) => run_arena(args),
+        None | Some(Command::Run) => run(),
+        Some(Command::Healthcheck) => healthcheck(),
+        Some(Command::Export(args)) => export(args),
+        Some(Command::Simulate(args)) => simulate(args),
+        Some(Command::Arena(args)) => run_arena(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -99,6 +119,78 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn config() -> Result<kozyr::config::Config, String> {
+    // A missing .env is fine; the environment may hold everything.
+    let _ = dotenvy::dotenv();
+    kozyr::config::Config::from_lookup(|k| std::env::var(k).ok()).map_err(|e| e.to_string())
+}
+
+fn heartbeat(database_url: &str) -> PathBuf {
+    kozyr::health::heartbeat_path(
+        std::env::var("KOZYR_HEALTH_FILE").ok().as_deref(),
+        database_url,
+    )
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))
+}
+
+fn run() -> Result<(), String> {
+    let config = config()?;
+    // The HTTP client's own logs can carry request URLs, which hold the
+    // token: they stay at warnings whatever RUST_LOG says.
+    let filter = tracing_subscriber::EnvFilter::try_new(format!(
+        "{},reqwest=warn,hyper=warn,hyper_util=warn",
+        config.log
+    ))
+    .map_err(|e| format!("RUST_LOG is malformed: {e}"))?;
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+    let beat = heartbeat(&config.database_url);
+    runtime()?
+        .block_on(kozyr::telegram::bot::run(config, beat))
+        .map_err(|e| e.to_string())
+}
+
+fn healthcheck() -> Result<(), String> {
+    let _ = dotenvy::dotenv();
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| kozyr::config::DEFAULT_DATABASE_URL.to_owned());
+    kozyr::health::check(&heartbeat(&url), std::time::SystemTime::now()).map_err(|e| e.to_string())
+}
+
+fn export(args: ExportArgs) -> Result<(), String> {
+    let _ = dotenvy::dotenv();
+    let (platform, id) = args
+        .chat
+        .split_once(':')
+        .ok_or("--chat must be platform:id, e.g. telegram:-100123")?;
+    let platform = kozyr::table::Platform::ALL
+        .into_iter()
+        .find(|p| p.as_str() == platform)
+        .ok_or_else(|| format!("unknown platform `{platform}`"))?;
+    let chat = kozyr::table::ChatKey::new(platform, id).map_err(|e| e.to_string())?;
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| kozyr::config::DEFAULT_DATABASE_URL.to_owned());
+    let file = File::create(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let mut out = BufWriter::new(file);
+    runtime()?.block_on(async {
+        let store = kozyr::store::Store::open(&kozyr::store::StoreOptions::new(url))
+            .await
+            .map_err(|e| e.to_string())?;
+        let r = store.export_chat(&chat, &mut out).await;
+        store.close().await;
+        r.map_err(|e| e.to_string())
+    })?;
+    std::io::Write::flush(&mut out).map_err(|e| e.to_string())?;
+    println!("{}", args.out.display());
+    Ok(())
 }
 
 fn simulate(args: SimulateArgs) -> Result<(), String> {

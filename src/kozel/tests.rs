@@ -611,7 +611,7 @@ proptest! {
                 series.deal().assert_invariants();
             }
             // Every enumerated action is accepted.
-            for &la in legal.iter().take(3) {
+            for &la in &legal {
                 let mut probe = deal.clone();
                 prop_assert!(probe.apply(s, la).is_ok());
             }

@@ -1,0 +1,369 @@
+//! SQLite persistence for the table service: snapshots, the append-only
+//! event log, de-duplication keys, statistics.
+//!
+//! One writer connection commits; a small pool reads. Writes go through
+//! [`Store::commit`], which hands a prepared [`Commit`] to the writer task
+//! and returns once its transaction is durable (WAL, `synchronous = FULL`
+//! by default). The writer groups whatever commits are waiting into one
+//! SQLite transaction, each in its own savepoint: a commit that fails its
+//! checks rolls back alone, and every caller hears only after the
+//! transaction holding its writes has committed. See `docs/ARCHITECTURE.md` (Table service and store).
+
+mod export;
+mod messages;
+mod stats;
+mod writer;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{ConnectOptions, FromRow};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::config::Synchronous;
+use crate::table::{
+    ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId, Timestamp, Transition,
+};
+
+pub use stats::PlayerStats;
+pub use writer::Commit;
+
+/// The migrations in `migrations/`, embedded at build time.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!();
+
+/// How to open the database.
+#[derive(Clone, Debug)]
+pub struct StoreOptions {
+    /// `sqlite://PATH`; the file is created if missing.
+    pub url: String,
+    pub synchronous: Synchronous,
+    /// How long a statement waits for a lock held by another connection.
+    pub busy_timeout: Duration,
+    /// Connections for reads (the writer has its own).
+    pub readers: u32,
+}
+
+impl StoreOptions {
+    /// Durable defaults: `synchronous = FULL`, a 5 s busy timeout.
+    pub fn new(url: impl Into<String>) -> StoreOptions {
+        StoreOptions {
+            url: url.into(),
+            synchronous: Synchronous::Full,
+            busy_timeout: Duration::from_secs(5),
+            readers: 4,
+        }
+    }
+
+    /// The database of a bot's configuration (`DATABASE_URL`,
+    /// `KOZYR_SQLITE_SYNCHRONOUS`).
+    pub fn from_config(config: &crate::config::Config) -> StoreOptions {
+        StoreOptions {
+            synchronous: config.synchronous,
+            ..StoreOptions::new(config.database_url.clone())
+        }
+    }
+
+    fn connect_options(&self) -> Result<SqliteConnectOptions, StoreError> {
+        let sync = match self.synchronous {
+            Synchronous::Full => SqliteSynchronous::Full,
+            Synchronous::Normal => SqliteSynchronous::Normal,
+        };
+        Ok(SqliteConnectOptions::from_str(&self.url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(sync)
+            .busy_timeout(self.busy_timeout)
+            .foreign_keys(true)
+            .disable_statement_logging())
+    }
+}
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("stored data is damaged: {0}")]
+    Corrupt(String),
+    #[error("table {0} was changed by someone else (version conflict)")]
+    Conflict(TableId),
+    #[error("command `{0}` was already applied")]
+    Duplicate(String),
+    #[error("the store is closed")]
+    Closed,
+    #[error("cannot write: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> StoreError {
+        StoreError::Corrupt(e.to_string())
+    }
+}
+
+/// A command applied before, found by its de-duplication key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub table: Option<TableId>,
+    /// The versions its events gave the table (empty range if none).
+    pub first_version: u64,
+    pub last_version: u64,
+}
+
+/// A handle on the database; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    reader: SqlitePool,
+    writer: mpsc::UnboundedSender<writer::Job>,
+}
+
+#[derive(FromRow)]
+struct SnapshotRow {
+    id: i64,
+    version: i64,
+    snapshot: String,
+}
+
+#[derive(FromRow)]
+struct ChatRow {
+    platform: String,
+    chat_id: String,
+    phase: String,
+}
+
+#[derive(FromRow)]
+struct EventRow {
+    version: i64,
+    event: String,
+}
+
+#[derive(FromRow)]
+struct CommandRow {
+    table_id: Option<i64>,
+    first_version: i64,
+    last_version: i64,
+}
+
+fn version_of(v: i64) -> Result<u64, StoreError> {
+    u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("negative version {v}")))
+}
+
+impl Store {
+    /// Opens (creating if needed) the database, applies pending migrations
+    /// and starts the writer task. Needs a Tokio runtime.
+    pub async fn open(options: &StoreOptions) -> Result<Store, StoreError> {
+        let connect = options.connect_options()?;
+        let mut conn = connect.connect().await?;
+        MIGRATOR.run(&mut conn).await?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(options.readers.max(1))
+            .connect_with(connect)
+            .await?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(writer::run(conn, rx));
+        Ok(Store { reader, writer: tx })
+    }
+
+    /// Commits a transition; returns once it is durable. A table whose
+    /// stored version is not the one the transition started from fails
+    /// the whole commit with [`StoreError::Conflict`], a known `dedup` key
+    /// with [`StoreError::Duplicate`]; either way nothing was written.
+    pub async fn commit(
+        &self,
+        transition: &Transition,
+        dedup: Option<&str>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let commit = Commit::new(transition, dedup, now)?;
+        self.commit_prepared(commit).await
+    }
+
+    /// Commits a [`Commit`] prepared earlier (off the caller's critical path).
+    pub async fn commit_prepared(&self, commit: Commit) -> Result<(), StoreError> {
+        let (reply, done) = oneshot::channel();
+        self.writer
+            .send(writer::Job::commit(commit, reply))
+            .map_err(|_| StoreError::Closed)?;
+        done.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// The chat's open table, if it has one.
+    pub async fn open_table(&self, chat: &ChatKey) -> Result<Option<Table>, StoreError> {
+        let row: Option<SnapshotRow> = sqlx::query_as(
+            "SELECT id, version, snapshot FROM tables
+             WHERE platform = ? AND chat_id = ? AND phase <> 'closed'",
+        )
+        .bind(chat.platform().as_str())
+        .bind(chat.id())
+        .fetch_optional(&self.reader)
+        .await?;
+        match row {
+            Some(row) => self.decode(row).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Any table, open or closed.
+    pub async fn table(&self, id: TableId) -> Result<Option<Table>, StoreError> {
+        let row: Option<SnapshotRow> =
+            sqlx::query_as("SELECT id, version, snapshot FROM tables WHERE id = ?")
+                .bind(id.0)
+                .fetch_optional(&self.reader)
+                .await?;
+        match row {
+            Some(row) => self.decode(row).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A stored snapshot as a table. A snapshot of an older
+    /// [`SNAPSHOT_FORMAT`] is rebuilt from the table's log instead; the next
+    /// commit stores it in the current format.
+    async fn decode(&self, row: SnapshotRow) -> Result<Table, StoreError> {
+        let id = TableId(row.id);
+        let version = version_of(row.version)?;
+        let mut table: Table = serde_json::from_str(&row.snapshot)?;
+        if table.format() != SNAPSHOT_FORMAT {
+            table = self
+                .replay(id)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt(format!("table {id} has no log")))?;
+        }
+        if table.version() != version || table.id() != id {
+            return Err(StoreError::Corrupt(format!(
+                "table {id}: the snapshot is table {} at version {}, the row at version {version}",
+                table.id(),
+                table.version(),
+            )));
+        }
+        Ok(table)
+    }
+
+    /// The chat a table belongs to now, and its phase.
+    pub async fn chat_of(&self, id: TableId) -> Result<Option<(ChatKey, Phase)>, StoreError> {
+        let row: Option<ChatRow> =
+            sqlx::query_as("SELECT platform, chat_id, phase FROM tables WHERE id = ?")
+                .bind(id.0)
+                .fetch_optional(&self.reader)
+                .await?;
+        let Some(row) = row else { return Ok(None) };
+        let platform = Platform::from_str(&row.platform)
+            .map_err(|e| StoreError::Corrupt(format!("table {id}: {e}")))?;
+        let chat = ChatKey::new(platform, row.chat_id)
+            .map_err(|e| StoreError::Corrupt(format!("table {id}: {e}")))?;
+        let phase = Phase::from_str(&row.phase).map_err(StoreError::Corrupt)?;
+        Ok(Some((chat, phase)))
+    }
+
+    /// Every open table's id, oldest first.
+    pub async fn open_table_ids(&self) -> Result<Vec<TableId>, StoreError> {
+        let ids: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM tables WHERE phase <> 'closed' ORDER BY id")
+                .fetch_all(&self.reader)
+                .await?;
+        Ok(ids.into_iter().map(TableId).collect())
+    }
+
+    /// The largest table id ever given, if any.
+    pub async fn max_table_id(&self) -> Result<Option<TableId>, StoreError> {
+        let id: Option<i64> = sqlx::query_scalar("SELECT max(id) FROM tables")
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(id.map(TableId))
+    }
+
+    /// The command recorded under `key`, if one was applied.
+    pub async fn recorded(&self, key: &str) -> Result<Option<Recorded>, StoreError> {
+        let row: Option<CommandRow> = sqlx::query_as(
+            "SELECT table_id, first_version, last_version FROM commands WHERE dedup_key = ?",
+        )
+        .bind(key)
+        .fetch_optional(&self.reader)
+        .await?;
+        row.map(|r| {
+            Ok(Recorded {
+                table: r.table_id.map(TableId),
+                first_version: version_of(r.first_version)?,
+                last_version: version_of(r.last_version)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// A table's logged events with versions in `from..=to`, in order.
+    pub async fn events_between(
+        &self,
+        table: TableId,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<(u64, TableEvent)>, StoreError> {
+        let rows: Vec<EventRow> = sqlx::query_as(
+            "SELECT version, event FROM table_events
+             WHERE table_id = ? AND version BETWEEN ? AND ? ORDER BY version",
+        )
+        .bind(table.0)
+        .bind(i64::try_from(from).unwrap_or(i64::MAX))
+        .bind(i64::try_from(to).unwrap_or(i64::MAX))
+        .fetch_all(&self.reader)
+        .await?;
+        rows.into_iter()
+            .map(|r| Ok((version_of(r.version)?, serde_json::from_str(&r.event)?)))
+            .collect()
+    }
+
+    /// A table's whole event log, in order.
+    pub async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
+        self.events_between(table, 1, u64::MAX).await
+    }
+
+    /// Rebuilds a table from its event log (see [`Table::replay`]). The log
+    /// must be gapless from version 1.
+    pub async fn replay(&self, table: TableId) -> Result<Option<Table>, StoreError> {
+        let events = self.events(table).await?;
+        if events.is_empty() {
+            return Ok(None);
+        }
+        if let Some((i, (v, _))) = events
+            .iter()
+            .enumerate()
+            .find(|(i, (v, _))| *v != *i as u64 + 1)
+        {
+            return Err(StoreError::Corrupt(format!(
+                "table {table}: event {} has version {v}",
+                i + 1
+            )));
+        }
+        Table::replay(events.iter().map(|(_, e)| e))
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("table {table}: {e}")))
+    }
+
+    /// Forgets de-duplication keys recorded before `before`: platforms
+    /// redeliver an update for minutes, not days.
+    pub async fn prune_commands(&self, before: Timestamp) -> Result<u64, StoreError> {
+        let r = sqlx::query("DELETE FROM commands WHERE at < ?")
+            .bind(before.millis())
+            .execute(&self.reader)
+            .await?;
+        Ok(r.rows_affected())
+    }
+
+    /// Waits for the writer to finish what it was given and closes the
+    /// database's connections.
+    pub async fn close(self) {
+        let Store { reader, writer } = self;
+        let (reply, done) = oneshot::channel();
+        if writer.send(writer::Job::close(reply)).is_ok() {
+            let _ = done.await;
+        }
+        reader.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests;

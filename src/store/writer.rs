@@ -1,0 +1,608 @@
+//! The writer task: the only connection that writes, committing in groups.
+//!
+//! With `synchronous = FULL` every COMMIT waits for the disk (milliseconds
+//! here), so one transaction per command would cap the service at a few
+//! hundred commands a second. Instead the writer takes every commit that
+//! queued up while the previous transaction was syncing and writes them in
+//! one transaction, each inside its own savepoint. A commit that fails its
+//! checks (a version conflict, a known de-duplication key) is rolled back
+//! to its savepoint alone; an unexpected error rolls the whole transaction
+//! back and the commits are retried one transaction each, so one bad commit
+//! never takes others down with it. Callers hear back only after COMMIT.
+
+use sqlx::sqlite::SqliteConnection;
+use sqlx::{Connection, Sqlite, Transaction};
+use tokio::sync::{mpsc, oneshot};
+
+use super::StoreError;
+use crate::table::{
+    ChatKey, Counters, Lang, Player, TableEvent, Timestamp, Transition, stats_delta,
+};
+
+/// Commits written in one transaction at most. Bounds the transaction's
+/// size and the wait of the first commit in a long queue.
+const MAX_GROUP: usize = 256;
+
+/// A transition serialized for the writer. Building it (JSON encoding)
+/// happens on the caller's task, not the writer's.
+#[derive(Debug)]
+pub struct Commit {
+    at: i64,
+    dedup: Option<DedupRow>,
+    tables: Vec<TableWrite>,
+    moved_chat: Option<(ChatKey, ChatKey)>,
+    players: Vec<PlayerWrite>,
+    stats: Vec<StatsWrite>,
+    chat_lang: Option<(ChatKey, Lang)>,
+    message_ref: Option<MessageRefWrite>,
+}
+
+#[derive(Debug)]
+struct MessageRefWrite {
+    platform: &'static str,
+    table_id: i64,
+    chat_id: String,
+    /// `None` forgets the message.
+    message_id: Option<i64>,
+}
+
+#[derive(Debug)]
+struct PlayerWrite {
+    platform: &'static str,
+    player: Player,
+}
+
+/// Counters to add; `user: None` is the chat's row.
+#[derive(Debug)]
+struct StatsWrite {
+    platform: &'static str,
+    chat_id: String,
+    game: &'static str,
+    user: Option<String>,
+    add: Counters,
+}
+
+#[derive(Debug)]
+struct DedupRow {
+    key: String,
+    table_id: Option<i64>,
+    first_version: i64,
+    last_version: i64,
+}
+
+#[derive(Debug)]
+struct TableWrite {
+    id: i64,
+    before: Option<i64>,
+    version: i64,
+    platform: &'static str,
+    chat_id: String,
+    game: &'static str,
+    phase: &'static str,
+    deadline: Option<i64>,
+    snapshot: String,
+    created_at: i64,
+    events: Vec<EventWrite>,
+}
+
+#[derive(Debug)]
+struct EventWrite {
+    version: i64,
+    kind: &'static str,
+    json: String,
+}
+
+fn to_i64(v: u64) -> Result<i64, StoreError> {
+    i64::try_from(v).map_err(|_| StoreError::Corrupt(format!("version {v} out of range")))
+}
+
+impl Commit {
+    /// Serializes what `transition` changed, under de-duplication key `dedup`.
+    pub fn new(
+        transition: &Transition,
+        dedup: Option<&str>,
+        now: Timestamp,
+    ) -> Result<Commit, StoreError> {
+        let mut tables = Vec::with_capacity(transition.changes.len());
+        let mut players = Vec::new();
+        let mut stats = Vec::new();
+        for change in &transition.changes {
+            let t = &change.table;
+            let platform = t.chat().platform().as_str();
+            for e in &change.events {
+                if let TableEvent::Seated { player, .. } = e {
+                    players.push(PlayerWrite {
+                        platform,
+                        player: player.clone(),
+                    });
+                }
+            }
+            let delta = stats_delta(t, &change.events);
+            if !delta.is_empty() {
+                let row = |user: Option<String>, add: Counters| StatsWrite {
+                    platform,
+                    chat_id: t.chat().id().to_owned(),
+                    game: t.kind().as_str(),
+                    user,
+                    add,
+                };
+                stats.push(row(None, delta.chat));
+                for (user, add) in delta.players {
+                    stats.push(row(Some(user.as_str().to_owned()), add));
+                }
+            }
+            let mut events = Vec::with_capacity(change.events.len());
+            for (i, e) in change.events.iter().enumerate() {
+                events.push(EventWrite {
+                    version: to_i64(change.first_version() + i as u64)?,
+                    kind: e.name(),
+                    json: serde_json::to_string(e)?,
+                });
+            }
+            tables.push(TableWrite {
+                id: t.id().0,
+                before: change.before.map(to_i64).transpose()?,
+                version: to_i64(t.version())?,
+                platform: t.chat().platform().as_str(),
+                chat_id: t.chat().id().to_owned(),
+                game: t.kind().as_str(),
+                phase: t.phase().as_str(),
+                deadline: t.deadline().map(Timestamp::millis),
+                snapshot: serde_json::to_string(t)?,
+                created_at: t.created_at().millis(),
+                events,
+            });
+        }
+        let dedup = match dedup {
+            None => None,
+            Some(key) => {
+                let main = transition.changes.last();
+                Some(DedupRow {
+                    key: key.to_owned(),
+                    table_id: main.map(|c| c.table.id().0),
+                    first_version: main.map_or(Ok(1), |c| to_i64(c.first_version()))?,
+                    last_version: main.map_or(Ok(0), |c| to_i64(c.table.version()))?,
+                })
+            }
+        };
+        Ok(Commit {
+            at: now.millis(),
+            dedup,
+            tables,
+            moved_chat: transition.moved_chat.clone(),
+            players,
+            stats,
+            chat_lang: None,
+            message_ref: None,
+        })
+    }
+
+    /// Records a person's name and language outside any table command
+    /// (a front-end learning the language they chose, say).
+    pub fn player(platform: crate::table::Platform, player: &Player, now: Timestamp) -> Commit {
+        Commit {
+            players: vec![PlayerWrite {
+                platform: platform.as_str(),
+                player: player.clone(),
+            }],
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records the language a chat chose.
+    pub fn chat_language(chat: &ChatKey, lang: Lang, now: Timestamp) -> Commit {
+        Commit {
+            chat_lang: Some((chat.clone(), lang)),
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records (or with `None` forgets) the message a front-end shows a
+    /// table with in `chat_id` (the chat itself, or a person's private chat).
+    pub fn message_ref(
+        platform: crate::table::Platform,
+        table: crate::table::TableId,
+        chat_id: &str,
+        message_id: Option<i64>,
+        now: Timestamp,
+    ) -> Commit {
+        Commit {
+            message_ref: Some(MessageRefWrite {
+                platform: platform.as_str(),
+                table_id: table.0,
+                chat_id: chat_id.to_owned(),
+                message_id,
+            }),
+            ..Commit::nothing(now)
+        }
+    }
+
+    fn nothing(now: Timestamp) -> Commit {
+        Commit {
+            at: now.millis(),
+            dedup: None,
+            tables: Vec::new(),
+            moved_chat: None,
+            players: Vec::new(),
+            stats: Vec::new(),
+            chat_lang: None,
+            message_ref: None,
+        }
+    }
+}
+
+pub(super) enum Job {
+    Commit {
+        commit: Box<Commit>,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    Close(oneshot::Sender<()>),
+}
+
+impl Job {
+    pub(super) fn commit(commit: Commit, reply: oneshot::Sender<Result<(), StoreError>>) -> Job {
+        Job::Commit {
+            commit: Box::new(commit),
+            reply,
+        }
+    }
+
+    pub(super) fn close(reply: oneshot::Sender<()>) -> Job {
+        Job::Close(reply)
+    }
+}
+
+type Pending = (Box<Commit>, oneshot::Sender<Result<(), StoreError>>);
+
+pub(super) async fn run(mut conn: SqliteConnection, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    let mut group: Vec<Pending> = Vec::with_capacity(MAX_GROUP);
+    let mut closing = None;
+    while let Some(job) = jobs.recv().await {
+        match job {
+            Job::Commit { commit, reply } => group.push((commit, reply)),
+            Job::Close(reply) => closing = Some(reply),
+        }
+        while closing.is_none() && group.len() < MAX_GROUP {
+            match jobs.try_recv() {
+                Ok(Job::Commit { commit, reply }) => group.push((commit, reply)),
+                Ok(Job::Close(reply)) => closing = Some(reply),
+                Err(_) => break,
+            }
+        }
+        if !group.is_empty() {
+            write_group(&mut conn, &mut group).await;
+        }
+        if let Some(reply) = closing.take() {
+            if let Err(e) = conn.close().await {
+                tracing::warn!(error = %e, "closing the writer connection");
+            }
+            let _ = reply.send(());
+            return;
+        }
+    }
+}
+
+async fn write_group(conn: &mut SqliteConnection, group: &mut Vec<Pending>) {
+    let commits: Vec<&Commit> = group.iter().map(|(c, _)| &**c).collect();
+    match write(conn, &commits).await {
+        Ok(outcomes) => {
+            for ((_, reply), outcome) in group.drain(..).zip(outcomes) {
+                let _ = reply.send(outcome);
+            }
+        }
+        Err(e) if group.len() == 1 => {
+            tracing::error!(error = %e, "commit failed");
+            if let Some((_, reply)) = group.pop() {
+                let _ = reply.send(Err(StoreError::Db(e)));
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, size = group.len(), "group commit failed; retrying one by one");
+            for (commit, reply) in group.drain(..) {
+                let outcome = match write(conn, &[&*commit]).await {
+                    Ok(mut o) => o.pop().unwrap_or(Err(StoreError::Closed)),
+                    Err(e) => Err(StoreError::Db(e)),
+                };
+                let _ = reply.send(outcome);
+            }
+        }
+    }
+}
+
+/// Writes `commits` in one transaction. The outer error is for the whole
+/// transaction (nothing written); the inner ones are per commit.
+async fn write(
+    conn: &mut SqliteConnection,
+    commits: &[&Commit],
+) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let mut outcomes = Vec::with_capacity(commits.len());
+    for commit in commits {
+        let mut savepoint = tx.begin().await?;
+        match write_one(&mut savepoint, commit).await? {
+            Ok(()) => {
+                savepoint.commit().await?;
+                outcomes.push(Ok(()));
+            }
+            Err(refused) => {
+                savepoint.rollback().await?;
+                outcomes.push(Err(refused));
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(outcomes)
+}
+
+async fn write_one(
+    tx: &mut Transaction<'_, Sqlite>,
+    c: &Commit,
+) -> Result<Result<(), StoreError>, sqlx::Error> {
+    if let Some(d) = &c.dedup {
+        let r = sqlx::query(
+            "INSERT INTO commands (dedup_key, table_id, first_version, last_version, at)
+             VALUES (?, ?, ?, ?, ?) ON CONFLICT (dedup_key) DO NOTHING",
+        )
+        .bind(&d.key)
+        .bind(d.table_id)
+        .bind(d.first_version)
+        .bind(d.last_version)
+        .bind(c.at)
+        .execute(&mut **tx)
+        .await?;
+        if r.rows_affected() == 0 {
+            return Ok(Err(StoreError::Duplicate(d.key.clone())));
+        }
+    }
+    for t in &c.tables {
+        let r = match t.before {
+            // ON CONFLICT also covers the one-open-table-per-chat index: a
+            // table another writer opened in the chat is a conflict too.
+            None => {
+                sqlx::query(
+                    "INSERT INTO tables (id, platform, chat_id, game, phase, version, deadline,
+                                         snapshot, created_at, updated_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                )
+                .bind(t.id)
+                .bind(t.platform)
+                .bind(&t.chat_id)
+                .bind(t.game)
+                .bind(t.phase)
+                .bind(t.version)
+                .bind(t.deadline)
+                .bind(&t.snapshot)
+                .bind(t.created_at)
+                .bind(c.at)
+                .execute(&mut **tx)
+                .await?
+            }
+            Some(before) => {
+                sqlx::query(
+                    "UPDATE tables SET platform = ?, chat_id = ?, phase = ?, version = ?,
+                                       deadline = ?, snapshot = ?, updated_at = ?
+                     WHERE id = ? AND version = ?",
+                )
+                .bind(t.platform)
+                .bind(&t.chat_id)
+                .bind(t.phase)
+                .bind(t.version)
+                .bind(t.deadline)
+                .bind(&t.snapshot)
+                .bind(c.at)
+                .bind(t.id)
+                .bind(before)
+                .execute(&mut **tx)
+                .await?
+            }
+        };
+        if r.rows_affected() != 1 {
+            return Ok(Err(StoreError::Conflict(crate::table::TableId(t.id))));
+        }
+        for e in &t.events {
+            sqlx::query(
+                "INSERT INTO table_events (table_id, version, at, kind, event)
+                 VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(t.id)
+            .bind(e.version)
+            .bind(c.at)
+            .bind(e.kind)
+            .bind(&e.json)
+            .execute(&mut **tx)
+            .await?;
+        }
+    }
+    if let Some((from, to)) = &c.moved_chat {
+        // The open table moved with its own change; its history follows.
+        sqlx::query(
+            "UPDATE tables SET platform = ?, chat_id = ?
+             WHERE platform = ? AND chat_id = ? AND phase = 'closed'",
+        )
+        .bind(to.platform().as_str())
+        .bind(to.id())
+        .bind(from.platform().as_str())
+        .bind(from.id())
+        .execute(&mut **tx)
+        .await?;
+        move_stats(tx, from, to).await?;
+    }
+    for p in &c.players {
+        sqlx::query(
+            "INSERT INTO players (platform, user_id, name, lang, updated_at)
+             VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (platform, user_id) DO UPDATE SET
+                 name = excluded.name, lang = excluded.lang, updated_at = excluded.updated_at",
+        )
+        .bind(p.platform)
+        .bind(p.player.id.as_str())
+        .bind(&p.player.name)
+        .bind(p.player.lang.code())
+        .bind(c.at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    for s in &c.stats {
+        add_stats(tx, s).await?;
+    }
+    if let Some((chat, lang)) = &c.chat_lang {
+        sqlx::query(
+            "INSERT INTO chats (platform, chat_id, lang, updated_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (platform, chat_id) DO UPDATE SET
+                 lang = excluded.lang, updated_at = excluded.updated_at",
+        )
+        .bind(chat.platform().as_str())
+        .bind(chat.id())
+        .bind(lang.code())
+        .bind(c.at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    if let Some(m) = &c.message_ref {
+        match m.message_id {
+            Some(id) => sqlx::query(
+                "INSERT INTO message_refs (platform, table_id, chat_id, message_id, updated_at)
+                 VALUES (?, ?, ?, ?, ?)
+                 ON CONFLICT (platform, table_id, chat_id) DO UPDATE SET
+                     message_id = excluded.message_id, updated_at = excluded.updated_at",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id)
+            .bind(id)
+            .bind(c.at),
+            None => sqlx::query(
+                "DELETE FROM message_refs WHERE platform = ? AND table_id = ? AND chat_id = ?",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id),
+        }
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(Ok(()))
+}
+
+async fn add_stats(tx: &mut Transaction<'_, Sqlite>, s: &StatsWrite) -> Result<(), sqlx::Error> {
+    let a = &s.add;
+    match &s.user {
+        None => sqlx::query(
+            "INSERT INTO chat_stats (platform, chat_id, game, series_played, deals_played, eggs_deals)
+             VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT (platform, chat_id, game) DO UPDATE SET
+                 series_played = series_played + excluded.series_played,
+                 deals_played = deals_played + excluded.deals_played,
+                 eggs_deals = eggs_deals + excluded.eggs_deals",
+        )
+        .bind(s.platform)
+        .bind(&s.chat_id)
+        .bind(s.game)
+        .bind(a.series_played)
+        .bind(a.deals_played)
+        .bind(a.eggs_deals)
+        .execute(&mut **tx)
+        .await
+        .map(drop),
+        Some(user) => sqlx::query(
+            "INSERT INTO player_stats (platform, chat_id, game, user_id, series_played,
+                 series_won, series_lost, goat, deals_played, deals_won, eggs_deals, points)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (platform, chat_id, game, user_id) DO UPDATE SET
+                 series_played = series_played + excluded.series_played,
+                 series_won = series_won + excluded.series_won,
+                 series_lost = series_lost + excluded.series_lost,
+                 goat = goat + excluded.goat,
+                 deals_played = deals_played + excluded.deals_played,
+                 deals_won = deals_won + excluded.deals_won,
+                 eggs_deals = eggs_deals + excluded.eggs_deals,
+                 points = points + excluded.points",
+        )
+        .bind(s.platform)
+        .bind(&s.chat_id)
+        .bind(s.game)
+        .bind(user)
+        .bind(a.series_played)
+        .bind(a.series_won)
+        .bind(a.series_lost)
+        .bind(a.goat)
+        .bind(a.deals_played)
+        .bind(a.deals_won)
+        .bind(a.eggs_deals)
+        .bind(a.points)
+        .execute(&mut **tx)
+        .await
+        .map(drop),
+    }
+}
+
+/// A chat's statistics follow it to its new id, merged into any it has there.
+async fn move_stats(
+    tx: &mut Transaction<'_, Sqlite>,
+    from: &ChatKey,
+    to: &ChatKey,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO player_stats (platform, chat_id, game, user_id, series_played,
+             series_won, series_lost, goat, deals_played, deals_won, eggs_deals, points)
+         SELECT ?, ?, game, user_id, series_played, series_won, series_lost, goat,
+                deals_played, deals_won, eggs_deals, points
+         FROM player_stats WHERE platform = ? AND chat_id = ?
+         ON CONFLICT (platform, chat_id, game, user_id) DO UPDATE SET
+             series_played = series_played + excluded.series_played,
+             series_won = series_won + excluded.series_won,
+             series_lost = series_lost + excluded.series_lost,
+             goat = goat + excluded.goat,
+             deals_played = deals_played + excluded.deals_played,
+             deals_won = deals_won + excluded.deals_won,
+             eggs_deals = eggs_deals + excluded.eggs_deals,
+             points = points + excluded.points",
+    )
+    .bind(to.platform().as_str())
+    .bind(to.id())
+    .bind(from.platform().as_str())
+    .bind(from.id())
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO chat_stats (platform, chat_id, game, series_played, deals_played, eggs_deals)
+         SELECT ?, ?, game, series_played, deals_played, eggs_deals
+         FROM chat_stats WHERE platform = ? AND chat_id = ?
+         ON CONFLICT (platform, chat_id, game) DO UPDATE SET
+             series_played = series_played + excluded.series_played,
+             deals_played = deals_played + excluded.deals_played,
+             eggs_deals = eggs_deals + excluded.eggs_deals",
+    )
+    .bind(to.platform().as_str())
+    .bind(to.id())
+    .bind(from.platform().as_str())
+    .bind(from.id())
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("DELETE FROM player_stats WHERE platform = ? AND chat_id = ?")
+        .bind(from.platform().as_str())
+        .bind(from.id())
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("DELETE FROM chat_stats WHERE platform = ? AND chat_id = ?")
+        .bind(from.platform().as_str())
+        .bind(from.id())
+        .execute(&mut **tx)
+        .await?;
+    // The chat's own choices follow it, unless the new id already has some.
+    sqlx::query(
+        "UPDATE OR IGNORE chats SET platform = ?, chat_id = ? WHERE platform = ? AND chat_id = ?",
+    )
+    .bind(to.platform().as_str())
+    .bind(to.id())
+    .bind(from.platform().as_str())
+    .bind(from.id())
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("DELETE FROM chats WHERE platform = ? AND chat_id = ?")
+        .bind(from.platform().as_str())
+        .bind(from.id())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,368 @@
+//! The service's vocabulary: chats, players, seats, settings, phases.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::GameOptions;
+pub use crate::i18n::Lang;
+
+/// Milliseconds since the Unix epoch. The service never reads the clock:
+/// every command brings its own `now`.
+///
+/// ```
+/// use kozyr::table::Timestamp;
+/// let t = Timestamp::from_millis(1_000);
+/// assert_eq!(t.plus_secs(2).millis(), 3_000);
+/// ```
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Timestamp(i64);
+
+impl Timestamp {
+    pub const fn from_millis(ms: i64) -> Timestamp {
+        Timestamp(ms)
+    }
+
+    pub const fn millis(self) -> i64 {
+        self.0
+    }
+
+    pub const fn plus_millis(self, ms: i64) -> Timestamp {
+        Timestamp(self.0.saturating_add(ms))
+    }
+
+    pub const fn plus_secs(self, secs: u32) -> Timestamp {
+        self.plus_millis(secs as i64 * 1000)
+    }
+}
+
+/// The chat platform a chat or a user belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Platform {
+    Telegram,
+    Discord,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 2] = [Platform::Telegram, Platform::Discord];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Platform::Telegram => "telegram",
+            Platform::Discord => "discord",
+        }
+    }
+}
+
+impl FromStr for Platform {
+    type Err = IdError;
+    fn from_str(s: &str) -> Result<Platform, IdError> {
+        Platform::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or(IdError::UnknownPlatform)
+    }
+}
+
+/// Why a chat or user id was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    #[error("an id is 1 to 64 characters of A-Z a-z 0-9 - _ : .")]
+    Malformed,
+    #[error("unknown platform")]
+    UnknownPlatform,
+}
+
+/// Platform ids are opaque strings (Telegram's are integers, Discord's
+/// snowflakes); keeping them to a small alphabet keeps them safe in logs,
+/// file names and callback data.
+fn check_id(id: &str) -> Result<(), IdError> {
+    let ok = (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'));
+    if ok { Ok(()) } else { Err(IdError::Malformed) }
+}
+
+/// A group chat on some platform. A chat has at most one open table.
+///
+/// ```
+/// use kozyr::table::{ChatKey, Platform};
+/// let chat = ChatKey::new(Platform::Telegram, "-1001234").unwrap();
+/// assert_eq!(chat.id(), "-1001234");
+/// assert!(ChatKey::new(Platform::Telegram, "").is_err());
+/// assert!(ChatKey::new(Platform::Telegram, "a b").is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "RawChatKey", into = "RawChatKey")]
+pub struct ChatKey {
+    platform: Platform,
+    id: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RawChatKey {
+    platform: Platform,
+    id: String,
+}
+
+impl TryFrom<RawChatKey> for ChatKey {
+    type Error = IdError;
+    fn try_from(r: RawChatKey) -> Result<ChatKey, IdError> {
+        ChatKey::new(r.platform, r.id)
+    }
+}
+
+impl From<ChatKey> for RawChatKey {
+    fn from(c: ChatKey) -> RawChatKey {
+        RawChatKey {
+            platform: c.platform,
+            id: c.id,
+        }
+    }
+}
+
+impl ChatKey {
+    pub fn new(platform: Platform, id: impl Into<String>) -> Result<ChatKey, IdError> {
+        let id = id.into();
+        check_id(&id)?;
+        Ok(ChatKey { platform, id })
+    }
+
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl fmt::Display for ChatKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.platform.as_str(), self.id)
+    }
+}
+
+/// A person's id on the chat platform of the table they play at.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct UserId(String);
+
+impl UserId {
+    pub fn new(id: impl Into<String>) -> Result<UserId, IdError> {
+        let id = id.into();
+        check_id(&id)?;
+        Ok(UserId(id))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for UserId {
+    type Error = IdError;
+    fn try_from(s: String) -> Result<UserId, IdError> {
+        UserId::new(s)
+    }
+}
+
+impl From<UserId> for String {
+    fn from(u: UserId) -> String {
+        u.0
+    }
+}
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A person: who they are on the platform, what to call them, how to talk to them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Player {
+    pub id: UserId,
+    pub name: String,
+    pub lang: Lang,
+}
+
+impl Player {
+    /// Display names come from users; this bounds what the service keeps.
+    pub const MAX_NAME_CHARS: usize = 64;
+
+    /// A player with the name trimmed and cut to [`Player::MAX_NAME_CHARS`].
+    pub fn new(id: UserId, name: &str, lang: Lang) -> Player {
+        let name: String = name.trim().chars().take(Self::MAX_NAME_CHARS).collect();
+        Player { id, name, lang }
+    }
+}
+
+/// Who sits in a seat.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SeatState {
+    #[default]
+    Empty,
+    /// A person. While `away`, an AI player plays the seat for them (after
+    /// three turn timeouts in a row) until they take it back.
+    Person {
+        player: Player,
+        #[serde(default)]
+        away: bool,
+    },
+    Ai,
+}
+
+impl SeatState {
+    pub fn is_empty(&self) -> bool {
+        matches!(self, SeatState::Empty)
+    }
+
+    pub fn person(&self) -> Option<&Player> {
+        match self {
+            SeatState::Person { player, .. } => Some(player),
+            _ => None,
+        }
+    }
+
+    /// Whether the AI plays this seat: an AI seat, or a person who is away.
+    pub fn ai_controlled(&self) -> bool {
+        matches!(self, SeatState::Ai | SeatState::Person { away: true, .. })
+    }
+}
+
+/// A turn timer, in whole seconds.
+///
+/// ```
+/// use kozyr::table::TurnTimer;
+/// assert_eq!(TurnTimer::from_secs(60).unwrap().secs(), 60);
+/// assert!(TurnTimer::from_secs(1).is_none());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
+pub struct TurnTimer(u32);
+
+impl TurnTimer {
+    pub const MIN_SECS: u32 = 5;
+    pub const MAX_SECS: u32 = 86_400;
+
+    pub const fn from_secs(secs: u32) -> Option<TurnTimer> {
+        if secs >= Self::MIN_SECS && secs <= Self::MAX_SECS {
+            Some(TurnTimer(secs))
+        } else {
+            None
+        }
+    }
+
+    pub const fn secs(self) -> u32 {
+        self.0
+    }
+
+    /// How long before the deadline the reminder goes out: a quarter of the
+    /// timer, at most 15 seconds.
+    pub const fn remind_before_secs(self) -> u32 {
+        let q = self.0 / 4;
+        if q < 15 { q } else { 15 }
+    }
+}
+
+impl TryFrom<u32> for TurnTimer {
+    type Error = String;
+    fn try_from(secs: u32) -> Result<TurnTimer, String> {
+        TurnTimer::from_secs(secs).ok_or_else(|| {
+            format!(
+                "a turn timer is {}-{} seconds, not {secs}",
+                TurnTimer::MIN_SECS,
+                TurnTimer::MAX_SECS
+            )
+        })
+    }
+}
+
+impl From<TurnTimer> for u32 {
+    fn from(t: TurnTimer) -> u32 {
+        t.0
+    }
+}
+
+/// A table's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    pub lang: Lang,
+    /// `None` is "no limit".
+    pub turn_timer: Option<TurnTimer>,
+    #[serde(default)]
+    pub options: GameOptions,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            lang: Lang::En,
+            turn_timer: TurnTimer::from_secs(60),
+            options: GameOptions::default(),
+        }
+    }
+}
+
+/// Where a table is in its life. A chat's *open* table is the one not closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Seating players.
+    Lobby,
+    /// A series is being played.
+    Playing,
+    /// The series is over; the same seats may play a rematch.
+    Finished,
+    /// Stopped, or replaced by a newer table in the chat. Final.
+    Closed,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 4] = [Phase::Lobby, Phase::Playing, Phase::Finished, Phase::Closed];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Phase::Lobby => "lobby",
+            Phase::Playing => "playing",
+            Phase::Finished => "finished",
+            Phase::Closed => "closed",
+        }
+    }
+}
+
+impl FromStr for Phase {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Phase, String> {
+        Phase::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| format!("unknown phase `{s}`"))
+    }
+}
+
+/// The last trick taken: shown on the table message after the trick is gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TrickTaken {
+    pub winner: crate::cards::Seat,
+    pub points: u32,
+}
+
+/// A table's id, assigned by the service when the table is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TableId(pub i64);
+
+impl fmt::Display for TableId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}

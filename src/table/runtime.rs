@@ -1,0 +1,774 @@
+//! The table service as a running thing: the sans-IO core behind a Tokio
+//! handle, with SQLite persistence, turn timers and AI players.
+//!
+//! - Commands for one chat are serialized by that chat's lock (a chat has at
+//!   most one open table, so this serializes each table); different chats
+//!   run in parallel and their commits share the store's group commits.
+//! - A command is acknowledged only after its transaction committed; the
+//!   in-memory table is replaced only then, so a failed commit changes nothing.
+//! - Render and announce effects go, in order, to the channel returned by
+//!   [`Builder::start`]; timers and AI moves are carried out here.
+//! - Chats idle for [`ServiceOptions::idle_after`] are dropped from memory and
+//!   reloaded from the store on their next command.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use kozyr::game::GameKind;
+//! use kozyr::store::{Store, StoreOptions};
+//! use kozyr::table::runtime::{Request, TableService, Target};
+//! use kozyr::table::*;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let url = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+//! let store = Store::open(&StoreOptions::new(url)).await.unwrap();
+//! let (service, mut effects) = TableService::builder(store).start().await.unwrap();
+//!
+//! let chat = ChatKey::new(Platform::Telegram, "-100").unwrap();
+//! let ann = Player::new(UserId::new("42").unwrap(), "Ann", Lang::En);
+//! let create = Request {
+//!     target: Target::Chat(chat.clone()),
+//!     actor: Actor::person(ann),
+//!     command: Command::Create {
+//!         kind: GameKind::Kozel,
+//!         settings: Settings::default(),
+//!         title: "Friday cards".into(),
+//!         sit: true,
+//!     },
+//!     dedup: Some("telegram:update:1001".into()),
+//! };
+//! let ack = service.submit(create.clone()).await.unwrap();
+//! // A second delivery of the same update is answered, not applied again.
+//! assert!(service.submit(create).await.unwrap().duplicate);
+//! // The front-end renders what comes out of the channel.
+//! let Some(Effect::RenderTable(view)) = effects.recv().await else { panic!() };
+//! assert_eq!(Some(view.id), ack.table);
+//! # });
+//! ```
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::{
+    Actor, ChatKey, Command, Context, Effect, Table, TableError, TableEvent, TableId, TimerSpec,
+    Timestamp, decide,
+};
+use crate::game::{GameAction, GameView};
+use crate::store::{Recorded, Store, StoreError};
+
+/// Chooses moves for AI seats. Runs on Tokio's blocking pool, so it may
+/// think for a while; it sees only the seat's view.
+pub trait SeatAgent: Send + Sync + 'static {
+    /// One of `legal` (never empty).
+    fn choose(&self, view: &GameView, legal: &[GameAction]) -> GameAction;
+}
+
+/// Picks uniformly among the legal moves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RandomAgent;
+
+impl SeatAgent for RandomAgent {
+    fn choose(&self, _view: &GameView, legal: &[GameAction]) -> GameAction {
+        use rand::RngExt;
+        legal[rand::rng().random_range(0..legal.len())]
+    }
+}
+
+/// Where `now` comes from.
+pub trait Clock: Send + Sync + 'static {
+    fn now(&self) -> Timestamp;
+}
+
+/// The system's wall clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Timestamp {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        Timestamp::from_millis(ms)
+    }
+}
+
+/// A clock that moves only when told to; for tests.
+#[derive(Clone, Debug, Default)]
+pub struct ManualClock(Arc<AtomicI64>);
+
+impl ManualClock {
+    pub fn new(start: Timestamp) -> ManualClock {
+        ManualClock(Arc::new(AtomicI64::new(start.millis())))
+    }
+
+    pub fn set(&self, t: Timestamp) {
+        self.0.store(t.millis(), Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Timestamp {
+        Timestamp::from_millis(self.0.load(Ordering::SeqCst))
+    }
+}
+
+/// Tuning of the running service.
+#[derive(Clone, Debug)]
+pub struct ServiceOptions {
+    /// A chat with no command for this long is dropped from memory.
+    pub idle_after: Duration,
+    /// How often idle chats are looked for.
+    pub sweep_every: Duration,
+    /// A pause before each AI move, so people can follow the game.
+    pub ai_delay: Duration,
+    /// After a restart, deadlines that passed while the service was down
+    /// run out this long after the start instead of at once.
+    pub overdue_grace: Duration,
+    /// How long de-duplication keys are kept.
+    pub dedup_ttl: Duration,
+}
+
+impl Default for ServiceOptions {
+    fn default() -> ServiceOptions {
+        ServiceOptions {
+            idle_after: Duration::from_secs(15 * 60),
+            sweep_every: Duration::from_secs(60),
+            ai_delay: Duration::ZERO,
+            overdue_grace: Duration::from_secs(10),
+            dedup_ttl: Duration::from_secs(2 * 24 * 3600),
+        }
+    }
+}
+
+/// Which table a command is for: a chat's open table (group commands), or
+/// a table by id (buttons, which carry it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Chat(ChatKey),
+    Table(TableId),
+}
+
+/// A command as a front-end submits it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub target: Target,
+    pub actor: Actor,
+    pub command: Command,
+    /// The platform's id of the update (or callback) the command came
+    /// from: a second delivery is answered from the record, not applied.
+    pub dedup: Option<String>,
+}
+
+/// A command's acknowledgement, sent once it is durable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ack {
+    /// The table the command was about (`None`: a chat move without a table).
+    pub table: Option<TableId>,
+    /// Its version after the command.
+    pub version: u64,
+    pub events: Vec<TableEvent>,
+    /// The command had been applied before; this is the recorded result.
+    pub duplicate: bool,
+}
+
+/// Why a submitted command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// Refused by the rules of the table; nothing changed. Tell the user.
+    #[error(transparent)]
+    Rejected(#[from] TableError),
+    /// The store failed; nothing changed. Log it; the user may retry.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ServiceError {
+    /// The table error, if the command was refused by the rules.
+    pub fn rejection(&self) -> Option<&TableError> {
+        match self {
+            ServiceError::Rejected(e) => Some(e),
+            ServiceError::Store(_) => None,
+        }
+    }
+}
+
+/// Sets up a [`TableService`].
+pub struct Builder {
+    store: Store,
+    options: ServiceOptions,
+    agent: Arc<dyn SeatAgent>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Builder {
+    pub fn options(mut self, options: ServiceOptions) -> Builder {
+        self.options = options;
+        self
+    }
+
+    pub fn agent(mut self, agent: Arc<dyn SeatAgent>) -> Builder {
+        self.agent = agent;
+        self
+    }
+
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Builder {
+        self.clock = clock;
+        self
+    }
+
+    /// Starts the service. The open tables found in the store are rendered
+    /// again (their effects are the first on the returned channel), their
+    /// timers re-armed from the stored deadlines and owed AI moves made.
+    pub async fn start(
+        self,
+    ) -> Result<(TableService, mpsc::UnboundedReceiver<Effect>), ServiceError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let next_id = self.store.max_table_id().await?.map_or(1, |t| t.0 + 1);
+        let inner = Arc::new(Inner {
+            store: self.store,
+            options: self.options,
+            agent: self.agent,
+            clock: self.clock,
+            effects: tx,
+            chats: Mutex::new(HashMap::new()),
+            table_chats: Mutex::new(HashMap::new()),
+            next_table_id: AtomicI64::new(next_id),
+            timers: Mutex::new(HashMap::new()),
+            sweeper: Mutex::new(None),
+            stopping: AtomicBool::new(false),
+        });
+        let service = TableService { inner };
+        service.recover().await?;
+        let weak = Arc::downgrade(&service.inner);
+        let sweeper = tokio::spawn(sweep(weak, service.inner.options.sweep_every));
+        *lock(&service.inner.sweeper) = Some(sweeper);
+        Ok((service, rx))
+    }
+}
+
+/// The running table service; cheap to clone.
+#[derive(Clone)]
+pub struct TableService {
+    inner: Arc<Inner>,
+}
+
+type Slot = Arc<tokio::sync::Mutex<ChatState>>;
+
+struct Inner {
+    store: Store,
+    options: ServiceOptions,
+    agent: Arc<dyn SeatAgent>,
+    clock: Arc<dyn Clock>,
+    effects: mpsc::UnboundedSender<Effect>,
+    chats: Mutex<HashMap<ChatKey, Slot>>,
+    /// Where tables live, for commands that name a table.
+    table_chats: Mutex<HashMap<TableId, ChatKey>>,
+    next_table_id: AtomicI64,
+    timers: Mutex<HashMap<TableId, ArmedTimer>>,
+    sweeper: Mutex<Option<JoinHandle<()>>>,
+    /// Set by [`TableService::shutdown`]: no new timers or AI moves.
+    stopping: AtomicBool,
+}
+
+struct ChatState {
+    /// Whether `table` was read from the store since the chat was last dropped.
+    loaded: bool,
+    table: Option<Table>,
+    last_used: Instant,
+}
+
+struct ArmedTimer {
+    spec: TimerSpec,
+    task: JoinHandle<()>,
+}
+
+/// A std mutex whose holder panicked is still usable: every critical
+/// section here leaves its map consistent at each step.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn until(clock: &dyn Clock, t: Timestamp) -> Duration {
+    Duration::from_millis(u64::try_from(t.millis() - clock.now().millis()).unwrap_or(0))
+}
+
+impl TableService {
+    /// A service over `store` with a random AI player, the system clock and
+    /// default options.
+    pub fn builder(store: Store) -> Builder {
+        Builder {
+            store,
+            options: ServiceOptions::default(),
+            agent: Arc::new(RandomAgent),
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn now(&self) -> Timestamp {
+        self.inner.clock.now()
+    }
+
+    /// Applies a command; returns once it is durable. See [`Request`].
+    pub async fn submit(&self, request: Request) -> Result<Ack, ServiceError> {
+        let chat = match &request.target {
+            Target::Chat(c) => c.clone(),
+            Target::Table(id) => self.chat_of(*id).await?,
+        };
+        if let Command::MigrateChat { to } = &request.command {
+            return self.migrate(&chat, to, &request).await;
+        }
+        let slot = self.slot(&chat);
+        let mut state = slot.lock().await;
+        self.load(&chat, &mut state).await?;
+        let mut retried = false;
+        loop {
+            if let Target::Table(id) = request.target
+                && state.table.as_ref().map(Table::id) != Some(id)
+            {
+                return Err(TableError::TableClosed.into());
+            }
+            if let Some(key) = &request.dedup
+                && let Some(recorded) = self.inner.store.recorded(key).await?
+            {
+                return self.recorded_ack(recorded, &state).await;
+            }
+            match self.apply(&chat, &mut state, &request).await {
+                // The stored table moved on without this process (a command
+                // whose caller gave up after the commit was sent, or another
+                // process): read it again and decide once more.
+                Err(ServiceError::Store(StoreError::Conflict(_) | StoreError::Duplicate(_)))
+                    if !retried =>
+                {
+                    retried = true;
+                    self.load(&chat, &mut state).await?;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// Decides and commits one command against the chat's loaded state.
+    async fn apply(
+        &self,
+        chat: &ChatKey,
+        state: &mut ChatState,
+        request: &Request,
+    ) -> Result<Ack, ServiceError> {
+        let now = self.inner.clock.now();
+        let new_table_id = match request.command {
+            Command::Create { .. } => {
+                TableId(self.inner.next_table_id.fetch_add(1, Ordering::SeqCst))
+            }
+            _ => TableId(0),
+        };
+        let ctx = Context {
+            now,
+            seed: rand::random(),
+            new_table_id,
+        };
+        let transition = decide(
+            state.table.as_ref(),
+            chat,
+            &request.actor,
+            &request.command,
+            &ctx,
+        )?;
+        if let Err(e) = self
+            .inner
+            .store
+            .commit(&transition, request.dedup.as_deref(), now)
+            .await
+        {
+            // What is in memory may no longer be what is stored: read it again.
+            state.loaded = false;
+            state.table = None;
+            return Err(e.into());
+        }
+        state.table = transition.open_table().cloned();
+        if let Some(t) = &state.table {
+            lock(&self.inner.table_chats).insert(t.id(), chat.clone());
+        }
+        let ack = ack_of(&transition);
+        self.dispatch(transition.effects, None);
+        Ok(ack)
+    }
+
+    /// The table as it is now, open or closed.
+    pub async fn table(&self, id: TableId) -> Result<Option<Table>, ServiceError> {
+        let chat = lock(&self.inner.table_chats).get(&id).cloned();
+        if let Some(chat) = chat {
+            let slot = self.slot(&chat);
+            let state = slot.lock().await;
+            if let Some(t) = state.table.as_ref().filter(|t| t.id() == id) {
+                return Ok(Some(t.clone()));
+            }
+        }
+        Ok(self.inner.store.table(id).await?)
+    }
+
+    /// The chat's open table.
+    pub async fn open_table(&self, chat: &ChatKey) -> Result<Option<Table>, ServiceError> {
+        let slot = self.slot(chat);
+        let mut state = slot.lock().await;
+        self.load(chat, &mut state).await?;
+        Ok(state.table.clone())
+    }
+
+    /// Submits a timeout for every armed timer whose deadline has passed by
+    /// the service's clock. The timers do this by themselves; this is for
+    /// tests with a [`ManualClock`].
+    pub async fn fire_due_timers(&self) -> Vec<Result<Ack, ServiceError>> {
+        let now = self.inner.clock.now();
+        let due: Vec<TableId> = lock(&self.inner.timers)
+            .iter()
+            .filter(|(_, t)| t.spec.deadline <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut acks = Vec::new();
+        for id in due {
+            acks.push(self.submit(timeout_request(id)).await);
+        }
+        acks
+    }
+
+    /// The tables whose turn timer is armed, and when each runs out.
+    pub fn armed_timers(&self) -> Vec<(TableId, Timestamp)> {
+        let mut v: Vec<_> = lock(&self.inner.timers)
+            .iter()
+            .map(|(id, t)| (*id, t.spec.deadline))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Drops chats idle for longer than `idle_after` from memory; returns
+    /// how many chats stay loaded.
+    pub fn evict_idle(&self, idle_after: Duration) -> usize {
+        let mut chats = lock(&self.inner.chats);
+        chats.retain(|_, slot| {
+            // In use (a command holds or awaits it), or recently used: keep.
+            Arc::strong_count(slot) > 1
+                || slot
+                    .try_lock()
+                    .map_or(true, |s| s.last_used.elapsed() < idle_after)
+        });
+        let kept = chats.len();
+        lock(&self.inner.table_chats).retain(|_, chat| chats.contains_key(chat));
+        kept
+    }
+
+    /// Stops the timers, AI players and background tasks; commands already
+    /// submitted finish. The store stays open (close it with [`Store::close`]).
+    pub async fn shutdown(&self) {
+        self.inner.stopping.store(true, Ordering::SeqCst);
+        if let Some(sweeper) = lock(&self.inner.sweeper).take() {
+            sweeper.abort();
+        }
+        for (_, t) in lock(&self.inner.timers).drain() {
+            t.task.abort();
+        }
+    }
+
+    fn slot(&self, chat: &ChatKey) -> Slot {
+        lock(&self.inner.chats)
+            .entry(chat.clone())
+            .or_insert_with(|| {
+                Arc::new(tokio::sync::Mutex::new(ChatState {
+                    loaded: false,
+                    table: None,
+                    last_used: Instant::now(),
+                }))
+            })
+            .clone()
+    }
+
+    async fn load(&self, chat: &ChatKey, state: &mut ChatState) -> Result<(), ServiceError> {
+        state.last_used = Instant::now();
+        if !state.loaded {
+            state.table = self.inner.store.open_table(chat).await?;
+            state.loaded = true;
+            if let Some(t) = &state.table {
+                lock(&self.inner.table_chats).insert(t.id(), chat.clone());
+            }
+        }
+        Ok(())
+    }
+
+    async fn chat_of(&self, id: TableId) -> Result<ChatKey, ServiceError> {
+        if let Some(chat) = lock(&self.inner.table_chats).get(&id) {
+            return Ok(chat.clone());
+        }
+        match self.inner.store.chat_of(id).await? {
+            Some((chat, phase)) if phase != super::Phase::Closed => Ok(chat),
+            _ => Err(TableError::TableClosed.into()),
+        }
+    }
+
+    async fn recorded_ack(
+        &self,
+        recorded: Recorded,
+        state: &ChatState,
+    ) -> Result<Ack, ServiceError> {
+        let events = match recorded.table {
+            Some(t) => self
+                .inner
+                .store
+                .events_between(t, recorded.first_version, recorded.last_version)
+                .await?
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect(),
+            None => Vec::new(),
+        };
+        // The first delivery may have died before its effects went out.
+        if let Some(t) = &state.table {
+            let render = t
+                .current_effects()
+                .into_iter()
+                .filter(|e| matches!(e, Effect::RenderTable(_) | Effect::RenderHand(_)));
+            self.dispatch(render.collect(), None);
+        }
+        Ok(Ack {
+            table: recorded.table,
+            version: recorded.last_version,
+            events,
+            duplicate: true,
+        })
+    }
+
+    async fn migrate(
+        &self,
+        from: &ChatKey,
+        to: &ChatKey,
+        request: &Request,
+    ) -> Result<Ack, ServiceError> {
+        if from == to {
+            return Err(TableError::SameChat.into());
+        }
+        // Two chat locks, always taken in the same order.
+        let (first, second) = if from < to { (from, to) } else { (to, from) };
+        let (a, b) = (self.slot(first), self.slot(second));
+        let mut ga = a.lock().await;
+        let mut gb = b.lock().await;
+        let (src, dst) = if from < to {
+            (&mut *ga, &mut *gb)
+        } else {
+            (&mut *gb, &mut *ga)
+        };
+        self.load(from, src).await?;
+        self.load(to, dst).await?;
+        if let Some(key) = &request.dedup
+            && let Some(recorded) = self.inner.store.recorded(key).await?
+        {
+            return self.recorded_ack(recorded, dst).await;
+        }
+        if dst.table.is_some() {
+            return Err(TableError::TableAlreadyOpen.into());
+        }
+        let now = self.inner.clock.now();
+        let ctx = Context {
+            now,
+            seed: 0,
+            new_table_id: TableId(0),
+        };
+        let transition = decide(
+            src.table.as_ref(),
+            from,
+            &request.actor,
+            &request.command,
+            &ctx,
+        )?;
+        if let Err(e) = self
+            .inner
+            .store
+            .commit(&transition, request.dedup.as_deref(), now)
+            .await
+        {
+            src.loaded = false;
+            dst.loaded = false;
+            return Err(e.into());
+        }
+        dst.table = transition.open_table().cloned();
+        src.table = None;
+        if let Some(t) = &dst.table {
+            lock(&self.inner.table_chats).insert(t.id(), to.clone());
+        }
+        let ack = ack_of(&transition);
+        self.dispatch(transition.effects, None);
+        Ok(ack)
+    }
+
+    /// Re-renders the open tables after a start and keeps them going.
+    async fn recover(&self) -> Result<(), ServiceError> {
+        let grace = self.inner.options.overdue_grace;
+        let not_before = self
+            .inner
+            .clock
+            .now()
+            .plus_millis(i64::try_from(grace.as_millis()).unwrap_or(i64::MAX));
+        for id in self.inner.store.open_table_ids().await? {
+            match self.inner.store.table(id).await {
+                Ok(Some(t)) => self.dispatch(t.current_effects(), Some(not_before)),
+                Ok(None) => {}
+                // One damaged table must not keep the others down.
+                Err(e) => tracing::error!(table = %id, error = %e, "cannot load table"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries out effects: timers and AI moves here, the rest to the
+    /// front-end, in order.
+    fn dispatch(&self, effects: Vec<Effect>, not_before: Option<Timestamp>) {
+        let stopping = self.inner.stopping.load(Ordering::SeqCst);
+        for effect in effects {
+            match effect {
+                Effect::ArmTimer(_) | Effect::AiMove(_) if stopping => {}
+                Effect::ArmTimer(spec) => self.arm(*spec, not_before),
+                Effect::DisarmTimer { table } => {
+                    if let Some(t) = lock(&self.inner.timers).remove(&table) {
+                        t.task.abort();
+                    }
+                }
+                Effect::AiMove(m) => {
+                    let service = self.clone();
+                    tokio::spawn(async move { service.ai_move(*m).await });
+                }
+                other => {
+                    // A front-end that went away is not the service's failure.
+                    let _ = self.inner.effects.send(other);
+                }
+            }
+        }
+    }
+
+    fn arm(&self, spec: TimerSpec, not_before: Option<Timestamp>) {
+        let weak = Arc::downgrade(&self.inner);
+        let fire_at = not_before.map_or(spec.deadline, |nb| spec.deadline.max(nb));
+        let task = tokio::spawn(run_timer(weak, spec.clone(), fire_at));
+        let old = lock(&self.inner.timers).insert(spec.table, ArmedTimer { spec, task });
+        if let Some(old) = old {
+            old.task.abort();
+        }
+    }
+
+    async fn ai_move(&self, m: super::AiMove) {
+        if !self.inner.options.ai_delay.is_zero() {
+            tokio::time::sleep(self.inner.options.ai_delay).await;
+        }
+        let Some(&fallback) = m.legal.first() else {
+            return;
+        };
+        let agent = self.inner.agent.clone();
+        let (view, legal) = (m.view, m.legal);
+        let action = tokio::task::spawn_blocking(move || {
+            let a = agent.choose(&view, &legal);
+            if legal.contains(&a) { a } else { fallback }
+        })
+        .await
+        // An agent that panicked still owes a move.
+        .unwrap_or(fallback);
+        if self.inner.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let request = Request {
+            target: Target::Table(m.table),
+            actor: Actor::Ai,
+            command: Command::Act {
+                seat: m.seat,
+                action,
+                version: m.version,
+            },
+            dedup: None,
+        };
+        match self.submit(request).await {
+            Ok(_) => {}
+            // Someone moved first (a molodka, a person taking the seat back).
+            Err(ServiceError::Rejected(e)) => {
+                tracing::debug!(table = %m.table, error = %e, "AI move not applied");
+            }
+            Err(e) => tracing::warn!(table = %m.table, error = %e, "AI move failed"),
+        }
+    }
+}
+
+fn timeout_request(table: TableId) -> Request {
+    Request {
+        target: Target::Table(table),
+        actor: Actor::System,
+        command: Command::Timeout,
+        dedup: None,
+    }
+}
+
+fn ack_of(t: &super::Transition) -> Ack {
+    let main = t.changes.last();
+    Ack {
+        table: main.map(|c| c.table.id()),
+        version: main.map_or(0, |c| c.table.version()),
+        events: main.map(|c| c.events.clone()).unwrap_or_default(),
+        duplicate: false,
+    }
+}
+
+/// Sleeps to the reminder, then to the deadline, then submits the timeout.
+async fn run_timer(service: Weak<Inner>, spec: TimerSpec, fire_at: Timestamp) {
+    let clock = match service.upgrade() {
+        Some(inner) => inner.clock.clone(),
+        None => return,
+    };
+    if let Some(remind_at) = spec.remind_at.filter(|r| *r < fire_at) {
+        tokio::time::sleep(until(&*clock, remind_at)).await;
+        let Some(inner) = service.upgrade() else {
+            return;
+        };
+        if !spec.awaiting.is_empty() {
+            let _ = inner.effects.send(Effect::Remind(Box::new(spec.clone())));
+        }
+    }
+    let mut fire_at = fire_at;
+    loop {
+        tokio::time::sleep(until(&*clock, fire_at)).await;
+        let Some(inner) = service.upgrade() else {
+            return;
+        };
+        let service = TableService { inner };
+        match service.submit(timeout_request(spec.table)).await {
+            // The clock the deadline came from runs ahead of the timer's.
+            Err(ServiceError::Rejected(TableError::TimerNotDue)) => {
+                fire_at = spec.deadline.max(clock.now().plus_millis(50));
+            }
+            Err(ServiceError::Store(e)) => {
+                tracing::warn!(table = %spec.table, error = %e, "timeout not stored; retrying");
+                fire_at = clock.now().plus_secs(5);
+            }
+            _ => return,
+        }
+    }
+}
+
+/// Drops idle chats and old de-duplication keys, while the service lives.
+async fn sweep(service: Weak<Inner>, every: Duration) {
+    let mut tick = tokio::time::interval(every.max(Duration::from_millis(10)));
+    loop {
+        tick.tick().await;
+        let Some(inner) = service.upgrade() else {
+            return;
+        };
+        let service = TableService { inner };
+        service.evict_idle(service.inner.options.idle_after);
+        let ttl = i64::try_from(service.inner.options.dedup_ttl.as_millis()).unwrap_or(i64::MAX);
+        let before = service.now().plus_millis(-ttl);
+        if let Err(e) = service.inner.store.prune_commands(before).await {
+            tracing::warn!(error = %e, "pruning de-duplication keys");
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! The running bot: store, table service, effects runner and the update
+//! dispatcher, started together by [`start`] and stopped by
+//! [`RunningBot::stop`]. `kozyr run` is [`run`]; the end-to-end tests call
+//! [`start`] against the fake Bot API server.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use teloxide::dispatching::{Dispatcher, ShutdownToken};
+use teloxide::error_handlers::LoggingErrorHandler;
+use teloxide::prelude::*;
+use teloxide::update_listeners::Polling;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use super::commands::bot_commands;
+use super::outbox::{self, Outbox};
+use super::pacing::PacerConfig;
+use crate::cards::CardSet;
+use crate::config::{Config, UpdateMode};
+use crate::i18n::Lang;
+use crate::store::{Store, StoreError, StoreOptions};
+use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
+use crate::table::{Effect, TableId, TurnTimer, UserId};
+
+/// How long an admin check from `getChatMember` is trusted.
+const ADMIN_CACHE: Duration = Duration::from_secs(60);
+
+/// What the front-end shares between update handlers and the effects runner.
+pub struct Shared {
+    pub service: TableService,
+    pub bot: Bot,
+    /// The bot's username, for deep links and `/cmd@bot` mentions.
+    pub username: String,
+    pub default_lang: Lang,
+    pub default_turn_timer: Option<TurnTimer>,
+    /// Re-renders asked for by handlers (card selection, reachability).
+    local: mpsc::UnboundedSender<Effect>,
+    /// Selected cards per (person, table): UI state, lost on restart.
+    selections: Mutex<HashMap<(UserId, TableId), CardSet>>,
+    /// People the bot could not message (403) since they last wrote to it.
+    unreachable: Mutex<HashSet<UserId>>,
+    admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
+    names: Mutex<HashMap<UserId, String>>,
+    /// Tables each person pressed a button of, to render again when they
+    /// become reachable.
+    tables: Mutex<HashMap<UserId, HashSet<TableId>>>,
+}
+
+/// A std mutex whose holder panicked is still usable: every section here
+/// leaves its map consistent.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    pub fn selection(&self, user: &UserId, table: TableId) -> CardSet {
+        lock(&self.selections)
+            .get(&(user.clone(), table))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    pub fn set_selection(&self, user: &UserId, table: TableId, cards: CardSet) {
+        let mut s = lock(&self.selections);
+        if cards.is_empty() {
+            s.remove(&(user.clone(), table));
+        } else {
+            s.insert((user.clone(), table), cards);
+        }
+    }
+
+    pub fn clear_selection(&self, user: &UserId, table: TableId) {
+        lock(&self.selections).remove(&(user.clone(), table));
+    }
+
+    pub fn clear_selections(&self, table: TableId) {
+        lock(&self.selections).retain(|(_, t), _| *t != table);
+    }
+
+    pub fn is_unreachable(&self, user: &UserId) -> bool {
+        lock(&self.unreachable).contains(user)
+    }
+
+    pub fn unreachable_users(&self) -> HashSet<UserId> {
+        lock(&self.unreachable).clone()
+    }
+
+    /// Returns whether anything changed.
+    pub fn set_unreachable(&self, user: &UserId, unreachable: bool) -> bool {
+        let mut u = lock(&self.unreachable);
+        if unreachable {
+            u.insert(user.clone())
+        } else {
+            u.remove(user)
+        }
+    }
+
+    pub fn name_of(&self, user: &UserId) -> Option<String> {
+        lock(&self.names).get(user).cloned()
+    }
+
+    pub fn remember_name(&self, user: &UserId, name: &str) {
+        let mut n = lock(&self.names);
+        if n.get(user).is_none_or(|old| old != name) {
+            n.insert(user.clone(), name.to_owned());
+        }
+    }
+
+    pub fn note_table(&self, user: &UserId, table: TableId) {
+        lock(&self.tables)
+            .entry(user.clone())
+            .or_default()
+            .insert(table);
+    }
+
+    pub fn known_tables_of(&self, user: &UserId) -> Vec<TableId> {
+        lock(&self.tables)
+            .get(user)
+            .map(|t| t.iter().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// Asks the effects runner to render something again.
+    pub fn rerender(&self, effect: Effect) {
+        let _ = self.local.send(effect);
+    }
+
+    /// Whether `user` administers `chat` (briefly cached `getChatMember`).
+    pub async fn is_admin(&self, chat: ChatId, user: teloxide::types::UserId) -> bool {
+        if chat.is_user() {
+            return false;
+        }
+        if let Some((admin, at)) = lock(&self.admins).get(&(chat, user))
+            && at.elapsed() < ADMIN_CACHE
+        {
+            return *admin;
+        }
+        let admin = match self.bot.get_chat_member(chat, user).await {
+            Ok(m) => m.is_privileged(),
+            Err(e) => {
+                tracing::warn!(error = %e, "getChatMember failed; treating as not an admin");
+                false
+            }
+        };
+        lock(&self.admins).insert((chat, user), (admin, Instant::now()));
+        admin
+    }
+}
+
+/// Tuning that tests and load tests change; `Default` is production.
+#[derive(Clone)]
+pub struct Tuning {
+    pub group_pacing: PacerConfig,
+    pub private_pacing: PacerConfig,
+    pub service: ServiceOptions,
+    /// Plays AI seats and away people.
+    pub agent: Arc<dyn SeatAgent>,
+    /// Long-polling timeout of `getUpdates`.
+    pub poll_timeout: Duration,
+    /// How long a stop waits for queued output.
+    pub drain_for: Duration,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            group_pacing: PacerConfig::default(),
+            private_pacing: PacerConfig {
+                min_interval: Duration::ZERO,
+                window: Duration::from_secs(60),
+                max_per_window: 0,
+            },
+            service: ServiceOptions {
+                ai_delay: Duration::from_millis(1500),
+                ..ServiceOptions::default()
+            },
+            agent: default_agent(),
+            poll_timeout: Duration::from_secs(30),
+            drain_for: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The AI player the bot plays with unless told otherwise.
+pub fn default_agent() -> Arc<dyn SeatAgent> {
+    Arc::new(crate::table::runtime::RandomAgent)
+}
+
+/// Why the bot could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BotError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+    #[error("Telegram: {0}")]
+    Telegram(#[from] teloxide::RequestError),
+    #[error("TELOXIDE_API_URL is malformed: {0}")]
+    ApiUrl(String),
+    #[error("the bot has no username (is the token a bot's?)")]
+    NoUsername,
+    #[error(
+        "webhook mode (WEBHOOK_URL) is not supported yet; unset WEBHOOK_URL to use long polling"
+    )]
+    WebhookUnsupported,
+}
+
+/// A started bot.
+pub struct RunningBot {
+    shared: Arc<Shared>,
+    store: Store,
+    shutdown: ShutdownToken,
+    dispatcher: Option<JoinHandle<()>>,
+    outbox: JoinHandle<()>,
+    stop_outbox: watch::Sender<bool>,
+}
+
+impl RunningBot {
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// A handle that stops the dispatcher (for signal handlers).
+    pub fn shutdown_token(&self) -> ShutdownToken {
+        self.shutdown.clone()
+    }
+
+    /// Waits until the dispatcher ends (a shutdown through the token).
+    pub async fn wait(&mut self) {
+        if let Some(d) = self.dispatcher.take() {
+            let _ = d.await;
+        }
+    }
+
+    /// Stops polling, finishes the updates in hand, stops timers and AI
+    /// moves, sends what is queued (for a while) and closes the store.
+    pub async fn stop(self) {
+        loop {
+            match self.shutdown.shutdown() {
+                Ok(done) => {
+                    done.await;
+                    break;
+                }
+                // Not running (yet or any more).
+                Err(_) if self.dispatcher.as_ref().is_none_or(JoinHandle::is_finished) => break,
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+        if let Some(d) = self.dispatcher {
+            let _ = d.await;
+        }
+        self.shared.service.shutdown().await;
+        let _ = self.stop_outbox.send(true);
+        let _ = self.outbox.await;
+        self.store.close().await;
+    }
+}
+
+/// Starts the bot: opens the store, starts the table service and the
+/// effects runner, registers the command menus and starts polling.
+pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
+    if let UpdateMode::Webhook { .. } = config.update_mode {
+        return Err(BotError::WebhookUnsupported);
+    }
+    let mut bot = Bot::new(config.token.expose());
+    if let Some(url) = &config.api_url {
+        let url = url::Url::parse(url).map_err(|e| BotError::ApiUrl(e.to_string()))?;
+        bot = bot.set_api_url(url);
+    }
+    let me = bot.get_me().await?;
+    let username = me.username.clone().ok_or(BotError::NoUsername)?;
+    let default_lang = Lang::from_code(&config.default_language).unwrap_or(Lang::En);
+    register_commands(&bot, default_lang).await;
+
+    let store = Store::open(&StoreOptions::from_config(config)).await?;
+    let (service, effects) = TableService::builder(store.clone())
+        .agent(tuning.agent.clone())
+        .options(tuning.service.clone())
+        .start()
+        .await?;
+    let (local_tx, local_rx) = mpsc::unbounded_channel();
+    let default_turn_timer = config
+        .default_turn_timer
+        .and_then(|d| TurnTimer::from_secs(u32::try_from(d.as_secs()).unwrap_or(u32::MAX)));
+    let shared = Arc::new(Shared {
+        service,
+        bot: bot.clone(),
+        username,
+        default_lang,
+        default_turn_timer,
+        local: local_tx,
+        selections: Mutex::new(HashMap::new()),
+        unreachable: Mutex::new(HashSet::new()),
+        admins: Mutex::new(HashMap::new()),
+        names: Mutex::new(HashMap::new()),
+        tables: Mutex::new(HashMap::new()),
+    });
+    let outbox = Outbox::new(shared.clone(), tuning.group_pacing, tuning.private_pacing).await;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let outbox = tokio::spawn(outbox::run(
+        outbox,
+        effects,
+        local_rx,
+        stop_rx,
+        tuning.drain_for,
+    ));
+
+    let mut dispatcher = Dispatcher::builder(bot.clone(), super::handlers::schema())
+        .dependencies(dptree::deps![shared.clone()])
+        .default_handler(|_| async {})
+        .error_handler(LoggingErrorHandler::with_custom_text(
+            "update handler failed",
+        ))
+        .build();
+    let shutdown = dispatcher.shutdown_token();
+    let listener = Polling::builder(bot.clone())
+        .timeout(tuning.poll_timeout)
+        .delete_webhook()
+        .await
+        .build();
+    let dispatcher = tokio::spawn(async move {
+        dispatcher
+            .dispatch_with_listener(
+                listener,
+                LoggingErrorHandler::with_custom_text("getUpdates failed"),
+            )
+            .await;
+    });
+    Ok(RunningBot {
+        shared,
+        store,
+        shutdown,
+        dispatcher: Some(dispatcher),
+        outbox,
+        stop_outbox: stop_tx,
+    })
+}
+
+/// `setMyCommands` for every language, and the default list.
+async fn register_commands(bot: &Bot, default_lang: Lang) {
+    use teloxide::payloads::SetMyCommandsSetters;
+    if let Err(e) = bot.set_my_commands(bot_commands(default_lang)).await {
+        tracing::warn!(error = %e, "setMyCommands failed");
+    }
+    for lang in Lang::ALL {
+        let r = bot
+            .set_my_commands(bot_commands(lang))
+            .language_code(lang.code())
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(error = %e, lang = lang.code(), "setMyCommands failed");
+        }
+    }
+}
+
+/// `kozyr run`: runs until SIGINT or SIGTERM, touching the heartbeat file.
+pub async fn run(config: Config, heartbeat: std::path::PathBuf) -> Result<(), BotError> {
+    let mut running = start(&config, Tuning::default()).await?;
+    tracing::info!(bot = %config.token, "kozyr is running (long polling)");
+    let token = running.shutdown_token();
+    let signals = tokio::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("signal received; shutting down");
+        if let Ok(done) = token.shutdown() {
+            done.await;
+        }
+    });
+    let beat = tokio::spawn(async move {
+        let mut every = tokio::time::interval(crate::health::BEAT_EVERY);
+        loop {
+            every.tick().await;
+            if let Err(e) = crate::health::beat(&heartbeat) {
+                tracing::warn!(error = %e, path = %heartbeat.display(), "cannot write the heartbeat");
+            }
+        }
+    });
+    running.wait().await;
+    beat.abort();
+    signals.abort();
+    running.stop().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

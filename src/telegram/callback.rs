@@ -1,0 +1,568 @@
+//! Callback data: what an inline button asks for, in at most 64 bytes.
+//!
+//! Callback data comes back from Telegram untrusted — a modified client can
+//! send anything — so [`Callback::parse`] accepts exactly the strings
+//! [`Callback::encode`] produces and nothing else: every accepted string
+//! re-encodes to itself. A press also carries the table and the state
+//! version the button was drawn for, so the service can refuse stale ones.
+//!
+//! Grammar (numbers in lowercase base 36 without leading zeros):
+//!
+//! ```text
+//! callback := "t" table "." version "." table-action   a table's button
+//!           | "c" version "." chat-action               a chat's button
+//! table-action :=
+//!     "c" CARD    toggle a card          "x"       clear the selection
+//!     "l" SET     Kozel lead             "b" SET   Kozel beat
+//!     "p" SET     Kozel pass             "m"       Kozel molodka
+//!     "h" SET     Hearts pass three      "y" CARD  Hearts play
+//!     "j"         join (any free seat)   "s" SEAT  take seat 0-3
+//!     "q"         leave                  "a"       add an AI player
+//!     "g"         start                  "k" GAME  choose the game
+//!     "r"         take the seat back     "z" 0|1   stop: cancel / confirm
+//! chat-action :=
+//!     "n" GAME    open a table           "L" LANG  chat language (en ru pt ro)
+//!     "T" SECS|"-" turn timer (none)     "E" NUM   Hearts end score
+//!     "M" 0|1     Hearts shoot the moon
+//! CARD := rank suit, e.g. "TS"; SET := the card set's bits in lowercase hex;
+//! GAME := "k" (Kozel) | "h" (Hearts)
+//! ```
+//!
+//! ```
+//! use kozyr::telegram::callback::{Callback, TableAction};
+//! let c = Callback::Table { table: 42, version: 7, action: TableAction::Toggle("TS".parse().unwrap()) };
+//! assert_eq!(c.encode(), "t16.7.cTS");
+//! assert_eq!(Callback::parse("t16.7.cTS"), Ok(c));
+//! assert!(Callback::parse("t016.7.cTS").is_err()); // not canonical
+//! ```
+
+use std::fmt::{self, Write as _};
+
+use crate::cards::{Card, CardSet, Seat};
+use crate::game::GameKind;
+use crate::i18n::Lang;
+
+/// Telegram's limit on callback data, in bytes.
+pub const MAX_LEN: usize = 64;
+
+/// A button press, decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Callback {
+    /// A button on a table's message (lobby, table, hand, stop prompt).
+    Table {
+        table: u64,
+        version: u64,
+        action: TableAction,
+    },
+    /// A button on a chat-level message (game menu, settings); the chat is
+    /// the message's chat, `version` that of the chat's settings.
+    Chat { version: u64, action: ChatAction },
+}
+
+/// What a table button does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TableAction {
+    /// Select or unselect a card in the hand message.
+    Toggle(Card),
+    /// Unselect every card.
+    Clear,
+    /// Kozel: lead these cards (the selection the button was drawn with).
+    Lead(CardSet),
+    Beat(CardSet),
+    Pass(CardSet),
+    Molodka,
+    /// Hearts: pass these three cards.
+    HeartsPass(CardSet),
+    HeartsPlay(Card),
+    /// Sit at any free seat.
+    Join,
+    TakeSeat(Seat),
+    Leave,
+    AddAi,
+    Start,
+    ChooseGame(GameKind),
+    /// Take one's seat back from the AI player standing in.
+    TakeBack,
+    /// Answer to "stop this table?".
+    Stop {
+        confirm: bool,
+    },
+}
+
+/// What a chat button does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChatAction {
+    NewTable(GameKind),
+    SetLanguage(Lang),
+    /// Seconds per turn; `None` for no limit.
+    SetTurnTimer(Option<u32>),
+    SetHeartsEndScore(u32),
+    SetShootTheMoon(bool),
+}
+
+/// Why callback data was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallbackError {
+    #[error("callback data is {0} bytes, more than 64")]
+    TooLong(usize),
+    #[error("callback data is not one kozyr made")]
+    Malformed,
+}
+
+fn game_char(g: GameKind) -> char {
+    match g {
+        GameKind::Kozel => 'k',
+        GameKind::Hearts => 'h',
+    }
+}
+
+fn game_from(s: &str) -> Option<GameKind> {
+    match s {
+        "k" => Some(GameKind::Kozel),
+        "h" => Some(GameKind::Hearts),
+        _ => None,
+    }
+}
+
+/// Lowercase base 36, as short as possible.
+fn base36(mut n: u64, out: &mut String) {
+    let mut buf = [0u8; 13];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b"0123456789abcdefghijklmnopqrstuvwxyz"[(n % 36) as usize];
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(buf[i..].iter().map(|&b| b as char));
+}
+
+/// Parses canonical base 36 (no sign, no leading zeros, no overflow).
+fn parse_base36(s: &str) -> Option<u64> {
+    if s.is_empty() || s.len() > 13 || (s.len() > 1 && s.starts_with('0')) {
+        return None;
+    }
+    s.bytes().try_fold(0u64, |acc, b| {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'z' => b - b'a' + 10,
+            _ => return None,
+        };
+        acc.checked_mul(36)?.checked_add(u64::from(d))
+    })
+}
+
+fn parse_card(s: &str) -> Option<Card> {
+    // `Card::from_str` also takes `10S` and lowercase; the encoder never
+    // writes those, and the re-encoding check rejects them.
+    (s.len() == 2).then(|| s.parse().ok()).flatten()
+}
+
+fn parse_set(s: &str) -> Option<CardSet> {
+    if s.is_empty() || s.len() > 16 || (s.len() > 1 && s.starts_with('0')) {
+        return None;
+    }
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return None;
+    }
+    let bits = u64::from_str_radix(s, 16).ok()?;
+    let set = CardSet::from_bits_truncate(bits);
+    (set.bits() == bits).then_some(set)
+}
+
+fn parse_flag(s: &str) -> Option<bool> {
+    match s {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    }
+}
+
+impl TableAction {
+    fn write(self, out: &mut String) {
+        // Writing to a String cannot fail.
+        let _ = match self {
+            TableAction::Toggle(c) => write!(out, "c{c}"),
+            TableAction::Clear => write!(out, "x"),
+            TableAction::Lead(s) => write!(out, "l{:x}", s.bits()),
+            TableAction::Beat(s) => write!(out, "b{:x}", s.bits()),
+            TableAction::Pass(s) => write!(out, "p{:x}", s.bits()),
+            TableAction::Molodka => write!(out, "m"),
+            TableAction::HeartsPass(s) => write!(out, "h{:x}", s.bits()),
+            TableAction::HeartsPlay(c) => write!(out, "y{c}"),
+            TableAction::Join => write!(out, "j"),
+            TableAction::TakeSeat(s) => write!(out, "s{s}"),
+            TableAction::Leave => write!(out, "q"),
+            TableAction::AddAi => write!(out, "a"),
+            TableAction::Start => write!(out, "g"),
+            TableAction::ChooseGame(g) => write!(out, "k{}", game_char(g)),
+            TableAction::TakeBack => write!(out, "r"),
+            TableAction::Stop { confirm } => write!(out, "z{}", u8::from(confirm)),
+        };
+    }
+
+    fn parse(s: &str) -> Option<TableAction> {
+        let (tag, rest) = s.split_at_checked(1)?;
+        let bare = |a| rest.is_empty().then_some(a);
+        match tag {
+            "c" => parse_card(rest).map(TableAction::Toggle),
+            "x" => bare(TableAction::Clear),
+            "l" => parse_set(rest).map(TableAction::Lead),
+            "b" => parse_set(rest).map(TableAction::Beat),
+            "p" => parse_set(rest).map(TableAction::Pass),
+            "m" => bare(TableAction::Molodka),
+            "h" => parse_set(rest).map(TableAction::HeartsPass),
+            "y" => parse_card(rest).map(TableAction::HeartsPlay),
+            "j" => bare(TableAction::Join),
+            "s" => match rest.as_bytes() {
+                [d @ b'0'..=b'3'] => Seat::new(d - b'0').map(TableAction::TakeSeat),
+                _ => None,
+            },
+            "q" => bare(TableAction::Leave),
+            "a" => bare(TableAction::AddAi),
+            "g" => bare(TableAction::Start),
+            "k" => game_from(rest).map(TableAction::ChooseGame),
+            "r" => bare(TableAction::TakeBack),
+            "z" => parse_flag(rest).map(|confirm| TableAction::Stop { confirm }),
+            _ => None,
+        }
+    }
+}
+
+impl ChatAction {
+    fn write(self, out: &mut String) {
+        match self {
+            ChatAction::NewTable(g) => {
+                out.push('n');
+                out.push(game_char(g));
+            }
+            ChatAction::SetLanguage(l) => {
+                out.push('L');
+                out.push_str(l.code());
+            }
+            ChatAction::SetTurnTimer(None) => out.push_str("T-"),
+            ChatAction::SetTurnTimer(Some(secs)) => {
+                out.push('T');
+                base36(u64::from(secs), out);
+            }
+            ChatAction::SetHeartsEndScore(n) => {
+                out.push('E');
+                base36(u64::from(n), out);
+            }
+            ChatAction::SetShootTheMoon(on) => {
+                out.push('M');
+                out.push(if on { '1' } else { '0' });
+            }
+        }
+    }
+
+    fn parse(s: &str) -> Option<ChatAction> {
+        let (tag, rest) = s.split_at_checked(1)?;
+        let small = |r: &str| parse_base36(r).and_then(|n| u32::try_from(n).ok());
+        match tag {
+            "n" => game_from(rest).map(ChatAction::NewTable),
+            // Only the exact codes, not every tag `Lang::from_code` accepts.
+            "L" => Lang::ALL
+                .into_iter()
+                .find(|l| l.code() == rest)
+                .map(ChatAction::SetLanguage),
+            "T" if rest == "-" => Some(ChatAction::SetTurnTimer(None)),
+            "T" => small(rest).map(|n| ChatAction::SetTurnTimer(Some(n))),
+            "E" => small(rest).map(ChatAction::SetHeartsEndScore),
+            "M" => parse_flag(rest).map(ChatAction::SetShootTheMoon),
+            _ => None,
+        }
+    }
+}
+
+impl Callback {
+    /// The callback data for a button; never longer than [`MAX_LEN`].
+    pub fn encode(&self) -> String {
+        let mut out = String::with_capacity(48);
+        match *self {
+            Callback::Table {
+                table,
+                version,
+                action,
+            } => {
+                out.push('t');
+                base36(table, &mut out);
+                out.push('.');
+                base36(version, &mut out);
+                out.push('.');
+                action.write(&mut out);
+            }
+            Callback::Chat { version, action } => {
+                out.push('c');
+                base36(version, &mut out);
+                out.push('.');
+                action.write(&mut out);
+            }
+        }
+        out
+    }
+
+    /// Decodes callback data; anything [`Callback::encode`] would not have
+    /// written is [`CallbackError::Malformed`].
+    pub fn parse(data: &str) -> Result<Callback, CallbackError> {
+        if data.len() > MAX_LEN {
+            return Err(CallbackError::TooLong(data.len()));
+        }
+        let parsed = Self::parse_loose(data).ok_or(CallbackError::Malformed)?;
+        // The fields are checked one by one above; comparing the re-encoding
+        // closes whatever gap is left (case, spellings `Card` also accepts).
+        if parsed.encode() != data {
+            return Err(CallbackError::Malformed);
+        }
+        Ok(parsed)
+    }
+
+    fn parse_loose(data: &str) -> Option<Callback> {
+        let (kind, rest) = data.split_at_checked(1)?;
+        match kind {
+            "t" => {
+                let mut parts = rest.splitn(3, '.');
+                let table = parse_base36(parts.next()?)?;
+                let version = parse_base36(parts.next()?)?;
+                let action = TableAction::parse(parts.next()?)?;
+                Some(Callback::Table {
+                    table,
+                    version,
+                    action,
+                })
+            }
+            "c" => {
+                let (version, action) = rest.split_once('.')?;
+                Some(Callback::Chat {
+                    version: parse_base36(version)?,
+                    action: ChatAction::parse(action)?,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Callback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.encode())
+    }
+}
+
+impl std::str::FromStr for Callback {
+    type Err = CallbackError;
+    fn from_str(s: &str) -> Result<Callback, CallbackError> {
+        Callback::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::cards::Suit;
+
+    fn check(c: Callback, expect: &str) {
+        assert_eq!(c.encode(), expect);
+        assert_eq!(Callback::parse(expect), Ok(c), "{expect}");
+    }
+
+    #[test]
+    fn encodings_are_as_documented() {
+        let card = |s: &str| s.parse::<Card>().unwrap();
+        let set = |s: &str| s.parse::<CardSet>().unwrap();
+        let t = |action| Callback::Table {
+            table: 1295,
+            version: 36,
+            action,
+        };
+        check(t(TableAction::Toggle(card("TS"))), "tzz.10.cTS");
+        check(t(TableAction::Clear), "tzz.10.x");
+        check(t(TableAction::Lead(set("AS"))), "tzz.10.l1000");
+        check(t(TableAction::Beat(set("6H 7H"))), "tzz.10.b300000");
+        check(t(TableAction::Pass(CardSet::EMPTY)), "tzz.10.p0");
+        check(t(TableAction::Molodka), "tzz.10.m");
+        check(
+            t(TableAction::HeartsPass(set("2C 3C 4C"))),
+            "tzz.10.h7000000000000",
+        );
+        check(t(TableAction::HeartsPlay(card("QS"))), "tzz.10.yQS");
+        check(t(TableAction::Join), "tzz.10.j");
+        check(t(TableAction::TakeSeat(Seat::new(3).unwrap())), "tzz.10.s3");
+        check(t(TableAction::Leave), "tzz.10.q");
+        check(t(TableAction::AddAi), "tzz.10.a");
+        check(t(TableAction::Start), "tzz.10.g");
+        check(t(TableAction::ChooseGame(GameKind::Kozel)), "tzz.10.kk");
+        check(t(TableAction::ChooseGame(GameKind::Hearts)), "tzz.10.kh");
+        check(t(TableAction::TakeBack), "tzz.10.r");
+        check(t(TableAction::Stop { confirm: true }), "tzz.10.z1");
+        let c = |action| Callback::Chat { version: 0, action };
+        check(c(ChatAction::NewTable(GameKind::Kozel)), "c0.nk");
+        check(c(ChatAction::NewTable(GameKind::Hearts)), "c0.nh");
+        check(c(ChatAction::SetLanguage(Lang::Ro)), "c0.Lro");
+        check(c(ChatAction::SetTurnTimer(None)), "c0.T-");
+        check(c(ChatAction::SetTurnTimer(Some(90))), "c0.T2i");
+        check(c(ChatAction::SetHeartsEndScore(100)), "c0.E2s");
+        check(c(ChatAction::SetShootTheMoon(false)), "c0.M0");
+    }
+
+    #[test]
+    fn rejects_near_misses() {
+        for bad in [
+            "",
+            "t",
+            "t1",
+            "t1.2",
+            "t1.2.",
+            "t1.2.?",
+            "T1.2.x",
+            "t01.2.x",
+            "t1.02.x",
+            "t1.2.xx",
+            "t1.2.cts",
+            "t1.2.c10S",
+            "t1.2.cTX",
+            "t1.2.l",
+            "t1.2.l01",
+            "t1.2.lA",
+            "t1.2.l2000",
+            "t1.2.s4",
+            "t1.2.s",
+            "t1.2.s00",
+            "t1.2.z2",
+            "t1.2.kx",
+            "t1.2.kK",
+            "t-1.2.x",
+            "t1.2.x.",
+            "t1..x",
+            "tzzzzzzzzzzzzzz.1.x",
+            "t1.2.lffffffffffffffff",
+            "c.nk",
+            "c0.Len-US",
+            "c0.LEN",
+            "c0.T",
+            "c0.T0-",
+            "c0.T1y2p0tbc",
+            "c0.M",
+            "c0.n",
+            "x1.2.x",
+            "t1.2.x\n",
+            " t1.2.x",
+        ] {
+            assert!(Callback::parse(bad).is_err(), "{bad:?} parsed");
+        }
+        assert_eq!(
+            Callback::parse(&"t".repeat(65)),
+            Err(CallbackError::TooLong(65))
+        );
+    }
+
+    #[test]
+    fn the_longest_callback_fits() {
+        let widest = Callback::Table {
+            table: u64::MAX,
+            version: u64::MAX,
+            action: TableAction::HeartsPass(CardSet::FULL),
+        };
+        assert!(widest.encode().len() <= MAX_LEN, "{}", widest.encode());
+        assert_eq!(Callback::parse(&widest.encode()), Ok(widest));
+    }
+
+    fn any_card() -> impl Strategy<Value = Card> {
+        (0u8..4, 0u8..13).prop_map(|(s, r)| {
+            Card::new(crate::cards::Rank::ALL[r as usize], Suit::ALL[s as usize])
+        })
+    }
+
+    fn any_set() -> impl Strategy<Value = CardSet> {
+        any::<u64>().prop_map(CardSet::from_bits_truncate)
+    }
+
+    fn any_table_action() -> impl Strategy<Value = TableAction> {
+        prop_oneof![
+            any_card().prop_map(TableAction::Toggle),
+            Just(TableAction::Clear),
+            any_set().prop_map(TableAction::Lead),
+            any_set().prop_map(TableAction::Beat),
+            any_set().prop_map(TableAction::Pass),
+            Just(TableAction::Molodka),
+            any_set().prop_map(TableAction::HeartsPass),
+            any_card().prop_map(TableAction::HeartsPlay),
+            Just(TableAction::Join),
+            (0u8..4).prop_map(|s| TableAction::TakeSeat(Seat::new(s).unwrap())),
+            Just(TableAction::Leave),
+            Just(TableAction::AddAi),
+            Just(TableAction::Start),
+            (0usize..2).prop_map(|i| TableAction::ChooseGame(GameKind::ALL[i])),
+            Just(TableAction::TakeBack),
+            any::<bool>().prop_map(|confirm| TableAction::Stop { confirm }),
+        ]
+    }
+
+    fn any_chat_action() -> impl Strategy<Value = ChatAction> {
+        prop_oneof![
+            (0usize..2).prop_map(|i| ChatAction::NewTable(GameKind::ALL[i])),
+            (0usize..4).prop_map(|i| ChatAction::SetLanguage(Lang::ALL[i])),
+            proptest::option::of(any::<u32>()).prop_map(ChatAction::SetTurnTimer),
+            any::<u32>().prop_map(ChatAction::SetHeartsEndScore),
+            any::<bool>().prop_map(ChatAction::SetShootTheMoon),
+        ]
+    }
+
+    fn any_callback() -> impl Strategy<Value = Callback> {
+        prop_oneof![
+            (any::<u64>(), any::<u64>(), any_table_action()).prop_map(
+                |(table, version, action)| Callback::Table {
+                    table,
+                    version,
+                    action
+                }
+            ),
+            (any::<u64>(), any_chat_action())
+                .prop_map(|(version, action)| Callback::Chat { version, action }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn round_trips_within_64_bytes(c in any_callback()) {
+            let data = c.encode();
+            prop_assert!(data.len() <= MAX_LEN, "{data}");
+            prop_assert!(data.is_ascii());
+            prop_assert_eq!(Callback::parse(&data), Ok(c));
+        }
+
+        #[test]
+        fn arbitrary_strings_never_panic_and_accepted_ones_are_canonical(s in "\\PC{0,80}") {
+            if let Ok(c) = Callback::parse(&s) {
+                prop_assert_eq!(c.encode(), s);
+            }
+        }
+
+        #[test]
+        fn near_valid_strings_are_canonical_when_accepted(s in "[tc][0-9a-z]{0,3}\\.[0-9a-z.]{0,3}[a-zA-Z0-9.\\-]{0,6}") {
+            if let Ok(c) = Callback::parse(&s) {
+                prop_assert_eq!(c.encode(), s);
+            }
+        }
+
+        #[test]
+        fn mutations_of_valid_data_are_caught_or_canonical(c in any_callback(), i in any::<prop::sample::Index>(), b in 0x20u8..0x7f) {
+            let mut bytes = c.encode().into_bytes();
+            let i = i.index(bytes.len());
+            bytes[i] = b;
+            let s = String::from_utf8(bytes).unwrap();
+            if let Ok(other) = Callback::parse(&s) {
+                prop_assert_eq!(other.encode(), s);
+            }
+        }
+    }
+}

@@ -1,0 +1,320 @@
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::*;
+
+type P = Pacer<&'static str, &'static str, String>;
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s)
+}
+
+/// A test clock: `at(1.5)` is 1.5 s after the start.
+struct Clock(Instant);
+
+impl Clock {
+    fn new() -> Clock {
+        Clock(Instant::now())
+    }
+    fn at(&self, s: f64) -> Instant {
+        self.0 + secs(s)
+    }
+}
+
+fn pacer() -> P {
+    Pacer::new(PacerConfig::default())
+}
+
+/// Takes everything ready at `now`, answering each with `outcome`;
+/// returns what went out as `chat:slot=content` or `chat!content`.
+fn drain(p: &mut P, now: Instant, outcome: Outcome) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(tx) = p.poll_transmit(now) {
+        out.push(match &tx.output {
+            Output::Set { slot, content } => format!("{}:{slot}={content}", tx.ticket.chat),
+            Output::Send { content } => format!("{}!{content}", tx.ticket.chat),
+        });
+        p.on_result(tx.ticket, outcome, now);
+    }
+    out
+}
+
+#[test]
+fn latest_content_wins() {
+    let c = Clock::new();
+    let mut p = pacer();
+    for n in 1..=5 {
+        p.set("g", "table", format!("v{n}"));
+    }
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=v5"]);
+    assert!(p.is_idle(&"g"));
+    assert_eq!(p.shown(&"g", &"table").map(String::as_str), Some("v5"));
+}
+
+#[test]
+fn one_output_per_three_seconds_per_chat() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("g", "table", "a".into());
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=a"]);
+    p.set("g", "table", "b".into());
+    p.set("h", "table", "x".into());
+    // Another chat is not held back by this one.
+    assert_eq!(drain(&mut p, c.at(1.0), Outcome::Done), ["h:table=x"]);
+    assert_eq!(p.poll_timeout(), Some(Some(c.at(3.0))));
+    assert!(drain(&mut p, c.at(2.9), Outcome::Done).is_empty());
+    p.set("g", "table", "c".into());
+    assert_eq!(drain(&mut p, c.at(3.0), Outcome::Done), ["g:table=c"]);
+    assert_eq!(p.poll_timeout(), None);
+}
+
+#[test]
+fn identical_content_is_not_sent_again() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("g", "table", "a".into());
+    let tx = p.poll_transmit(c.at(0.0)).unwrap();
+    // While "a" is in flight, asking for "a" again adds nothing.
+    p.set("g", "table", "a".into());
+    p.on_result(tx.ticket, Outcome::Done, c.at(0.5));
+    assert!(p.is_idle(&"g"));
+    // Back and forth before anything went out: nothing to do either.
+    p.set("g", "table", "b".into());
+    p.set("g", "table", "a".into());
+    assert!(p.is_idle(&"g"));
+    assert!(drain(&mut p, c.at(10.0), Outcome::Done).is_empty());
+}
+
+#[test]
+fn not_modified_counts_as_shown() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("g", "table", "a".into());
+    assert_eq!(
+        drain(&mut p, c.at(0.0), Outcome::NotModified),
+        ["g:table=a"]
+    );
+    assert_eq!(p.shown(&"g", &"table").map(String::as_str), Some("a"));
+    p.set("g", "table", "a".into());
+    assert!(p.is_idle(&"g"));
+}
+
+#[test]
+fn retry_after_delays_only_its_chat_and_keeps_the_latest() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("g", "table", "a".into());
+    p.set("h", "table", "x".into());
+    let g = p.poll_transmit(c.at(0.0)).unwrap();
+    assert_eq!(g.ticket.chat, "g");
+    p.on_result(g.ticket, Outcome::RetryAfter(secs(10.0)), c.at(0.0));
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["h:table=x"]);
+    p.set("g", "table", "b".into());
+    p.set("h", "table", "y".into());
+    assert_eq!(drain(&mut p, c.at(4.0), Outcome::Done), ["h:table=y"]);
+    assert!(drain(&mut p, c.at(9.9), Outcome::Done).is_empty());
+    assert_eq!(p.poll_timeout(), Some(Some(c.at(10.0))));
+    assert_eq!(drain(&mut p, c.at(10.0), Outcome::Done), ["g:table=b"]);
+}
+
+#[test]
+fn sends_keep_order_and_are_never_dropped() {
+    let c = Clock::new();
+    let cfg = PacerConfig {
+        min_interval: Duration::ZERO,
+        ..PacerConfig::default()
+    };
+    let mut p: P = Pacer::new(cfg);
+    p.set("g", "table", "t1".into());
+    p.send("g", "deal over".into());
+    p.set("g", "table", "t2".into());
+    p.send("g", "series over".into());
+    let first = p.poll_transmit(c.at(0.0)).unwrap();
+    assert_eq!(
+        first.output,
+        Output::Set {
+            slot: "table",
+            content: "t2".into()
+        }
+    );
+    // A 429 on the send puts it back at the head of the queue.
+    p.on_result(first.ticket, Outcome::Done, c.at(0.0));
+    let send = p.poll_transmit(c.at(0.0)).unwrap();
+    p.on_result(send.ticket, Outcome::RetryAfter(secs(2.0)), c.at(0.0));
+    assert_eq!(
+        drain(&mut p, c.at(2.0), Outcome::Done),
+        ["g!deal over", "g!series over"]
+    );
+}
+
+#[test]
+fn at_most_twenty_a_minute() {
+    let c = Clock::new();
+    let mut p = pacer();
+    let mut times = Vec::new();
+    for i in 0..200 {
+        let now = c.at(f64::from(i) * 0.5);
+        p.set("g", "table", format!("v{i}"));
+        if !drain(&mut p, now, Outcome::Done).is_empty() {
+            times.push(i);
+        }
+    }
+    // One output every 3 s (every 6th half-second) exactly fits 20 a minute.
+    assert_eq!(times.len(), 34);
+    assert!(times.windows(2).all(|w| w[1] - w[0] >= 6));
+
+    let tight = PacerConfig {
+        min_interval: Duration::ZERO,
+        window: secs(60.0),
+        max_per_window: 20,
+    };
+    let mut p: P = Pacer::new(tight);
+    for i in 0..25 {
+        p.send("g", format!("m{i}"));
+    }
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done).len(), 20);
+    assert_eq!(p.poll_timeout(), Some(Some(c.at(60.0))));
+    assert_eq!(drain(&mut p, c.at(60.0), Outcome::Done).len(), 5);
+}
+
+#[test]
+fn a_gone_message_is_sent_again_and_failures_are_dropped() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("g", "table", "a".into());
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=a"]);
+    p.set("g", "table", "b".into());
+    let tx = p.poll_transmit(c.at(3.0)).unwrap();
+    p.on_result(tx.ticket, Outcome::Gone, c.at(3.0));
+    assert_eq!(p.shown(&"g", &"table"), None);
+    // A failed attempt did not use the budget.
+    assert_eq!(drain(&mut p, c.at(3.0), Outcome::Failed), ["g:table=b"]);
+    assert_eq!(p.shown(&"g", &"table"), None);
+    assert!(p.is_idle(&"g"));
+}
+
+#[test]
+fn stale_tickets_and_forgotten_chats_are_ignored() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("g", "table", "a".into());
+    let tx = p.poll_transmit(c.at(0.0)).unwrap();
+    let stale = tx.ticket.clone();
+    p.on_result(tx.ticket, Outcome::Done, c.at(0.0));
+    p.on_result(stale, Outcome::RetryAfter(secs(100.0)), c.at(0.0));
+    p.set("g", "table", "b".into());
+    assert_eq!(drain(&mut p, c.at(3.0), Outcome::Done), ["g:table=b"]);
+    p.set("g", "table", "c".into());
+    p.forget(&"g");
+    assert_eq!(p.poll_timeout(), None);
+    assert!(p.is_idle(&"g"));
+}
+
+#[test]
+fn migration_moves_the_queue_and_resends_the_table() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("old", "table", "a".into());
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["old:table=a"]);
+    p.send("old", "news".into());
+    p.migrate(&"old", "new");
+    assert!(p.is_idle(&"old"));
+    let out = drain(&mut p, c.at(3.0), Outcome::Done);
+    assert_eq!(out, ["new:table=a"]);
+    assert_eq!(drain(&mut p, c.at(6.0), Outcome::Done), ["new!news"]);
+}
+
+/// A scripted step for the property test.
+#[derive(Clone, Debug)]
+enum Step {
+    Set { chat: usize, slot: usize, value: u8 },
+    Send { chat: usize },
+    Advance { ms: u64 },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0..3usize, 0..2usize, 0..4u8).prop_map(|(chat, slot, value)| Step::Set { chat, slot, value }),
+        1 => (0..3usize).prop_map(|chat| Step::Send { chat }),
+        3 => (0..5000u64).prop_map(|ms| Step::Advance { ms }),
+    ]
+}
+
+const CHATS: [&str; 3] = ["a", "b", "c"];
+const SLOTS: [&str; 2] = ["table", "lobby"];
+
+proptest! {
+    /// Against a simulated Telegram that sometimes answers 429: limits hold in every chat, every send arrives once and in
+    /// order, identical content is never re-sent, and in the end every slot
+    /// shows its latest content.
+    #[test]
+    fn limits_hold_and_everything_arrives(steps in proptest::collection::vec(step(), 1..120), faults in proptest::collection::vec(0u8..10, 200)) {
+        let c = Clock::new();
+        let cfg = PacerConfig::default();
+        let mut p: P = Pacer::new(cfg);
+        let mut now = c.at(0.0);
+        let mut latest: BTreeMap<(&str, &str), String> = BTreeMap::new();
+        let mut telegram: BTreeMap<(&str, &str), String> = BTreeMap::new();
+        let mut sent: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut delivered: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut outputs: BTreeMap<&str, Vec<Instant>> = BTreeMap::new();
+        let mut fault = faults.into_iter().cycle();
+        let mut n = 0;
+        let mut run = |p: &mut P, now: Instant, telegram: &mut BTreeMap<(&'static str, &'static str), String>,
+                       delivered: &mut BTreeMap<&'static str, Vec<String>>, outputs: &mut BTreeMap<&'static str, Vec<Instant>>| {
+            while let Some(tx) = p.poll_transmit(now) {
+                let chat = tx.ticket.chat;
+                let outcome = if fault.next() == Some(0) {
+                    Outcome::RetryAfter(Duration::from_secs(7))
+                } else {
+                    outputs.entry(chat).or_default().push(now);
+                    match tx.output {
+                        Output::Set { slot, content } => {
+                            let old = telegram.insert((chat, slot), content.clone());
+                            // The pacer never re-sends what Telegram shows.
+                            assert_ne!(old.as_ref(), Some(&content), "identical content re-sent");
+                            Outcome::Done
+                        }
+                        Output::Send { content } => {
+                            delivered.entry(chat).or_default().push(content);
+                            Outcome::Done
+                        }
+                    }
+                };
+                p.on_result(tx.ticket, outcome, now);
+            }
+        };
+        for s in steps {
+            match s {
+                Step::Set { chat, slot, value } => {
+                    let v = format!("v{value}");
+                    latest.insert((CHATS[chat], SLOTS[slot]), v.clone());
+                    p.set(CHATS[chat], SLOTS[slot], v);
+                }
+                Step::Send { chat } => {
+                    n += 1;
+                    sent.entry(CHATS[chat]).or_default().push(format!("m{n}"));
+                    p.send(CHATS[chat], format!("m{n}"));
+                }
+                Step::Advance { ms } => now += Duration::from_millis(ms),
+            }
+            run(&mut p, now, &mut telegram, &mut delivered, &mut outputs);
+        }
+        // Let everything drain.
+        while let Some(t) = p.poll_timeout() {
+            now = now.max(t.unwrap_or(now));
+            run(&mut p, now, &mut telegram, &mut delivered, &mut outputs);
+        }
+        prop_assert_eq!(&telegram, &latest);
+        prop_assert_eq!(&delivered, &sent);
+        for times in outputs.values() {
+            for w in times.windows(2) {
+                prop_assert!(w[1].duration_since(w[0]) >= cfg.min_interval);
+            }
+            for w in times.windows(cfg.max_per_window + 1) {
+                prop_assert!(w[cfg.max_per_window].duration_since(w[0]) >= cfg.window);
+            }
+        }
+    }
+}

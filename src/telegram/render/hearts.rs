@@ -1,0 +1,432 @@
+//! Hearts' table message, hand message, results and popups.
+
+use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
+
+use super::{
+    HandInfo, Occupant, Rendered, TableInfo, button, glyphs, line, shown_seconds, suit_name,
+};
+use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
+use crate::hearts::{Action, PassDirection, Phase, RuleError, Standing, View};
+use crate::i18n::{Args, Lang, key, tr};
+use crate::telegram::callback::TableAction;
+
+/// Cards per row of hand buttons: 13 cards make rows of 5, 5 and 3.
+const CARDS_PER_ROW: usize = 5;
+
+/// Suits in the order a Hearts hand is usually held.
+const SUIT_ORDER: [Suit; 4] = [Suit::Clubs, Suit::Diamonds, Suit::Spades, Suit::Hearts];
+
+/// Cards suit by suit (♣ ♦ ♠ ♥), low to high.
+pub fn sorted(cards: CardSet) -> Vec<Card> {
+    let mut v: Vec<Card> = cards.iter().collect();
+    v.sort_by_key(|c| (SUIT_ORDER.iter().position(|&s| s == c.suit()), c.rank()));
+    v
+}
+
+fn cards_text(cards: CardSet) -> String {
+    glyphs(sorted(cards))
+}
+
+fn direction(lang: Lang, d: PassDirection) -> Option<String> {
+    let k = match d {
+        PassDirection::Left => key::HEARTS_PASS_LEFT,
+        PassDirection::Right => key::HEARTS_PASS_RIGHT,
+        PassDirection::Across => key::HEARTS_PASS_ACROSS,
+        PassDirection::None => return None,
+    };
+    Some(tr(lang, k, &Args::new()))
+}
+
+fn title(lang: Lang, v: &View) -> String {
+    line(
+        lang,
+        key::TABLE_TITLE,
+        Args::new()
+            .text("game", tr(lang, key::GAME_HEARTS, &Args::new()))
+            .num("deal", v.deal.number),
+    )
+}
+
+/// The cards on the current trick, leader first.
+fn trick_lines(lang: Lang, info: &TableInfo, v: &View, out: &mut Vec<String>) {
+    let Some(leader) = v.deal.leader else { return };
+    for seat in leader.clockwise() {
+        if let Some(card) = v.deal.table[seat] {
+            out.push(line(
+                lang,
+                key::TABLE_PLAYED,
+                Args::new()
+                    .text("name", info.name(lang, seat))
+                    .html("cards", card.glyph()),
+            ));
+        }
+    }
+}
+
+fn turn_line(lang: Lang, info: &TableInfo, v: &View) -> Option<String> {
+    let seat = v.deal.to_act?;
+    let name = info.name(lang, seat);
+    Some(match info.turn_time_left {
+        Some(left) => line(
+            lang,
+            key::TABLE_TURN_TIMED,
+            Args::new()
+                .text("name", name)
+                .num("seconds", shown_seconds(left)),
+        ),
+        None => line(lang, key::TABLE_TURN, Args::new().text("name", name)),
+    })
+}
+
+/// Passing: which way, and how many players are still choosing.
+fn passing_line(lang: Lang, v: &View) -> Option<String> {
+    let d = &v.deal;
+    match direction(lang, d.pass_direction) {
+        None if d.tricks_played == 0 => Some(line(lang, key::HEARTS_NO_PASSING, Args::new())),
+        None => None,
+        Some(_) if d.phase != Phase::Passing => None,
+        Some(dir) => {
+            let waiting = d.has_passed.0.iter().filter(|p| !**p).count() as i64;
+            Some(line(
+                lang,
+                key::HEARTS_PASSING,
+                Args::new().text("direction", dir).num("count", waiting),
+            ))
+        }
+    }
+}
+
+fn totals_lines(lang: Lang, info: &TableInfo, v: &View, out: &mut Vec<String>) {
+    out.push(line(
+        lang,
+        key::HEARTS_TOTALS,
+        Args::new().num("target", v.options.end_score),
+    ));
+    for (seat, &total) in v.totals.iter() {
+        out.push(line(
+            lang,
+            key::HEARTS_TOTAL,
+            Args::new()
+                .text("name", info.name(lang, seat))
+                .num("points", total),
+        ));
+    }
+}
+
+fn ranking_lines(lang: Lang, info: &TableInfo, ranking: &[Standing; 4], out: &mut Vec<String>) {
+    for s in ranking {
+        out.push(line(
+            lang,
+            key::HEARTS_RANK,
+            Args::new()
+                .num("place", s.place)
+                .text("name", info.name(lang, s.seat))
+                .num("points", s.total),
+        ));
+    }
+    for s in ranking.iter().filter(|s| s.place == 1) {
+        out.push(line(
+            lang,
+            key::HEARTS_WINNER,
+            Args::new().text("name", info.name(lang, s.seat)),
+        ));
+    }
+}
+
+/// The public table message: only what every player sees.
+pub fn table(lang: Lang, info: &TableInfo, v: &View) -> Rendered {
+    let d = &v.deal;
+    let mut out = vec![title(lang, v)];
+    if let Some(ranking) = &v.ranking {
+        out.push(line(lang, key::HEARTS_GAME_OVER, Args::new()));
+        ranking_lines(lang, info, ranking, &mut out);
+        return Rendered::without_keyboard(out.join("\n"));
+    }
+    out.extend(passing_line(lang, v));
+    out.extend(turn_line(lang, info, v));
+    let mut trick = Vec::new();
+    trick_lines(lang, info, v, &mut trick);
+    if !trick.is_empty() {
+        out.push(String::new());
+        out.extend(trick);
+    }
+    if d.hearts_broken {
+        out.push(line(lang, key::HEARTS_BROKEN, Args::new()));
+    }
+    if let Some(last) = d.last_trick {
+        out.push(String::new());
+        out.push(line(
+            lang,
+            key::TABLE_LAST_TRICK,
+            Args::new()
+                .text("name", info.name(lang, last.winner))
+                .num("points", last.points),
+        ));
+    }
+    let taken: Vec<(Seat, u32)> = d
+        .points_taken
+        .iter()
+        .filter(|(_, p)| **p > 0)
+        .map(|(s, p)| (s, *p))
+        .collect();
+    if !taken.is_empty() {
+        out.push(String::new());
+        for (seat, points) in taken {
+            out.push(line(
+                lang,
+                key::HEARTS_DEAL_POINTS,
+                Args::new()
+                    .text("name", info.name(lang, seat))
+                    .num("points", points),
+            ));
+        }
+    }
+    out.push(String::new());
+    totals_lines(lang, info, v, &mut out);
+    Rendered::without_keyboard(out.join("\n"))
+}
+
+/// What the seat may do now, from the engine's legal actions.
+struct Choices {
+    pass: bool,
+    /// The cards the seat may play; empty when it is not its turn.
+    plays: CardSet,
+}
+
+impl Choices {
+    fn of(legal: &[Action]) -> Choices {
+        Choices {
+            pass: legal.iter().any(|a| matches!(a, Action::PassCards(_))),
+            plays: legal
+                .iter()
+                .filter_map(|a| match *a {
+                    Action::Play(c) => Some(c),
+                    Action::PassCards(_) => None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The private hand message: cards to select, Pass 3 while passing, Play
+/// with one card selected on the seat's turn.
+pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Rendered {
+    let t = info.table;
+    let d = &v.deal;
+    let mut out = vec![line(
+        lang,
+        key::HAND_TITLE,
+        Args::new()
+            .text("game", tr(lang, key::GAME_HEARTS, &Args::new()))
+            .text("group", super::clean_name(info.group_title)),
+    )];
+    if let Some(ranking) = &v.ranking {
+        out.push(line(lang, key::HEARTS_GAME_OVER, Args::new()));
+        ranking_lines(lang, t, ranking, &mut out);
+        return Rendered::without_keyboard(out.join("\n"));
+    }
+    if let Some(passed) = d.passed.filter(|_| d.phase == Phase::Passing) {
+        out.push(line(
+            lang,
+            key::HAND_HEARTS_PASSED,
+            Args::new().html("cards", cards_text(passed)),
+        ));
+    }
+    if let Some(received) = d.received.filter(|_| d.tricks_played == 0) {
+        out.push(line(
+            lang,
+            key::HAND_HEARTS_RECEIVED,
+            Args::new().html("cards", cards_text(received)),
+        ));
+    }
+    let mut trick = Vec::new();
+    trick_lines(lang, t, v, &mut trick);
+    if !trick.is_empty() {
+        out.push(line(lang, key::HAND_TABLE, Args::new()));
+        out.extend(trick);
+    }
+    out.push(String::new());
+    if matches!(t.seats[info.seat], Some(Occupant::StandIn { .. })) {
+        out.push(line(lang, key::HAND_AI_PLAYING, Args::new()));
+        let take_back = button(
+            tr(lang, key::BTN_TAKE_BACK, &Args::new()),
+            t.callback(TableAction::TakeBack),
+        );
+        return Rendered {
+            text: out.join("\n"),
+            keyboard: InlineKeyboardMarkup::new([[take_back]]),
+        };
+    }
+    let choices = Choices::of(legal);
+    let selection = info.selection & d.hand;
+    if choices.pass {
+        if let Some(dir) = direction(lang, d.pass_direction) {
+            out.push(line(
+                lang,
+                key::HAND_HEARTS_PASS,
+                Args::new().text("direction", dir),
+            ));
+        }
+    } else if !choices.plays.is_empty() {
+        out.push(line(lang, key::HAND_HEARTS_PLAY, Args::new()));
+    } else if let Some(s) = d.to_act {
+        out.push(line(
+            lang,
+            key::HAND_WAITING,
+            Args::new().text("name", t.name(lang, s)),
+        ));
+    }
+    let my_turn = choices.pass || !choices.plays.is_empty();
+    if let (Some(left), true) = (t.turn_time_left, my_turn) {
+        out.push(line(
+            lang,
+            key::TIMER_REMINDER_DM,
+            Args::new().num("seconds", shown_seconds(left)),
+        ));
+    }
+    if !d.hand.is_empty() {
+        if selection.is_empty() {
+            out.push(line(lang, key::HAND_SELECT_HINT, Args::new()));
+        } else {
+            out.push(line(
+                lang,
+                key::HAND_SELECTED,
+                Args::new().html("cards", cards_text(selection)),
+            ));
+        }
+    }
+    Rendered {
+        text: out.join("\n"),
+        keyboard: hand_keyboard(lang, info, v, &choices, selection),
+    }
+}
+
+fn hand_keyboard(
+    lang: Lang,
+    info: &HandInfo,
+    v: &View,
+    choices: &Choices,
+    selection: CardSet,
+) -> InlineKeyboardMarkup {
+    let t = info.table;
+    let cards: Vec<InlineKeyboardButton> = sorted(v.deal.hand)
+        .into_iter()
+        .map(|c| {
+            let mark = if selection.contains(c) { "✓" } else { "" };
+            button(
+                format!("{mark}{}", c.glyph()),
+                t.callback(TableAction::Toggle(c)),
+            )
+        })
+        .collect();
+    let mut rows: Vec<Vec<InlineKeyboardButton>> =
+        cards.chunks(CARDS_PER_ROW).map(<[_]>::to_vec).collect();
+    let label = |k| tr(lang, k, &Args::new());
+    let mut actions = Vec::new();
+    if choices.pass {
+        actions.push(button(
+            label(key::BTN_HEARTS_PASS),
+            t.callback(TableAction::HeartsPass(selection)),
+        ));
+    }
+    // Play names one card: the button appears once exactly one is selected.
+    if let (false, Some(card), 1) = (choices.plays.is_empty(), selection.first(), selection.len()) {
+        actions.push(button(
+            label(key::BTN_HEARTS_PLAY),
+            t.callback(TableAction::HeartsPlay(card)),
+        ));
+    }
+    if !selection.is_empty() {
+        actions.push(button(
+            label(key::BTN_CLEAR),
+            t.callback(TableAction::Clear),
+        ));
+    }
+    if !actions.is_empty() {
+        rows.push(actions);
+    }
+    InlineKeyboardMarkup::new(rows)
+}
+
+/// The announcement when a deal ends: points this deal, the moon, totals.
+pub fn deal_over(
+    lang: Lang,
+    info: &TableInfo,
+    deal_no: u32,
+    deal_points: PerSeat<u32>,
+    totals: PerSeat<u32>,
+    moon_shooter: Option<Seat>,
+    end_score: u32,
+) -> Rendered {
+    let mut out = vec![line(
+        lang,
+        key::HEARTS_DEAL_OVER,
+        Args::new().num("deal", deal_no),
+    )];
+    if let Some(s) = moon_shooter {
+        out.push(line(
+            lang,
+            key::HEARTS_SHOT_MOON,
+            Args::new().text("name", info.name(lang, s)),
+        ));
+    }
+    for (seat, &points) in deal_points.iter() {
+        out.push(line(
+            lang,
+            key::HEARTS_DEAL_POINTS,
+            Args::new()
+                .text("name", info.name(lang, seat))
+                .num("points", points),
+        ));
+    }
+    out.push(String::new());
+    out.push(line(
+        lang,
+        key::HEARTS_TOTALS,
+        Args::new().num("target", end_score),
+    ));
+    for (seat, &total) in totals.iter() {
+        out.push(line(
+            lang,
+            key::HEARTS_TOTAL,
+            Args::new()
+                .text("name", info.name(lang, seat))
+                .num("points", total),
+        ));
+    }
+    Rendered::without_keyboard(out.join("\n"))
+}
+
+/// The announcement when the game ends: the ranking and the winner(s).
+pub fn game_over(lang: Lang, info: &TableInfo, ranking: &[Standing; 4]) -> Rendered {
+    let mut out = vec![line(lang, key::HEARTS_GAME_OVER, Args::new())];
+    ranking_lines(lang, info, ranking, &mut out);
+    Rendered::without_keyboard(out.join("\n"))
+}
+
+/// The popup for a refused Hearts action.
+pub fn rule_error(lang: Lang, e: &RuleError) -> String {
+    let none = Args::new();
+    match e {
+        RuleError::NotYourTurn => tr(lang, key::ERR_NOT_YOUR_TURN, &none),
+        RuleError::GameOver => tr(lang, key::ERR_GAME_OVER, &none),
+        RuleError::DealOver => tr(lang, key::ERR_DEAL_OVER, &none),
+        RuleError::NotInHand { card } => tr(
+            lang,
+            key::ERR_NOT_IN_HAND,
+            &Args::new().text("card", card.glyph()),
+        ),
+        RuleError::WrongPassCount { .. } => tr(lang, key::ERR_PASS_THREE, &none),
+        RuleError::AlreadyPassed => tr(lang, key::ERR_ALREADY_PASSED, &none),
+        RuleError::NotPassing => tr(lang, key::ERR_NOT_PASSING, &none),
+        RuleError::StillPassing => tr(lang, key::ERR_STILL_PASSING, &none),
+        RuleError::MustLeadTwoOfClubs => tr(lang, key::ERR_LEAD_TWO_OF_CLUBS, &none),
+        RuleError::MustFollowSuit { suit } => tr(
+            lang,
+            key::ERR_MUST_FOLLOW_SUIT,
+            &Args::new().text("suit", suit_name(lang, *suit)),
+        ),
+        RuleError::NoPointsOnFirstTrick => tr(lang, key::ERR_NO_POINTS_FIRST_TRICK, &none),
+        RuleError::HeartsNotBroken => tr(lang, key::ERR_HEARTS_NOT_BROKEN, &none),
+    }
+}

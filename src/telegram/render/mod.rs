@@ -1,0 +1,273 @@
+//! Messages and keyboards from game views: pure functions, no network.
+//!
+//! Inputs are a [`GameView`] (what one seat may see), the legal actions of
+//! that seat where buttons depend on them, and plain structs describing
+//! the table ([`TableInfo`]) that the service fills in. Outputs are
+//! [`Rendered`] messages: Telegram HTML text and an inline keyboard whose
+//! buttons carry [`Callback`] data. Everything a user or a player name can
+//! influence is escaped; every text stays under Telegram's 4096 characters
+//! and every callback under 64 bytes (tested over random games).
+//!
+//! Game-specific parts live in one module per game ([`kozel`]); the entry
+//! points here dispatch on the view, so adding Hearts is one match arm each.
+
+pub mod hearts;
+pub mod kozel;
+pub mod lobby;
+
+use std::time::Duration;
+
+use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
+
+use super::callback::{Callback, TableAction};
+use crate::cards::{CardSet, PerSeat, Seat, Suit};
+use crate::game::{GameAction, GameError, GameKind, GameView};
+use crate::i18n::{Args, Key, Lang, key, tr, tr_html};
+
+pub use lobby::{SettingsInfo, game_menu, game_name, language_menu, lobby, settings, stop_prompt};
+
+/// A message to send or to edit in: HTML text and its inline keyboard.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Rendered {
+    /// Telegram HTML (`parse_mode = HTML`).
+    pub text: String,
+    /// Empty when the message has no buttons.
+    pub keyboard: InlineKeyboardMarkup,
+}
+
+impl Rendered {
+    fn without_keyboard(text: String) -> Rendered {
+        Rendered {
+            text,
+            keyboard: InlineKeyboardMarkup::default(),
+        }
+    }
+
+    /// The keyboard to send, `None` when there are no buttons.
+    pub fn markup(&self) -> Option<&InlineKeyboardMarkup> {
+        (!self.keyboard.inline_keyboard.is_empty()).then_some(&self.keyboard)
+    }
+
+    /// Every button's callback data, for checks and tests.
+    pub fn callbacks(&self) -> impl Iterator<Item = &str> {
+        use teloxide::types::InlineKeyboardButtonKind;
+        self.keyboard
+            .inline_keyboard
+            .iter()
+            .flatten()
+            .filter_map(|b| match &b.kind {
+                InlineKeyboardButtonKind::CallbackData(d) => Some(d.as_str()),
+                _ => None,
+            })
+    }
+}
+
+/// Who sits in a seat, as the front-end shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Occupant {
+    /// A person; `reachable` is false while the bot cannot message them.
+    Human { name: String, reachable: bool },
+    /// An AI player added to the table, numbered for display.
+    Ai { number: u8 },
+    /// An AI player standing in for a person who timed out.
+    StandIn { name: String },
+}
+
+impl Occupant {
+    pub fn human(name: impl Into<String>) -> Occupant {
+        Occupant::Human {
+            name: name.into(),
+            reachable: true,
+        }
+    }
+
+    /// The name to show, in `lang` (AI players have localized names).
+    pub fn display(&self, lang: Lang) -> String {
+        match self {
+            Occupant::Human { name, .. } => clean_name(name),
+            Occupant::Ai { number } => {
+                tr(lang, key::AI_PLAYER, &Args::new().num("number", *number))
+            }
+            Occupant::StandIn { name } => tr(
+                lang,
+                key::AI_STAND_IN,
+                &Args::new().text("name", clean_name(name)),
+            ),
+        }
+    }
+}
+
+/// The longest name shown, in characters (Telegram allows 64 per name part).
+const MAX_NAME: usize = 32;
+
+/// A person's name as shown: control characters dropped, blank names
+/// replaced, long names cut (nothing a user types can break the layout).
+fn clean_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .to_owned();
+    if cleaned.is_empty() {
+        return "?".to_owned();
+    }
+    if cleaned.chars().count() > MAX_NAME {
+        let mut cut: String = cleaned.chars().take(MAX_NAME - 1).collect();
+        cut.push('…');
+        return cut;
+    }
+    cleaned
+}
+
+/// What the service knows about a table beyond the game: seats, version,
+/// timer. Filled in by the front-end from the table service's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    pub table: u64,
+    /// The state version buttons are drawn for; presses with another are stale.
+    pub version: u64,
+    pub game: GameKind,
+    pub seats: PerSeat<Option<Occupant>>,
+    /// Time left for the seat to act, when a turn timer runs.
+    pub turn_time_left: Option<Duration>,
+    /// The last completed trick, to show its result on the table message.
+    pub last_trick: Option<LastTrick>,
+}
+
+/// Who took the last trick and how many points were in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LastTrick {
+    pub winner: Seat,
+    pub points: u32,
+}
+
+impl TableInfo {
+    /// The name of whoever sits at `seat`.
+    pub fn name(&self, lang: Lang, seat: Seat) -> String {
+        self.seats[seat]
+            .as_ref()
+            .map_or_else(|| "—".to_owned(), |o| o.display(lang))
+    }
+
+    fn callback(&self, action: TableAction) -> String {
+        Callback::Table {
+            table: self.table,
+            version: self.version,
+            action,
+        }
+        .encode()
+    }
+}
+
+/// The private hand message's own inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandInfo<'a> {
+    pub table: &'a TableInfo,
+    /// The group the table plays in, so a player at two tables can tell them apart.
+    pub group_title: &'a str,
+    pub seat: Seat,
+    /// The cards the player has selected (front-end state).
+    pub selection: CardSet,
+}
+
+/// Seconds to show for a turn timer: whole tens while there is time, so the
+/// table message does not need an edit every second; exact in the last ten.
+pub fn shown_seconds(left: Duration) -> u32 {
+    let secs = u32::try_from(left.as_secs()).unwrap_or(u32::MAX);
+    if secs >= 10 {
+        secs / 10 * 10
+    } else {
+        secs + u32::from(left.subsec_nanos() > 0)
+    }
+}
+
+fn line(lang: Lang, key: Key, args: Args) -> String {
+    tr_html(lang, key, &args)
+}
+
+/// The suit's name in `lang` ("spades", "пики").
+pub fn suit_name(lang: Lang, suit: Suit) -> String {
+    let k = match suit {
+        Suit::Spades => key::SUIT_SPADES,
+        Suit::Hearts => key::SUIT_HEARTS,
+        Suit::Diamonds => key::SUIT_DIAMONDS,
+        Suit::Clubs => key::SUIT_CLUBS,
+    };
+    tr(lang, k, &Args::new())
+}
+
+/// The public table message in the group.
+pub fn table(lang: Lang, info: &TableInfo, view: &GameView) -> Rendered {
+    match view {
+        GameView::Kozel(v) => kozel::table(lang, info, v),
+        GameView::Hearts(v) => hearts::table(lang, info, v),
+    }
+}
+
+/// A player's private hand message with its buttons. `legal` is what the
+/// engine says the seat may do now (`Game::legal_actions`).
+pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) -> Rendered {
+    match view {
+        GameView::Kozel(v) => {
+            let legal: Vec<_> = legal
+                .iter()
+                .filter_map(|a| match *a {
+                    GameAction::Kozel(a) => Some(a),
+                    GameAction::Hearts(_) => None,
+                })
+                .collect();
+            kozel::hand(lang, info, v, &legal)
+        }
+        GameView::Hearts(v) => {
+            let legal: Vec<_> = legal
+                .iter()
+                .filter_map(|a| match *a {
+                    GameAction::Hearts(a) => Some(a),
+                    GameAction::Kozel(_) => None,
+                })
+                .collect();
+            hearts::hand(lang, info, v, &legal)
+        }
+    }
+}
+
+/// The popup for a refused action.
+pub fn rule_error(lang: Lang, error: &GameError) -> String {
+    match error {
+        GameError::Kozel(e) => kozel::rule_error(lang, e),
+        GameError::Hearts(e) => hearts::rule_error(lang, e),
+        GameError::WrongGame => tr(lang, key::ERR_WRONG_GAME, &Args::new()),
+    }
+}
+
+/// A popup without variables (generic errors, "saved").
+pub fn popup(lang: Lang, key: Key) -> String {
+    tr(lang, key, &Args::new())
+}
+
+/// Cards as people read them, in the order given: `10♠ K♠`.
+fn glyphs(cards: impl IntoIterator<Item = crate::cards::Card>) -> String {
+    cards
+        .into_iter()
+        .map(|c| c.glyph())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn button(text: impl Into<String>, data: String) -> InlineKeyboardButton {
+    InlineKeyboardButton::callback(text, data)
+}
+
+/// A button label from a name: short, so rows stay readable.
+fn short(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        return name.to_owned();
+    }
+    let mut s: String = name.chars().take(max - 1).collect();
+    s.push('…');
+    s
+}
+
+#[cfg(test)]
+mod tests;

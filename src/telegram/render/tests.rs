@@ -1,0 +1,979 @@
+use std::time::Duration;
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+use super::*;
+use crate::cards::{Card, CardSet, PerSeat, Seat};
+use crate::fakebot::{
+    MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LEN, parse_html, utf16_len,
+};
+use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView};
+use crate::hearts as h;
+use crate::i18n::Lang;
+use crate::kozel::{self as k, Action, Event};
+use crate::telegram::callback::{Callback, ChatAction, TableAction};
+
+fn seat(i: u8) -> Seat {
+    Seat::new(i).unwrap()
+}
+
+/// Names that try everything: markup, quotes, long words, emoji, blanks.
+const HOSTILE: [&str; 4] = [
+    "<b>Bob & \"Co\"</b>",
+    "ЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖ",
+    "👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦",
+    "   \u{0007}  ",
+];
+
+fn info(version: u64, hostile: bool) -> TableInfo {
+    let seats = PerSeat::from_fn(|s| {
+        Some(if hostile {
+            Occupant::human(HOSTILE[s.index()])
+        } else {
+            Occupant::human(["Alice", "Bob", "Carol", "Dave"][s.index()])
+        })
+    });
+    TableInfo {
+        table: u64::MAX,
+        version,
+        game: GameKind::Kozel,
+        seats,
+        turn_time_left: None,
+        last_trick: None,
+    }
+}
+
+/// Checks a rendered message against Telegram's limits, as the fake
+/// server would (and a bit stricter: the HTML source also fits).
+fn check_limits(r: &Rendered) {
+    let parsed = parse_html(&r.text).unwrap_or_else(|e| panic!("{e}\n{}", r.text));
+    assert!(
+        utf16_len(&parsed.text) <= MAX_TEXT_LEN,
+        "too long: {}",
+        parsed.text.len()
+    );
+    assert!(r.text.chars().count() <= MAX_TEXT_LEN);
+    assert!(!parsed.text.trim().is_empty());
+    let total: usize = r.keyboard.inline_keyboard.iter().map(Vec::len).sum();
+    assert!(total <= MAX_BUTTONS);
+    for row in &r.keyboard.inline_keyboard {
+        assert!(!row.is_empty() && row.len() <= MAX_BUTTONS_PER_ROW);
+        for b in row {
+            assert!(!b.text.trim().is_empty());
+        }
+    }
+    for data in r.callbacks() {
+        assert!(data.len() <= MAX_CALLBACK_DATA, "{data}");
+        assert!(Callback::parse(data).is_ok(), "{data}");
+    }
+}
+
+fn kozel_actions(legal: &[GameAction]) -> Vec<Action> {
+    legal
+        .iter()
+        .filter_map(|a| match *a {
+            GameAction::Kozel(a) => Some(a),
+            GameAction::Hearts(_) => None,
+        })
+        .collect()
+}
+
+fn hearts_actions(legal: &[GameAction]) -> Vec<h::Action> {
+    legal
+        .iter()
+        .filter_map(|a| match *a {
+            GameAction::Hearts(a) => Some(a),
+            GameAction::Kozel(_) => None,
+        })
+        .collect()
+}
+
+fn kozel_view(view: GameView) -> k::SeriesView {
+    match view {
+        GameView::Kozel(v) => v,
+        other => panic!("not Kozel: {other:?}"),
+    }
+}
+
+fn hearts_view(view: GameView) -> h::View {
+    match view {
+        GameView::Hearts(v) => v,
+        other => panic!("not Hearts: {other:?}"),
+    }
+}
+
+fn decoded(r: &Rendered) -> Vec<TableAction> {
+    r.callbacks()
+        .map(|d| match Callback::parse(d) {
+            Ok(Callback::Table { action, .. }) => action,
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// Plays random games of both kinds and renders every seat's hand and the
+/// table at every step, in every language, with ordinary and hostile names.
+#[test]
+fn every_rendering_of_random_games_fits_telegram() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let mut steps_of = [0usize; 2];
+    for series in 0..16u64 {
+        let kind = GameKind::ALL[(series % 2) as usize];
+        let mut game = Game::new(kind, GameOptions::default(), series);
+        let hostile = series % 4 >= 2;
+        let lang = Lang::ALL[(series / 2 % 4) as usize];
+        let mut t = info(0, hostile);
+        t.game = kind;
+        // Cards only some seats may know: (who may see them, the cards).
+        let mut secret: Vec<(Vec<Seat>, CardSet)> = Vec::new();
+        let mut steps = 0;
+        while !game.is_over() && steps < 700 {
+            steps += 1;
+            t.version += 1;
+            t.turn_time_left =
+                (steps % 3 == 0).then(|| Duration::from_millis(rng.random_range(0..200_000)));
+            let public = table(lang, &t, &game.view(seat(0)));
+            check_limits(&public);
+            assert!(
+                public.markup().is_none(),
+                "the table message has no buttons"
+            );
+            let public_text = parse_html(&public.text).unwrap().text;
+            for s in Seat::ALL {
+                let view = game.view(s);
+                let legal = game.legal_actions(s);
+                let (hand_cards, exempt) = match &view {
+                    GameView::Kozel(v) => (v.deal.hand, Some(v.deal.trump_card)),
+                    GameView::Hearts(v) => (v.deal.hand, None),
+                };
+                let selection: CardSet =
+                    hand_cards.iter().filter(|_| rng.random_bool(0.3)).collect();
+                let h = HandInfo {
+                    table: &t,
+                    group_title: HOSTILE[0],
+                    seat: s,
+                    selection,
+                };
+                let r = hand(lang, &h, &view, &legal);
+                check_limits(&r);
+                match &view {
+                    GameView::Kozel(_) => check_buttons(&r, &kozel_actions(&legal), selection),
+                    GameView::Hearts(_) => {
+                        check_hearts_buttons(&r, &hearts_actions(&legal), selection)
+                    }
+                }
+                // Nothing private reaches the group, nor another seat.
+                for c in hand_cards.iter().filter(|&c| Some(c) != exempt) {
+                    assert!(!public_text.contains(&c.glyph()), "{c} leaked to the group");
+                }
+                let text = parse_html(&r.text).unwrap().text;
+                for (allowed, cards) in &secret {
+                    for c in cards.iter().filter(|&c| Some(c) != exempt) {
+                        assert!(!public_text.contains(&c.glyph()), "{c} leaked to the group");
+                        if !allowed.contains(&s) {
+                            assert!(!text.contains(&c.glyph()), "{c} leaked to {s}");
+                        }
+                    }
+                }
+            }
+            // Someone acts at random: whoever is awaited, or a molodka out of turn.
+            let molodka = Seat::ALL.into_iter().find(|&s| {
+                game.legal_actions(s)
+                    .contains(&GameAction::Kozel(Action::Molodka))
+            });
+            let awaited = game.awaiting();
+            let seat_to_act = molodka.filter(|_| rng.random_bool(0.3)).or_else(|| {
+                (!awaited.is_empty()).then(|| awaited[rng.random_range(0..awaited.len())])
+            });
+            let Some(s) = seat_to_act else { break };
+            let legal = game.legal_actions(s);
+            let action = legal[rng.random_range(0..legal.len())];
+            for e in game.apply(s, action).unwrap() {
+                match e {
+                    GameEvent::Kozel(Event::Pass { seat, cards }) => {
+                        secret.push((vec![seat], cards))
+                    }
+                    GameEvent::Kozel(Event::Trick { winner, points, .. }) => {
+                        t.last_trick = Some(LastTrick { winner, points });
+                        secret.clear();
+                    }
+                    GameEvent::Kozel(Event::Molodka { .. }) => secret.clear(),
+                    GameEvent::Kozel(Event::DealOver(r)) => {
+                        check_limits(&kozel::deal_over(lang, &t, 1, &r, [4, 10]));
+                    }
+                    GameEvent::Kozel(Event::SeriesOver { goat, with_eggs }) => {
+                        check_limits(&kozel::series_over(lang, &t, goat, with_eggs, [12, 4]));
+                    }
+                    GameEvent::Hearts(h::Event::Passed { seat, cards, .. }) => {
+                        secret.push((vec![seat], cards));
+                    }
+                    // Once exchanged, the receiver holds them: fair to show.
+                    GameEvent::Hearts(h::Event::CardsExchanged { .. }) => secret.clear(),
+                    GameEvent::Hearts(h::Event::DealOver {
+                        deal,
+                        deal_points,
+                        total_points,
+                        moon_shooter,
+                    }) => {
+                        let r = hearts::deal_over(
+                            lang,
+                            &t,
+                            deal,
+                            deal_points,
+                            total_points,
+                            moon_shooter,
+                            100,
+                        );
+                        check_limits(&r);
+                    }
+                    GameEvent::Hearts(h::Event::GameOver { ranking }) => {
+                        check_limits(&hearts::game_over(lang, &t, &ranking));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        steps_of[(series % 2) as usize] += steps;
+        // The final state renders too.
+        check_limits(&table(lang, &t, &game.view(seat(1))));
+    }
+    assert!(
+        steps_of[0] > 1000 && steps_of[1] > 3000,
+        "steps per game: {steps_of:?}"
+    );
+}
+
+/// The action buttons are exactly those that apply, and carry the selection.
+fn check_buttons(r: &Rendered, legal: &[Action], selection: CardSet) {
+    let actions = decoded(r);
+    let has = |f: fn(&TableAction) -> bool| actions.iter().any(f);
+    let can = |f: fn(&Action) -> bool| legal.iter().any(f);
+    assert_eq!(
+        has(|a| matches!(a, TableAction::Lead(_))),
+        can(|a| matches!(a, Action::Lead(_)))
+    );
+    assert_eq!(
+        has(|a| matches!(a, TableAction::Pass(_))),
+        can(|a| matches!(a, Action::Pass(_)))
+    );
+    assert_eq!(
+        has(|a| matches!(a, TableAction::Beat(_))),
+        can(|a| matches!(a, Action::Beat(_)))
+    );
+    assert_eq!(
+        has(|a| matches!(a, TableAction::Molodka)),
+        can(|a| matches!(a, Action::Molodka))
+    );
+    assert_eq!(
+        has(|a| matches!(a, TableAction::Clear)),
+        !selection.is_empty()
+    );
+    for a in &actions {
+        if let TableAction::Lead(s) | TableAction::Beat(s) | TableAction::Pass(s) = a {
+            assert_eq!(*s, selection);
+        }
+    }
+}
+
+/// Hearts: Pass 3 while passing, Play with exactly one card selected on
+/// the seat's turn, Clear with a selection, nothing of Kozel's.
+fn check_hearts_buttons(r: &Rendered, legal: &[h::Action], selection: CardSet) {
+    let actions = decoded(r);
+    let may_pass = legal.iter().any(|a| matches!(a, h::Action::PassCards(_)));
+    let may_play = legal.iter().any(|a| matches!(a, h::Action::Play(_)));
+    let passes: Vec<_> = actions
+        .iter()
+        .copied()
+        .filter(|a| matches!(a, TableAction::HeartsPass(_)))
+        .collect();
+    let expected: &[TableAction] = if may_pass {
+        &[TableAction::HeartsPass(selection)]
+    } else {
+        &[]
+    };
+    assert_eq!(passes, expected);
+    let plays: Vec<_> = actions
+        .iter()
+        .copied()
+        .filter(|a| matches!(a, TableAction::HeartsPlay(_)))
+        .collect();
+    match (may_play, selection.len(), selection.first()) {
+        (true, 1, Some(c)) => assert_eq!(plays, [TableAction::HeartsPlay(c)]),
+        _ => assert!(plays.is_empty()),
+    }
+    assert_eq!(actions.contains(&TableAction::Clear), !selection.is_empty());
+    assert!(!actions.iter().any(|a| matches!(
+        a,
+        TableAction::Lead(_) | TableAction::Beat(_) | TableAction::Pass(_) | TableAction::Molodka
+    )));
+}
+
+/// A deal with known hands, through the engine's checked constructor.
+fn known_deal() -> Game {
+    // The series with seed 3 is as good as any; what matters is that the
+    // tests below read its state rather than assume it.
+    Game::new(GameKind::Kozel, GameOptions::default(), 3)
+}
+
+#[test]
+fn the_hand_message_reads_right() {
+    let mut game = known_deal();
+    let t = info(5, false);
+    let leader = game.awaiting()[0];
+    let v = kozel_view(game.view(leader));
+    let hand_cards = v.deal.hand;
+    let trump = v.deal.trump_card;
+    let first = kozel::sorted(hand_cards, trump.suit())[0];
+    let h = HandInfo {
+        table: &t,
+        group_title: "Friday <night>",
+        seat: leader,
+        selection: CardSet::single(first),
+    };
+    let r = hand(
+        Lang::En,
+        &h,
+        &game.view(leader),
+        &game.legal_actions(leader),
+    );
+    let text = parse_html(&r.text).unwrap().text;
+    assert!(text.starts_with("Kozel · Friday <night>\n"), "{text}");
+    assert!(r.text.contains("Friday &lt;night&gt;"));
+    assert!(
+        text.contains(&format!("Trump: {} (", trump.glyph())),
+        "{text}"
+    );
+    assert!(text.contains("Stock: 20 cards"));
+    assert!(text.contains("👉 Your turn: lead one or more cards of one suit."));
+    assert!(text.contains(&format!("Selected: {}", first.glyph())));
+    // Four cards, the selected one ticked, trumps starred; then the actions.
+    let rows = &r.keyboard.inline_keyboard;
+    assert_eq!(rows[0].len(), 4);
+    assert_eq!(
+        rows[0][0].text.trim_end_matches('★'),
+        format!("✓{}", first.glyph())
+    );
+    assert!(
+        rows[0]
+            .iter()
+            .all(|b| b.text.ends_with('★') == b.text.contains(trump.suit().glyph()))
+    );
+    let labels: Vec<&str> = rows[1].iter().map(|b| b.text.as_str()).collect();
+    assert!(
+        labels.starts_with(&["Lead"]) && labels.ends_with(&["Clear"]),
+        "{labels:?}"
+    );
+    assert_eq!(decoded(&r).last(), Some(&TableAction::Clear));
+    assert!(decoded(&r).contains(&TableAction::Lead(CardSet::single(first))));
+
+    // Everyone else waits for the leader and has no Lead/Beat/Pass.
+    let other = leader.next();
+    let r = hand(
+        Lang::Ru,
+        &HandInfo {
+            seat: other,
+            selection: CardSet::EMPTY,
+            ..h
+        },
+        &game.view(other),
+        &game.legal_actions(other),
+    );
+    let text = parse_html(&r.text).unwrap().text;
+    assert!(
+        text.contains(&format!("Ждём: {}.", t.name(Lang::Ru, leader))),
+        "{text}"
+    );
+    assert!(!decoded(&r).iter().any(|a| matches!(
+        a,
+        TableAction::Lead(_) | TableAction::Beat(_) | TableAction::Pass(_)
+    )));
+
+    // After a one-card lead, the next player sees how to answer and what beats.
+    game.apply(
+        leader,
+        GameAction::Kozel(Action::Lead(CardSet::single(first))),
+    )
+    .unwrap();
+    let legal = kozel_actions(&game.legal_actions(other));
+    let v = kozel_view(game.view(other));
+    let beats = kozel::beat_options(&legal, trump.suit());
+    let r = hand(
+        Lang::En,
+        &HandInfo {
+            seat: other,
+            selection: CardSet::EMPTY,
+            ..h
+        },
+        &game.view(other),
+        &game.legal_actions(other),
+    );
+    let text = parse_html(&r.text).unwrap().text;
+    assert!(
+        text.contains("👉 Your turn: beat or pass 1 card."),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{}: {}", t.name(Lang::En, leader), first.glyph())));
+    if beats.is_empty() {
+        assert!(text.contains("Nothing can beat it: pass 1 card."));
+        assert!(
+            !decoded(&r)
+                .iter()
+                .any(|a| matches!(a, TableAction::Beat(_)))
+        );
+    } else {
+        let cheapest = kozel::sorted(beats[0], trump.suit())[0].glyph();
+        assert!(text.contains(&format!("Can beat: {cheapest}")), "{text}");
+        // Selecting a beating card says so.
+        let sel = beats[0];
+        let r = hand(
+            Lang::En,
+            &HandInfo {
+                seat: other,
+                selection: sel,
+                ..h
+            },
+            &game.view(other),
+            &game.legal_actions(other),
+        );
+        assert!(r.text.contains("✓ Your selection beats."));
+        assert!(decoded(&r).contains(&TableAction::Beat(sel)));
+    }
+    // A non-beating selection can be passed.
+    if let Some(c) = v
+        .deal
+        .hand
+        .iter()
+        .find(|&c| !beats.contains(&CardSet::single(c)))
+    {
+        let r = hand(
+            Lang::En,
+            &HandInfo {
+                seat: other,
+                selection: CardSet::single(c),
+                ..h
+            },
+            &game.view(other),
+            &game.legal_actions(other),
+        );
+        assert!(
+            r.text
+                .contains("Your selection does not beat; you can pass it.")
+        );
+    }
+}
+
+#[test]
+fn the_table_message_shows_turn_timer_trick_and_score() {
+    let mut game = known_deal();
+    let leader = game.awaiting()[0];
+    let v = kozel_view(game.view(leader));
+    let card = v.deal.hand.first().unwrap();
+    game.apply(
+        leader,
+        GameAction::Kozel(Action::Lead(CardSet::single(card))),
+    )
+    .unwrap();
+    let mut t = info(1, false);
+    t.turn_time_left = Some(Duration::from_millis(43_500));
+    t.last_trick = Some(LastTrick {
+        winner: seat(2),
+        points: 21,
+    });
+    let r = table(Lang::En, &t, &game.view(seat(0)));
+    let text = parse_html(&r.text).unwrap().text;
+    let next = t.name(Lang::En, leader.next());
+    assert!(text.starts_with("Kozel · deal 1\nTrump: "), "{text}");
+    assert!(text.contains(&format!("Turn: {next} · ⏳ 40 s")), "{text}");
+    assert!(
+        r.text.contains(&format!("<b>{}</b>", card.glyph())),
+        "the winning play is bold"
+    );
+    assert!(text.contains("Last trick: Carol took 21 points."));
+    assert!(text.contains("Alice and Carol: 0 tricks · Bob and Dave: 0 tricks"));
+    assert!(text.contains(
+        "Series (at 12 defeat points a team is the goat):\nAlice and Carol: 0\nBob and Dave: 0"
+    ));
+    // The other languages have their plural forms.
+    let ru = parse_html(&table(Lang::Ru, &t, &game.view(seat(0))).text)
+        .unwrap()
+        .text;
+    assert!(ru.contains("Прошлая взятка: Carol, 21 очко."), "{ru}");
+    let ro = parse_html(&table(Lang::Ro, &t, &game.view(seat(0))).text)
+        .unwrap()
+        .text;
+    assert!(
+        ro.contains("Ultima levată: Carol a luat 21 de puncte."),
+        "{ro}"
+    );
+}
+
+#[test]
+fn passed_cards_show_as_backs() {
+    let mut game = known_deal();
+    let leader = game.awaiting()[0];
+    let v = kozel_view(game.view(leader));
+    let card = v.deal.hand.first().unwrap();
+    game.apply(
+        leader,
+        GameAction::Kozel(Action::Lead(CardSet::single(card))),
+    )
+    .unwrap();
+    let next = leader.next();
+    let nv = kozel_view(game.view(next));
+    let pass = nv.deal.hand.first().unwrap();
+    game.apply(next, GameAction::Kozel(Action::Pass(CardSet::single(pass))))
+        .unwrap();
+    let t = info(2, false);
+    let public = parse_html(&table(Lang::En, &t, &game.view(seat(0))).text)
+        .unwrap()
+        .text;
+    assert!(
+        public.contains(&format!("{}: 🂠 (passed)", t.name(Lang::En, next))),
+        "{public}"
+    );
+    let mine = hand(
+        Lang::En,
+        &HandInfo {
+            table: &t,
+            group_title: "g",
+            seat: next,
+            selection: CardSet::EMPTY,
+        },
+        &game.view(next),
+        &game.legal_actions(next),
+    );
+    assert!(
+        mine.text
+            .contains(&format!("You passed face down: {}", pass.glyph()))
+    );
+}
+
+#[test]
+fn lobby_seats_buttons_and_deep_links() {
+    let mut t = info(9, false);
+    t.seats[seat(1)] = None;
+    t.seats[seat(3)] = Some(Occupant::Human {
+        name: "<Eve>".into(),
+        reachable: false,
+    });
+    t.seats[seat(2)] = Some(Occupant::Ai { number: 1 });
+    let r = lobby(Lang::En, &t, "Alice", "kozyr_bot");
+    check_limits(&r);
+    let text = parse_html(&r.text).unwrap().text;
+    assert!(text.starts_with("Kozel — a new table\nOpened by Alice\n\nTeam 1\n1. Alice\n3. 🤖 Bot 1\nTeam 2\n2. — free —\n4. <Eve>\n"), "{text}");
+    assert!(text.contains("Waiting for one more player."));
+    assert!(text.contains("⚠️ <Eve>, I can't message you yet"));
+    assert_eq!(
+        decoded(&Rendered {
+            keyboard: InlineKeyboardMarkup::new(r.keyboard.inline_keyboard[..2].to_vec()),
+            ..r.clone()
+        }),
+        [
+            TableAction::TakeSeat(seat(1)),
+            TableAction::Leave,
+            TableAction::AddAi
+        ]
+    );
+    let url = match &r.keyboard.inline_keyboard[2][0].kind {
+        teloxide::types::InlineKeyboardButtonKind::Url(u) => u.to_string(),
+        other => panic!("{other:?}"),
+    };
+    let payload = url.strip_prefix("https://t.me/kozyr_bot?start=").unwrap();
+    assert_eq!(
+        crate::telegram::deeplink::DeepLink::parse(payload),
+        Ok(crate::telegram::deeplink::DeepLink::Join {
+            table: u64::MAX,
+            seat: Some(seat(3))
+        })
+    );
+
+    // Full table: Start instead of seats and Add AI.
+    let full = info(10, false);
+    let r = lobby(Lang::Pt, &full, "Alice", "kozyr_bot");
+    assert_eq!(decoded(&r), [TableAction::Leave, TableAction::Start]);
+    assert!(
+        parse_html(&r.text)
+            .unwrap()
+            .text
+            .contains("Todos os lugares estão ocupados")
+    );
+}
+
+#[test]
+fn settings_menu_and_prompts() {
+    let s = SettingsInfo {
+        version: 3,
+        lang: Lang::Ro,
+        turn_timer: Some(60),
+        hearts_end_score: 100,
+        shoot_the_moon: false,
+    };
+    let r = settings(Lang::Ro, &s);
+    check_limits(&r);
+    let labels: Vec<&str> = r
+        .keyboard
+        .inline_keyboard
+        .iter()
+        .flatten()
+        .map(|b| b.text.as_str())
+        .collect();
+    assert!(labels.contains(&"✓ Română") && labels.contains(&"English"));
+    assert!(labels.contains(&"✓ 60 s") && labels.contains(&"Nelimitat"));
+    assert!(labels.contains(&"✓ 100 de puncte") && labels.contains(&"50 de puncte"));
+    let actions: Vec<ChatAction> = r
+        .callbacks()
+        .map(|d| match Callback::parse(d) {
+            Ok(Callback::Chat { version: 3, action }) => action,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(actions.contains(&ChatAction::SetTurnTimer(None)));
+    assert!(actions.contains(&ChatAction::SetShootTheMoon(true)));
+    assert!(actions.contains(&ChatAction::SetLanguage(Lang::Pt)));
+
+    let m = game_menu(Lang::Ru, 4);
+    check_limits(&m);
+    let games: Vec<&str> = m.keyboard.inline_keyboard[0]
+        .iter()
+        .map(|b| b.text.as_str())
+        .collect();
+    assert_eq!(games, ["Козёл", "Червы"]);
+    assert_eq!(m.callbacks().collect::<Vec<_>>(), ["c4.nk", "c4.nh"]);
+    check_limits(&language_menu(Lang::En, 0));
+    let p = stop_prompt(Lang::En, &info(8, false));
+    assert_eq!(
+        decoded(&p),
+        [
+            TableAction::Stop { confirm: true },
+            TableAction::Stop { confirm: false }
+        ]
+    );
+}
+
+#[test]
+fn results_name_the_teams_and_the_goat() {
+    let t = info(1, false);
+    let r = k::DealResult::score([60, 60], [3, 2], seat(0));
+    let text = parse_html(&kozel::deal_over(Lang::En, &t, 4, &r, [6, 8]).text)
+        .unwrap()
+        .text;
+    assert_eq!(
+        text,
+        "Deal 4 is over\nAlice and Carol: 60 points, 3 tricks\nBob and Dave: 60 points, 2 tricks\n\
+         🥚 Eggs! 60 : 60 — nobody gets defeat points.\nSeries: Alice and Carol 6 : 8 Bob and Dave"
+    );
+    let r = k::DealResult::score([120, 0], [5, 0], seat(0));
+    let text = parse_html(&kozel::deal_over(Lang::Ru, &t, 2, &r, [0, 6]).text)
+        .unwrap()
+        .text;
+    assert!(
+        text.contains("Bob и Dave не взяли ни одной взятки."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Bob и Dave получают 6 штрафных очков."),
+        "{text}"
+    );
+    let goat = kozel::series_over(Lang::Pt, &t, k::Team::of(seat(1)), true, [4, 12]);
+    assert!(
+        parse_html(&goat.text)
+            .unwrap()
+            .text
+            .ends_with("🐐🥚 Bob e Dave são o bode com bolas!")
+    );
+    let goat = kozel::series_over(Lang::En, &t, k::Team::of(seat(0)), false, [12, 2]);
+    assert!(
+        parse_html(&goat.text)
+            .unwrap()
+            .text
+            .ends_with("🐐 Alice and Carol are the goat!")
+    );
+}
+
+#[test]
+fn every_rule_error_has_a_short_popup() {
+    let c: Card = "TS".parse().unwrap();
+    let errors = [
+        k::RuleError::NotYourTurn,
+        k::RuleError::DealOver,
+        k::RuleError::SeriesOver,
+        k::RuleError::NotInHand { card: c },
+        k::RuleError::NoCards,
+        k::RuleError::MixedSuits,
+        k::RuleError::AlreadyLed,
+        k::RuleError::NothingLed,
+        k::RuleError::WrongCount {
+            expected: 2,
+            got: 1,
+        },
+        k::RuleError::CannotBeat {
+            target: "KS QS".parse().unwrap(),
+        },
+        k::RuleError::NoMolodka,
+        k::RuleError::MolodkaOutranked,
+    ];
+    for lang in Lang::ALL {
+        let mut seen = std::collections::BTreeSet::new();
+        for e in &errors {
+            let text = rule_error(lang, &crate::game::GameError::Kozel(e.clone()));
+            assert!(!text.is_empty() && text.chars().count() <= 200, "{text}");
+            assert!(seen.insert(text), "two errors read the same in {lang}");
+        }
+        assert!(!rule_error(lang, &crate::game::GameError::WrongGame).is_empty());
+    }
+    assert_eq!(
+        rule_error(
+            Lang::En,
+            &crate::game::GameError::Kozel(k::RuleError::CannotBeat {
+                target: "KS QS".parse().unwrap()
+            })
+        ),
+        "These cards cannot beat Q♠ K♠."
+    );
+    assert_eq!(
+        rule_error(
+            Lang::Ru,
+            &crate::game::GameError::Kozel(k::RuleError::WrongCount {
+                expected: 2,
+                got: 1
+            })
+        ),
+        "Нужно ровно 2 карты, а не 1."
+    );
+}
+
+#[test]
+fn a_stand_in_hand_offers_only_take_back() {
+    let game = known_deal();
+    let mut t = info(1, false);
+    t.seats[seat(0)] = Some(Occupant::StandIn {
+        name: "Alice".into(),
+    });
+    let r = hand(
+        Lang::En,
+        &HandInfo {
+            table: &t,
+            group_title: "g",
+            seat: seat(0),
+            selection: CardSet::EMPTY,
+        },
+        &game.view(seat(0)),
+        &game.legal_actions(seat(0)),
+    );
+    assert_eq!(decoded(&r), [TableAction::TakeBack]);
+    assert!(r.text.contains("An AI player is playing for you."));
+    assert_eq!(t.name(Lang::En, seat(0)), "🤖 for Alice");
+}
+
+#[test]
+fn names_are_cleaned_and_cut() {
+    assert_eq!(
+        Occupant::human("  \u{0007}Ann\u{200b} ").display(Lang::En),
+        "Ann\u{200b}"
+    );
+    assert_eq!(Occupant::human(" \n ").display(Lang::En), "?");
+    let long = Occupant::human("x".repeat(64)).display(Lang::En);
+    assert_eq!(long.chars().count(), 32);
+    assert!(long.ends_with('…'));
+    assert_eq!(shown_seconds(Duration::from_millis(43_500)), 40);
+    assert_eq!(shown_seconds(Duration::from_millis(9_100)), 10);
+    assert_eq!(shown_seconds(Duration::from_millis(8_000)), 8);
+    assert_eq!(shown_seconds(Duration::ZERO), 0);
+}
+
+fn hearts_info() -> TableInfo {
+    TableInfo {
+        game: GameKind::Hearts,
+        ..info(1, false)
+    }
+}
+
+#[test]
+fn hearts_passing_and_playing_read_right() {
+    let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
+    let t = hearts_info();
+    let alice = seat(0);
+    let three_of = |game: &Game, s| -> CardSet {
+        hearts::sorted(hearts_view(game.view(s)).deal.hand)
+            .into_iter()
+            .take(3)
+            .collect()
+    };
+    let hand_of = |game: &Game, s, selection| {
+        let h = HandInfo {
+            table: &t,
+            group_title: "Friday",
+            seat: s,
+            selection,
+        };
+        hand(Lang::En, &h, &game.view(s), &game.legal_actions(s))
+    };
+    let text = |r: &Rendered| parse_html(&r.text).unwrap().text;
+
+    let three = three_of(&game, alice);
+    let r = hand_of(&game, alice, three);
+    assert!(text(&r).starts_with("Hearts · Friday\n"), "{}", text(&r));
+    assert!(text(&r).contains("Choose three cards to pass to the left."));
+    let rows: Vec<usize> = r.keyboard.inline_keyboard.iter().map(Vec::len).collect();
+    assert_eq!(
+        rows,
+        [5, 5, 3, 2],
+        "13 cards in rows of five, then Pass 3 and Clear"
+    );
+    assert_eq!(
+        decoded(&r)[13..],
+        [TableAction::HeartsPass(three), TableAction::Clear]
+    );
+    let public = text(&table(Lang::En, &t, &game.view(alice)));
+    assert!(
+        public.contains("Passing three cards to the left: waiting for 4 players."),
+        "{public}"
+    );
+    assert!(
+        public.contains("Totals (the game ends at 100):\nAlice: 0 points"),
+        "{public}"
+    );
+
+    game.apply(alice, GameAction::Hearts(h::Action::PassCards(three)))
+        .unwrap();
+    let r = hand_of(&game, alice, CardSet::EMPTY);
+    assert!(text(&r).contains(&format!(
+            "You passed {}; waiting for the others.",
+            hearts::sorted(three)
+                .iter()
+                .map(|c| c.glyph())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )));
+    assert!(
+        !decoded(&r)
+            .iter()
+            .any(|a| matches!(a, TableAction::HeartsPass(_)))
+    );
+    let ru = parse_html(&table(Lang::Ru, &t, &game.view(alice)).text)
+        .unwrap()
+        .text;
+    assert!(
+        ru.contains("Передаём три карты налево: ждём 3 игроков."),
+        "{ru}"
+    );
+    for s in Seat::ALL.into_iter().skip(1) {
+        let three = three_of(&game, s);
+        game.apply(s, GameAction::Hearts(h::Action::PassCards(three)))
+            .unwrap();
+    }
+
+    let leader = game.awaiting()[0];
+    let two: Card = "2C".parse().unwrap();
+    let r = hand_of(&game, leader, CardSet::single(two));
+    assert!(text(&r).contains("You received: "), "{}", text(&r));
+    assert!(text(&r).contains("👉 Your turn: play a card."));
+    assert!(decoded(&r).contains(&TableAction::HeartsPlay(two)));
+    // Two cards selected: no Play, which names one card.
+    let other = hearts_view(game.view(leader))
+        .deal
+        .hand
+        .iter()
+        .find(|&c| c != two)
+        .unwrap();
+    let r = hand_of(&game, leader, CardSet::single(two) | CardSet::single(other));
+    assert!(
+        !decoded(&r)
+            .iter()
+            .any(|a| matches!(a, TableAction::HeartsPlay(_)))
+    );
+    game.apply(leader, GameAction::Hearts(h::Action::Play(two)))
+        .unwrap();
+    let public = text(&table(Lang::En, &t, &game.view(alice)));
+    let name = |s| t.name(Lang::En, s);
+    assert!(
+        public.contains(&format!("Turn: {}", name(leader.next()))),
+        "{public}"
+    );
+    assert!(
+        public.contains(&format!("{}: 2♣", name(leader))),
+        "{public}"
+    );
+    let waiting = text(&hand_of(&game, leader, CardSet::EMPTY));
+    assert!(
+        waiting.contains(&format!("Waiting for {}.", name(leader.next()))),
+        "{waiting}"
+    );
+}
+
+#[test]
+fn hearts_results_and_popups() {
+    let t = hearts_info();
+    let r = hearts::deal_over(
+        Lang::En,
+        &t,
+        3,
+        PerSeat([0, 26, 26, 26]),
+        PerSeat([10, 40, 52, 99]),
+        Some(seat(0)),
+        100,
+    );
+    let text = parse_html(&r.text).unwrap().text;
+    assert_eq!(
+        text,
+        "Deal 3 is over\n🌙 Alice shot the moon!\nAlice: 0 points this deal\nBob: 26 points this deal\n\
+         Carol: 26 points this deal\nDave: 26 points this deal\n\nTotals (the game ends at 100):\n\
+         Alice: 10 points\nBob: 40 points\nCarol: 52 points\nDave: 99 points"
+    );
+    let ranking = h::rank(PerSeat([74, 74, 106, 99]));
+    let over = parse_html(&hearts::game_over(Lang::Ro, &t, &ranking).text)
+        .unwrap()
+        .text;
+    assert!(over.starts_with("Jocul s-a terminat\n1. Alice — 74 de puncte\n1. Bob — 74 de puncte\n3. Dave — 99 de puncte\n4. Carol — 106 puncte"), "{over}");
+    assert!(
+        over.ends_with("🏆 Câștigă Alice!\n🏆 Câștigă Bob!"),
+        "{over}"
+    );
+
+    let c: Card = "QS".parse().unwrap();
+    let errors = [
+        h::RuleError::NotYourTurn,
+        h::RuleError::GameOver,
+        h::RuleError::DealOver,
+        h::RuleError::NotInHand { card: c },
+        h::RuleError::WrongPassCount { got: 2 },
+        h::RuleError::AlreadyPassed,
+        h::RuleError::NotPassing,
+        h::RuleError::StillPassing,
+        h::RuleError::MustLeadTwoOfClubs,
+        h::RuleError::MustFollowSuit {
+            suit: crate::cards::Suit::Diamonds,
+        },
+        h::RuleError::NoPointsOnFirstTrick,
+        h::RuleError::HeartsNotBroken,
+    ];
+    for lang in Lang::ALL {
+        let mut seen = std::collections::BTreeSet::new();
+        for e in errors {
+            let text = rule_error(lang, &crate::game::GameError::Hearts(e));
+            assert!(!text.is_empty() && text.chars().count() <= 200, "{text}");
+            assert!(seen.insert(text), "two errors read the same in {lang}");
+        }
+    }
+    assert_eq!(
+        rule_error(
+            Lang::Pt,
+            &crate::game::GameError::Hearts(h::RuleError::MustFollowSuit {
+                suit: crate::cards::Suit::Diamonds
+            })
+        ),
+        "Siga o naipe: jogue ouros."
+    );
+}
+
+#[test]
+fn hearts_lobby_lists_seats_without_teams() {
+    let mut t = hearts_info();
+    t.seats[seat(2)] = None;
+    let text = parse_html(&lobby(Lang::En, &t, "Alice", "kozyr_bot").text)
+        .unwrap()
+        .text;
+    assert!(text.starts_with("Hearts — a new table\nOpened by Alice\n\n1. Alice\n2. Bob\n3. — free —\n4. Dave\n\nWaiting for one more player."), "{text}");
+    assert!(!text.contains("Team"));
+}

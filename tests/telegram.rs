@@ -1,0 +1,525 @@
+//! The whole bot end to end, without network: the fake Bot API server, the
+//! real teloxide client, the real handler tree, table service and SQLite
+//! store (a temporary file). Four simulated people open a table, sit down
+//! (one through the deep link after a 403), and play a whole Kozel deal
+//! and a whole Hearts deal by pressing the buttons the bot sent them.
+
+use std::time::Duration;
+
+use kozyr::cards::CardSet;
+use kozyr::config::Config;
+use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault, UserSpec};
+use kozyr::game::{GameAction, GameView};
+use kozyr::table::runtime::ServiceOptions;
+use kozyr::table::{Phase, Table, TableId};
+use kozyr::telegram::bot::{RunningBot, Tuning, start};
+use kozyr::telegram::callback::{Callback, TableAction};
+use kozyr::telegram::pacing::PacerConfig;
+use kozyr::{hearts, kozel};
+use teloxide::types::{ChatId, MessageId, UserId};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+struct World {
+    fake: FakeBot,
+    dir: tempfile::TempDir,
+    users: [UserId; 4],
+    group: ChatId,
+    bot: Option<RunningBot>,
+}
+
+fn tuning() -> Tuning {
+    Tuning {
+        group_pacing: PacerConfig {
+            min_interval: Duration::from_millis(30),
+            window: Duration::from_secs(60),
+            max_per_window: 0,
+        },
+        service: ServiceOptions::default(),
+        poll_timeout: Duration::from_secs(1),
+        drain_for: Duration::from_secs(2),
+        ..Tuning::default()
+    }
+}
+
+impl World {
+    async fn new() -> World {
+        let fake = FakeBot::start_with(FakeBotConfig {
+            token: "123456:TEST-fake-token-kozyr-end-to-end-0123456789".into(),
+            ..FakeBotConfig::default()
+        })
+        .await
+        .unwrap();
+        let names = ["Ann", "Boris", "Chloe", "Dmitri"];
+        let users = names.map(|n| fake.add_user(UserSpec::new(n).language("en")));
+        let group = fake.add_group("Friday cards", &users);
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = World {
+            fake,
+            dir,
+            users,
+            group,
+            bot: None,
+        };
+        w.start().await;
+        w
+    }
+
+    fn config(&self) -> Config {
+        let db = format!("sqlite://{}", self.dir.path().join("kozyr.db").display());
+        let api = self.fake.api_url().to_string();
+        let token = self.fake.token();
+        Config::from_lookup(|k| match k {
+            "TELOXIDE_TOKEN" => Some(token.clone()),
+            "DATABASE_URL" => Some(db.clone()),
+            "TELOXIDE_API_URL" => Some(api.clone()),
+            "KOZYR_TURN_SECONDS" => Some("0".into()),
+            _ => None,
+        })
+        .unwrap()
+    }
+
+    async fn start(&mut self) {
+        self.bot = Some(start(&self.config(), tuning()).await.unwrap());
+    }
+
+    async fn stop(&mut self) {
+        if let Some(b) = self.bot.take() {
+            b.stop().await;
+        }
+    }
+
+    fn running(&self) -> &RunningBot {
+        self.bot.as_ref().unwrap()
+    }
+
+    async fn table(&self, id: TableId) -> Table {
+        let s = &self.running().shared().service;
+        s.table(id).await.unwrap().unwrap()
+    }
+
+    fn dm(&self, seat: usize) -> ChatId {
+        FakeBot::private_chat(self.users[seat])
+    }
+
+    /// Presses the button with `data` on the newest message of `chat` that has it.
+    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> String {
+        let msg = self
+            .fake
+            .wait_for(WAIT, |f| {
+                f.messages(chat)
+                    .into_iter()
+                    .rev()
+                    .find(|m| {
+                        m.keyboard
+                            .as_ref()
+                            .is_some_and(|k| k.with_data(data).is_some())
+                    })
+                    .map(|m| m.id)
+            })
+            .await
+            .unwrap_or_else(|_| panic!("no button {data} in {chat}"));
+        self.fake.press(user, chat, msg, data).unwrap()
+    }
+
+    async fn answer(&self, query: &str) -> Option<String> {
+        self.fake
+            .wait_for(WAIT, |f| f.callback_answer(query))
+            .await
+            .unwrap()
+            .text
+    }
+
+    /// The group's lobby message and the data of the button whose text has `label`.
+    async fn lobby_button(&self, label: &str) -> String {
+        self.fake
+            .wait_for(WAIT, |f| {
+                let (_, kb) = f.latest_keyboard(self.group)?;
+                kb.find(label)?.callback_data().map(str::to_owned)
+            })
+            .await
+            .unwrap_or_else(|_| panic!("no lobby button {label}"))
+    }
+
+    /// Plays the seat's safe action by toggling its cards in the hand
+    /// message and pressing the action button the bot then drew.
+    async fn play_safe(&self, t: &Table) {
+        let seat = t.awaiting()[0];
+        let action = t.game().unwrap().safe_action(seat).unwrap();
+        let (cards, make): (CardSet, fn(CardSet) -> TableAction) = match action {
+            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead),
+            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass),
+            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat),
+            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass),
+            GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
+                TableAction::HeartsPlay(s.first().unwrap())
+            }),
+            other => panic!("unexpected safe action {other:?}"),
+        };
+        let i = seat.index();
+        let (user, dm) = (self.users[i], self.dm(i));
+        let cb = |action| {
+            Callback::Table {
+                table: t.id().0 as u64,
+                version: t.version(),
+                action,
+            }
+            .encode()
+        };
+        for c in cards.iter() {
+            let q = self.press(user, dm, &cb(TableAction::Toggle(c))).await;
+            assert_eq!(self.answer(&q).await, None, "toggle {c}");
+        }
+        let q = self.press(user, dm, &cb(make(cards))).await;
+        assert_eq!(self.answer(&q).await, None, "{action:?}");
+    }
+
+    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let t = self.table(id).await;
+            if t.version() > v {
+                return t;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the table did not move"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+fn deal_no(t: &Table) -> u32 {
+    match t.game().unwrap().public_view() {
+        GameView::Kozel(v) => v.deal_no,
+        GameView::Hearts(v) => v.results.len() as u32 + 1,
+    }
+}
+
+/// Opens a table with `command`, seats everyone (Dmitri through the deep
+/// link) and starts it; returns the table id.
+async fn open_and_start(w: &World, command: &str) -> TableId {
+    for i in 0..3 {
+        w.fake.start_bot(w.users[i], None).unwrap();
+    }
+    w.fake.user_says(w.group, w.users[0], command).unwrap();
+    for i in 1..4 {
+        let data = w.lobby_button(&format!("{}", i + 1)).await;
+        let q = w
+            .fake
+            .press(
+                w.users[i],
+                w.group,
+                w.fake.latest_keyboard(w.group).unwrap().0,
+                &data,
+            )
+            .unwrap();
+        assert_eq!(w.answer(&q).await, None);
+    }
+    // Dmitri never started the bot: the lobby offers him the deep link.
+    let url = w
+        .fake
+        .wait_for(WAIT, |f| {
+            let (_, kb) = f.latest_keyboard(w.group)?;
+            kb.buttons().find_map(|b| b.url().map(str::to_owned))
+        })
+        .await
+        .unwrap();
+    let payload = url.split("start=").nth(1).unwrap().to_owned();
+    w.fake.start_bot(w.users[3], Some(&payload)).unwrap();
+    w.fake
+        .wait_for(WAIT, |f| {
+            let (_, kb) = f.latest_keyboard(w.group)?;
+            kb.buttons().all(|b| b.url().is_none()).then_some(())
+        })
+        .await
+        .unwrap();
+    let start = w.lobby_button("Start").await;
+    let q = w
+        .fake
+        .press(
+            w.users[0],
+            w.group,
+            w.fake.latest_keyboard(w.group).unwrap().0,
+            &start,
+        )
+        .unwrap();
+    assert_eq!(w.answer(&q).await, None);
+    let chat = kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, w.group.0.to_string())
+        .unwrap();
+    let t = w
+        .running()
+        .shared()
+        .service
+        .open_table(&chat)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.phase(), Phase::Playing);
+    t.id()
+}
+
+fn hand_message(w: &World, seat: usize) -> MessageId {
+    w.fake
+        .messages(w.dm(seat))
+        .into_iter()
+        .rev()
+        .find(|m| m.keyboard.is_some())
+        .unwrap()
+        .id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_presses() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "/kozel").await;
+    assert!(
+        w.fake.commands().len() >= 4,
+        "setMyCommands in every language"
+    );
+
+    // First lead of the deal.
+    let t = w.table(id).await;
+    let old = t.clone();
+    w.play_safe(&t).await;
+    let t = w.wait_version_after(id, old.version()).await;
+
+    // A button from the state before: refused with a popup, nothing changes.
+    let seat = old.awaiting()[0].index();
+    let stale_lead = match old.game().unwrap().safe_action(old.awaiting()[0]).unwrap() {
+        GameAction::Kozel(kozel::Action::Lead(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    let stale = Callback::Table {
+        table: id.0 as u64,
+        version: old.version(),
+        action: TableAction::Lead(stale_lead),
+    }
+    .encode();
+    let q = w
+        .fake
+        .press_raw(w.users[seat], w.dm(seat), hand_message(&w, seat), &stale)
+        .unwrap();
+    assert!(w.answer(&q).await.is_some(), "stale press gets a popup");
+    assert_eq!(w.table(id).await.version(), t.version());
+
+    // A hand button pressed in the group (not where kozyr drew it): refused.
+    let q = w
+        .fake
+        .press_raw(
+            w.users[1],
+            w.group,
+            w.fake
+                .latest_keyboard(w.group)
+                .map_or(MessageId(1), |k| k.0),
+            &stale,
+        )
+        .unwrap();
+    assert!(w.answer(&q).await.is_some(), "foreign press gets a popup");
+    assert_eq!(w.table(id).await.version(), t.version());
+
+    // Restart in the middle of the trick: the same messages are edited
+    // afterwards and the buttons on them keep working.
+    let hand_ids: Vec<MessageId> = (0..4).map(|s| hand_message(&w, s)).collect();
+    let group_messages = w.fake.messages(w.group).len();
+    w.stop().await;
+    w.start().await;
+    let t = w.table(id).await;
+    assert_eq!(t.version(), w.table(id).await.version());
+
+    // Double tap: the same action button twice; it applies once.
+    let seat = t.awaiting()[0];
+    let i = seat.index();
+    let action = t.game().unwrap().safe_action(seat).unwrap();
+    let GameAction::Kozel(kozel::Action::Pass(cards) | kozel::Action::Beat(cards)) = action else {
+        panic!("{action:?}")
+    };
+    let cb = |a| {
+        Callback::Table {
+            table: id.0 as u64,
+            version: t.version(),
+            action: a,
+        }
+        .encode()
+    };
+    for c in cards.iter() {
+        let q = w
+            .press(w.users[i], w.dm(i), &cb(TableAction::Toggle(c)))
+            .await;
+        assert_eq!(w.answer(&q).await, None);
+    }
+    let data = if matches!(action, GameAction::Kozel(kozel::Action::Pass(_))) {
+        cb(TableAction::Pass(cards))
+    } else {
+        cb(TableAction::Beat(cards))
+    };
+    let msg = hand_message(&w, i);
+    assert_eq!(msg, hand_ids[i], "the hand message survives the restart");
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.message(w.dm(i), msg)?
+                .keyboard?
+                .with_data(&data)
+                .map(drop)
+        })
+        .await
+        .unwrap();
+    let q1 = w.fake.press(w.users[i], w.dm(i), msg, &data).unwrap();
+    let q2 = w.fake.press(w.users[i], w.dm(i), msg, &data).unwrap();
+    assert_eq!(w.answer(&q1).await, None);
+    assert!(w.answer(&q2).await.is_some(), "the second tap is stale");
+    let after = w.wait_version_after(id, t.version()).await;
+    let events = w
+        .running()
+        .shared()
+        .service
+        .store()
+        .events(id)
+        .await
+        .unwrap();
+    let acts = events
+        .iter()
+        .filter(|(v, e)| *v > t.version() && matches!(e, kozyr::table::TableEvent::Acted { .. }))
+        .count();
+    assert_eq!(acts, 1, "applied once");
+    let _ = after;
+
+    // A 429 on the group's edits is waited out; the game goes on.
+    w.fake.inject(
+        Fault::too_many_requests(1)
+            .method("editMessageText")
+            .chat(w.group)
+            .times(1),
+    );
+
+    // Play the rest of the deal.
+    let first_deal = deal_no(&w.table(id).await);
+    loop {
+        let t = w.table(id).await;
+        if t.phase() != Phase::Playing || deal_no(&t) != first_deal {
+            break;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+    }
+    // The deal's result is announced in the group.
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.group)
+                .iter()
+                .any(|m| m.text.contains("Deal") && m.text.contains("over"))
+                .then_some(())
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "no deal result in {:#?}",
+                w.fake
+                    .messages(w.group)
+                    .iter()
+                    .map(|m| &m.text)
+                    .collect::<Vec<_>>()
+            )
+        });
+    assert!(
+        w.fake.failures().values().sum::<u64>() >= 1,
+        "the 429 happened"
+    );
+    assert!(
+        w.fake.messages(w.group).len() > group_messages,
+        "announcements are new messages"
+    );
+    // The table message was edited in place: one lobby/table message.
+    for (s, id) in hand_ids.iter().enumerate() {
+        assert_eq!(hand_message(&w, s), *id, "hands edited in place");
+    }
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hearts_deal_through_the_buttons() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "/new hearts").await;
+    let first = deal_no(&w.table(id).await);
+    loop {
+        let t = w.table(id).await;
+        if t.phase() != Phase::Playing || deal_no(&t) != first {
+            break;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+    }
+    let t = w.table(id).await;
+    let GameView::Hearts(v) = t.game().unwrap().public_view() else {
+        panic!()
+    };
+    assert_eq!(v.totals.iter().map(|(_, p)| *p).sum::<u32>(), 26);
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.group)
+                .iter()
+                .any(|m| m.text.contains("Deal") && m.text.contains("over"))
+                .then_some(())
+        })
+        .await
+        .unwrap();
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_table_follows_a_group_upgraded_to_a_supergroup() {
+    let mut w = World::new().await;
+    w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
+    w.lobby_button("2").await;
+    let new = w.fake.migrate_to_supergroup(w.group, w.users[0]).unwrap();
+    // The lobby is posted anew in the supergroup, and its buttons work there.
+    let data = w
+        .fake
+        .wait_for(WAIT, |f| {
+            let (_, kb) = f.latest_keyboard(new)?;
+            kb.find("2")?.callback_data().map(str::to_owned)
+        })
+        .await
+        .unwrap();
+    let q = w.press(w.users[1], new, &data).await;
+    assert_eq!(w.answer(&q).await, None);
+    let chat =
+        kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, new.0.to_string()).unwrap();
+    let t = w
+        .running()
+        .shared()
+        .service
+        .open_table(&chat)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.seats().iter().filter(|(_, s)| !s.is_empty()).count(), 2);
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+/// `kozyr run` without a usable token: one line naming the variable, exit 1.
+#[test]
+fn a_missing_or_malformed_token_is_one_line_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    for token in [None, Some("123:short")] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"));
+        cmd.arg("run")
+            .current_dir(dir.path())
+            .env_remove("TELOXIDE_TOKEN");
+        if let Some(t) = token {
+            cmd.env("TELOXIDE_TOKEN", t);
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("TELOXIDE_TOKEN"), "{err}");
+        if let Some(t) = token {
+            assert!(!err.contains(t), "the token is not printed: {err}");
+        }
+    }
+}

@@ -9,6 +9,8 @@ mod stats;
 
 use std::time::Duration;
 
+use crate::cards::Seat;
+
 pub use stats::{Estimate, percentile};
 
 /// How much thinking a searching agent may do per decision.
@@ -50,6 +52,15 @@ impl AgentConfig {
             budget: Budget::Playouts(playouts),
         }
     }
+}
+
+/// One decision an agent made: how long it took, and among how many
+/// options (a molodka offer out of turn has two: play it or not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub seat: Seat,
+    pub options: usize,
+    pub took: Duration,
 }
 
 /// Why an agent name is not known.

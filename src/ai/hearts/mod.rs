@@ -14,8 +14,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::kozel::Decision;
-use super::{AgentConfig, UnknownAgent};
+use super::{AgentConfig, Decision, UnknownAgent};
 use crate::cards::Seat;
 use crate::hearts::{Action, Event, Match, SeenEvent, View};
 
@@ -123,6 +122,12 @@ impl HeartsAgent for RandomAgent {
 
 /// The names `--players` accepts.
 pub const AGENT_NAMES: &[&str] = &["random", "heuristic", "search"];
+
+/// Builds the agent called `name` with the default settings (a searching
+/// player thinks for [`super::Budget::DEFAULT_TIME`]).
+pub fn agent(name: &str, seed: u64) -> Result<Box<dyn HeartsAgent>, UnknownAgent> {
+    agent_with(name, seed, &AgentConfig::default())
+}
 
 /// Builds the agent called `name`, seeded for reproducible play.
 pub fn agent_with(

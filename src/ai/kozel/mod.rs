@@ -10,13 +10,13 @@ mod knowledge;
 mod sample;
 mod search;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::{AgentConfig, UnknownAgent};
+use super::{AgentConfig, Decision, UnknownAgent};
 use crate::cards::Seat;
 use crate::kozel::{Action, Event, SeenEvent, Series, SeriesView};
 
@@ -87,15 +87,6 @@ impl DealLog {
     }
 }
 
-/// One decision an agent made: how long it took, and among how many
-/// options (a molodka offer out of turn has two: play it or not).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Decision {
-    pub seat: Seat,
-    pub options: usize,
-    pub took: Duration,
-}
-
 /// Asks the agents for the next move: first every seat that may play a
 /// molodka out of turn, in priority order (clockwise from the trick's
 /// leader), then the seat whose turn it is. `None` once nobody may act.
@@ -161,8 +152,8 @@ impl KozelAgent for RandomAgent {
 /// The names `--players` accepts.
 pub const AGENT_NAMES: &[&str] = &["random", "heuristic", "search"];
 
-/// Builds the agent called `name` with the default settings (a
-/// deterministic search, so that simulations are reproducible).
+/// Builds the agent called `name` with the default settings (a searching
+/// player thinks for [`super::Budget::DEFAULT_TIME`]).
 pub fn agent(name: &str, seed: u64) -> Result<Box<dyn KozelAgent>, UnknownAgent> {
     agent_with(name, seed, &AgentConfig::default())
 }

@@ -6,12 +6,14 @@ pub mod arena;
 pub mod hearts;
 pub mod kozel;
 mod stats;
+mod table_agent;
 
 use std::time::Duration;
 
 use crate::cards::Seat;
 
 pub use stats::{Estimate, percentile};
+pub use table_agent::{Observation, TableAgent, record_deal_events};
 
 /// How much thinking a searching agent may do per decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

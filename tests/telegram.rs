@@ -798,6 +798,11 @@ async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
     let mut w = World::new().await;
+    // Stop the polling bot once it polls (a stop during its start races).
+    w.fake
+        .wait_for(WAIT, |f| (f.calls_of("getUpdates") > 0).then_some(()))
+        .await
+        .unwrap();
     w.stop().await;
     let base = w.config();
     let (db, api, token) = (

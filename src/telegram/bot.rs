@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 use super::commands::bot_commands;
 use super::outbox::{self, Local, Outbox};
 use super::pacing::PacerConfig;
+use crate::ai::{AgentConfig, Budget, TableAgent};
 use crate::cards::CardSet;
 use crate::config::{Config, UpdateMode};
 use crate::i18n::Lang;
@@ -26,6 +27,12 @@ use crate::table::{Effect, TableId, TurnTimer, UserId};
 
 /// How long an admin check from `getChatMember` is trusted.
 const ADMIN_CACHE: Duration = Duration::from_secs(60);
+
+/// How long a stopping dispatcher may finish the updates in hand.
+const DISPATCHER_GRACE: Duration = Duration::from_secs(5);
+
+/// How long a stopping webhook server may finish the requests in hand.
+const WEBHOOK_GRACE: Duration = Duration::from_secs(2);
 
 /// What the front-end shares between update handlers and the effects runner.
 pub struct Shared {
@@ -275,9 +282,24 @@ impl Default for Tuning {
     }
 }
 
-/// The AI player the bot plays with unless told otherwise.
+/// The AI player the bot plays with unless told otherwise: the searching
+/// player with its default thinking time.
 pub fn default_agent() -> Arc<dyn SeatAgent> {
-    Arc::new(crate::table::runtime::RandomAgent)
+    match TableAgent::new("search", AgentConfig::default()) {
+        Ok(agent) => Arc::new(agent),
+        Err(_) => Arc::new(crate::table::runtime::RandomAgent),
+    }
+}
+
+/// The AI player `config` asks for (`KOZYR_AI_PLAYER`, `KOZYR_AI_THINK_MS`).
+pub fn configured_agent(config: &Config) -> Arc<dyn SeatAgent> {
+    let think = AgentConfig {
+        budget: Budget::Time(config.ai_think),
+    };
+    match TableAgent::new(&config.ai_player, think) {
+        Ok(agent) => Arc::new(agent),
+        Err(_) => default_agent(),
+    }
 }
 
 /// Why the bot could not start.
@@ -342,7 +364,14 @@ impl RunningBot {
         loop {
             match self.shutdown.shutdown() {
                 Ok(done) => {
-                    done.await;
+                    // A listener whose stream does not end (seen with the
+                    // webhook listener under load) must not hold the stop up.
+                    if tokio::time::timeout(DISPATCHER_GRACE, done).await.is_err() {
+                        tracing::warn!("the dispatcher did not stop in time; aborting it");
+                        if let Some(d) = self.dispatcher.as_ref() {
+                            d.abort();
+                        }
+                    }
                     break;
                 }
                 // Not running (yet or any more).
@@ -353,8 +382,14 @@ impl RunningBot {
         if let Some(d) = self.dispatcher {
             let _ = d.await;
         }
-        // The dispatcher stopped the listener, which ends the server.
-        if let Some((_, server)) = self.webhook {
+        // The dispatcher stopped the listener, which shuts the server down
+        // gracefully; a client holding a connection open does not keep it.
+        if let Some((_, mut server)) = self.webhook
+            && tokio::time::timeout(WEBHOOK_GRACE, &mut server)
+                .await
+                .is_err()
+        {
+            server.abort();
             let _ = server.await;
         }
         self.shared.service.shutdown().await;
@@ -504,7 +539,11 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
 
 /// `kozyr run`: runs until SIGINT or SIGTERM, touching the heartbeat file.
 pub async fn run(config: Config, heartbeat: std::path::PathBuf) -> Result<(), BotError> {
-    let mut running = start(&config, Tuning::default()).await?;
+    let tuning = Tuning {
+        agent: configured_agent(&config),
+        ..Tuning::default()
+    };
+    let mut running = start(&config, tuning).await?;
     match running.webhook_addr() {
         Some(addr) => tracing::info!(bot = %config.token, %addr, "kozyr is running (webhook)"),
         None => tracing::info!(bot = %config.token, "kozyr is running (long polling)"),

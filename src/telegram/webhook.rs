@@ -12,13 +12,14 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
-use teloxide::stop::{StopFlag, StopToken, mk_stop_token};
+use teloxide::stop::{StopToken, mk_stop_token};
 use teloxide::types::Update;
 use teloxide::update_listeners::{StatefulListener, UpdateListener};
 use tokio::net::TcpListener;
@@ -28,11 +29,14 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 /// The header Telegram puts the secret in.
 pub const SECRET_HEADER: &str = "x-telegram-bot-api-secret-token";
 
+type Sender = mpsc::UnboundedSender<Result<Update, Infallible>>;
+
 #[derive(Clone)]
 struct Hook {
     secret: Option<String>,
-    updates: mpsc::UnboundedSender<Result<Update, Infallible>>,
-    stopped: StopFlag,
+    /// Taken out when the listener stops: that ends the update stream even
+    /// while a client still holds a connection (and so the router) open.
+    updates: Arc<Mutex<Option<Sender>>>,
 }
 
 /// Compares without stopping at the first difference, so the response
@@ -53,12 +57,17 @@ async fn receive(State(hook): State<Hook>, headers: HeaderMap, body: Bytes) -> S
             return StatusCode::FORBIDDEN;
         }
     }
-    if hook.stopped.is_stopped() {
+    let sender = hook
+        .updates
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let Some(sender) = sender else {
         return StatusCode::SERVICE_UNAVAILABLE;
-    }
+    };
     match serde_json::from_slice::<Update>(&body) {
         Ok(update) => {
-            if hook.updates.send(Ok(update)).is_err() {
+            if sender.send(Ok(update)).is_err() {
                 return StatusCode::SERVICE_UNAVAILABLE;
             }
         }
@@ -95,15 +104,27 @@ pub async fn bind(
     } else {
         format!("/{path}")
     };
+    let updates = Arc::new(Mutex::new(Some(tx)));
     let app = Router::new().route(&path, post(receive)).with_state(Hook {
         secret,
-        updates: tx,
-        stopped: stopped.clone(),
+        updates: updates.clone(),
+    });
+    // One waiter on the stop flag: its clones share a single waker slot.
+    let (shut_tx, shut_rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        stopped.await;
+        updates.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let _ = shut_tx.send(());
     });
     let tcp = TcpListener::bind(listen).await?;
     let local_addr = tcp.local_addr()?;
-    let serve =
-        Box::pin(async move { axum::serve(tcp, app).with_graceful_shutdown(stopped).await });
+    let serve = Box::pin(async move {
+        axum::serve(tcp, app)
+            .with_graceful_shutdown(async move {
+                let _ = shut_rx.await;
+            })
+            .await
+    });
     let listener = StatefulListener::new(
         (UnboundedReceiverStream::new(rx), stop_token),
         first_mut,

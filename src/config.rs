@@ -95,6 +95,10 @@ pub struct Config {
     pub default_turn_timer: Option<Duration>,
     pub synchronous: Synchronous,
     pub update_mode: UpdateMode,
+    /// The AI player at tables: `random`, `heuristic` or `search`.
+    pub ai_player: String,
+    /// How long the `search` AI player thinks per move.
+    pub ai_think: Duration,
 }
 
 /// A variable that is missing or malformed; the message names it.
@@ -108,6 +112,8 @@ pub enum ConfigError {
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://kozyr.db";
 pub const LANGUAGES: [&str; 4] = ["en", "ru", "pt", "ro"];
+/// The AI players a table can seat (see `docs/AI.md`).
+pub const AI_PLAYERS: [&str; 3] = ["random", "heuristic", "search"];
 
 impl Config {
     /// Reads the configuration through `var`, e.g. `|k| std::env::var(k).ok()`.
@@ -166,6 +172,25 @@ impl Config {
                 ));
             }
         };
+        let ai_player = get("KOZYR_AI_PLAYER").unwrap_or_else(|| "search".into());
+        if !AI_PLAYERS.contains(&ai_player.as_str()) {
+            return Err(bad(
+                "KOZYR_AI_PLAYER",
+                format!("expected one of {}", AI_PLAYERS.join(", ")),
+            ));
+        }
+        let ai_think = match get("KOZYR_AI_THINK_MS") {
+            None => Duration::from_millis(300),
+            Some(s) => match s.parse::<u64>() {
+                Ok(ms) if (10..=10_000).contains(&ms) => Duration::from_millis(ms),
+                _ => {
+                    return Err(bad(
+                        "KOZYR_AI_THINK_MS",
+                        "expected 10-10000 milliseconds".into(),
+                    ));
+                }
+            },
+        };
         let update_mode = match get("WEBHOOK_URL") {
             None => UpdateMode::LongPolling,
             Some(url) => {
@@ -210,6 +235,8 @@ impl Config {
             default_turn_timer,
             synchronous,
             update_mode,
+            ai_player,
+            ai_think,
         })
     }
 }
@@ -305,6 +332,27 @@ mod tests {
                 ("KOZYR_SQLITE_SYNCHRONOUS", "off"),
             ],
             Err("KOZYR_SQLITE_SYNCHRONOUS is malformed: expected full or normal"),
+        );
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_AI_PLAYER", "genius")],
+            Err("KOZYR_AI_PLAYER is malformed: expected one of random, heuristic, search"),
+        );
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_AI_THINK_MS", "5")],
+            Err("KOZYR_AI_THINK_MS is malformed: expected 10-10000 milliseconds"),
+        );
+        let c = check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("KOZYR_AI_PLAYER", "heuristic"),
+                ("KOZYR_AI_THINK_MS", "50"),
+            ],
+            Ok(()),
+        )
+        .unwrap();
+        assert_eq!(
+            (c.ai_player.as_str(), c.ai_think),
+            ("heuristic", Duration::from_millis(50))
         );
     }
 

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
+use kozyr::ai::arena::{self, ArenaOptions};
+use kozyr::ai::{AgentConfig, Budget};
 use kozyr::game::{GameKind, GameOptions};
 use kozyr::hearts::HeartsOptions;
 use kozyr::sim::{self, SimOptions};
@@ -28,9 +30,37 @@ enum Command {
     Export(ExportArgs),
     /// Play whole series between built-in players and write deal records (JSON lines).
     Simulate(SimulateArgs),
+    /// Play matches between built-in players and print the result with a 95% confidence interval.
+    Arena(ArenaArgs),
     /// Load test: the bot against an in-process fake Bot API, T groups of
     /// four simulated people playing Kozel deals by pressing buttons.
     Loadtest(LoadtestArgs),
+}
+
+#[derive(Args, Debug)]
+struct ArenaArgs {
+    /// Which game to play: kozel or hearts.
+    #[arg(long, default_value = "kozel")]
+    game: GameKind,
+    /// The four players, seat 0 to 3 (Kozel: seats 0 and 2 are one team).
+    #[arg(long, value_delimiter = ',', num_args = 1, required = true)]
+    players: Vec<String>,
+    /// How many series to play.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    series: u32,
+    /// Seed for every shuffle and every agent.
+    #[arg(long)]
+    seed: u64,
+    /// Deterministic mode: this many sampled deals per search decision
+    /// instead of a time budget (same seed, same result).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    playouts: Option<u32>,
+    /// Thinking time per search decision, in milliseconds.
+    #[arg(long, default_value_t = 300, conflicts_with = "playouts")]
+    budget_ms: u64,
+    /// Series played side by side on this many threads.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
 }
 
 #[derive(Args, Debug)]
@@ -105,6 +135,7 @@ fn main() -> ExitCode {
         Some(Command::Healthcheck) => healthcheck(),
         Some(Command::Export(args)) => export(args),
         Some(Command::Simulate(args)) => simulate(args),
+        Some(Command::Arena(args)) => run_arena(args),
         Some(Command::Loadtest(args)) => loadtest(args),
     };
     match result {
@@ -244,5 +275,30 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
         summary.deals as f64 / secs.max(1e-9),
         args.out.display()
     );
+    Ok(())
+}
+
+fn run_arena(args: ArenaArgs) -> Result<(), String> {
+    let players: [String; 4] = args
+        .players
+        .try_into()
+        .map_err(|p: Vec<String>| format!("--players needs exactly 4 names, got {}", p.len()))?;
+    let budget = match args.playouts {
+        Some(n) => Budget::Playouts(n),
+        None => Budget::Time(std::time::Duration::from_millis(args.budget_ms)),
+    };
+    let opts = ArenaOptions {
+        game: args.game,
+        players,
+        series: args.series,
+        seed: args.seed,
+        config: AgentConfig { budget },
+        options: GameOptions::default(),
+        jobs: args.jobs,
+    };
+    let started = Instant::now();
+    let report = arena::run(&opts).map_err(|e| e.to_string())?;
+    print!("{report}");
+    println!("played in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -8,8 +8,9 @@
 
 use std::collections::BTreeSet;
 
+use kozyr::ai::hearts::Observation;
 use kozyr::cards::Seat;
-use kozyr::hearts::{Action, HeartsOptions, View};
+use kozyr::hearts::{Action, HeartsOptions};
 use kozyr::sim::hearts::{game_seed, play_game, random_chooser};
 use serde_json::Value;
 
@@ -253,7 +254,7 @@ fn check_record(r: &Value, options: (bool, u32), prev: Option<&GameSoFar>) -> Ga
 
 /// A chooser that makes moons likely: seat 0 plays its highest legal card
 /// and passes its lowest, everyone else plays and passes at random.
-fn moon_hunter(seed: u64) -> impl FnMut(Seat, &View, &[Action]) -> Action {
+fn moon_hunter(seed: u64) -> impl FnMut(Seat, &Observation, &[Action]) -> Action {
     let mut random = random_chooser(seed);
     move |seat, view, legal| {
         if seat.index() != 0 {

@@ -719,7 +719,7 @@ struct BrokenAgent(std::sync::atomic::AtomicU32);
 impl kozyr::table::runtime::SeatAgent for BrokenAgent {
     fn choose(
         &self,
-        _view: &kozyr::game::GameView,
+        _seen: &kozyr::ai::Observation,
         _legal: &[kozyr::game::GameAction],
     ) -> kozyr::game::GameAction {
         if self

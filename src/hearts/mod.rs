@@ -15,6 +15,7 @@
 mod deal;
 mod game_match;
 mod score;
+mod seen;
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,7 @@ use crate::cards::{Card, CardSet, PerSeat, Rank, Seat, Suit};
 pub use deal::{CompletedTrick, Deal, DealError, DealView, Phase};
 pub use game_match::{Match, MatchError, View};
 pub use score::{DealScore, Standing, rank, score_deal};
+pub use seen::SeenEvent;
 
 /// Cards in a hand as dealt.
 pub const HAND_SIZE: u32 = 13;

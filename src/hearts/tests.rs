@@ -340,6 +340,52 @@ fn passing_cycles_left_right_across_none() {
 }
 
 #[test]
+fn seen_events_show_a_pass_only_to_its_giver_and_then_its_receiver() {
+    let mut d = deal(MIXED, 1);
+    let passes = PerSeat::from_fn(|s| d.hand(s).iter().take(3).collect::<CardSet>());
+    let mut events = Vec::new();
+    for s in Seat::ALL {
+        d.apply_into(s, Action::PassCards(passes[s]), &mut events)
+            .unwrap();
+    }
+    let lead = d.to_act().unwrap();
+    d.apply_into(lead, Action::Play(TWO_OF_CLUBS), &mut events)
+        .unwrap();
+    for by in Seat::ALL {
+        let seen: Vec<SeenEvent> = events.iter().map(|e| e.seen_by(by)).collect();
+        let expect: Vec<SeenEvent> = Seat::ALL
+            .into_iter()
+            .map(|s| SeenEvent::Passed {
+                seat: s,
+                to: s.next(),
+                cards: (s == by).then_some(passes[s]),
+            })
+            .chain([
+                SeenEvent::CardsExchanged {
+                    received: Some(passes[by.prev()]),
+                    leader: lead,
+                },
+                SeenEvent::Play {
+                    seat: lead,
+                    card: TWO_OF_CLUBS,
+                },
+            ])
+            .collect();
+        assert_eq!(seen, expect, "seen by {by}");
+    }
+    let public: Vec<SeenEvent> = events.iter().map(Event::public).collect();
+    assert!(matches!(
+        public[4],
+        SeenEvent::CardsExchanged { received: None, .. }
+    ));
+    assert!(
+        public[..4]
+            .iter()
+            .all(|e| matches!(e, SeenEvent::Passed { cards: None, .. }))
+    );
+}
+
+#[test]
 fn passing_errors() {
     use RuleError::*;
     // (cards to pass by seat 0 of MIXED on deal 1, expected)

@@ -135,6 +135,8 @@ pub struct View {
     pub hand: CardSet,
     pub trump_card: Card,
     pub dealer: Seat,
+    /// The seat that opened (or had to open) the deal's first trick.
+    pub first_leader: Seat,
     /// The seat that opened (or must open) the current trick.
     pub leader: Seat,
     /// Whose play is the current lead: the leader or a molodka player.
@@ -275,6 +277,7 @@ impl Deal {
             hand: self.hands[seat],
             trump_card: self.trump_card,
             dealer: self.dealer,
+            first_leader: self.first_leader,
             leader: t.leader,
             lead_seat: t.lead_seat,
             to_act: self.to_act(),

@@ -7,6 +7,7 @@
 //! does no IO and never reads the clock. `docs/RULES.md` states the rules.
 
 mod deal;
+mod seen;
 mod series;
 mod trick;
 
@@ -14,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet, Rank, Seat, Suit};
 
-pub use deal::{Deal, DealResult, Deck, TableCards, View};
+pub use deal::{Deal, DealResult, Deck, DeckError, TableCards, View};
+pub use seen::SeenEvent;
 pub use series::{SERIES_LOSS, Series, SeriesView};
 pub use trick::can_beat;
 
@@ -174,7 +176,8 @@ impl Action {
 }
 
 /// What happened. Events carry full information (passed cards, drawn cards)
-/// for the log and the deal records; what a seat may see comes from views.
+/// for the log and the deal records; what a seat may see of them comes
+/// from [`Event::seen_by`], and of the state from views.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {

@@ -244,6 +244,68 @@ fn trick_goes_to_the_last_beat_and_everyone_draws() {
 }
 
 #[test]
+fn seen_events_hide_other_seats_passes_draws_and_taken_cards() {
+    let mut d = basic();
+    let mut events = Vec::new();
+    for (s, a) in [
+        (0, Action::Lead(cards("9S QS"))),
+        (1, Action::Beat(cards("KS 7H"))),
+        (2, Action::Pass(cards("8S 8D"))),
+        (3, Action::Pass(cards("6C 7C"))),
+    ] {
+        d.apply_into(seat(s), a, &mut events).unwrap();
+    }
+    let seen = |by: Option<u8>| -> String {
+        let rendered: Vec<String> = events
+            .iter()
+            .take(7)
+            .map(
+                |e| match by.map_or_else(|| e.public(), |s| e.seen_by(seat(s))) {
+                    SeenEvent::Lead { seat, cards } => format!("lead {seat} {cards}"),
+                    SeenEvent::Beat { seat, cards } => format!("beat {seat} {cards}"),
+                    SeenEvent::Pass { seat, count, cards } => match cards {
+                        Some(c) => format!("pass {seat} {c}"),
+                        None => format!("pass {seat} {count}x"),
+                    },
+                    SeenEvent::Trick { winner, count } => format!("trick {winner} {count}c"),
+                    SeenEvent::Draw { seat, card } => match card {
+                        Some(c) => format!("draw {seat} {c}"),
+                        None => format!("draw {seat} ?"),
+                    },
+                    other => format!("{other:?}"),
+                },
+            )
+            .collect();
+        rendered.join("; ")
+    };
+    let head = "lead 0 9S QS; beat 1 KS 7H";
+    assert_eq!(
+        seen(Some(2)),
+        format!("{head}; pass 2 8S 8D; pass 3 2x; trick 1 8c; draw 1 ?; draw 2 6H"),
+    );
+    assert_eq!(
+        seen(Some(1)),
+        format!("{head}; pass 2 2x; pass 3 2x; trick 1 8c; draw 1 AS; draw 2 ?"),
+    );
+    assert_eq!(
+        seen(None),
+        format!("{head}; pass 2 2x; pass 3 2x; trick 1 8c; draw 1 ?; draw 2 ?"),
+    );
+    // Everything that is public stays as it was.
+    let over = Event::SeriesOver {
+        goat: Team::ALL[1],
+        with_eggs: true,
+    };
+    assert_eq!(
+        over.seen_by(seat(0)),
+        SeenEvent::SeriesOver {
+            goat: Team::ALL[1],
+            with_eggs: true
+        }
+    );
+}
+
+#[test]
 fn draws_when_the_stock_runs_short() {
     // Single-card tricks take the stock from 20 down to 4 cards; then a
     // two-card trick can refill only one card each: hands stay equal, at 3.

@@ -4,8 +4,8 @@
 //! Entry point: [`play_game`]`(table, series, options, seed, choose)` plays
 //! one game (deals until someone reaches `options.end_score`) and returns
 //! its [`DealRecord`]s in order; serialize each with `serde_json` for one
-//! JSON line per deal. `choose(seat, view, legal)` picks one of `legal`
-//! (never empty) from what `seat` may see; for different players per seat,
+//! JSON line per deal. `choose(seat, seen, legal)` picks one of `legal`
+//! (never empty) from what `seat` may know (its view and the events it saw); for different players per seat,
 //! dispatch on `seat` inside the closure. [`random_chooser`] is a seeded
 //! uniform chooser; [`game_seed`] derives each game's seed from a run seed.
 //!
@@ -17,8 +17,10 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::{SimError, SimOptions, Summary};
+use crate::ai::AgentConfig;
+use crate::ai::hearts::{DealLog, Observation, agent_with};
 use crate::cards::{CardSet, Seat};
-use crate::hearts::{Action, Event, HeartsOptions, Match, PassDirection, View};
+use crate::hearts::{Action, Event, HeartsOptions, Match, PassDirection};
 
 /// One deal of one game, as written to a records file.
 ///
@@ -73,9 +75,10 @@ pub fn play_game<C>(
     mut choose: C,
 ) -> Result<Vec<DealRecord>, SimError>
 where
-    C: FnMut(Seat, &View, &[Action]) -> Action,
+    C: FnMut(Seat, &Observation, &[Action]) -> Action,
 {
     let mut game = Match::new(options, seed);
+    let mut log = DealLog::default();
     let mut records = Vec::new();
     let mut current = start_record(&game, table, series);
     let mut legal = Vec::new();
@@ -83,13 +86,14 @@ where
     while let Some(seat) = game.awaiting().next() {
         legal.clear();
         game.legal_actions_into(seat, &mut legal);
-        let action = choose(seat, &game.view(seat), &legal);
+        let action = choose(seat, &log.observation(&game, seat), &legal);
         events.clear();
         game.apply_into(seat, action, &mut events)
             .map_err(|error| SimError::IllegalChoice {
                 seat: seat.index() as u8,
                 reason: format!("{action:?}: {error}"),
             })?;
+        log.record(&events);
         for event in events.drain(..) {
             match event {
                 Event::Passed { seat, cards, .. } => {
@@ -144,7 +148,7 @@ fn start_record(game: &Match, table: &str, series: u32) -> DealRecord {
 
 /// A chooser that picks uniformly among the legal actions, from its own
 /// seeded generator.
-pub fn random_chooser(seed: u64) -> impl FnMut(Seat, &View, &[Action]) -> Action {
+pub fn random_chooser(seed: u64) -> impl FnMut(Seat, &Observation, &[Action]) -> Action {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     move |_, _, legal| match legal.len() {
         // Never asked with nothing to choose; an empty pass is refused cleanly.
@@ -161,17 +165,17 @@ pub fn game_seed(run_seed: u64, series: u32) -> u64 {
 }
 
 /// One seat's decision maker.
-type Chooser = Box<dyn FnMut(Seat, &View, &[Action]) -> Action>;
+type Chooser = Box<dyn FnMut(Seat, &Observation, &[Action]) -> Action>;
 
-/// A chooser for the player called `name` at one seat.
+/// A chooser for the player called `name` at one seat. Searching players
+/// get a fixed number of playouts, so the same arguments give the same records.
 fn chooser(name: &str, seed: u64) -> Result<Chooser, SimError> {
-    match name {
-        "random" => Ok(Box::new(random_chooser(seed))),
-        _ => Err(SimError::UnknownAgent(crate::ai::UnknownAgent {
-            name: name.to_string(),
-            known: "random".into(),
-        })),
+    if name == "random" {
+        return Ok(Box::new(random_chooser(seed)));
     }
+    let config = AgentConfig::deterministic(crate::ai::Budget::DEFAULT_PLAYOUTS);
+    let mut agent = agent_with(name, seed, &config)?;
+    Ok(Box::new(move |_, seen, legal| agent.choose(seen, legal)))
 }
 
 /// `kozyr simulate --game hearts`: plays `opts.series` games and writes their records.
@@ -185,8 +189,9 @@ pub(super) fn run(opts: &SimOptions, out: &mut dyn std::io::Write) -> Result<Sum
                 super::derive_seed(opts.seed, u64::from(n), i as u64 + 1),
             )?);
         }
-        let choose =
-            |seat: Seat, view: &View, legal: &[Action]| (players[seat.index()])(seat, view, legal);
+        let choose = |seat: Seat, seen: &Observation, legal: &[Action]| {
+            (players[seat.index()])(seat, seen, legal)
+        };
         let records = play_game(
             &opts.table,
             n,

@@ -5,7 +5,8 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::{SimError, SimOptions, Summary, derive_seed};
-use crate::ai::kozel::{KozelAgent, agent};
+use crate::ai::AgentConfig;
+use crate::ai::kozel::{DealLog, KozelAgent, agent_with, next_move};
 use crate::cards::{Card, CardSet, Seat};
 use crate::kozel::{Deal, Event, Series, Team};
 
@@ -100,6 +101,7 @@ pub fn play_series(
     mut sink: impl FnMut(KozelRecord) -> Result<(), SimError>,
 ) -> Result<u64, SimError> {
     let mut series = Series::new(seed);
+    let mut log = DealLog::default();
     let mut deals = 0;
     let mut events = Vec::new();
     while !series.is_over() {
@@ -107,13 +109,20 @@ pub fn play_series(
         let deal_no = series.deal_no();
         events.clear();
         while series.deal_no() == deal_no && !series.is_over() {
-            let (seat, action) = next_move(&series, agents)?;
+            let (seat, action) = next_move(&series, &log, agents, |_| {}).ok_or_else(|| {
+                SimError::IllegalChoice {
+                    seat: 0,
+                    reason: "nobody is to act".into(),
+                }
+            })?;
+            let from = events.len();
             series
                 .apply_into(seat, action, &mut events)
                 .map_err(|e| SimError::IllegalChoice {
                     seat: seat.index() as u8,
                     reason: e.to_string(),
                 })?;
+            log.record(&events[from..]);
         }
         if let Some(record) = KozelRecord::new(table, series_no, &start, &events, &series) {
             sink(record)?;
@@ -121,32 +130,6 @@ pub fn play_series(
         deals += 1;
     }
     Ok(deals)
-}
-
-/// Who acts next and how: first any seat that wants to play a molodka out
-/// of turn, asked in priority order (clockwise from the trick's leader),
-/// then the seat whose turn it is.
-fn next_move(
-    series: &Series,
-    agents: &mut [Box<dyn KozelAgent>; 4],
-) -> Result<(Seat, crate::kozel::Action), SimError> {
-    let deal = series.deal();
-    let to_act = deal.to_act();
-    for seat in deal.leader().clockwise() {
-        if Some(seat) != to_act
-            && deal.check_molodka(seat).is_ok()
-            && agents[seat.index()].wants_molodka(&series.view(seat))
-        {
-            return Ok((seat, crate::kozel::Action::Molodka));
-        }
-    }
-    let seat = to_act.ok_or_else(|| SimError::IllegalChoice {
-        seat: 0,
-        reason: "nobody is to act".into(),
-    })?;
-    let legal = series.legal_actions(seat);
-    let action = agents[seat.index()].choose(&series.view(seat), &legal);
-    Ok((seat, action))
 }
 
 pub(super) fn run(opts: &SimOptions, out: &mut dyn Write) -> Result<Summary, SimError> {
@@ -171,10 +154,13 @@ pub(super) fn run(opts: &SimOptions, out: &mut dyn Write) -> Result<Summary, Sim
 }
 
 /// The four players named in `names`, each seeded from `seed(seat)`.
+/// Searching players get a fixed number of playouts, not a time budget,
+/// so that the same arguments always give the same records.
 fn agents(
     names: &[String; 4],
     seed: impl Fn(u64) -> u64,
 ) -> Result<[Box<dyn KozelAgent>; 4], SimError> {
-    let [a, b, c, d] = [0u64, 1, 2, 3].map(|i| agent(&names[i as usize], seed(i)));
+    let config = AgentConfig::deterministic(crate::ai::Budget::DEFAULT_PLAYOUTS);
+    let [a, b, c, d] = [0u64, 1, 2, 3].map(|i| agent_with(&names[i as usize], seed(i), &config));
     Ok([a?, b?, c?, d?])
 }

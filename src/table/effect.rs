@@ -128,7 +128,8 @@ pub struct AiMove {
     pub table: TableId,
     pub seat: Seat,
     pub version: u64,
-    pub view: GameView,
+    /// What the seat may know: never the game state itself.
+    pub observation: crate::ai::Observation,
     pub legal: Vec<GameAction>,
 }
 

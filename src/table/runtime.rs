@@ -57,14 +57,15 @@ use super::{
     Actor, ChatKey, Command, Context, Effect, Table, TableError, TableEvent, TableId, TimerSpec,
     Timestamp, decide,
 };
-use crate::game::{GameAction, GameView};
+use crate::ai::{Observation, TableAgent};
+use crate::game::GameAction;
 use crate::store::{Recorded, Store, StoreError};
 
 /// Chooses moves for AI seats. Runs on Tokio's blocking pool, so it may
 /// think for a while; it sees only the seat's view.
 pub trait SeatAgent: Send + Sync + 'static {
     /// One of `legal` (never empty).
-    fn choose(&self, view: &GameView, legal: &[GameAction]) -> GameAction;
+    fn choose(&self, seen: &Observation, legal: &[GameAction]) -> GameAction;
 }
 
 /// Picks uniformly among the legal moves.
@@ -72,9 +73,17 @@ pub trait SeatAgent: Send + Sync + 'static {
 pub struct RandomAgent;
 
 impl SeatAgent for RandomAgent {
-    fn choose(&self, _view: &GameView, legal: &[GameAction]) -> GameAction {
+    fn choose(&self, _seen: &Observation, legal: &[GameAction]) -> GameAction {
         use rand::RngExt;
         legal[rand::rng().random_range(0..legal.len())]
+    }
+}
+
+/// The players of `src/ai` (`random`, `heuristic`, `search`) at chat tables.
+impl SeatAgent for TableAgent {
+    fn choose(&self, seen: &Observation, legal: &[GameAction]) -> GameAction {
+        // `legal` is never empty here; the caller falls back on a refusal.
+        TableAgent::choose(self, seen, legal).unwrap_or_else(|| legal[0])
     }
 }
 
@@ -668,9 +677,9 @@ impl TableService {
             return;
         };
         let agent = self.inner.agent.clone();
-        let (view, legal) = (m.view, m.legal);
+        let (seen, legal) = (m.observation, m.legal);
         let action = tokio::task::spawn_blocking(move || {
-            let a = agent.choose(&view, &legal);
+            let a = agent.choose(&seen, &legal);
             if legal.contains(&a) { a } else { fallback }
         })
         .await

@@ -16,7 +16,7 @@ pub const TIMEOUTS_BEFORE_AI: u8 = 3;
 /// not the snapshot, is the truth.
 ///
 /// 1: the last trick taken (`last_trick`). Snapshots without a format are 0.
-pub const SNAPSHOT_FORMAT: u32 = 1;
+pub const SNAPSHOT_FORMAT: u32 = 2;
 
 /// A table: its seats, settings, the series in play and its turn timer.
 ///
@@ -43,6 +43,10 @@ pub struct Table {
     /// The last trick of the series in play.
     #[serde(default)]
     last_trick: Option<TrickTaken>,
+    /// The events of the deal in play, for the AI players' observations
+    /// (derived: format 2).
+    #[serde(default)]
+    deal_log: Vec<crate::game::GameEvent>,
     version: u64,
     created_at: Timestamp,
 }
@@ -89,6 +93,7 @@ impl Table {
                 deadline: None,
                 timeouts: PerSeat::default(),
                 last_trick: None,
+                deal_log: Vec::new(),
                 version: 1,
                 created_at: *at,
             }),
@@ -153,6 +158,7 @@ impl Table {
                 self.phase = Phase::Playing;
                 self.timeouts = PerSeat::default();
                 self.last_trick = None;
+                self.deal_log.clear();
             }
             TableEvent::Acted {
                 seat,
@@ -174,6 +180,7 @@ impl Table {
                 }
                 let over = next.is_over();
                 *game = next;
+                crate::ai::record_deal_events(&mut self.deal_log, events);
                 if let Some((winner, points)) = events.iter().rev().find_map(|e| e.trick_taken()) {
                     self.last_trick = Some(TrickTaken { winner, points });
                 }
@@ -399,7 +406,7 @@ impl Table {
                     table: self.id,
                     seat,
                     version: self.version,
-                    view: game.view(seat),
+                    observation: crate::ai::Observation::of(game, &self.deal_log, seat),
                     legal: game.legal_actions(seat),
                 }))
             })

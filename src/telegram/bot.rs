@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use super::commands::bot_commands;
 use super::outbox::{self, Outbox};
 use super::pacing::PacerConfig;
+use crate::ai::{AgentConfig, Budget, TableAgent};
 use crate::cards::CardSet;
 use crate::config::{Config, UpdateMode};
 use crate::i18n::Lang;
@@ -184,9 +185,24 @@ impl Default for Tuning {
     }
 }
 
-/// The AI player the bot plays with unless told otherwise.
+/// The AI player the bot plays with unless told otherwise: the searching
+/// player with its default thinking time.
 pub fn default_agent() -> Arc<dyn SeatAgent> {
-    Arc::new(crate::table::runtime::RandomAgent)
+    match TableAgent::new("search", AgentConfig::default()) {
+        Ok(agent) => Arc::new(agent),
+        Err(_) => Arc::new(crate::table::runtime::RandomAgent),
+    }
+}
+
+/// The AI player `config` asks for (`KOZYR_AI_PLAYER`, `KOZYR_AI_THINK_MS`).
+pub fn configured_agent(config: &Config) -> Arc<dyn SeatAgent> {
+    let think = AgentConfig {
+        budget: Budget::Time(config.ai_think),
+    };
+    match TableAgent::new(&config.ai_player, think) {
+        Ok(agent) => Arc::new(agent),
+        Err(_) => default_agent(),
+    }
 }
 
 /// Why the bot could not start.
@@ -397,7 +413,11 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
 
 /// `kozyr run`: runs until SIGINT or SIGTERM, touching the heartbeat file.
 pub async fn run(config: Config, heartbeat: std::path::PathBuf) -> Result<(), BotError> {
-    let mut running = start(&config, Tuning::default()).await?;
+    let tuning = Tuning {
+        agent: configured_agent(&config),
+        ..Tuning::default()
+    };
+    let mut running = start(&config, tuning).await?;
     tracing::info!(bot = %config.token, "kozyr is running (long polling)");
     let token = running.shutdown_token();
     let signals = tokio::spawn(async move {

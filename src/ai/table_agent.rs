@@ -1,0 +1,176 @@
+//! The AI players of a chat table: one interface over both games, for the
+//! table service, which knows no game.
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use super::{AgentConfig, UnknownAgent, hearts, kozel};
+use crate::cards::Seat;
+use crate::game::{Game, GameAction, GameEvent};
+
+/// What one seat may know of either game when it decides: its view and the
+/// current deal's events as that seat saw them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "game", content = "observation", rename_all = "snake_case")]
+pub enum Observation {
+    Kozel(kozel::Observation),
+    Hearts(hearts::Observation),
+}
+
+impl Observation {
+    /// The seat's observation of `game`, given every event of the deal in
+    /// play (full information; redacted here, before any agent sees it).
+    pub fn of(game: &Game, deal_events: &[GameEvent], seat: Seat) -> Observation {
+        match game {
+            Game::Kozel(series) => Observation::Kozel(kozel::Observation {
+                view: series.view(seat),
+                history: deal_events
+                    .iter()
+                    .filter_map(|e| match e {
+                        GameEvent::Kozel(e) => Some(e.seen_by(seat)),
+                        GameEvent::Hearts(_) => None,
+                    })
+                    .collect(),
+            }),
+            Game::Hearts(game) => Observation::Hearts(hearts::Observation {
+                view: game.view(seat),
+                history: deal_events
+                    .iter()
+                    .filter_map(|e| match e {
+                        GameEvent::Hearts(e) => Some(e.seen_by(seat)),
+                        GameEvent::Kozel(_) => None,
+                    })
+                    .collect(),
+            }),
+        }
+    }
+
+    pub fn seat(&self) -> Seat {
+        match self {
+            Observation::Kozel(o) => o.seat(),
+            Observation::Hearts(o) => o.seat(),
+        }
+    }
+}
+
+/// Keeps `log` holding the events of the deal in play: a new deal starts
+/// it afresh.
+pub fn record_deal_events(log: &mut Vec<GameEvent>, events: &[GameEvent]) {
+    for e in events {
+        let new_deal = matches!(
+            e,
+            GameEvent::Kozel(crate::kozel::Event::DealStarted { .. })
+                | GameEvent::Hearts(crate::hearts::Event::DealStarted { .. })
+        );
+        if new_deal {
+            log.clear();
+        }
+        log.push(e.clone());
+    }
+}
+
+/// A named agent for tables of either game. Agents keep per-decision state
+/// only, so each decision gets a fresh one, seeded at random: a table's AI
+/// player is not reproducible, and needs no memory beyond its observation.
+#[derive(Clone, Debug)]
+pub struct TableAgent {
+    name: String,
+    config: AgentConfig,
+}
+
+impl TableAgent {
+    /// The agent called `name` (`random`, `heuristic` or `search`).
+    pub fn new(name: &str, config: AgentConfig) -> Result<TableAgent, UnknownAgent> {
+        kozel::agent_with(name, 0, &config)?;
+        hearts::agent_with(name, 0, &config)?;
+        Ok(TableAgent {
+            name: name.to_string(),
+            config,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One of `legal` (never empty, or the first of `legal` for a game
+    /// mismatch, which the service never asks).
+    pub fn choose(&self, seen: &Observation, legal: &[GameAction]) -> Option<GameAction> {
+        let seed = rand::rng().random();
+        match seen {
+            Observation::Kozel(o) => {
+                let legal: Vec<_> = legal
+                    .iter()
+                    .filter_map(|a| match a {
+                        GameAction::Kozel(a) => Some(*a),
+                        GameAction::Hearts(_) => None,
+                    })
+                    .collect();
+                let mut agent = kozel::agent_with(&self.name, seed, &self.config).ok()?;
+                (!legal.is_empty()).then(|| GameAction::Kozel(agent.choose(o, &legal)))
+            }
+            Observation::Hearts(o) => {
+                let legal: Vec<_> = legal
+                    .iter()
+                    .filter_map(|a| match a {
+                        GameAction::Hearts(a) => Some(*a),
+                        GameAction::Kozel(_) => None,
+                    })
+                    .collect();
+                let mut agent = hearts::agent_with(&self.name, seed, &self.config).ok()?;
+                (!legal.is_empty()).then(|| GameAction::Hearts(agent.choose(o, &legal)))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{GameKind, GameOptions};
+
+    /// Plays a whole game of each kind with the table agent at every seat,
+    /// through the game interface and a deal log kept as the service keeps it.
+    #[test]
+    fn plays_whole_games_of_both_kinds() {
+        let agent = TableAgent::new("heuristic", AgentConfig::deterministic(4)).unwrap();
+        for kind in [GameKind::Kozel, GameKind::Hearts] {
+            let mut game = Game::new(kind, GameOptions::default(), 3);
+            let mut log = Vec::new();
+            let mut moves = 0;
+            while let Some(&seat) = game.awaiting().first() {
+                let seen = Observation::of(&game, &log, seat);
+                assert_eq!(seen.seat(), seat);
+                let legal = game.legal_actions(seat);
+                let action = agent.choose(&seen, &legal).unwrap();
+                assert!(legal.contains(&action));
+                let events = game.apply(seat, action).unwrap();
+                record_deal_events(&mut log, &events);
+                moves += 1;
+                assert!(moves < 100_000);
+            }
+            assert!(game.is_over());
+        }
+        assert!(TableAgent::new("nobody", AgentConfig::default()).is_err());
+    }
+
+    #[test]
+    fn a_new_deal_clears_the_log() {
+        let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 5);
+        let mut log = Vec::new();
+        while let Game::Kozel(s) = &game {
+            if s.deal_no() > 1 {
+                break;
+            }
+            let seat = game.awaiting()[0];
+            let a = game.legal_actions(seat)[0];
+            let events = game.apply(seat, a).unwrap();
+            record_deal_events(&mut log, &events);
+        }
+        assert!(matches!(
+            log.first(),
+            Some(GameEvent::Kozel(crate::kozel::Event::DealStarted { .. }))
+        ));
+        assert_eq!(log.len(), 1);
+    }
+}

@@ -11,6 +11,7 @@ pub mod health;
 pub mod hearts;
 pub mod i18n;
 pub mod kozel;
+pub mod loadtest;
 pub mod sim;
 pub mod store;
 pub mod table;

@@ -32,6 +32,9 @@ enum Command {
     Simulate(SimulateArgs),
     /// Play matches between built-in players and print the result with a 95% confidence interval.
     Arena(ArenaArgs),
+    /// Load test: the bot against an in-process fake Bot API, T groups of
+    /// four simulated people playing Kozel deals by pressing buttons.
+    Loadtest(LoadtestArgs),
 }
 
 #[derive(Args, Debug)]
@@ -58,6 +61,28 @@ struct ArenaArgs {
     /// Series played side by side on this many threads.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+}
+
+#[derive(Args, Debug)]
+struct LoadtestArgs {
+    /// How many groups (tables), four people each.
+    #[arg(long, short = 't', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    tables: u32,
+    /// Whole deals each table plays.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    deals: u32,
+    /// Mean think time before each press, in milliseconds (0: as fast as possible).
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// Seed for the think times.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The SQLite file to use (replaced).
+    #[arg(long, default_value = "kozyr-loadtest.db")]
+    db: PathBuf,
+    /// Keep the database afterwards.
+    #[arg(long)]
+    keep_db: bool,
 }
 
 #[derive(Args, Debug)]
@@ -111,6 +136,7 @@ fn main() -> ExitCode {
         Some(Command::Export(args)) => export(args),
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Arena(args)) => run_arena(args),
+        Some(Command::Loadtest(args)) => loadtest(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -155,6 +181,31 @@ fn run() -> Result<(), String> {
     runtime()?
         .block_on(kozyr::telegram::bot::run(config, beat))
         .map_err(|e| e.to_string())
+}
+
+fn loadtest(args: LoadtestArgs) -> Result<(), String> {
+    let filter = tracing_subscriber::EnvFilter::try_new(
+        std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into()),
+    )
+    .map_err(|e| format!("RUST_LOG is malformed: {e}"))?;
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+    let options = kozyr::loadtest::LoadOptions {
+        tables: args.tables,
+        deals: args.deals,
+        think: std::time::Duration::from_millis(args.think_ms),
+        seed: args.seed,
+        db: args.db,
+        keep_db: args.keep_db,
+    };
+    let report = runtime()?
+        .block_on(kozyr::loadtest::run(options))
+        .map_err(|e| e.to_string())?;
+    print!("{report}");
+    if report.errors.is_empty() && report.unanswered == 0 {
+        Ok(())
+    } else {
+        Err("the load test saw errors".into())
+    }
 }
 
 fn healthcheck() -> Result<(), String> {

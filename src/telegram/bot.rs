@@ -4,6 +4,7 @@
 //! [`start`] against the fake Bot API server.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -334,6 +335,7 @@ pub struct RunningBot {
     webhook: Option<(std::net::SocketAddr, JoinHandle<()>)>,
     outbox: JoinHandle<()>,
     stop_outbox: watch::Sender<bool>,
+    conflicts: Arc<AtomicU64>,
 }
 
 impl RunningBot {
@@ -344,6 +346,11 @@ impl RunningBot {
     /// Where the webhook server listens, in webhook mode.
     pub fn webhook_addr(&self) -> Option<std::net::SocketAddr> {
         self.webhook.as_ref().map(|(a, _)| *a)
+    }
+
+    /// How many times Telegram said another instance polls with this token (409).
+    pub fn poll_conflicts(&self) -> u64 {
+        self.conflicts.load(Ordering::Relaxed)
     }
 
     /// A handle that stops the dispatcher (for signal handlers).
@@ -454,6 +461,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         ))
         .build();
     let shutdown = dispatcher.shutdown_token();
+    let conflicts = Arc::new(AtomicU64::new(0));
     let mut webhook = None;
     let dispatcher = match &config.update_mode {
         UpdateMode::LongPolling => {
@@ -462,12 +470,16 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
                 .delete_webhook()
                 .await
                 .build();
+            let listener_errors = {
+                let conflicts = conflicts.clone();
+                Arc::new(move |e: teloxide::RequestError| {
+                    let conflicts = conflicts.clone();
+                    async move { on_polling_error(&conflicts, e).await }
+                })
+            };
             tokio::spawn(async move {
                 dispatcher
-                    .dispatch_with_listener(
-                        listener,
-                        LoggingErrorHandler::with_custom_text("getUpdates failed"),
-                    )
+                    .dispatch_with_listener(listener, listener_errors)
                     .await;
             })
         }
@@ -517,7 +529,35 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         webhook,
         outbox,
         stop_outbox: stop_tx,
+        conflicts,
     })
+}
+
+/// How long polling pauses after Telegram said another instance polls.
+const CONFLICT_PAUSE: Duration = Duration::from_secs(1);
+
+/// A failed `getUpdates`. A 409 "terminated by other getUpdates request"
+/// means a second instance polls with the same token: each would get a
+/// share of the updates and play its own copy of the games. That cannot be
+/// fixed from here, so it is reported loudly (and counted), and polling
+/// pauses a moment so the two instances do not cut each other's long polls
+/// in a tight loop.
+async fn on_polling_error(conflicts: &AtomicU64, e: teloxide::RequestError) {
+    use teloxide::{ApiError, RequestError};
+    if let RequestError::Api(ApiError::TerminatedByOtherGetUpdates) = e {
+        let n = conflicts.fetch_add(1, Ordering::Relaxed) + 1;
+        // The first time, then now and then: a log that repeats every second is noise.
+        if n == 1 || n.is_multiple_of(60) {
+            tracing::error!(
+                conflicts = n,
+                "another instance is polling with this bot's token (Telegram answered 409 Conflict): \
+                 updates are split between the two; stop the other instance"
+            );
+        }
+        tokio::time::sleep(CONFLICT_PAUSE).await;
+    } else {
+        tracing::warn!(error = %e, "getUpdates failed");
+    }
 }
 
 /// `setMyCommands` for every language, and the default list.

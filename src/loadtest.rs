@@ -1,0 +1,591 @@
+//! `kozyr loadtest`: the whole bot against the fake Bot API on loopback.
+//!
+//! T groups of four simulated people open a Kozel table, sit down and play
+//! whole deals by pressing the buttons the bot sent them (toggle the cards,
+//! then the action button), thinking for a while before each press. The
+//! people choose the built-in safe move of their seat, read from the table
+//! service; everything they do goes through the real teloxide client, the
+//! handler tree, the store and the paced outbox.
+//!
+//! [`Driver`] is the simulated people; the chaos tests use it too.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use teloxide::types::{ChatId, MessageId, UserId};
+
+use crate::cards::CardSet;
+use crate::config::Config;
+use crate::fakebot::{CallbackAnswer, FakeBot, FakeBotConfig, SimError, UserSpec};
+use crate::game::{GameAction, GameView};
+use crate::hearts;
+use crate::kozel;
+use crate::table::{ChatKey, Phase, Platform, Table, TableId};
+use crate::telegram::bot::{self, Tuning};
+use crate::telegram::callback::{Callback, TableAction};
+
+/// What can go wrong while the simulated people play.
+#[derive(Debug, thiserror::Error)]
+pub enum DriveError {
+    #[error("fake Bot API: {0}")]
+    Sim(#[from] SimError),
+    #[error("waited {0:?} for {1}")]
+    Timeout(Duration, String),
+    #[error("the bot refused {data}: {popup}")]
+    Refused { data: String, popup: String },
+    #[error("the table service: {0}")]
+    Service(String),
+    #[error("no safe move for the awaited seat")]
+    NoMove,
+}
+
+/// Polls `f` with a growing pause (1 ms up to 16 ms) until it gives `Some`.
+/// Cheaper than [`FakeBot::wait_for`] with thousands of waiters, which
+/// wakes every waiter on every change.
+pub async fn poll<T>(
+    timeout: Duration,
+    what: impl Fn() -> String,
+    mut f: impl FnMut() -> Option<T>,
+) -> Result<T, DriveError> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(v) = f() {
+            return Ok(v);
+        }
+        if Instant::now() >= deadline {
+            return Err(DriveError::Timeout(timeout, what()));
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(16));
+    }
+}
+
+/// Four simulated people in one group.
+#[derive(Clone)]
+pub struct Driver {
+    pub fake: Arc<FakeBot>,
+    pub users: [UserId; 4],
+    pub group: ChatId,
+    /// How long to wait for the bot (buttons, answers).
+    pub patience: Duration,
+}
+
+impl Driver {
+    /// Four new people ("<prefix> 1".."<prefix> 4") in a new group.
+    pub fn new(fake: Arc<FakeBot>, prefix: &str) -> Driver {
+        let users = [1, 2, 3, 4]
+            .map(|i| fake.add_user(UserSpec::new(&format!("{prefix} {i}")).language("en")));
+        let group = fake.add_group(&format!("{prefix} table"), &users);
+        Driver {
+            fake,
+            users,
+            group,
+            patience: Duration::from_secs(30),
+        }
+    }
+
+    pub fn dm(&self, seat: usize) -> ChatId {
+        FakeBot::private_chat(self.users[seat])
+    }
+
+    pub fn chat_key(&self) -> ChatKey {
+        ChatKey::new(Platform::Telegram, self.group.0.to_string())
+            .unwrap_or_else(|_| unreachable!("a chat id is a chat key"))
+    }
+
+    /// The newest message in `chat` with a button carrying `data`.
+    pub fn message_with(&self, chat: ChatId, data: &str) -> Option<MessageId> {
+        self.fake
+            .messages(chat)
+            .into_iter()
+            .rev()
+            .find(|m| {
+                m.keyboard
+                    .as_ref()
+                    .is_some_and(|k| k.with_data(data).is_some())
+            })
+            .map(|m| m.id)
+    }
+
+    /// Waits for the button with `data` in `chat` and presses it.
+    pub async fn press(
+        &self,
+        user: UserId,
+        chat: ChatId,
+        data: &str,
+    ) -> Result<String, DriveError> {
+        let msg = poll(
+            self.patience,
+            || format!("button {data} in {chat}"),
+            || self.message_with(chat, data),
+        )
+        .await?;
+        Ok(self.fake.press(user, chat, msg, data)?)
+    }
+
+    /// Waits for the bot's answer to a callback query.
+    pub async fn answer(&self, query: &str) -> Result<CallbackAnswer, DriveError> {
+        poll(
+            self.patience,
+            || format!("an answer to callback {query}"),
+            || self.fake.callback_answer(query),
+        )
+        .await
+    }
+
+    /// Presses and insists the press was accepted (answered without a popup).
+    pub async fn press_ok(&self, user: UserId, chat: ChatId, data: &str) -> Result<(), DriveError> {
+        let q = self.press(user, chat, data).await?;
+        match self.answer(&q).await?.text {
+            None => Ok(()),
+            Some(popup) => Err(DriveError::Refused {
+                data: data.to_owned(),
+                popup,
+            }),
+        }
+    }
+
+    /// The data of the newest group keyboard's button whose label has `label`.
+    pub async fn lobby_button(&self, label: &str) -> Result<String, DriveError> {
+        poll(
+            self.patience,
+            || format!("lobby button {label}"),
+            || {
+                let (_, kb) = self.fake.latest_keyboard(self.group)?;
+                kb.find(label)?.callback_data().map(str::to_owned)
+            },
+        )
+        .await
+    }
+
+    /// Everyone starts the bot, the first person opens a Kozel table with
+    /// `/kozel`, the others take seats 2–4, and the first presses Start.
+    pub async fn open_kozel_table(&self) -> Result<(), DriveError> {
+        for u in self.users {
+            self.fake.start_bot(u, None)?;
+        }
+        self.fake.user_says(self.group, self.users[0], "/kozel")?;
+        for i in 1..4 {
+            let data = self.lobby_button(&format!("{}", i + 1)).await?;
+            self.press_ok(self.users[i], self.group, &data).await?;
+        }
+        let start = self.lobby_button("Start").await?;
+        self.press_ok(self.users[0], self.group, &start).await
+    }
+
+    /// The awaited seat's safe move, by its buttons: toggle each card in
+    /// the hand message, then press the action button drawn for that
+    /// selection. `think` is waited before each press. Returns the
+    /// version the move was made at.
+    pub async fn play_safe(&self, t: &Table, think: Duration) -> Result<u64, DriveError> {
+        let seat = *t.awaiting().first().ok_or(DriveError::NoMove)?;
+        let action = t
+            .game()
+            .and_then(|g| g.safe_action(seat))
+            .ok_or(DriveError::NoMove)?;
+        let (cards, make): (CardSet, fn(CardSet) -> Option<TableAction>) = match action {
+            GameAction::Kozel(kozel::Action::Lead(s)) => (s, |s| Some(TableAction::Lead(s))),
+            GameAction::Kozel(kozel::Action::Pass(s)) => (s, |s| Some(TableAction::Pass(s))),
+            GameAction::Kozel(kozel::Action::Beat(s)) => (s, |s| Some(TableAction::Beat(s))),
+            GameAction::Hearts(hearts::Action::PassCards(s)) => {
+                (s, |s| Some(TableAction::HeartsPass(s)))
+            }
+            GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
+                s.first().map(TableAction::HeartsPlay)
+            }),
+            _ => return Err(DriveError::NoMove),
+        };
+        let i = seat.index();
+        let (user, dm) = (self.users[i], self.dm(i));
+        let data = |action| {
+            Callback::Table {
+                table: t.id().0 as u64,
+                version: t.version(),
+                action,
+            }
+            .encode()
+        };
+        // What the hand message shows as selected (✓): after a restart of
+        // the bot the selection may differ from what this person pressed.
+        let first = cards.first().ok_or(DriveError::NoMove)?;
+        let probe = data(TableAction::Toggle(first));
+        let shown = poll(
+            self.patience,
+            || format!("hand button {probe} in {dm}"),
+            || {
+                let m = self.fake.messages(dm).into_iter().rev().find(|m| {
+                    m.keyboard
+                        .as_ref()
+                        .is_some_and(|k| k.with_data(&probe).is_some())
+                })?;
+                let kb = m.keyboard?;
+                let mut shown = CardSet::default();
+                for b in kb.buttons() {
+                    if let Some(Ok(Callback::Table {
+                        action: TableAction::Toggle(c),
+                        ..
+                    })) = b.callback_data().map(Callback::parse)
+                        && b.text.contains('✓')
+                    {
+                        shown.insert(c);
+                    }
+                }
+                Some(shown)
+            },
+        )
+        .await?;
+        for c in CardSet::from_bits_truncate(cards.bits() ^ shown.bits()).iter() {
+            sleep(think).await;
+            self.press_ok(user, dm, &data(TableAction::Toggle(c)))
+                .await?;
+        }
+        sleep(think).await;
+        let action = make(cards).ok_or(DriveError::NoMove)?;
+        self.press_ok(user, dm, &data(action)).await?;
+        Ok(t.version())
+    }
+}
+
+async fn sleep(d: Duration) {
+    if !d.is_zero() {
+        tokio::time::sleep(d).await;
+    }
+}
+
+/// The Kozel deal number, or the Hearts deal number.
+pub fn deal_no(t: &Table) -> u32 {
+    match t.game().map(|g| g.public_view()) {
+        Some(GameView::Kozel(v)) => v.deal_no,
+        Some(GameView::Hearts(v)) => v.results.len() as u32 + 1,
+        None => 0,
+    }
+}
+
+/// `kozyr loadtest` options.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    pub tables: u32,
+    /// Whole deals each table plays.
+    pub deals: u32,
+    /// Each press waits a random time in [think/2, think·3/2].
+    pub think: Duration,
+    pub seed: u64,
+    /// Where the SQLite file goes (removed afterwards unless `keep_db`).
+    pub db: PathBuf,
+    pub keep_db: bool,
+}
+
+/// What `kozyr loadtest` measured.
+#[derive(Clone, Debug)]
+pub struct LoadReport {
+    pub options: LoadOptions,
+    pub elapsed: Duration,
+    /// Accepted game moves (lead, beat, pass).
+    pub moves: u64,
+    /// Every accepted press: seats, start, card toggles, moves.
+    pub presses: u64,
+    pub errors: Vec<String>,
+    pub latency_p50: Duration,
+    pub latency_p99: Duration,
+    pub latency_max: Duration,
+    pub unanswered: usize,
+    pub group_outputs: u64,
+    pub dm_outputs: u64,
+    pub answer_calls: u64,
+    pub other_calls: u64,
+    pub max_group_outputs_per_minute: usize,
+    pub peak_rss_kib: Option<u64>,
+    pub db_bytes: u64,
+}
+
+impl LoadReport {
+    pub fn moves_per_sec(&self) -> f64 {
+        self.moves as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    pub fn presses_per_sec(&self) -> f64 {
+        self.presses as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+fn per(n: u64, d: u64) -> f64 {
+    n as f64 / (d.max(1)) as f64
+}
+
+impl fmt::Display for LoadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let o = &self.options;
+        writeln!(
+            f,
+            "tables {}  deals/table {}  think {:?}  seed {}",
+            o.tables, o.deals, o.think, o.seed
+        )?;
+        writeln!(
+            f,
+            "elapsed                      {:.1} s",
+            self.elapsed.as_secs_f64()
+        )?;
+        writeln!(
+            f,
+            "accepted moves               {} ({:.0}/s)",
+            self.moves,
+            self.moves_per_sec()
+        )?;
+        writeln!(
+            f,
+            "accepted presses             {} ({:.0}/s; toggles, seats and start included)",
+            self.presses,
+            self.presses_per_sec()
+        )?;
+        writeln!(
+            f,
+            "press → answer latency       p50 {:.1} ms  p99 {:.1} ms  max {:.1} ms",
+            ms(self.latency_p50),
+            ms(self.latency_p99),
+            ms(self.latency_max)
+        )?;
+        writeln!(f, "unanswered callbacks         {}", self.unanswered)?;
+        writeln!(
+            f,
+            "group sends+edits            {} ({:.2}/move, {:.2}/press)",
+            self.group_outputs,
+            per(self.group_outputs, self.moves),
+            per(self.group_outputs, self.presses)
+        )?;
+        writeln!(
+            f,
+            "DM sends+edits               {} ({:.2}/move, {:.2}/press)",
+            self.dm_outputs,
+            per(self.dm_outputs, self.moves),
+            per(self.dm_outputs, self.presses)
+        )?;
+        writeln!(
+            f,
+            "answerCallbackQuery          {} ({:.2}/press)",
+            self.answer_calls,
+            per(self.answer_calls, self.presses)
+        )?;
+        writeln!(f, "other Bot API calls          {}", self.other_calls)?;
+        writeln!(
+            f,
+            "max group outputs in 60 s    {} (limit 20)",
+            self.max_group_outputs_per_minute
+        )?;
+        match self.peak_rss_kib {
+            Some(k) => writeln!(
+                f,
+                "peak RSS (VmHWM)             {:.1} MiB (bot and fake server in one process)",
+                k as f64 / 1024.0
+            )?,
+            None => writeln!(f, "peak RSS (VmHWM)             unknown")?,
+        }
+        writeln!(
+            f,
+            "database size                {:.1} MiB",
+            self.db_bytes as f64 / (1024.0 * 1024.0)
+        )?;
+        if self.errors.is_empty() {
+            writeln!(f, "errors                       0")
+        } else {
+            writeln!(f, "errors                       {}", self.errors.len())?;
+            for e in self.errors.iter().take(10) {
+                writeln!(f, "  {e}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Why the load test could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("the fake Bot API server: {0}")]
+    Fake(#[from] std::io::Error),
+    #[error("configuration: {0}")]
+    Config(#[from] crate::config::ConfigError),
+    #[error("the bot: {0}")]
+    Bot(#[from] bot::BotError),
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in KiB.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn db_bytes(db: &std::path::Path) -> u64 {
+    ["", "-wal", "-shm"]
+        .iter()
+        .filter_map(|s| {
+            let mut p = db.as_os_str().to_owned();
+            p.push(s);
+            std::fs::metadata(PathBuf::from(p)).ok()
+        })
+        .map(|m| m.len())
+        .sum()
+}
+
+fn remove_db(db: &std::path::Path) {
+    for s in ["", "-wal", "-shm"] {
+        let mut p = db.as_os_str().to_owned();
+        p.push(s);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+}
+
+/// Runs the load test: the fake server and the bot in this process.
+pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
+    remove_db(&options.db);
+    let fake = Arc::new(
+        FakeBot::start_with(FakeBotConfig {
+            token: "123456:LOAD-fake-token-kozyr-loadtest-0123456789".into(),
+            ..FakeBotConfig::default()
+        })
+        .await?,
+    );
+    let db = format!("sqlite://{}", options.db.display());
+    let api = fake.api_url().to_string();
+    let token = fake.token();
+    let config = Config::from_lookup(|k| match k {
+        "TELOXIDE_TOKEN" => Some(token.clone()),
+        "DATABASE_URL" => Some(db.clone()),
+        "TELOXIDE_API_URL" => Some(api.clone()),
+        "KOZYR_TURN_SECONDS" => Some("0".into()),
+        _ => None,
+    })?;
+    let tuning = Tuning {
+        drain_for: Duration::from_secs(2),
+        ..Tuning::default()
+    };
+    let running = bot::start(&config, tuning).await?;
+    let service = running.shared().service.clone();
+
+    let moves = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for n in 0..options.tables {
+        let driver = Driver::new(fake.clone(), &format!("T{n}"));
+        let service = service.clone();
+        let moves = moves.clone();
+        let options = options.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ u64::from(n));
+            let mut think = || {
+                let t = options.think.as_secs_f64();
+                Duration::from_secs_f64(t * rng.random_range(0.5..1.5))
+            };
+            sleep(think()).await;
+            driver.open_kozel_table().await?;
+            let id: TableId = service
+                .open_table(&driver.chat_key())
+                .await
+                .map_err(|e| DriveError::Service(e.to_string()))?
+                .ok_or_else(|| DriveError::Service("no open table".into()))?
+                .id();
+            let mut first_deal = None;
+            loop {
+                let t = service
+                    .table(id)
+                    .await
+                    .map_err(|e| DriveError::Service(e.to_string()))?
+                    .ok_or_else(|| DriveError::Service("the table vanished".into()))?;
+                let first = *first_deal.get_or_insert(deal_no(&t));
+                if t.phase() != Phase::Playing || deal_no(&t) >= first + options.deals {
+                    return Ok::<(), DriveError>(());
+                }
+                driver.play_safe(&t, think()).await?;
+                moves.fetch_add(1, Ordering::Relaxed);
+                // The answer comes after the commit: the next state is there.
+            }
+        }));
+    }
+    let mut errors = Vec::new();
+    for (n, t) in tasks.into_iter().enumerate() {
+        match t.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => errors.push(format!("table {n}: {e}")),
+            Err(e) => errors.push(format!("table {n}: {e}")),
+        }
+    }
+    let elapsed = started.elapsed();
+    // Let the paced outbox send what is due before counting.
+    running.stop().await;
+
+    let answers = fake.callback_answers();
+    let mut latencies: Vec<Duration> = answers
+        .iter()
+        .filter_map(|(_, a)| a.as_ref().map(CallbackAnswer::latency))
+        .collect();
+    latencies.sort();
+    let quantile = |q: f64| {
+        if latencies.is_empty() {
+            Duration::ZERO
+        } else {
+            let i = ((latencies.len() as f64 - 1.0) * q).round() as usize;
+            latencies[i.min(latencies.len() - 1)]
+        }
+    };
+    let presses = answers
+        .iter()
+        .filter(|(_, a)| a.as_ref().is_some_and(|a| a.text.is_none()))
+        .count() as u64;
+    let unanswered = answers.iter().filter(|(_, a)| a.is_none()).count();
+    let (mut group_outputs, mut dm_outputs, mut max_window) = (0u64, 0u64, 0usize);
+    for chat in fake.chats() {
+        let n = fake.outputs(chat).len() as u64;
+        if fake.is_group(chat) {
+            group_outputs += n;
+            max_window = max_window.max(fake.max_outputs_in_window(chat, Duration::from_secs(60)));
+        } else {
+            dm_outputs += n;
+        }
+    }
+    let calls = fake.calls();
+    let answer_calls = calls.get("answerCallbackQuery").copied().unwrap_or(0);
+    let total: u64 = calls.values().sum();
+    let sends = [
+        "sendMessage",
+        "editMessageText",
+        "editMessageReplyMarkup",
+        "getUpdates",
+    ];
+    let other_calls = total
+        - answer_calls
+        - sends
+            .iter()
+            .map(|m| calls.get(*m).copied().unwrap_or(0))
+            .sum::<u64>();
+    let report = LoadReport {
+        elapsed,
+        moves: moves.load(Ordering::Relaxed),
+        presses,
+        errors,
+        latency_p50: quantile(0.5),
+        latency_p99: quantile(0.99),
+        latency_max: latencies.last().copied().unwrap_or_default(),
+        unanswered,
+        group_outputs,
+        dm_outputs,
+        answer_calls,
+        other_calls,
+        max_group_outputs_per_minute: max_window,
+        peak_rss_kib: peak_rss_kib(),
+        db_bytes: db_bytes(&options.db),
+        options: options.clone(),
+    };
+    if !options.keep_db {
+        remove_db(&options.db);
+    }
+    Ok(report)
+}

@@ -1,0 +1,292 @@
+//! Kill -9 of the whole bot in the middle of a Kozel deal. The fake Bot API
+//! server and the four simulated people live in this (parent) process; the
+//! bot runs in a child process (this test binary, started again in child
+//! mode) pointed at the fake through `TELOXIDE_API_URL`, with the database
+//! in a shared file. The parent kills the child with SIGKILL at random
+//! moments while a move is being pressed, starts it again, and plays on
+//! with the buttons already on the screen. At the end: every acknowledged
+//! move is in the log exactly once, nothing was applied twice, every
+//! callback was answered, the hand messages were edited in place, and a
+//! turn timer armed before a kill ran out after the restart.
+//!
+//! `harness = false`: `main` is the test.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command as Process, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kozyr::cards::Seat;
+use kozyr::config::Config;
+use kozyr::fakebot::{FakeBot, FakeBotConfig};
+use kozyr::loadtest::{Driver, deal_no};
+use kozyr::store::{Store, StoreOptions};
+use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
+use kozyr::telegram::bot::{Tuning, start};
+use kozyr::telegram::pacing::PacerConfig;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use teloxide::types::MessageId;
+
+const CHILD_ENV: &str = "KOZYR_CHAOS_KILL_CHILD";
+const TOKEN: &str = "123456:KILL-fake-token-kozyr-chaos-kill-0123456789";
+/// The shortest turn timer the configuration allows.
+const TURN_SECONDS: u64 = 10;
+const KILLS: u32 = 5;
+
+fn main() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        child();
+    } else {
+        parent();
+    }
+}
+
+// ---------------------------------------------------------------- child --
+
+fn child() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
+        let tuning = Tuning {
+            group_pacing: PacerConfig {
+                min_interval: Duration::from_millis(30),
+                window: Duration::from_secs(60),
+                max_per_window: 0,
+            },
+            poll_timeout: Duration::from_secs(1),
+            ..Tuning::default()
+        };
+        let _bot = start(&config, tuning).await.expect("the bot starts");
+        println!("ready");
+        // Until SIGKILL.
+        std::future::pending::<()>().await;
+    });
+}
+
+// --------------------------------------------------------------- parent --
+
+struct Child_ {
+    child: Child,
+}
+
+fn spawn(env: &[(&str, String)]) -> Child_ {
+    let exe = std::env::current_exe().expect("own path");
+    let mut cmd = Process::new(exe);
+    cmd.env(CHILD_ENV, "1")
+        .env("RUST_LOG", "off")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn the bot");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("read");
+    assert_eq!(line.trim(), "ready", "the bot started");
+    Child_ { child }
+}
+
+impl Child_ {
+    fn kill(self) {
+        // Drop kills.
+    }
+}
+
+/// A failing parent must not leave its bot running.
+impl Drop for Child_ {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn hand_ids(fake: &FakeBot, d: &Driver) -> Vec<Option<MessageId>> {
+    (0..4)
+        .map(|s| {
+            fake.messages(d.dm(s))
+                .into_iter()
+                .rev()
+                .find(|m| m.keyboard.is_some())
+                .map(|m| m.id)
+        })
+        .collect()
+}
+
+fn parent() {
+    let started = Instant::now();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let fake = Arc::new(
+            FakeBot::start_with(FakeBotConfig {
+                token: TOKEN.into(),
+                ..FakeBotConfig::default()
+            })
+            .await
+            .expect("fake"),
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+        let env = [
+            ("TELOXIDE_TOKEN", TOKEN.to_owned()),
+            ("DATABASE_URL", url.clone()),
+            ("TELOXIDE_API_URL", fake.api_url().to_string()),
+            ("KOZYR_TURN_SECONDS", TURN_SECONDS.to_string()),
+        ];
+        let mut bot = Some(spawn(&env));
+        let mut driver = Driver::new(fake.clone(), "Kill");
+        driver.patience = Duration::from_secs(5);
+        driver.open_kozel_table().await.expect("the table starts");
+        let store = Store::open(&StoreOptions::new(url.clone()))
+            .await
+            .expect("store");
+        let id: TableId = store
+            .open_table(&driver.chat_key())
+            .await
+            .expect("read")
+            .expect("an open table")
+            .id();
+        let table =
+            |store: Store| async move { store.table(id).await.expect("read").expect("the table") };
+        let first = deal_no(&table(store.clone()).await);
+        // The hand messages are out (and their ids stored) before the first
+        // kill: a kill between a sendMessage and the storing of its id makes
+        // the restarted bot post the hand again (see docs/PERFORMANCE.md).
+        fake.wait_for(Duration::from_secs(10), |f| {
+            hand_ids(f, &driver)
+                .iter()
+                .all(Option::is_some)
+                .then_some(())
+        })
+        .await
+        .expect("four hands");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let hands = hand_ids(&fake, &driver);
+
+        // A timer armed before a kill runs out after the restart.
+        let t = table(store.clone()).await;
+        bot.take().expect("running").kill();
+        bot = Some(spawn(&env));
+        let timed_out = wait_for_version(&store, id, t.version(), TURN_SECONDS + 8).await;
+        let by_timer = acted_after(&store, id, t.version()).await;
+        assert_eq!(
+            by_timer.first().map(|a| (a.1, a.2)),
+            Some((t.awaiting()[0], Mover::Timeout)),
+            "the timer ran out after the restart"
+        );
+        let _ = timed_out;
+
+        // Play the deal; kill the bot while some of the moves are pressed.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6b69_6c6c);
+        let mut acked: Vec<(u64, Seat)> = Vec::new();
+        let mut kills = 1;
+        let mut in_flight = std::collections::HashSet::new();
+        let mut moves = 0u32;
+        loop {
+            let t = table(store.clone()).await;
+            if t.phase() != Phase::Playing || deal_no(&t) != first {
+                break;
+            }
+            moves += 1;
+            let seat = t.awaiting()[0];
+            let kill_now = kills < KILLS && moves % 4 == 2;
+            let d = driver.clone();
+            let tt = t.clone();
+            let play = tokio::spawn(async move { d.play_safe(&tt, Duration::ZERO).await });
+            if kill_now {
+                tokio::time::sleep(Duration::from_millis(rng.random_range(0..60))).await;
+                bot.take().expect("running").kill();
+                kills += 1;
+                // teloxide confirms an update (the next getUpdates offset)
+                // as soon as it is handed to a handler, so a press being
+                // handled at the moment of the kill is not delivered again:
+                // its button spins and the person presses again. Only
+                // those may stay unanswered.
+                in_flight.extend(fake.unanswered_callbacks());
+                bot = Some(spawn(&env));
+            }
+            match play.await.expect("join") {
+                Ok(v) => acked.push((v, seat)),
+                // Killed between two presses: the person looks again and
+                // presses what is on the screen now.
+                Err(e) => eprintln!("move at v{} interrupted: {e}", t.version()),
+            }
+        }
+        assert_eq!(kills, KILLS, "the bot was killed {KILLS} times");
+
+        // Nothing lost, nothing twice.
+        let acts = acted_after(&store, id, 0).await;
+        let mut versions: Vec<u64> = acts.iter().map(|a| a.0).collect();
+        versions.dedup();
+        assert_eq!(versions.len(), acts.len(), "one move per version");
+        for (v, seat) in &acked {
+            let next = acts.iter().find(|a| a.0 > *v).expect("an acted event");
+            assert_eq!(
+                (next.1, next.2),
+                (*seat, Mover::Person),
+                "the move acknowledged at v{v} is the next in the log"
+            );
+        }
+        let people = acts.iter().filter(|a| a.2 == Mover::Person).count();
+        assert!(
+            people >= acked.len(),
+            "{people} moves by people, {} acknowledged",
+            acked.len()
+        );
+        // The deal ended; its result was announced; every press answered;
+        // the hand messages from before the kills were edited in place.
+        let end = table(store.clone()).await;
+        assert!(end.phase() != Phase::Playing || deal_no(&end) > first);
+        fake.wait_for(Duration::from_secs(10), |f| {
+            (f.unanswered_callbacks()
+                .iter()
+                .all(|q| in_flight.contains(q))
+                && f.messages(driver.group)
+                    .iter()
+                    .any(|m| m.text.contains("Deal") && m.text.contains("over")))
+            .then_some(())
+        })
+        .await
+        .expect("every press answered, the result announced");
+        assert_eq!(hand_ids(&fake, &driver), hands, "hands edited in place");
+        bot.take().expect("running").kill();
+        store.close().await;
+        drop(driver);
+    });
+    println!(
+        "chaos_kill: {KILLS} kills, ok in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// Acted events after `after`: (version, seat, by).
+async fn acted_after(store: &Store, id: TableId, after: u64) -> Vec<(u64, Seat, Mover)> {
+    store
+        .events(id)
+        .await
+        .expect("events")
+        .into_iter()
+        .filter(|(v, _)| *v > after)
+        .filter_map(|(v, e)| match e {
+            TableEvent::Acted { seat, by, .. } => Some((v, seat, by)),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn wait_for_version(store: &Store, id: TableId, after: u64, secs: u64) -> Table {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let t = store.table(id).await.expect("read").expect("table");
+        if t.version() > after {
+            return t;
+        }
+        assert!(Instant::now() < deadline, "the table did not move");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::cards::Seat;
 
 pub use stats::{Estimate, percentile};
-pub use table_agent::{Observation, TableAgent, record_deal_events};
+pub use table_agent::{GameDealLog, Observation, TableAgent};
 
 /// How much thinking a searching agent may do per decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

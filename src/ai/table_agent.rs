@@ -18,33 +18,6 @@ pub enum Observation {
 }
 
 impl Observation {
-    /// The seat's observation of `game`, given every event of the deal in
-    /// play (full information; redacted here, before any agent sees it).
-    pub fn of(game: &Game, deal_events: &[GameEvent], seat: Seat) -> Observation {
-        match game {
-            Game::Kozel(series) => Observation::Kozel(kozel::Observation {
-                view: series.view(seat),
-                history: deal_events
-                    .iter()
-                    .filter_map(|e| match e {
-                        GameEvent::Kozel(e) => Some(e.seen_by(seat)),
-                        GameEvent::Hearts(_) => None,
-                    })
-                    .collect(),
-            }),
-            Game::Hearts(game) => Observation::Hearts(hearts::Observation {
-                view: game.view(seat),
-                history: deal_events
-                    .iter()
-                    .filter_map(|e| match e {
-                        GameEvent::Hearts(e) => Some(e.seen_by(seat)),
-                        GameEvent::Kozel(_) => None,
-                    })
-                    .collect(),
-            }),
-        }
-    }
-
     pub fn seat(&self) -> Seat {
         match self {
             Observation::Kozel(o) => o.seat(),
@@ -53,19 +26,37 @@ impl Observation {
     }
 }
 
-/// Keeps `log` holding the events of the deal in play: a new deal starts
-/// it afresh.
-pub fn record_deal_events(log: &mut Vec<GameEvent>, events: &[GameEvent]) {
-    for e in events {
-        let new_deal = matches!(
-            e,
-            GameEvent::Kozel(crate::kozel::Event::DealStarted { .. })
-                | GameEvent::Hearts(crate::hearts::Event::DealStarted { .. })
-        );
-        if new_deal {
-            log.clear();
+/// The events of the deal in play, for either game: the per-game
+/// [`kozel::DealLog`] and [`hearts::DealLog`] behind one interface, so a
+/// table that knows no game can hand its AI players their observations.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameDealLog {
+    kozel: kozel::DealLog,
+    hearts: hearts::DealLog,
+}
+
+impl GameDealLog {
+    /// Appends `events`; a new deal starts a new log.
+    pub fn record(&mut self, events: &[GameEvent]) {
+        let mut k = Vec::new();
+        let mut h = Vec::new();
+        for e in events {
+            match e {
+                GameEvent::Kozel(e) => k.push(e.clone()),
+                GameEvent::Hearts(e) => h.push(e.clone()),
+            }
         }
-        log.push(e.clone());
+        self.kozel.record(&k);
+        self.hearts.record(&h);
+    }
+
+    /// What `seat` knows now of `game`: its view and the deal's events as
+    /// that seat saw them.
+    pub fn observation(&self, game: &Game, seat: Seat) -> Observation {
+        match game {
+            Game::Kozel(series) => Observation::Kozel(self.kozel.observation(series, seat)),
+            Game::Hearts(game) => Observation::Hearts(self.hearts.observation(game, seat)),
+        }
     }
 }
 
@@ -136,16 +127,16 @@ mod tests {
         let agent = TableAgent::new("heuristic", AgentConfig::deterministic(4)).unwrap();
         for kind in [GameKind::Kozel, GameKind::Hearts] {
             let mut game = Game::new(kind, GameOptions::default(), 3);
-            let mut log = Vec::new();
+            let mut log = GameDealLog::default();
             let mut moves = 0;
             while let Some(&seat) = game.awaiting().first() {
-                let seen = Observation::of(&game, &log, seat);
+                let seen = log.observation(&game, seat);
                 assert_eq!(seen.seat(), seat);
                 let legal = game.legal_actions(seat);
                 let action = agent.choose(&seen, &legal).unwrap();
                 assert!(legal.contains(&action));
                 let events = game.apply(seat, action).unwrap();
-                record_deal_events(&mut log, &events);
+                log.record(&events);
                 moves += 1;
                 assert!(moves < 100_000);
             }
@@ -157,7 +148,7 @@ mod tests {
     #[test]
     fn a_new_deal_clears_the_log() {
         let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 5);
-        let mut log = Vec::new();
+        let mut log = GameDealLog::default();
         while let Game::Kozel(s) = &game {
             if s.deal_no() > 1 {
                 break;
@@ -165,12 +156,14 @@ mod tests {
             let seat = game.awaiting()[0];
             let a = game.legal_actions(seat)[0];
             let events = game.apply(seat, a).unwrap();
-            record_deal_events(&mut log, &events);
+            log.record(&events);
         }
+        let Observation::Kozel(seen) = log.observation(&game, game.awaiting()[0]) else {
+            panic!("a Kozel game gives Kozel observations");
+        };
         assert!(matches!(
-            log.first(),
-            Some(GameEvent::Kozel(crate::kozel::Event::DealStarted { .. }))
+            seen.history.as_slice(),
+            [crate::kozel::SeenEvent::DealStarted { .. }]
         ));
-        assert_eq!(log.len(), 1);
     }
 }

@@ -46,7 +46,7 @@ pub struct Table {
     /// The events of the deal in play, for the AI players' observations
     /// (derived: format 2).
     #[serde(default)]
-    deal_log: Vec<crate::game::GameEvent>,
+    deal_log: crate::ai::GameDealLog,
     version: u64,
     created_at: Timestamp,
 }
@@ -93,7 +93,7 @@ impl Table {
                 deadline: None,
                 timeouts: PerSeat::default(),
                 last_trick: None,
-                deal_log: Vec::new(),
+                deal_log: Default::default(),
                 version: 1,
                 created_at: *at,
             }),
@@ -158,7 +158,7 @@ impl Table {
                 self.phase = Phase::Playing;
                 self.timeouts = PerSeat::default();
                 self.last_trick = None;
-                self.deal_log.clear();
+                self.deal_log = Default::default();
             }
             TableEvent::Acted {
                 seat,
@@ -180,7 +180,7 @@ impl Table {
                 }
                 let over = next.is_over();
                 *game = next;
-                crate::ai::record_deal_events(&mut self.deal_log, events);
+                self.deal_log.record(events);
                 if let Some((winner, points)) = events.iter().rev().find_map(|e| e.trick_taken()) {
                     self.last_trick = Some(TrickTaken { winner, points });
                 }
@@ -406,7 +406,7 @@ impl Table {
                     table: self.id,
                     seat,
                     version: self.version,
-                    observation: crate::ai::Observation::of(game, &self.deal_log, seat),
+                    observation: self.deal_log.observation(game, seat),
                     legal: game.legal_actions(seat),
                 }))
             })

@@ -55,7 +55,7 @@ pub trait HeartsAgent: Send {
 /// let seen = log.observation(&game, seat.next());
 /// assert!(matches!(seen.history[0], SeenEvent::Passed { cards: None, .. }));
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealLog {
     events: Vec<Event>,
 }

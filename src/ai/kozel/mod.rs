@@ -62,7 +62,7 @@ pub trait KozelAgent: Send {
 /// assert_eq!(seen.history.len(), 1);
 /// assert_eq!(seen.view, series.view(seat.next()));
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealLog {
     events: Vec<Event>,
 }

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use kozyr::config::Synchronous;
 use kozyr::game::GameKind;
 use kozyr::store::{Store, StoreOptions};
-use kozyr::table::runtime::{Request, TableService, Target};
+use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
 use kozyr::table::{
     Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, TableId, UserId,
 };
@@ -205,7 +205,7 @@ async fn play_one(
         target: Target::Table(id),
         actor,
         command,
-        dedup: key,
+        dedup: key.map(DedupKey::opaque),
     };
     s.submit(request).await.is_ok()
 }

@@ -6,6 +6,7 @@ pub mod ai;
 pub mod cards;
 pub mod config;
 pub mod fakebot;
+pub mod front;
 pub mod game;
 pub mod health;
 pub mod hearts;

@@ -22,12 +22,12 @@ use teloxide::types::{ChatId, MessageId, UserId};
 use crate::cards::CardSet;
 use crate::config::Config;
 use crate::fakebot::{CallbackAnswer, FakeBot, FakeBotConfig, SimError, UserSpec};
+use crate::front::action::{Press, TableAction};
 use crate::game::{GameAction, GameView};
 use crate::hearts;
 use crate::kozel;
 use crate::table::{ChatKey, Phase, Platform, Table, TableId};
 use crate::telegram::bot::{self, Tuning};
-use crate::telegram::callback::{Callback, TableAction};
 
 /// What can go wrong while the simulated people play.
 #[derive(Debug, thiserror::Error)]
@@ -204,8 +204,8 @@ impl Driver {
         let i = seat.index();
         let (user, dm) = (self.users[i], self.dm(i));
         let data = |action| {
-            Callback::Table {
-                table: t.id().0 as u64,
+            Press::Table {
+                table: t.id(),
                 version: t.version(),
                 action,
             }
@@ -227,10 +227,10 @@ impl Driver {
                 let kb = m.keyboard?;
                 let mut shown = CardSet::default();
                 for b in kb.buttons() {
-                    if let Some(Ok(Callback::Table {
+                    if let Some(Ok(Press::Table {
                         action: TableAction::Toggle(c),
                         ..
-                    })) = b.callback_data().map(Callback::parse)
+                    })) = b.callback_data().map(Press::parse)
                         && b.text.contains('✓')
                     {
                         shown.insert(c);
@@ -469,7 +469,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         ..Tuning::default()
     };
     let running = bot::start(&config, tuning).await?;
-    let service = running.shared().service.clone();
+    let service = running.service().clone();
 
     let moves = Arc::new(AtomicU64::new(0));
     let started = Instant::now();

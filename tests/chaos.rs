@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use kozyr::config::Config;
 use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault};
+use kozyr::front::action::{Press, TableAction};
 use kozyr::loadtest::{Driver, deal_no};
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::telegram::callback::{Callback, TableAction};
 use kozyr::telegram::pacing::PacerConfig;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -74,13 +74,13 @@ impl Rig {
     }
 
     async fn table(&self, id: TableId) -> Table {
-        self.bot.shared().service.table(id).await.unwrap().unwrap()
+        self.bot.service().table(id).await.unwrap().unwrap()
     }
 
     async fn open(&self, driver: &Driver) -> TableId {
         driver.open_kozel_table().await.unwrap();
         let chat = driver.chat_key();
-        let t = self.bot.shared().service.open_table(&chat);
+        let t = self.bot.service().open_table(&chat);
         let t = t.await.unwrap().unwrap();
         assert_eq!(t.phase(), Phase::Playing);
         t.id()
@@ -88,7 +88,7 @@ impl Rig {
 
     /// Every event of the table, as JSON (what "the database state" is here).
     async fn log(&self, id: TableId) -> Vec<String> {
-        let events = self.bot.shared().service.store().events(id).await.unwrap();
+        let events = self.bot.service().store().events(id).await.unwrap();
         events
             .iter()
             .map(|e| serde_json::to_string(e).unwrap())
@@ -107,9 +107,9 @@ fn hand_versions(fake: &FakeBot, driver: &Driver) -> Vec<Option<u64>> {
                 .find(|m| m.keyboard.is_some())?;
             m.keyboard?
                 .buttons()
-                .find_map(|b| match Callback::parse(b.callback_data()?).ok()? {
-                    Callback::Table { version, .. } => Some(version),
-                    Callback::Chat { .. } => None,
+                .find_map(|b| match Press::parse(b.callback_data()?).ok()? {
+                    Press::Table { version, .. } => Some(version),
+                    Press::Chat { .. } => None,
                 })
         })
         .collect()
@@ -171,7 +171,7 @@ async fn bot_api_faults_the_deal_finishes_each_move_once_and_the_messages_match_
 
     // Every move the people made is in the log exactly once, in order,
     // and nothing else acted.
-    let events = rig.bot.shared().service.store().events(id).await.unwrap();
+    let events = rig.bot.service().store().events(id).await.unwrap();
     let acted: Vec<(u64, kozyr::cards::Seat)> = events
         .iter()
         .filter(|(v, _)| *v > before.version())
@@ -258,8 +258,8 @@ async fn hostile_input_is_answered_or_ignored_and_changes_nothing() {
     let (log_a, log_b) = (rig.log(ia).await, rig.log(ib).await);
 
     let enc = |t: &Table, version: u64, action| {
-        Callback::Table {
-            table: t.id().0 as u64,
+        Press::Table {
+            table: t.id(),
             version,
             action,
         }
@@ -341,8 +341,8 @@ async fn hostile_input_is_answered_or_ignored_and_changes_nothing() {
     // A table id that does not exist.
     datas.push((
         awaited,
-        Callback::Table {
-            table: 999_999,
+        Press::Table {
+            table: TableId(999_999),
             version: 1,
             action: a_action,
         }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use kozyr::cards::Seat;
 use kozyr::game::GameKind;
 use kozyr::store::{Store, StoreOptions};
-use kozyr::table::runtime::{Request, TableService, Target};
+use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
 use kozyr::table::{
     Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, Table, TableEvent,
     TableId, UserId,
@@ -97,7 +97,7 @@ async fn answer(service: &TableService, line: Line) {
                 target,
                 actor,
                 command,
-                dedup: Some(key.clone()),
+                dedup: Some(DedupKey::opaque(key.clone())),
             };
             match service.submit(request).await {
                 Ok(ack) => say(format!(

@@ -8,10 +8,10 @@ use kozyr::cards::Seat;
 use kozyr::game::{GameKind, Milestone};
 use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::{
-    Ack, ManualClock, Request, ServiceError, ServiceOptions, TableService, Target,
+    Ack, DedupKey, ManualClock, Request, ServiceError, ServiceOptions, TableService, Target,
 };
 use kozyr::table::{
-    Actor, Announcement, ChatKey, Command, Effect, Lang, Mover, Phase, Platform, Player, SeatState,
+    Actor, Announcement, ChatKey, Command, Lang, Mover, Output, Phase, Platform, Player, SeatState,
     Settings, Table, TableError, TableEvent, TableId, Timestamp, UserId,
 };
 use rand::rngs::Xoshiro256PlusPlus;
@@ -49,7 +49,7 @@ async fn start(
     url: &str,
     clock: Option<ManualClock>,
     options: ServiceOptions,
-) -> (TableService, UnboundedReceiver<Effect>) {
+) -> (TableService, UnboundedReceiver<Output>) {
     let store = Store::open(&StoreOptions::new(url)).await.unwrap();
     let mut b = TableService::builder(store).options(options);
     if let Some(c) = clock {
@@ -63,7 +63,7 @@ fn request(target: Target, actor: Actor, command: Command, key: Option<&str>) ->
         target,
         actor,
         command,
-        dedup: key.map(str::to_owned),
+        dedup: key.map(DedupKey::opaque),
     }
 }
 
@@ -168,7 +168,7 @@ async fn assert_log_replays(store: &Store, id: TableId) {
     );
 }
 
-fn drain(rx: &mut UnboundedReceiver<Effect>) -> Vec<Effect> {
+fn drain(rx: &mut UnboundedReceiver<Output>) -> Vec<Output> {
     let mut v = Vec::new();
     while let Ok(e) = rx.try_recv() {
         v.push(e);
@@ -191,7 +191,7 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     let series_over = effects.iter().any(|e| {
         matches!(
             e,
-            Effect::Announce {
+            Output::Announce {
                 announcement: Announcement::Game {
                     milestone: Milestone::Series,
                     ..
@@ -202,7 +202,7 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     });
     assert!(series_over, "the end of the series is announced");
     let last_table = effects.iter().rev().find_map(|e| match e {
-        Effect::RenderTable(v) => Some(v),
+        Output::RenderTable(v) => Some(v),
         _ => None,
     });
     assert_eq!(last_table.unwrap().phase, Phase::Finished);
@@ -471,7 +471,7 @@ async fn ai_players_move_and_timeouts_hand_a_seat_over() {
     let effects = drain(&mut fx);
     assert!(effects.iter().any(|e| matches!(
         e,
-        Effect::Announce {
+        Output::Announce {
             announcement: Announcement::HandedToAi { .. },
             ..
         }
@@ -479,7 +479,7 @@ async fn ai_players_move_and_timeouts_hand_a_seat_over() {
     assert!(
         effects
             .iter()
-            .any(|e| matches!(e, Effect::RenderHand(h) if h.away))
+            .any(|e| matches!(e, Output::RenderHand(h) if h.away))
     );
     if t.phase() == Phase::Playing {
         submit(&s, &c, person(1), Command::TakeBack).await;
@@ -533,14 +533,14 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
     let rendered: Vec<TableId> = first
         .iter()
         .filter_map(|e| match e {
-            Effect::RenderTable(v) => Some(v.id),
+            Output::RenderTable(v) => Some(v.id),
             _ => None,
         })
         .collect();
     assert_eq!(rendered, vec![timed, with_ai, lobby]);
     let hands = first
         .iter()
-        .filter(|e| matches!(e, Effect::RenderHand(h) if h.table == timed))
+        .filter(|e| matches!(e, Output::RenderHand(h) if h.table == timed))
         .count();
     assert_eq!(hands, 4);
     // The timer comes back with its stored deadline (long past: it runs out
@@ -662,7 +662,7 @@ async fn a_whole_hearts_game_through_commands() {
     );
     assert!(drain(&mut fx).iter().any(|e| matches!(
         e,
-        Effect::Announce {
+        Output::Announce {
             announcement: Announcement::Game {
                 milestone: Milestone::Series,
                 ..

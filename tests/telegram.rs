@@ -9,11 +9,11 @@ use std::time::Duration;
 use kozyr::cards::CardSet;
 use kozyr::config::Config;
 use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault, UserSpec};
+use kozyr::front::action::{Press, TableAction};
 use kozyr::game::{GameAction, GameView};
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Phase, Table, TableId};
 use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::telegram::callback::{Callback, TableAction};
 use kozyr::telegram::pacing::PacerConfig;
 use kozyr::{hearts, kozel};
 use teloxide::types::{ChatId, MessageId, UserId};
@@ -94,7 +94,7 @@ impl World {
     }
 
     async fn table(&self, id: TableId) -> Table {
-        let s = &self.running().shared().service;
+        let s = &self.running().service();
         s.table(id).await.unwrap().unwrap()
     }
 
@@ -159,8 +159,8 @@ impl World {
         let i = seat.index();
         let (user, dm) = (self.users[i], self.dm(i));
         let cb = |action| {
-            Callback::Table {
-                table: t.id().0 as u64,
+            Press::Table {
+                table: t.id(),
                 version: t.version(),
                 action,
             }
@@ -250,8 +250,7 @@ async fn open_and_start(w: &World, command: &str) -> TableId {
         .unwrap();
     let t = w
         .running()
-        .shared()
-        .service
+        .service()
         .open_table(&chat)
         .await
         .unwrap()
@@ -291,8 +290,8 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
         GameAction::Kozel(kozel::Action::Lead(s)) => s,
         other => panic!("{other:?}"),
     };
-    let stale = Callback::Table {
-        table: id.0 as u64,
+    let stale = Press::Table {
+        table: id,
         version: old.version(),
         action: TableAction::Lead(stale_lead),
     }
@@ -336,8 +335,8 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
         panic!("{action:?}")
     };
     let cb = |a| {
-        Callback::Table {
-            table: id.0 as u64,
+        Press::Table {
+            table: id,
             version: t.version(),
             action: a,
         }
@@ -370,14 +369,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     assert_eq!(w.answer(&q1).await, None);
     assert!(w.answer(&q2).await.is_some(), "the second tap is stale");
     let after = w.wait_version_after(id, t.version()).await;
-    let events = w
-        .running()
-        .shared()
-        .service
-        .store()
-        .events(id)
-        .await
-        .unwrap();
+    let events = w.running().service().store().events(id).await.unwrap();
     let acts = events
         .iter()
         .filter(|(v, e)| *v > t.version() && matches!(e, kozyr::table::TableEvent::Acted { .. }))
@@ -490,8 +482,7 @@ async fn the_table_follows_a_group_upgraded_to_a_supergroup() {
         kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, new.0.to_string()).unwrap();
     let t = w
         .running()
-        .shared()
-        .service
+        .service()
         .open_table(&chat)
         .await
         .unwrap()
@@ -529,7 +520,7 @@ fn a_missing_or_malformed_token_is_one_line_naming_the_variable() {
 async fn finish_series(w: &World, id: TableId) {
     use kozyr::table::runtime::{Request, Target};
     use kozyr::table::{Actor, Command};
-    let service = &w.running().shared().service;
+    let service = &w.running().service();
     loop {
         let t = w.table(id).await;
         if t.phase() != Phase::Playing {
@@ -634,14 +625,7 @@ async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_re
         .unwrap();
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let events = w
-            .running()
-            .shared()
-            .service
-            .store()
-            .events(id)
-            .await
-            .unwrap();
+        let events = w.running().service().store().events(id).await.unwrap();
         let ai_moved = events.iter().any(|(v, e)| {
             *v > t.version()
                 && matches!(e, kozyr::table::TableEvent::Acted { seat: s, by: kozyr::table::Mover::Ai, .. } if *s == seat)
@@ -705,7 +689,7 @@ async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_the
     w.lobby_button("2").await;
     let chat = kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, w.group.0.to_string())
         .unwrap();
-    let service = &w.running().shared().service;
+    let service = &w.running().service();
     let id = service.open_table(&chat).await.unwrap().unwrap().id();
     let outputs = w.fake.outputs(w.group).len();
     let failures = w.fake.failures();
@@ -746,7 +730,7 @@ async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_the
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
     use kozyr::fakebot::OutputKind;
-    use kozyr::table::{Awaited, Effect, TimerSpec};
+    use kozyr::table::{Awaited, Output, TimerSpec};
     let mut w = World::new().await;
     let id = open_and_start(&w, "/kozel").await;
     let t = w.table(id).await;
@@ -776,14 +760,16 @@ async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
     let spec = TimerSpec {
         table: id,
         chat: t.chat().clone(),
-        deadline: shared.service.now().plus_secs(15),
+        deadline: w.running().service().now().plus_secs(15),
         remind_at: None,
         awaiting: vec![Awaited {
             seat,
             player: t.seats()[seat].person().cloned(),
         }],
     };
-    shared.rerender(Effect::Remind(Box::new(spec)));
+    shared.notify(kozyr::telegram::outbox::Local::Output(Output::Remind(
+        Box::new(spec),
+    )));
     let reminder = w
         .fake
         .wait_for(WAIT, |f| f.messages(w.dm(i)).get(dm_before).cloned())

@@ -120,7 +120,7 @@ impl Store {
              GROUP BY s.game ORDER BY s.game",
         )
         .bind(platform.as_str())
-        .bind(user.as_str())
+        .bind(user.to_string())
         .fetch_all(&self.reader)
         .await?;
         rows.into_iter().map(StatsRow::decode).collect()
@@ -165,7 +165,7 @@ impl Store {
             "SELECT user_id, name, lang FROM players WHERE platform = ? AND user_id = ?",
         )
         .bind(platform.as_str())
-        .bind(user.as_str())
+        .bind(user.to_string())
         .fetch_optional(&self.reader)
         .await?;
         row.map(|r| {

@@ -135,7 +135,7 @@ async fn a_refused_commit_in_a_group_leaves_the_others_alone() {
     let now = Timestamp::from_millis(1);
     let mut tables = Vec::new();
     for i in 0..20 {
-        let t = create(&chat(&format!("-{i}")), i + 1);
+        let t = create(&chat(&format!("-10{i}")), i + 1);
         store.commit(&t, None, now).await.unwrap();
         tables.push(t.open_table().unwrap().clone());
     }

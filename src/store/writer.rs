@@ -121,14 +121,14 @@ impl Commit {
             if !delta.is_empty() {
                 let row = |user: Option<String>, add: Counters| StatsWrite {
                     platform,
-                    chat_id: t.chat().id().to_owned(),
+                    chat_id: t.chat().id(),
                     game: t.kind().as_str(),
                     user,
                     add,
                 };
                 stats.push(row(None, delta.chat));
                 for (user, add) in delta.players {
-                    stats.push(row(Some(user.as_str().to_owned()), add));
+                    stats.push(row(Some(user.to_string()), add));
                 }
             }
             let mut events = Vec::with_capacity(change.events.len());
@@ -144,7 +144,7 @@ impl Commit {
                 before: change.before.map(to_i64).transpose()?,
                 version: to_i64(t.version())?,
                 platform: t.chat().platform().as_str(),
-                chat_id: t.chat().id().to_owned(),
+                chat_id: t.chat().id(),
                 game: t.kind().as_str(),
                 phase: t.phase().as_str(),
                 deadline: t.deadline().map(Timestamp::millis),
@@ -172,7 +172,7 @@ impl Commit {
             moved_chat: transition.moved_chat.clone(),
             players,
             stats,
-            chat_lang: None,
+            chat_lang: transition.chat_language.clone(),
             message_ref: None,
         })
     }
@@ -435,7 +435,7 @@ async fn write_one(
                  name = excluded.name, lang = excluded.lang, updated_at = excluded.updated_at",
         )
         .bind(p.platform)
-        .bind(p.player.id.as_str())
+        .bind(p.player.id.to_string())
         .bind(&p.player.name)
         .bind(p.player.lang.code())
         .bind(c.at)

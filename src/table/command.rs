@@ -99,6 +99,11 @@ pub enum Command {
     MigrateChat {
         to: ChatKey,
     },
+    /// The chat's language, for its messages and its tables (the open one
+    /// too), kept even while the chat has no table.
+    SetLanguage {
+        lang: crate::i18n::Lang,
+    },
 }
 
 impl Command {
@@ -120,6 +125,7 @@ impl Command {
             Command::TakeBack => "take_back",
             Command::HandToAi { .. } => "hand_to_ai",
             Command::MigrateChat { .. } => "migrate_chat",
+            Command::SetLanguage { .. } => "set_language",
         }
     }
 }

@@ -39,6 +39,8 @@ pub struct Transition {
     pub effects: Vec<Effect>,
     /// The chat got a new id: its history follows (from, to).
     pub moved_chat: Option<(ChatKey, ChatKey)>,
+    /// The chat chose a language (kept for the chat, table or not).
+    pub chat_language: Option<(ChatKey, crate::i18n::Lang)>,
 }
 
 impl Transition {
@@ -154,7 +156,42 @@ pub fn decide(
             changes,
             effects,
             moved_chat: None,
+            chat_language: None,
         });
+    }
+
+    if let Command::SetLanguage { lang } = command {
+        // The chat's admins choose its language; with a table open, its
+        // manager (the creator) may too, as for every other setting.
+        let allowed = match actor {
+            Actor::System => true,
+            Actor::Person { admin, .. } => *admin || open.is_some_and(|t| is_manager(t, actor)),
+            Actor::Ai => false,
+        };
+        if !allowed {
+            return Err(TableError::NotAllowed);
+        }
+        let mut transition = Transition {
+            changes: Vec::new(),
+            effects: Vec::new(),
+            moved_chat: None,
+            chat_language: Some((chat.clone(), *lang)),
+        };
+        if let Some(t) = open
+            && t.settings().lang != *lang
+        {
+            let mut d = Draft::of(t);
+            d.push(TableEvent::SettingsChanged {
+                settings: Settings {
+                    lang: *lang,
+                    ..*t.settings()
+                },
+            })?;
+            let (c, fx) = d.finish();
+            transition.changes.push(c);
+            transition.effects = fx;
+        }
+        return Ok(transition);
     }
 
     if let Command::MigrateChat { to } = command {
@@ -173,6 +210,7 @@ pub fn decide(
             changes: Vec::new(),
             effects: Vec::new(),
             moved_chat: Some((chat.clone(), to.clone())),
+            chat_language: None,
         };
         if let Some(t) = open {
             let mut d = Draft::of(t);
@@ -192,6 +230,7 @@ pub fn decide(
         changes: vec![change],
         effects,
         moved_chat: None,
+        chat_language: None,
     })
 }
 
@@ -230,7 +269,7 @@ fn on_table(
         return Err(TableError::TableClosed);
     }
     match command {
-        Command::Create { .. } | Command::MigrateChat { .. } => {
+        Command::Create { .. } | Command::MigrateChat { .. } | Command::SetLanguage { .. } => {
             Err(TableError::Internal("handled before".into()))
         }
         Command::Join { seat } => {

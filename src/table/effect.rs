@@ -55,6 +55,66 @@ impl Effect {
     }
 }
 
+/// What a front-end must show after a command: the part of [`Effect`]
+/// that leaves the service. Timers and AI moves stay inside it, so a
+/// front-end cannot arm, skip or forge them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "output", rename_all = "snake_case")]
+pub enum Output {
+    /// Re-render the chat's public table message.
+    RenderTable(Box<TableView>),
+    /// Re-render one person's private hand message for this table.
+    RenderHand(Box<HandView>),
+    /// The person no longer has a seat at this table: retire their hand message.
+    DropHand {
+        chat: ChatKey,
+        table: TableId,
+        user: UserId,
+    },
+    /// Tell the chat something happened (a new message, not an edit).
+    Announce {
+        chat: ChatKey,
+        table: TableId,
+        announcement: Announcement,
+    },
+    /// The turn timer is close to running out.
+    Remind(Box<TimerSpec>),
+}
+
+impl Output {
+    /// The table the output is about.
+    pub fn table(&self) -> TableId {
+        match self {
+            Output::RenderTable(v) => v.id,
+            Output::RenderHand(h) => h.table,
+            Output::DropHand { table, .. } | Output::Announce { table, .. } => *table,
+            Output::Remind(t) => t.table,
+        }
+    }
+}
+
+impl Effect {
+    /// The front-end's part of the effect; `None` for the service's own work.
+    pub fn into_output(self) -> Option<Output> {
+        match self {
+            Effect::RenderTable(v) => Some(Output::RenderTable(v)),
+            Effect::RenderHand(h) => Some(Output::RenderHand(h)),
+            Effect::DropHand { chat, table, user } => Some(Output::DropHand { chat, table, user }),
+            Effect::Announce {
+                chat,
+                table,
+                announcement,
+            } => Some(Output::Announce {
+                chat,
+                table,
+                announcement,
+            }),
+            Effect::Remind(spec) => Some(Output::Remind(spec)),
+            Effect::ArmTimer(_) | Effect::DisarmTimer { .. } | Effect::AiMove(_) => None,
+        }
+    }
+}
+
 /// Everything the public table message shows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableView {
@@ -76,6 +136,16 @@ pub struct TableView {
     pub last_trick: Option<TrickTaken>,
     /// The game as everyone sees it (no hands), once a series started.
     pub game: Option<GameView>,
+}
+
+impl TableView {
+    /// Where `user` sits, if they do.
+    pub fn seat_of(&self, user: &UserId) -> Option<Seat> {
+        self.seats
+            .iter()
+            .find(|(_, s)| s.person().is_some_and(|p| &p.id == user))
+            .map(|(seat, _)| seat)
+    }
 }
 
 /// Everything one person's private hand message shows.

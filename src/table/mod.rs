@@ -45,7 +45,7 @@ mod stats;
 
 pub use command::{Actor, Command, Context};
 pub use decide::{Change, Transition, decide};
-pub use effect::{AiMove, Announcement, Awaited, Effect, HandView, TableView, TimerSpec};
+pub use effect::{AiMove, Announcement, Awaited, Effect, HandView, Output, TableView, TimerSpec};
 pub use error::{ReplayError, TableError};
 pub use event::{Mover, TableEvent};
 pub use model::{

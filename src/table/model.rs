@@ -72,37 +72,45 @@ impl FromStr for Platform {
 /// Why a chat or user id was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
-    #[error("an id is 1 to 64 characters of A-Z a-z 0-9 - _ : .")]
+    #[error("not a platform id: Telegram's are integers, Discord's snowflakes")]
     Malformed,
     #[error("unknown platform")]
     UnknownPlatform,
 }
 
-/// Platform ids are opaque strings (Telegram's are integers, Discord's
-/// snowflakes); keeping them to a small alphabet keeps them safe in logs,
-/// file names and callback data.
-fn check_id(id: &str) -> Result<(), IdError> {
-    let ok = (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'));
-    if ok { Ok(()) } else { Err(IdError::Malformed) }
+/// An integer in its one canonical spelling (no `+`, no leading zeros), so
+/// every id has exactly one text form.
+fn canonical<T: FromStr + ToString>(s: &str) -> Result<T, IdError> {
+    let n: T = s.parse().map_err(|_| IdError::Malformed)?;
+    if n.to_string() == s {
+        Ok(n)
+    } else {
+        Err(IdError::Malformed)
+    }
 }
 
-/// A group chat on some platform. A chat has at most one open table.
+/// A chat (group, channel, private chat) on some platform, by the
+/// platform's own id type. A chat has at most one open table.
+///
+/// The text form — `platform` plus `id()` — is what the store keeps.
 ///
 /// ```
 /// use kozyr::table::{ChatKey, Platform};
 /// let chat = ChatKey::new(Platform::Telegram, "-1001234").unwrap();
+/// assert_eq!(chat, ChatKey::Telegram(-1001234));
 /// assert_eq!(chat.id(), "-1001234");
 /// assert!(ChatKey::new(Platform::Telegram, "").is_err());
 /// assert!(ChatKey::new(Platform::Telegram, "a b").is_err());
+/// assert!(ChatKey::new(Platform::Telegram, "+5").is_err()); // not canonical
+/// assert!(ChatKey::new(Platform::Discord, "-5").is_err()); // snowflakes are unsigned
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "RawChatKey", into = "RawChatKey")]
-pub struct ChatKey {
-    platform: Platform,
-    id: String,
+pub enum ChatKey {
+    /// A Telegram chat id (negative for groups).
+    Telegram(i64),
+    /// A Discord channel (or thread) snowflake.
+    Discord(u64),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -121,48 +129,82 @@ impl TryFrom<RawChatKey> for ChatKey {
 impl From<ChatKey> for RawChatKey {
     fn from(c: ChatKey) -> RawChatKey {
         RawChatKey {
-            platform: c.platform,
-            id: c.id,
+            platform: c.platform(),
+            id: c.id(),
         }
     }
 }
 
 impl ChatKey {
+    /// Parses the text form of a chat id on `platform`.
     pub fn new(platform: Platform, id: impl Into<String>) -> Result<ChatKey, IdError> {
         let id = id.into();
-        check_id(&id)?;
-        Ok(ChatKey { platform, id })
+        Ok(match platform {
+            Platform::Telegram => ChatKey::Telegram(canonical(&id)?),
+            Platform::Discord => ChatKey::Discord(canonical(&id)?),
+        })
     }
 
     pub fn platform(&self) -> Platform {
-        self.platform
+        match self {
+            ChatKey::Telegram(_) => Platform::Telegram,
+            ChatKey::Discord(_) => Platform::Discord,
+        }
     }
 
-    pub fn id(&self) -> &str {
-        &self.id
+    /// The id's text form (as the store keeps it).
+    pub fn id(&self) -> String {
+        match self {
+            ChatKey::Telegram(n) => n.to_string(),
+            ChatKey::Discord(n) => n.to_string(),
+        }
     }
 }
 
 impl fmt::Display for ChatKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.platform.as_str(), self.id)
+        write!(f, "{}:{}", self.platform().as_str(), self.id())
     }
 }
 
-/// A person's id on the chat platform of the table they play at.
+/// A person on a chat platform, by the platform's own id type.
+///
+/// The text form is what snapshots and the store keep: a Telegram id as
+/// its bare number (as kozyr always wrote it), others with their platform
+/// in front.
+///
+/// ```
+/// use kozyr::table::UserId;
+/// let ann = UserId::new("42").unwrap();
+/// assert_eq!(ann, UserId::Telegram(42));
+/// assert_eq!(UserId::Discord(7).to_string(), "discord:7");
+/// assert_eq!(UserId::new("discord:7"), Ok(UserId::Discord(7)));
+/// assert!(UserId::new("042").is_err());
+/// assert!(UserId::new("-1").is_err());
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct UserId(String);
+pub enum UserId {
+    Telegram(u64),
+    Discord(u64),
+}
 
 impl UserId {
+    /// Parses the text form.
     pub fn new(id: impl Into<String>) -> Result<UserId, IdError> {
         let id = id.into();
-        check_id(&id)?;
-        Ok(UserId(id))
+        match id.split_once(':') {
+            None => Ok(UserId::Telegram(canonical(&id)?)),
+            Some(("discord", n)) => Ok(UserId::Discord(canonical(n)?)),
+            Some(_) => Err(IdError::UnknownPlatform),
+        }
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
+    pub fn platform(&self) -> Platform {
+        match self {
+            UserId::Telegram(_) => Platform::Telegram,
+            UserId::Discord(_) => Platform::Discord,
+        }
     }
 }
 
@@ -175,13 +217,16 @@ impl TryFrom<String> for UserId {
 
 impl From<UserId> for String {
     fn from(u: UserId) -> String {
-        u.0
+        u.to_string()
     }
 }
 
 impl fmt::Display for UserId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            UserId::Telegram(n) => write!(f, "{n}"),
+            UserId::Discord(n) => write!(f, "discord:{n}"),
+        }
     }
 }
 

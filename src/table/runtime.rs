@@ -6,8 +6,11 @@
 //!   run in parallel and their commits share the store's group commits.
 //! - A command is acknowledged only after its transaction committed; the
 //!   in-memory table is replaced only then, so a failed commit changes nothing.
-//! - Render and announce effects go, in order, to the channel returned by
-//!   [`Builder::start`]; timers and AI moves are carried out here.
+//! - What front-ends show ([`Output`]: renders, announcements, reminders)
+//!   goes, in order, to the channel returned by [`Builder::start`]; timers
+//!   and AI moves are carried out here and never leave the service.
+//! - Front-ends read only views ([`TableService::table_view`],
+//!   [`TableService::hand_of`]), never a [`Table`] with every hand.
 //! - Chats idle for [`ServiceOptions::idle_after`] are dropped from memory and
 //!   reloaded from the store on their next command.
 //!
@@ -15,7 +18,7 @@
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! use kozyr::game::GameKind;
 //! use kozyr::store::{Store, StoreOptions};
-//! use kozyr::table::runtime::{Request, TableService, Target};
+//! use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
 //! use kozyr::table::*;
 //!
 //! let dir = tempfile::tempdir().unwrap();
@@ -34,13 +37,13 @@
 //!         title: "Friday cards".into(),
 //!         sit: true,
 //!     },
-//!     dedup: Some("telegram:update:1001".into()),
+//!     dedup: Some(DedupKey::update(Platform::Telegram, 1001)),
 //! };
 //! let ack = service.submit(create.clone()).await.unwrap();
 //! // A second delivery of the same update is answered, not applied again.
 //! assert!(service.submit(create).await.unwrap().duplicate);
 //! // The front-end renders what comes out of the channel.
-//! let Some(Effect::RenderTable(view)) = effects.recv().await else { panic!() };
+//! let Some(Output::RenderTable(view)) = effects.recv().await else { panic!() };
 //! assert_eq!(Some(view.id), ack.table);
 //! # });
 //! ```
@@ -54,11 +57,14 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::{
-    Actor, ChatKey, Command, Context, Effect, Table, TableError, TableEvent, TableId, TimerSpec,
-    Timestamp, decide,
+    Actor, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table, TableError,
+    TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
 };
 use crate::ai::{Observation, TableAgent};
 use crate::game::GameAction;
+use crate::game::GameKind;
+use crate::i18n::Lang;
+use crate::store::PlayerStats;
 use crate::store::{Recorded, Store, StoreError};
 
 /// Chooses moves for AI seats. Runs on Tokio's blocking pool, so it may
@@ -169,7 +175,59 @@ pub struct Request {
     pub command: Command,
     /// The platform's id of the update (or callback) the command came
     /// from: a second delivery is answered from the record, not applied.
-    pub dedup: Option<String>,
+    pub dedup: Option<DedupKey>,
+}
+
+/// A de-duplication key: which platform delivery a command came from.
+/// Built from typed parts, so two platforms (or two kinds of delivery)
+/// can never share a key. The text form is what the store keeps; the
+/// Telegram forms are the ones earlier versions wrote (`tg:update:1`), so
+/// a delivery repeated across an upgrade is still recognised.
+///
+/// ```
+/// use kozyr::table::Platform;
+/// use kozyr::table::runtime::DedupKey;
+/// assert_eq!(DedupKey::update(Platform::Telegram, 7).as_str(), "tg:update:7");
+/// assert_eq!(DedupKey::callback(Platform::Discord, "99").as_str(), "dc:callback:99");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DedupKey(String);
+
+impl DedupKey {
+    fn prefix(platform: Platform) -> &'static str {
+        match platform {
+            Platform::Telegram => "tg",
+            Platform::Discord => "dc",
+        }
+    }
+
+    /// A platform update (a message, a slash command) by its id.
+    pub fn update(platform: Platform, update_id: impl std::fmt::Display) -> DedupKey {
+        DedupKey(format!("{}:update:{update_id}", Self::prefix(platform)))
+    }
+
+    /// A button press (callback query, component interaction) by its id.
+    pub fn callback(platform: Platform, id: &str) -> DedupKey {
+        DedupKey(format!("{}:callback:{id}", Self::prefix(platform)))
+    }
+
+    /// A chat's move to a new id (a Telegram group upgraded to a supergroup).
+    pub fn migration(from: &ChatKey) -> DedupKey {
+        DedupKey(format!(
+            "{}:migrate:{}",
+            Self::prefix(from.platform()),
+            from.id()
+        ))
+    }
+
+    /// A key made by a tool or a test, taken as it is.
+    pub fn opaque(key: impl Into<String>) -> DedupKey {
+        DedupKey(key.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// A command's acknowledgement, sent once it is durable.
@@ -234,7 +292,7 @@ impl Builder {
     /// timers re-armed from the stored deadlines and owed AI moves made.
     pub async fn start(
         self,
-    ) -> Result<(TableService, mpsc::UnboundedReceiver<Effect>), ServiceError> {
+    ) -> Result<(TableService, mpsc::UnboundedReceiver<Output>), ServiceError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let next_id = self.store.max_table_id().await?.map_or(1, |t| t.0 + 1);
         let inner = Arc::new(Inner {
@@ -272,7 +330,7 @@ struct Inner {
     options: ServiceOptions,
     agent: Arc<dyn SeatAgent>,
     clock: Arc<dyn Clock>,
-    effects: mpsc::UnboundedSender<Effect>,
+    effects: mpsc::UnboundedSender<Output>,
     chats: Mutex<HashMap<ChatKey, Slot>>,
     /// Where tables live, for commands that name a table.
     table_chats: Mutex<HashMap<TableId, ChatKey>>,
@@ -317,8 +375,26 @@ impl TableService {
         }
     }
 
+    /// Opens the database the configuration names and sets up a service
+    /// over it (for front-ends, which never hold the store themselves).
+    pub async fn builder_from_config(
+        config: &crate::config::Config,
+    ) -> Result<Builder, ServiceError> {
+        let store = Store::open(&crate::store::StoreOptions::from_config(config)).await?;
+        Ok(Self::builder(store))
+    }
+
+    /// The store behind the service, for tests and tools; front-ends read
+    /// views through the service instead.
     pub fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// [`TableService::shutdown`], then closes the store: every commit
+    /// already acknowledged is on disk, and the database file is released.
+    pub async fn close(&self) {
+        self.shutdown().await;
+        self.inner.store.clone().close().await;
     }
 
     pub fn now(&self) -> Timestamp {
@@ -345,7 +421,7 @@ impl TableService {
                 return Err(TableError::TableClosed.into());
             }
             if let Some(key) = &request.dedup
-                && let Some(recorded) = self.inner.store.recorded(key).await?
+                && let Some(recorded) = self.inner.store.recorded(key.as_str()).await?
             {
                 return self.recorded_ack(recorded, &state).await;
             }
@@ -393,7 +469,11 @@ impl TableService {
         if let Err(e) = self
             .inner
             .store
-            .commit(&transition, request.dedup.as_deref(), now)
+            .commit(
+                &transition,
+                request.dedup.as_ref().map(DedupKey::as_str),
+                now,
+            )
             .await
         {
             // What is in memory may no longer be what is stored: read it again.
@@ -401,7 +481,10 @@ impl TableService {
             state.table = None;
             return Err(e.into());
         }
-        state.table = transition.open_table().cloned();
+        // A command that changed no table (a chat's language) leaves it be.
+        if !transition.changes.is_empty() {
+            state.table = transition.open_table().cloned();
+        }
         if let Some(t) = &state.table {
             lock(&self.inner.table_chats).insert(t.id(), chat.clone());
         }
@@ -421,6 +504,69 @@ impl TableService {
             }
         }
         Ok(self.inner.store.table(id).await?)
+    }
+
+    /// The table as everyone may see it (no hands), open or closed.
+    pub async fn table_view(&self, id: TableId) -> Result<Option<TableView>, ServiceError> {
+        Ok(self.table(id).await?.map(|t| t.view()))
+    }
+
+    /// The chat's open table as everyone may see it.
+    pub async fn open_table_view(&self, chat: &ChatKey) -> Result<Option<TableView>, ServiceError> {
+        Ok(self.open_table(chat).await?.map(|t| t.view()))
+    }
+
+    /// What `user` sees of their own seat at table `id`: `None` when they
+    /// have no seat there (or the table is gone).
+    pub async fn hand_of(
+        &self,
+        id: TableId,
+        user: &UserId,
+    ) -> Result<Option<HandView>, ServiceError> {
+        Ok(self
+            .table(id)
+            .await?
+            .and_then(|t| t.seat_of(user).and_then(|s| t.hand_view(s))))
+    }
+
+    /// The language the chat chose, if it chose one.
+    pub async fn chat_language(&self, chat: &ChatKey) -> Result<Option<Lang>, ServiceError> {
+        Ok(self.inner.store.chat_language(chat).await?)
+    }
+
+    /// The chat's best players at `game`.
+    pub async fn leaderboard(
+        &self,
+        chat: &ChatKey,
+        game: GameKind,
+        limit: u32,
+    ) -> Result<Vec<PlayerStats>, ServiceError> {
+        Ok(self.inner.store.leaderboard(chat, game, limit).await?)
+    }
+
+    /// The messages a front-end of `platform` shows open tables with:
+    /// (table, chat or private chat, message id).
+    pub async fn message_refs(
+        &self,
+        platform: Platform,
+    ) -> Result<Vec<(TableId, String, i64)>, ServiceError> {
+        Ok(self.inner.store.open_message_refs(platform).await?)
+    }
+
+    /// Records (or with `None` forgets) the message showing `table` in
+    /// `chat`, so a restart edits the same message.
+    pub async fn save_message_ref(
+        &self,
+        platform: Platform,
+        table: TableId,
+        chat: &str,
+        message: Option<i64>,
+    ) -> Result<(), ServiceError> {
+        Ok(self
+            .inner
+            .store
+            .save_message_ref(platform, table, chat, message, self.now())
+            .await?)
     }
 
     /// The chat's open table.
@@ -575,7 +721,7 @@ impl TableService {
         self.load(from, src).await?;
         self.load(to, dst).await?;
         if let Some(key) = &request.dedup
-            && let Some(recorded) = self.inner.store.recorded(key).await?
+            && let Some(recorded) = self.inner.store.recorded(key.as_str()).await?
         {
             return self.recorded_ack(recorded, dst).await;
         }
@@ -598,7 +744,11 @@ impl TableService {
         if let Err(e) = self
             .inner
             .store
-            .commit(&transition, request.dedup.as_deref(), now)
+            .commit(
+                &transition,
+                request.dedup.as_ref().map(DedupKey::as_str),
+                now,
+            )
             .await
         {
             src.loaded = false;
@@ -653,7 +803,9 @@ impl TableService {
                 }
                 other => {
                     // A front-end that went away is not the service's failure.
-                    let _ = self.inner.effects.send(other);
+                    if let Some(output) = other.into_output() {
+                        let _ = self.inner.effects.send(output);
+                    }
                 }
             }
         }
@@ -740,7 +892,7 @@ async fn run_timer(service: Weak<Inner>, spec: TimerSpec, fire_at: Timestamp) {
             return;
         };
         if !spec.awaiting.is_empty() {
-            let _ = inner.effects.send(Effect::Remind(Box::new(spec.clone())));
+            let _ = inner.effects.send(Output::Remind(Box::new(spec.clone())));
         }
     }
     let mut fire_at = fire_at;

@@ -522,7 +522,7 @@ fn a_whole_series_then_a_rematch() {
         let delta = stats_delta(&change.table, &change.events);
         chat_totals.add(&delta.chat);
         for (u, d) in delta.players {
-            if u.as_str() == "1" {
+            if u.to_string() == "1" {
                 totals.add(&d);
             }
         }

@@ -19,12 +19,12 @@ use super::commands::bot_commands;
 use super::outbox::{self, Local, Outbox};
 use super::pacing::PacerConfig;
 use crate::ai::{AgentConfig, Budget, TableAgent};
-use crate::cards::CardSet;
 use crate::config::{Config, UpdateMode};
+use crate::front::Front;
+use crate::front::core::{Admins, Defaults};
 use crate::i18n::Lang;
-use crate::store::{Store, StoreError, StoreOptions};
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
-use crate::table::{Effect, TableId, TurnTimer, UserId};
+use crate::table::{ChatKey, Platform, Player, TableId, TurnTimer, UserId};
 
 /// How long an admin check from `getChatMember` is trusted.
 const ADMIN_CACHE: Duration = Duration::from_secs(60);
@@ -35,28 +35,21 @@ const DISPATCHER_GRACE: Duration = Duration::from_secs(5);
 /// How long a stopping webhook server may finish the requests in hand.
 const WEBHOOK_GRACE: Duration = Duration::from_secs(2);
 
-/// What the front-end shares between update handlers and the effects runner.
+/// What the Telegram shell shares between update handlers and the effects
+/// runner: the neutral front-end, and what only Telegram needs.
 pub struct Shared {
-    pub service: TableService,
+    pub front: Front,
     pub bot: Bot,
     /// The bot's username, for deep links and `/cmd@bot` mentions.
     pub username: String,
-    pub default_lang: Lang,
-    pub default_turn_timer: Option<TurnTimer>,
+    default_lang: Lang,
     /// Work for the effects runner from the handlers (re-renders,
     /// reachability of people and groups).
     local: mpsc::UnboundedSender<Local>,
-    /// Selected cards per (person, table): UI state, lost on restart.
-    selections: Mutex<HashMap<(UserId, TableId), CardSet>>,
-    /// People the bot could not message (403) since they last wrote to it.
-    unreachable: Mutex<HashSet<UserId>>,
     /// Groups the bot was removed from: nothing is sent there any more.
     gone: Mutex<HashSet<ChatId>>,
+    /// `getChatMember` answers, trusted for [`ADMIN_CACHE`].
     admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
-    names: Mutex<HashMap<UserId, String>>,
-    /// Tables each person pressed a button of, to render again when they
-    /// become reachable.
-    tables: Mutex<HashMap<UserId, HashSet<TableId>>>,
 }
 
 /// A std mutex whose holder panicked is still usable: every section here
@@ -65,77 +58,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Past this many cached admin answers, the expired ones are dropped.
+const ADMIN_CACHE_SOFT_LIMIT: usize = 1024;
+
 impl Shared {
-    pub fn selection(&self, user: &UserId, table: TableId) -> CardSet {
-        lock(&self.selections)
-            .get(&(user.clone(), table))
-            .copied()
-            .unwrap_or_default()
-    }
-
-    pub fn set_selection(&self, user: &UserId, table: TableId, cards: CardSet) {
-        let mut s = lock(&self.selections);
-        if cards.is_empty() {
-            s.remove(&(user.clone(), table));
-        } else {
-            s.insert((user.clone(), table), cards);
-        }
-    }
-
-    pub fn clear_selection(&self, user: &UserId, table: TableId) {
-        lock(&self.selections).remove(&(user.clone(), table));
-    }
-
-    pub fn clear_selections(&self, table: TableId) {
-        lock(&self.selections).retain(|(_, t), _| *t != table);
-    }
-
-    pub fn is_unreachable(&self, user: &UserId) -> bool {
-        lock(&self.unreachable).contains(user)
-    }
-
-    pub fn unreachable_users(&self) -> HashSet<UserId> {
-        lock(&self.unreachable).clone()
-    }
-
-    /// Returns whether anything changed.
-    pub fn set_unreachable(&self, user: &UserId, unreachable: bool) -> bool {
-        let mut u = lock(&self.unreachable);
-        if unreachable {
-            u.insert(user.clone())
-        } else {
-            u.remove(user)
-        }
-    }
-
-    pub fn name_of(&self, user: &UserId) -> Option<String> {
-        lock(&self.names).get(user).cloned()
-    }
-
-    pub fn remember_name(&self, user: &UserId, name: &str) {
-        let mut n = lock(&self.names);
-        if n.get(user).is_none_or(|old| old != name) {
-            n.insert(user.clone(), name.to_owned());
-        }
-    }
-
-    pub fn note_table(&self, user: &UserId, table: TableId) {
-        lock(&self.tables)
-            .entry(user.clone())
-            .or_default()
-            .insert(table);
-    }
-
-    pub fn known_tables_of(&self, user: &UserId) -> Vec<TableId> {
-        lock(&self.tables)
-            .get(user)
-            .map(|t| t.iter().copied().collect())
-            .unwrap_or_default()
-    }
-
-    /// Asks the effects runner to render something again.
-    pub fn rerender(&self, effect: Effect) {
-        self.notify(Local::Effect(effect));
+    /// The person behind a Telegram user, in the language their client reports.
+    pub fn player_of(&self, user: &teloxide::types::User) -> Player {
+        let lang = super::handlers::lang_of(user).unwrap_or(self.default_lang);
+        Player::new(super::ids::user_id(user), &user.full_name(), lang)
     }
 
     /// Hands the effects runner work from outside the table service.
@@ -157,44 +87,26 @@ impl Shared {
         }
     }
 
-    /// The open tables `user` has a hand message at or pressed a button of.
-    pub async fn tables_of(&self, user: &UserId) -> Vec<TableId> {
-        let mut tables: HashSet<TableId> = self.known_tables_of(user).into_iter().collect();
-        match self
-            .service
-            .store()
-            .open_message_refs(crate::table::Platform::Telegram)
-            .await
-        {
-            Ok(refs) => tables.extend(
-                refs.into_iter()
-                    .filter(|(_, chat, _)| chat == user.as_str())
-                    .map(|(t, _, _)| t),
-            ),
-            Err(e) => tracing::warn!(error = %e, "cannot read message ids"),
-        }
-        let mut tables: Vec<TableId> = tables.into_iter().collect();
-        tables.sort();
-        tables
-    }
-
-    /// The bot cannot reach `user`: an AI player plays their seats in play
-    /// until they come back and take them back (their hand message offers it).
-    pub async fn hand_over(&self, user: &UserId) {
-        for table in self.tables_of(user).await {
-            let r = self
-                .service
-                .submit(crate::table::runtime::Request {
-                    target: crate::table::runtime::Target::Table(table),
-                    actor: crate::table::Actor::System,
-                    command: crate::table::Command::HandToAi { user: user.clone() },
-                    dedup: None,
-                })
-                .await;
-            if let Err(e) = r
-                && e.rejection().is_none()
-            {
-                tracing::error!(error = %e, "handing a seat to the AI player failed");
+    /// The open tables at which `user` has a hand message.
+    pub async fn tables_with_hand_of(&self, user: &UserId) -> Vec<TableId> {
+        let Some(chat) = super::ids::private_chat_of(user) else {
+            return Vec::new();
+        };
+        let chat = chat.0.to_string();
+        match self.front.service().message_refs(Platform::Telegram).await {
+            Ok(refs) => {
+                let mut tables: Vec<TableId> = refs
+                    .into_iter()
+                    .filter(|(_, c, _)| *c == chat)
+                    .map(|(t, _, _)| t)
+                    .collect();
+                tables.sort();
+                tables.dedup();
+                tables
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read message ids");
+                Vec::new()
             }
         }
     }
@@ -206,29 +118,11 @@ impl Shared {
             return;
         }
         self.notify(Local::ChatGone(chat));
-        let Ok(key) =
-            crate::table::ChatKey::new(crate::table::Platform::Telegram, chat.0.to_string())
-        else {
-            return;
-        };
-        let r = self
-            .service
-            .submit(crate::table::runtime::Request {
-                target: crate::table::runtime::Target::Chat(key),
-                actor: crate::table::Actor::System,
-                command: crate::table::Command::Stop,
-                dedup: None,
-            })
-            .await;
-        match r {
-            Ok(_) => tracing::info!(chat = chat.0, "removed from a group; its table stopped"),
-            Err(e) if e.rejection().is_some() => {}
-            Err(e) => tracing::error!(error = %e, "stopping the table of a group the bot left"),
-        }
+        self.front.chat_gone(&super::ids::chat_key(chat)).await;
     }
 
     /// Whether `user` administers `chat` (briefly cached `getChatMember`).
-    pub async fn is_admin(&self, chat: ChatId, user: teloxide::types::UserId) -> bool {
+    async fn telegram_admin(&self, chat: ChatId, user: teloxide::types::UserId) -> bool {
         if chat.is_user() {
             return false;
         }
@@ -244,8 +138,27 @@ impl Shared {
                 false
             }
         };
-        lock(&self.admins).insert((chat, user), (admin, Instant::now()));
+        let mut cache = lock(&self.admins);
+        if cache.len() >= ADMIN_CACHE_SOFT_LIMIT {
+            cache.retain(|_, (_, at)| at.elapsed() < ADMIN_CACHE);
+        }
+        cache.insert((chat, user), (admin, Instant::now()));
         admin
+    }
+
+    /// How many admin answers are cached (for tests of eviction).
+    pub fn admins_cached(&self) -> usize {
+        lock(&self.admins).len()
+    }
+}
+
+impl Admins for Shared {
+    async fn is_admin(&self, chat: &ChatKey, user: &UserId) -> bool {
+        let (Some(chat), UserId::Telegram(user)) = (super::ids::chat_id(chat), user) else {
+            return false;
+        };
+        self.telegram_admin(chat, teloxide::types::UserId(*user))
+            .await
     }
 }
 
@@ -307,8 +220,6 @@ pub fn configured_agent(config: &Config) -> Arc<dyn SeatAgent> {
 #[derive(Debug, thiserror::Error)]
 pub enum BotError {
     #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
     Service(#[from] ServiceError),
     #[error("Telegram: {0}")]
     Telegram(#[from] teloxide::RequestError),
@@ -328,7 +239,6 @@ pub enum BotError {
 /// A started bot.
 pub struct RunningBot {
     shared: Arc<Shared>,
-    store: Store,
     shutdown: ShutdownToken,
     dispatcher: Option<JoinHandle<()>>,
     /// The webhook server, in webhook mode.
@@ -341,6 +251,11 @@ pub struct RunningBot {
 impl RunningBot {
     pub fn shared(&self) -> &Arc<Shared> {
         &self.shared
+    }
+
+    /// The table service behind the bot (tests and tools read views from it).
+    pub fn service(&self) -> &TableService {
+        self.shared.front.service()
     }
 
     /// Where the webhook server listens, in webhook mode.
@@ -366,7 +281,7 @@ impl RunningBot {
     }
 
     /// Stops polling, finishes the updates in hand, stops timers and AI
-    /// moves, sends what is queued (for a while) and closes the store.
+    /// moves, sends what is queued (for a while) and closes the database.
     pub async fn stop(self) {
         loop {
             match self.shutdown.shutdown() {
@@ -399,10 +314,11 @@ impl RunningBot {
             server.abort();
             let _ = server.await;
         }
-        self.shared.service.shutdown().await;
+        self.shared.front.service().shutdown().await;
+        let service = self.shared.front.service().clone();
         let _ = self.stop_outbox.send(true);
         let _ = self.outbox.await;
-        self.store.close().await;
+        service.close().await;
     }
 }
 
@@ -419,29 +335,27 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
     let default_lang = Lang::from_code(&config.default_language).unwrap_or(Lang::En);
     register_commands(&bot, default_lang).await;
 
-    let store = Store::open(&StoreOptions::from_config(config)).await?;
-    let (service, effects) = TableService::builder(store.clone())
+    let (service, effects) = TableService::builder_from_config(config)
+        .await?
         .agent(tuning.agent.clone())
         .options(tuning.service.clone())
         .start()
         .await?;
     let (local_tx, local_rx) = mpsc::unbounded_channel();
-    let default_turn_timer = config
-        .default_turn_timer
-        .and_then(|d| TurnTimer::from_secs(u32::try_from(d.as_secs()).unwrap_or(u32::MAX)));
+    let defaults = Defaults {
+        lang: default_lang,
+        turn_timer: config
+            .default_turn_timer
+            .and_then(|d| TurnTimer::from_secs(u32::try_from(d.as_secs()).unwrap_or(u32::MAX))),
+    };
     let shared = Arc::new(Shared {
-        service,
+        front: Front::new(service, defaults),
         bot: bot.clone(),
         username,
         default_lang,
-        default_turn_timer,
         local: local_tx,
-        selections: Mutex::new(HashMap::new()),
-        unreachable: Mutex::new(HashSet::new()),
         gone: Mutex::new(HashSet::new()),
         admins: Mutex::new(HashMap::new()),
-        names: Mutex::new(HashMap::new()),
-        tables: Mutex::new(HashMap::new()),
     });
     let outbox = Outbox::new(shared.clone(), tuning.group_pacing, tuning.private_pacing).await;
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -523,7 +437,6 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
     };
     Ok(RunningBot {
         shared,
-        store,
         shutdown,
         dispatcher: Some(dispatcher),
         webhook,

@@ -7,13 +7,15 @@
 //! ```
 //! use kozyr::cards::Seat;
 //! use kozyr::telegram::deeplink::DeepLink;
-//! let link = DeepLink::Join { table: 42, seat: Seat::new(2) };
+//! use kozyr::table::TableId;
+//! let link = DeepLink::Join { table: TableId(42), seat: Seat::new(2) };
 //! assert_eq!(link.payload(), "j16-2");
 //! assert_eq!(link.url("kozyr_bot").unwrap().as_str(), "https://t.me/kozyr_bot?start=j16-2");
 //! assert_eq!(DeepLink::parse("j16-2"), Ok(link));
 //! ```
 
 use crate::cards::Seat;
+use crate::table::TableId;
 
 /// Telegram's limit on a start payload, in characters.
 pub const MAX_PAYLOAD: usize = 64;
@@ -22,7 +24,7 @@ pub const MAX_PAYLOAD: usize = 64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeepLink {
     /// Sit at `table`, at `seat` if given (else any free one).
-    Join { table: u64, seat: Option<Seat> },
+    Join { table: TableId, seat: Option<Seat> },
 }
 
 /// Why a payload or a bot name was refused.
@@ -42,6 +44,12 @@ pub fn is_valid_payload(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Table ids are assigned from 1 up; a negative one names no table and
+/// its payload never parses.
+fn table_number(t: TableId) -> u64 {
+    u64::try_from(t.0).unwrap_or(u64::MAX)
+}
+
 fn base36(mut n: u64) -> String {
     let mut digits = Vec::new();
     loop {
@@ -58,11 +66,11 @@ impl DeepLink {
     /// The start payload; always [valid](is_valid_payload).
     pub fn payload(&self) -> String {
         match *self {
-            DeepLink::Join { table, seat: None } => format!("j{}", base36(table)),
+            DeepLink::Join { table, seat: None } => format!("j{}", base36(table_number(table))),
             DeepLink::Join {
                 table,
                 seat: Some(s),
-            } => format!("j{}-{s}", base36(table)),
+            } => format!("j{}-{s}", base36(table_number(table))),
         }
     }
 
@@ -101,7 +109,7 @@ impl DeepLink {
         if table.is_empty() || table.len() > 13 {
             return None;
         }
-        let table = u64::from_str_radix(table, 36).ok()?;
+        let table = TableId(i64::try_from(u64::from_str_radix(table, 36).ok()?).ok()?);
         let seat = match seat {
             None => None,
             Some(s) => Some(Seat::new(s.parse().ok()?)?),
@@ -132,6 +140,8 @@ mod tests {
             "x1",
             "j1 2",
             "jzzzzzzzzzzzzzz",
+            // Past i64::MAX: no table has that id.
+            "j1y2p0ij32e8e8",
             "j1-2-3",
             "j+1",
         ] {
@@ -139,7 +149,7 @@ mod tests {
         }
         assert!(
             DeepLink::Join {
-                table: 1,
+                table: TableId(1),
                 seat: None
             }
             .url("no")
@@ -147,7 +157,7 @@ mod tests {
         );
         assert!(
             DeepLink::Join {
-                table: 1,
+                table: TableId(1),
                 seat: None
             }
             .url("bad name!")
@@ -155,7 +165,7 @@ mod tests {
         );
         assert!(
             DeepLink::Join {
-                table: 1,
+                table: TableId(1),
                 seat: None
             }
             .url("@kozyr_bot")
@@ -165,8 +175,8 @@ mod tests {
 
     proptest! {
         #[test]
-        fn payloads_round_trip_and_fit(table in any::<u64>(), seat in proptest::option::of(0u8..4)) {
-            let link = DeepLink::Join { table, seat: seat.and_then(Seat::new) };
+        fn payloads_round_trip_and_fit(table in 0..=i64::MAX, seat in proptest::option::of(0u8..4)) {
+            let link = DeepLink::Join { table: TableId(table), seat: seat.and_then(Seat::new) };
             let p = link.payload();
             prop_assert!(is_valid_payload(&p), "{p}");
             prop_assert_eq!(DeepLink::parse(&p), Ok(link));

@@ -1,16 +1,17 @@
-//! The Telegram front-end's pure parts: callback data, deep links,
-//! rendering, group-output pacing, the command menu and what failed Bot
-//! API calls mean. No network here; the teloxide shell that turns updates
-//! into table-service commands and effects into Bot API calls builds on
-//! these.
+//! The Telegram shell: Telegram updates → the front-end's inputs
+//! ([`handlers`]), screens → Bot API calls ([`markup`], [`outbox`]), and
+//! what only Telegram has: pacing within its limits ([`pacing`]), deep
+//! links ([`deeplink`]), command menus ([`commands`]), what failed calls
+//! mean ([`failure`]), webhooks ([`webhook`]), its ids ([`ids`]). It names
+//! no game and never touches the store: see [`crate::front`].
 
 pub mod bot;
-pub mod callback;
 pub mod commands;
 pub mod deeplink;
 pub mod failure;
 pub mod handlers;
+pub mod ids;
+pub mod markup;
 pub mod outbox;
 pub mod pacing;
-pub mod render;
 pub mod webhook;

@@ -25,24 +25,19 @@ use tokio::sync::{mpsc, watch};
 
 use super::bot::Shared;
 use super::failure::Failure;
-use super::pacing::{Outcome, Output, Pacer, PacerConfig, Ticket};
-use super::render::{self, HandInfo, LastTrick, Occupant, Rendered, TableInfo};
-use crate::cards::PerSeat;
-use crate::game::{GameEvent, GameView};
-use crate::i18n::{Args, key, tr_html};
-use crate::table::{
-    Announcement, Effect, HandView, Phase, Platform, SeatState, TableId, TableView, Timestamp,
-    UserId,
-};
-use crate::{hearts, kozel};
+use super::ids;
+use super::markup::Message;
+use super::pacing::{Outcome, Output as Transmission, Pacer, PacerConfig, Ticket};
+use crate::front::Screen;
+use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, TableView, UserId};
 
 /// What the handlers ask of the runner, besides the service's effects.
 #[derive(Clone, Debug)]
 pub enum Local {
-    /// Render this (a selection changed, a table to show again).
-    Effect(Effect),
+    /// Show this (a selection changed, a table to show again).
+    Output(Output),
     /// The bot cannot message this person (they blocked it): their tables
-    /// show it.
+    /// show it, and an AI player takes their seats in play.
     Unreachable(UserId),
     /// A person the bot could not reach wrote to it again: their hands are
     /// posted as fresh messages (the old ones are far up in the chat).
@@ -66,7 +61,7 @@ struct Done {
     result: Result<Option<MessageId>, Failure>,
 }
 
-type Queue = Pacer<i64, i64, Rendered>;
+type Queue = Pacer<i64, i64, Message>;
 
 /// The runner's state; [`run`] drives it.
 pub struct Outbox {
@@ -84,22 +79,18 @@ pub struct Outbox {
     done_rx: mpsc::UnboundedReceiver<Done>,
 }
 
-fn chat_number(id: &str) -> Option<i64> {
-    id.parse().ok()
-}
-
 impl Outbox {
     pub async fn new(shared: Arc<Shared>, group: PacerConfig, private: PacerConfig) -> Outbox {
         let mut refs = HashMap::new();
         match shared
-            .service
-            .store()
-            .open_message_refs(Platform::Telegram)
+            .front
+            .service()
+            .message_refs(Platform::Telegram)
             .await
         {
             Ok(rows) => {
                 for (table, chat, message) in rows {
-                    if let (Some(chat), Ok(m)) = (chat_number(&chat), i32::try_from(message)) {
+                    if let (Ok(chat), Ok(m)) = (chat.parse::<i64>(), i32::try_from(message)) {
                         refs.insert((chat, table.0), MessageId(m));
                     }
                 }
@@ -121,241 +112,69 @@ impl Outbox {
         }
     }
 
-    fn table_info(&self, view: &TableView) -> TableInfo {
-        let unreachable = self.shared.unreachable_users();
-        let mut ai = 0u8;
-        let seats = PerSeat::from_fn(|s| match &view.seats[s] {
-            SeatState::Empty => None,
-            SeatState::Person { player, away: true } => Some(Occupant::StandIn {
-                name: player.name.clone(),
-            }),
-            SeatState::Person { player, .. } => Some(Occupant::Human {
-                name: player.name.clone(),
-                reachable: !unreachable.contains(&player.id),
-            }),
-            SeatState::Ai => {
-                ai += 1;
-                Some(Occupant::Ai { number: ai })
-            }
-        });
-        let now = self.shared.service.now();
-        TableInfo {
-            table: view.id.0 as u64,
-            version: view.version,
-            game: view.kind,
-            seats,
-            turn_time_left: view.deadline.map(|d| time_left(d, now)),
-            last_trick: view.last_trick.map(|t| LastTrick {
-                winner: t.winner,
-                points: t.points,
-            }),
-        }
-    }
-
-    fn render_table(&self, view: &TableView) -> Rendered {
-        let lang = view.settings.lang;
-        let info = self.table_info(view);
-        let mut out = match (&view.game, view.phase) {
-            (Some(game), Phase::Playing | Phase::Finished | Phase::Closed) => {
-                render::table(lang, &info, game)
-            }
-            _ => {
-                let creator = view
-                    .seats
-                    .iter()
-                    .find_map(|(_, s)| s.person().filter(|p| p.id == view.creator))
-                    .map(|p| p.name.clone())
-                    .or_else(|| self.shared.name_of(&view.creator))
-                    .unwrap_or_else(|| "?".to_owned());
-                render::lobby(lang, &info, &creator, &self.shared.username)
-            }
-        };
-        match view.phase {
-            Phase::Closed => out.keyboard = Default::default(),
-            Phase::Finished => out = render::with_rematch(lang, &info, out),
-            Phase::Lobby | Phase::Playing => {}
-        }
-        out
-    }
-
-    fn render_hand(&self, hand: &HandView, view: &TableView) -> Rendered {
-        let info = self.table_info(view);
-        let selection = self.shared.selection(&hand.player.id, hand.table);
-        let hinfo = HandInfo {
-            table: &info,
-            group_title: &hand.title,
-            seat: hand.seat,
-            selection,
-        };
-        render::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal)
-    }
-
-    fn announcement(&self, view: &TableView, a: &Announcement) -> Option<Rendered> {
-        let lang = view.settings.lang;
-        let info = self.table_info(view);
-        let text = |k, args: Args| Rendered {
-            text: tr_html(lang, k, &args),
-            keyboard: Default::default(),
-        };
-        match a {
-            Announcement::SeriesStarted { .. } => Some(text(
-                key::GAME_BEGINS,
-                Args::new().text("game", render::game_name(lang, view.kind)),
-            )),
-            Announcement::Game { event, .. } => match (event, &view.game) {
-                (GameEvent::Kozel(kozel::Event::DealOver(result)), Some(GameView::Kozel(v))) => {
-                    let deal_no = if v.goat.is_some() {
-                        v.deal_no
-                    } else {
-                        v.deal_no.saturating_sub(1).max(1)
-                    };
-                    Some(render::kozel::deal_over(
-                        lang,
-                        &info,
-                        deal_no,
-                        result,
-                        v.defeat_points,
-                    ))
-                }
-                (
-                    GameEvent::Kozel(kozel::Event::SeriesOver { goat, with_eggs }),
-                    Some(GameView::Kozel(v)),
-                ) => Some(render::kozel::series_over(
-                    lang,
-                    &info,
-                    *goat,
-                    *with_eggs,
-                    v.defeat_points,
-                )),
-                (
-                    GameEvent::Hearts(hearts::Event::DealOver {
-                        deal,
-                        deal_points,
-                        total_points,
-                        moon_shooter,
-                    }),
-                    _,
-                ) => Some(render::hearts::deal_over(
-                    lang,
-                    &info,
-                    *deal,
-                    *deal_points,
-                    *total_points,
-                    *moon_shooter,
-                    view.settings.options.hearts.end_score,
-                )),
-                (GameEvent::Hearts(hearts::Event::GameOver { ranking }), _) => {
-                    Some(render::hearts::game_over(lang, &info, ranking))
-                }
-                // Tricks show on the table message itself.
-                _ => None,
-            },
-            Announcement::AutoPlayed { seat, .. } => Some(text(
-                key::TIMER_AUTO_PLAYED,
-                Args::new().text("name", info.name(lang, *seat)),
-            )),
-            Announcement::HandedToAi {
-                player,
-                unreachable: true,
-                ..
-            } => Some(text(
-                key::UNREACHABLE_TO_AI,
-                Args::new().text("name", player.name.clone()),
-            )),
-            Announcement::HandedToAi { player, .. } => Some(text(
-                key::TIMER_HANDED_TO_AI,
-                Args::new()
-                    .text("name", player.name.clone())
-                    .num("count", i64::from(crate::table::TIMEOUTS_BEFORE_AI)),
-            )),
-            Announcement::TakenBack { player, .. } => Some(text(
-                key::TIMER_TOOK_BACK,
-                Args::new().text("name", player.name.clone()),
-            )),
-            Announcement::Left {
-                player,
-                kicked: true,
-                ..
-            } => Some(text(
-                key::KICKED,
-                Args::new().text("name", player.name.clone()),
-            )),
-            Announcement::Stopped { by } => {
-                let name = by
-                    .as_ref()
-                    .and_then(|u| self.shared.name_of(u))
-                    .unwrap_or_else(|| "—".to_owned());
-                Some(text(key::STOPPED, Args::new().text("name", name)))
-            }
-            Announcement::Left { .. } | Announcement::ChatMoved { .. } => None,
-        }
+    fn message(&self, screen: &Screen) -> Message {
+        Message::of(screen, &self.shared.username)
     }
 
     async fn view_of(&mut self, table: TableId) -> Option<TableView> {
         if let Some(v) = self.views.get(&table) {
             return Some(v.clone());
         }
-        let t = self.shared.service.table(table).await.ok()??;
-        let v = t.view();
+        let v = self.shared.front.service().table_view(table).await.ok()??;
         self.views.insert(table, v.clone());
         Some(v)
     }
 
-    /// Takes one effect in.
-    pub async fn on_effect(&mut self, effect: Effect) {
-        match effect {
-            Effect::RenderTable(view) => {
-                let Some(chat) = chat_number(view.chat.id()) else {
+    /// Takes one output of the table service in.
+    pub async fn on_output(&mut self, output: Output) {
+        match output {
+            Output::RenderTable(view) => {
+                let Some(chat) = ids::chat_id(&view.chat) else {
                     return;
                 };
-                if self.shared.is_chat_gone(ChatId(chat)) {
+                let closed = view.phase == Phase::Closed;
+                if self.shared.is_chat_gone(chat) {
                     self.pending.remove(&view.id);
-                    if view.phase == Phase::Closed {
-                        self.shared.clear_selections(view.id);
-                        self.views.remove(&view.id);
-                    } else {
-                        self.views.insert(view.id, *view);
+                } else {
+                    for a in self.pending.remove(&view.id).unwrap_or_default() {
+                        if let Some(screen) = self.shared.front.announcement(&view, &a) {
+                            let m = self.message(&screen);
+                            self.group.send(chat.0, m);
+                        }
                     }
-                    return;
+                    let content = self.message(&self.shared.front.table_screen(&view));
+                    self.group.set(chat.0, view.id.0, content);
                 }
-                for a in self.pending.remove(&view.id).unwrap_or_default() {
-                    if let Some(r) = self.announcement(&view, &a) {
-                        self.group.send(chat, r);
-                    }
-                }
-                let content = self.render_table(&view);
-                self.group.set(chat, view.id.0, content);
-                if view.phase == Phase::Closed {
-                    self.shared.clear_selections(view.id);
+                if closed {
                     self.views.remove(&view.id);
                 } else {
                     self.views.insert(view.id, *view);
                 }
             }
-            Effect::RenderHand(hand) => {
-                if self.shared.is_unreachable(&hand.player.id) {
+            Output::RenderHand(hand) => {
+                if self.shared.front.is_unreachable(&hand.player.id) {
                     return;
                 }
-                let Some(chat) = chat_number(hand.player.id.as_str()) else {
+                let Some(chat) = ids::private_chat_of(&hand.player.id) else {
                     return;
                 };
                 let Some(view) = self.view_of(hand.table).await else {
                     return;
                 };
                 let content = self.render_hand(&hand, &view);
-                self.private.set(chat, hand.table.0, content);
+                self.private.set(chat.0, hand.table.0, content);
             }
-            Effect::DropHand { table, user, .. } => {
+            Output::DropHand { table, user, .. } => {
                 self.retire_hand(table, &user);
             }
-            Effect::Announce {
+            Output::Announce {
                 table,
                 announcement,
                 ..
             } => {
                 self.pending.entry(table).or_default().push(announcement);
             }
-            Effect::Remind(spec) => {
+            Output::Remind(spec) => {
                 // Not a new group message: the group may get about 20
                 // outputs a minute, shared by every table message edit. The
                 // table message shows the time left (one edit, latest wins),
@@ -363,39 +182,27 @@ impl Outbox {
                 let Some(view) = self.view_of(spec.table).await else {
                     return;
                 };
-                Box::pin(self.on_effect(Effect::RenderTable(Box::new(view.clone())))).await;
-                let left = time_left(spec.deadline, self.shared.service.now());
-                for p in spec.awaiting.iter().filter_map(|a| a.player.as_ref()) {
-                    if self.shared.is_unreachable(&p.id) {
-                        continue;
-                    }
-                    let Some(chat) = chat_number(p.id.as_str()) else {
+                Box::pin(self.on_output(Output::RenderTable(Box::new(view)))).await;
+                for (person, screen) in self.shared.front.reminders(&spec) {
+                    let Some(chat) = ids::private_chat_of(&person.id) else {
                         continue;
                     };
-                    let text = tr_html(
-                        p.lang,
-                        key::TIMER_REMINDER_DM,
-                        &Args::new().num("seconds", render::shown_seconds(left)),
-                    );
-                    self.private.send(
-                        chat,
-                        Rendered {
-                            text,
-                            keyboard: Default::default(),
-                        },
-                    );
+                    let m = self.message(&screen);
+                    self.private.send(chat.0, m);
                 }
             }
-            // Timers and AI moves are the service's own business.
-            Effect::ArmTimer(_) | Effect::DisarmTimer { .. } | Effect::AiMove(_) => {}
         }
+    }
+
+    fn render_hand(&self, hand: &HandView, view: &TableView) -> Message {
+        self.message(&self.shared.front.hand_screen(hand, view))
     }
 
     /// Takes in work from the handlers.
     pub async fn on_local(&mut self, local: Local) {
         match local {
-            Local::Effect(e) => self.on_effect(e).await,
-            Local::Unreachable(user) => self.show_unreachable(&user).await,
+            Local::Output(o) => self.on_output(o).await,
+            Local::Unreachable(user) => self.lost(&user, None).await,
             Local::Returned(user) => self.returned(&user).await,
             Local::ChatGone(chat) => {
                 self.group.forget(&chat.0);
@@ -406,50 +213,40 @@ impl Outbox {
 
     /// Posts the person's hands anew, and their tables without the deep link.
     async fn returned(&mut self, user: &UserId) {
-        let Some(chat) = chat_number(user.as_str()) else {
+        let Some(chat) = ids::private_chat_of(user) else {
             return;
         };
-        self.private.forget(&chat);
-        self.refs.retain(|(c, _), _| *c != chat);
-        let mut tables = self.shared.tables_of(user).await;
-        for v in self.views.values() {
-            if v.seats
-                .iter()
-                .any(|(_, s)| s.person().is_some_and(|p| &p.id == user))
-                && !tables.contains(&v.id)
-            {
-                tables.push(v.id);
-            }
-        }
+        self.private.forget(&chat.0);
+        self.refs.retain(|(c, _), _| *c != chat.0);
+        let tables = self.tables_of(user).await;
+        let service = self.shared.front.service().clone();
         for id in tables {
-            let Ok(Some(t)) = self.shared.service.table(id).await else {
+            let Ok(Some(view)) = service.table_view(id).await else {
                 continue;
             };
-            if t.phase() == Phase::Closed {
+            if view.phase == Phase::Closed {
                 continue;
             }
-            let view = t.view();
-            let hand = t.seat_of(user).and_then(|s| t.hand_view(s));
-            self.on_effect(Effect::RenderTable(Box::new(view))).await;
+            let hand = service.hand_of(id, user).await.ok().flatten();
+            self.on_output(Output::RenderTable(Box::new(view))).await;
             if let Some(h) = hand {
-                self.on_effect(Effect::RenderHand(Box::new(h))).await;
+                self.on_output(Output::RenderHand(Box::new(h))).await;
             }
         }
     }
 
     /// The person left the table: their hand message keeps its text and loses its buttons.
     fn retire_hand(&mut self, table: TableId, user: &UserId) {
-        self.shared.clear_selection(user, table);
-        let Some(chat) = chat_number(user.as_str()) else {
+        let Some(chat) = ids::private_chat_of(user) else {
             return;
         };
-        if let Some(shown) = self.private.shown(&chat, &table.0).cloned() {
+        if let Some(shown) = self.private.shown(&chat.0, &table.0).cloned() {
             self.private.set(
-                chat,
+                chat.0,
                 table.0,
-                Rendered {
-                    text: shown.text,
-                    keyboard: Default::default(),
+                Message {
+                    html: shown.html,
+                    keyboard: None,
                 },
             );
         }
@@ -467,13 +264,13 @@ impl Outbox {
                 };
                 let chat = tx.ticket.chat;
                 let (table, known, content, edit) = match tx.output {
-                    Output::Set { slot, content } => (
+                    Transmission::Set { slot, content } => (
                         Some(TableId(slot)),
                         self.refs.get(&(chat, slot)).copied(),
                         content,
                         true,
                     ),
-                    Output::Send { content } => (None, None, content, false),
+                    Transmission::Send { content } => (None, None, content, false),
                 };
                 let shared = self.shared.clone();
                 let done = self.done_tx.clone();
@@ -498,16 +295,16 @@ impl Outbox {
             Ok(new_message) => {
                 if let (Some(m), Some(table)) = (new_message, done.table) {
                     self.refs.insert((chat, table.0), m);
-                    let store = self.shared.service.store().clone();
-                    let at = self.shared.service.now();
                     // Recorded before the next output for this chat goes out.
-                    if let Err(e) = store
+                    if let Err(e) = self
+                        .shared
+                        .front
+                        .service()
                         .save_message_ref(
                             Platform::Telegram,
                             table,
                             &chat.to_string(),
                             Some(i64::from(m.0)),
-                            at,
                         )
                         .await
                     {
@@ -524,12 +321,10 @@ impl Outbox {
                         }
                     }
                     Failure::Unreachable if done.lane == Lane::Private => {
-                        if let Ok(user) = UserId::new(chat.to_string())
-                            && self.shared.set_unreachable(&user, true)
+                        if let Some(user) = ids::user_of_private_chat(ChatId(chat))
+                            && self.shared.front.set_unreachable(&user, true)
                         {
-                            self.show_unreachable(&user).await;
-                            let shared = self.shared.clone();
-                            tokio::spawn(async move { shared.hand_over(&user).await });
+                            self.lost(&user, done.table).await;
                         }
                     }
                     Failure::Unreachable => {
@@ -549,22 +344,41 @@ impl Outbox {
         }
     }
 
+    /// The open tables `user` sits at or has a hand message of.
+    async fn tables_of(&self, user: &UserId) -> Vec<TableId> {
+        let mut tables = self.shared.tables_with_hand_of(user).await;
+        for v in self.views.values() {
+            if v.seat_of(user).is_some() && !tables.contains(&v.id) {
+                tables.push(v.id);
+            }
+        }
+        tables
+    }
+
+    /// The bot cannot message `user` any more (they blocked it; `table`:
+    /// where that showed): their tables show it, and an AI player plays
+    /// their seats in play until they take them back.
+    async fn lost(&mut self, user: &UserId, table: Option<TableId>) {
+        self.show_unreachable(user).await;
+        let mut tables = self.tables_of(user).await;
+        tables.extend(table.filter(|t| !tables.contains(t)));
+        let shared = self.shared.clone();
+        let user = user.clone();
+        tokio::spawn(async move { shared.front.hand_over(&user, &tables).await });
+    }
+
     /// The bot cannot message `user`: their tables show them a deep link.
     async fn show_unreachable(&mut self, user: &UserId) {
         let user = user.clone();
         let tables: Vec<TableId> = self
             .views
             .values()
-            .filter(|v| {
-                v.seats
-                    .iter()
-                    .any(|(_, s)| s.person().is_some_and(|p| p.id == user))
-            })
+            .filter(|v| v.seat_of(&user).is_some())
             .map(|v| v.id)
             .collect();
         for t in tables {
             if let Some(v) = self.views.get(&t).cloned() {
-                Box::pin(self.on_effect(Effect::RenderTable(Box::new(v)))).await;
+                Box::pin(self.on_output(Output::RenderTable(Box::new(v)))).await;
             }
         }
     }
@@ -584,24 +398,20 @@ impl Outbox {
     }
 }
 
-fn time_left(deadline: Timestamp, now: Timestamp) -> Duration {
-    Duration::from_millis(u64::try_from(deadline.millis() - now.millis()).unwrap_or(0))
-}
-
 /// Performs one output. `Ok(Some(id))` when a new message was posted.
 async fn deliver(
     shared: &Shared,
     chat: ChatId,
     known: Option<MessageId>,
-    content: &Rendered,
+    content: &Message,
     edit: bool,
 ) -> Result<Option<MessageId>, Failure> {
     let bot = &shared.bot;
     if let (true, Some(id)) = (edit, known) {
         let mut req = bot
-            .edit_message_text(chat, id, content.text.clone())
+            .edit_message_text(chat, id, content.html.clone())
             .parse_mode(ParseMode::Html);
-        if let Some(kb) = content.markup() {
+        if let Some(kb) = &content.keyboard {
             req = req.reply_markup(kb.clone());
         }
         return match req.await {
@@ -613,9 +423,9 @@ async fn deliver(
         };
     }
     let mut req = bot
-        .send_message(chat, content.text.clone())
+        .send_message(chat, content.html.clone())
         .parse_mode(ParseMode::Html);
-    if let Some(kb) = content.markup() {
+    if let Some(kb) = &content.keyboard {
         req = req.reply_markup(kb.clone());
     }
     match req.await {
@@ -628,7 +438,7 @@ async fn deliver(
 /// (or `drain_for` passed).
 pub async fn run(
     mut outbox: Outbox,
-    mut effects: mpsc::UnboundedReceiver<Effect>,
+    mut effects: mpsc::UnboundedReceiver<Output>,
     mut local: mpsc::UnboundedReceiver<Local>,
     mut stop: watch::Receiver<bool>,
     drain_for: Duration,
@@ -650,7 +460,7 @@ pub async fn run(
             }
         };
         tokio::select! {
-            Some(e) = effects.recv() => outbox.on_effect(e).await,
+            Some(e) = effects.recv() => outbox.on_output(e).await,
             Some(l) = local.recv() => outbox.on_local(l).await,
             Some(d) = outbox.done_rx.recv() => outbox.on_done(d).await,
             _ = sleep => {}

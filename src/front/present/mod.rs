@@ -1,15 +1,15 @@
-//! Messages and keyboards from game views: pure functions, no network.
+//! Screens from game views: pure functions, no network, no platform.
 //!
 //! Inputs are a [`GameView`] (what one seat may see), the legal actions of
 //! that seat where buttons depend on them, and plain structs describing
 //! the table ([`TableInfo`]) that the service fills in. Outputs are
-//! [`Rendered`] messages: Telegram HTML text and an inline keyboard whose
-//! buttons carry [`Callback`] data. Everything a user or a player name can
-//! influence is escaped; every text stays under Telegram's 4096 characters
-//! and every callback under 64 bytes (tested over random games).
+//! [`Screen`]s: kozyr markup and rows of buttons whose presses are
+//! [`Press`]es. Everything a user or a player name can influence is
+//! escaped; every text stays under 2,000 characters (Discord's limit, below
+//! Telegram's 4,096) and every press under 64 bytes (tested over random games).
 //!
-//! Game-specific parts live in one module per game ([`kozel`]); the entry
-//! points here dispatch on the view, so adding Hearts is one match arm each.
+//! Game-specific parts live in one module per game ([`kozel`], [`hearts`]);
+//! [`crate::front::games`] plugs them in behind one trait.
 
 pub mod hearts;
 pub mod kozel;
@@ -17,50 +17,14 @@ pub mod lobby;
 
 use std::time::Duration;
 
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
-
-use super::callback::{Callback, TableAction};
+use super::action::{Press, TableAction};
+use super::screen::{Button, Screen};
 use crate::cards::{CardSet, PerSeat, Seat, Suit};
 use crate::game::{GameAction, GameError, GameKind, GameView};
 use crate::i18n::{Args, Key, Lang, key, tr, tr_html};
+use crate::table::TableId;
 
 pub use lobby::{SettingsInfo, game_menu, game_name, language_menu, lobby, settings, stop_prompt};
-
-/// A message to send or to edit in: HTML text and its inline keyboard.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Rendered {
-    /// Telegram HTML (`parse_mode = HTML`).
-    pub text: String,
-    /// Empty when the message has no buttons.
-    pub keyboard: InlineKeyboardMarkup,
-}
-
-impl Rendered {
-    fn without_keyboard(text: String) -> Rendered {
-        Rendered {
-            text,
-            keyboard: InlineKeyboardMarkup::default(),
-        }
-    }
-
-    /// The keyboard to send, `None` when there are no buttons.
-    pub fn markup(&self) -> Option<&InlineKeyboardMarkup> {
-        (!self.keyboard.inline_keyboard.is_empty()).then_some(&self.keyboard)
-    }
-
-    /// Every button's callback data, for checks and tests.
-    pub fn callbacks(&self) -> impl Iterator<Item = &str> {
-        use teloxide::types::InlineKeyboardButtonKind;
-        self.keyboard
-            .inline_keyboard
-            .iter()
-            .flatten()
-            .filter_map(|b| match &b.kind {
-                InlineKeyboardButtonKind::CallbackData(d) => Some(d.as_str()),
-                _ => None,
-            })
-    }
-}
 
 /// Who sits in a seat, as the front-end shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -124,7 +88,7 @@ fn clean_name(name: &str) -> String {
 /// timer. Filled in by the front-end from the table service's state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
-    pub table: u64,
+    pub table: TableId,
     /// The state version buttons are drawn for; presses with another are stale.
     pub version: u64,
     pub game: GameKind,
@@ -150,13 +114,12 @@ impl TableInfo {
             .map_or_else(|| "—".to_owned(), |o| o.display(lang))
     }
 
-    fn callback(&self, action: TableAction) -> String {
-        Callback::Table {
+    fn callback(&self, action: TableAction) -> Press {
+        Press::Table {
             table: self.table,
             version: self.version,
             action,
         }
-        .encode()
     }
 }
 
@@ -198,16 +161,15 @@ pub fn suit_name(lang: Lang, suit: Suit) -> String {
 }
 
 /// The public table message in the group.
-pub fn table(lang: Lang, info: &TableInfo, view: &GameView) -> Rendered {
-    match view {
-        GameView::Kozel(v) => kozel::table(lang, info, v),
-        GameView::Hearts(v) => hearts::table(lang, info, v),
-    }
+pub fn table(lang: Lang, info: &TableInfo, view: &GameView) -> Screen {
+    super::games::front_for(view)
+        .table(lang, info, view)
+        .unwrap_or_default()
 }
 
 /// The table message of a finished table: its text, and a button to play
 /// another series with the same seats.
-pub fn with_rematch(lang: Lang, info: &TableInfo, mut rendered: Rendered) -> Rendered {
+pub fn with_rematch(lang: Lang, info: &TableInfo, mut rendered: Screen) -> Screen {
     rendered.keyboard = rendered.keyboard.append_row([button(
         tr(lang, key::BTN_REMATCH, &Args::new()),
         info.callback(TableAction::Rematch),
@@ -217,29 +179,10 @@ pub fn with_rematch(lang: Lang, info: &TableInfo, mut rendered: Rendered) -> Ren
 
 /// A player's private hand message with its buttons. `legal` is what the
 /// engine says the seat may do now (`Game::legal_actions`).
-pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) -> Rendered {
-    match view {
-        GameView::Kozel(v) => {
-            let legal: Vec<_> = legal
-                .iter()
-                .filter_map(|a| match *a {
-                    GameAction::Kozel(a) => Some(a),
-                    GameAction::Hearts(_) => None,
-                })
-                .collect();
-            kozel::hand(lang, info, v, &legal)
-        }
-        GameView::Hearts(v) => {
-            let legal: Vec<_> = legal
-                .iter()
-                .filter_map(|a| match *a {
-                    GameAction::Hearts(a) => Some(a),
-                    GameAction::Kozel(_) => None,
-                })
-                .collect();
-            hearts::hand(lang, info, v, &legal)
-        }
-    }
+pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) -> Screen {
+    super::games::front_for(view)
+        .hand(lang, info, view, legal)
+        .unwrap_or_default()
 }
 
 /// The popup for a refused action.
@@ -265,8 +208,8 @@ fn glyphs(cards: impl IntoIterator<Item = crate::cards::Card>) -> String {
         .join(" ")
 }
 
-fn button(text: impl Into<String>, data: String) -> InlineKeyboardButton {
-    InlineKeyboardButton::callback(text, data)
+fn button(text: impl Into<String>, press: Press) -> Button {
+    Button::press(text, press)
 }
 
 /// A button label from a name: short, so rows stay readable.

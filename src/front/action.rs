@@ -1,15 +1,17 @@
-//! Callback data: what an inline button asks for, in at most 64 bytes.
+//! Button actions: what a button asks for, in at most 64 ASCII bytes —
+//! within Telegram's 64-byte callback data and Discord's 100-character
+//! custom ids, so every platform carries the same codec.
 //!
-//! Callback data comes back from Telegram untrusted — a modified client can
-//! send anything — so [`Callback::parse`] accepts exactly the strings
-//! [`Callback::encode`] produces and nothing else: every accepted string
+//! Button data comes back from the platform untrusted — a modified client
+//! can send anything — so [`Press::parse`] accepts exactly the strings
+//! [`Press::encode`] produces and nothing else: every accepted string
 //! re-encodes to itself. A press also carries the table and the state
 //! version the button was drawn for, so the service can refuse stale ones.
 //!
 //! Grammar (numbers in lowercase base 36 without leading zeros):
 //!
 //! ```text
-//! callback := "t" table "." version "." table-action   a table's button
+//! press    := "t" table "." version "." table-action   a table's button
 //!           | "c" version "." chat-action               a chat's button
 //! table-action :=
 //!     "c" CARD    toggle a card          "x"       clear the selection
@@ -29,11 +31,12 @@
 //! ```
 //!
 //! ```
-//! use kozyr::telegram::callback::{Callback, TableAction};
-//! let c = Callback::Table { table: 42, version: 7, action: TableAction::Toggle("TS".parse().unwrap()) };
+//! use kozyr::front::action::{Press, TableAction};
+//! use kozyr::table::TableId;
+//! let c = Press::Table { table: TableId(42), version: 7, action: TableAction::Toggle("TS".parse().unwrap()) };
 //! assert_eq!(c.encode(), "t16.7.cTS");
-//! assert_eq!(Callback::parse("t16.7.cTS"), Ok(c));
-//! assert!(Callback::parse("t016.7.cTS").is_err()); // not canonical
+//! assert_eq!(Press::parse("t16.7.cTS"), Ok(c));
+//! assert!(Press::parse("t016.7.cTS").is_err()); // not canonical
 //! ```
 
 use std::fmt::{self, Write as _};
@@ -41,16 +44,17 @@ use std::fmt::{self, Write as _};
 use crate::cards::{Card, CardSet, Seat};
 use crate::game::GameKind;
 use crate::i18n::Lang;
+use crate::table::TableId;
 
-/// Telegram's limit on callback data, in bytes.
+/// The longest button data, in bytes: Telegram's limit (Discord's is 100).
 pub const MAX_LEN: usize = 64;
 
 /// A button press, decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Callback {
+pub enum Press {
     /// A button on a table's message (lobby, table, hand, stop prompt).
     Table {
-        table: u64,
+        table: TableId,
         version: u64,
         action: TableAction,
     },
@@ -102,12 +106,12 @@ pub enum ChatAction {
     SetShootTheMoon(bool),
 }
 
-/// Why callback data was refused.
+/// Why button data was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CallbackError {
-    #[error("callback data is {0} bytes, more than 64")]
+pub enum PressError {
+    #[error("button data is {0} bytes, more than 64")]
     TooLong(usize),
-    #[error("callback data is not one kozyr made")]
+    #[error("button data is not one kozyr made")]
     Malformed,
 }
 
@@ -284,24 +288,26 @@ impl ChatAction {
     }
 }
 
-impl Callback {
-    /// The callback data for a button; never longer than [`MAX_LEN`].
+impl Press {
+    /// The button data for a button; never longer than [`MAX_LEN`].
     pub fn encode(&self) -> String {
         let mut out = String::with_capacity(48);
         match *self {
-            Callback::Table {
+            Press::Table {
                 table,
                 version,
                 action,
             } => {
                 out.push('t');
-                base36(table, &mut out);
+                // Table ids are assigned from 1 up; a negative one is no
+                // table, and its data can never parse.
+                base36(u64::try_from(table.0).unwrap_or(u64::MAX), &mut out);
                 out.push('.');
                 base36(version, &mut out);
                 out.push('.');
                 action.write(&mut out);
             }
-            Callback::Chat { version, action } => {
+            Press::Chat { version, action } => {
                 out.push('c');
                 base36(version, &mut out);
                 out.push('.');
@@ -311,30 +317,30 @@ impl Callback {
         out
     }
 
-    /// Decodes callback data; anything [`Callback::encode`] would not have
-    /// written is [`CallbackError::Malformed`].
-    pub fn parse(data: &str) -> Result<Callback, CallbackError> {
+    /// Decodes button data; anything [`Press::encode`] would not have
+    /// written is [`PressError::Malformed`].
+    pub fn parse(data: &str) -> Result<Press, PressError> {
         if data.len() > MAX_LEN {
-            return Err(CallbackError::TooLong(data.len()));
+            return Err(PressError::TooLong(data.len()));
         }
-        let parsed = Self::parse_loose(data).ok_or(CallbackError::Malformed)?;
+        let parsed = Self::parse_loose(data).ok_or(PressError::Malformed)?;
         // The fields are checked one by one above; comparing the re-encoding
         // closes whatever gap is left (case, spellings `Card` also accepts).
         if parsed.encode() != data {
-            return Err(CallbackError::Malformed);
+            return Err(PressError::Malformed);
         }
         Ok(parsed)
     }
 
-    fn parse_loose(data: &str) -> Option<Callback> {
+    fn parse_loose(data: &str) -> Option<Press> {
         let (kind, rest) = data.split_at_checked(1)?;
         match kind {
             "t" => {
                 let mut parts = rest.splitn(3, '.');
-                let table = parse_base36(parts.next()?)?;
+                let table = TableId(i64::try_from(parse_base36(parts.next()?)?).ok()?);
                 let version = parse_base36(parts.next()?)?;
                 let action = TableAction::parse(parts.next()?)?;
-                Some(Callback::Table {
+                Some(Press::Table {
                     table,
                     version,
                     action,
@@ -342,7 +348,7 @@ impl Callback {
             }
             "c" => {
                 let (version, action) = rest.split_once('.')?;
-                Some(Callback::Chat {
+                Some(Press::Chat {
                     version: parse_base36(version)?,
                     action: ChatAction::parse(action)?,
                 })
@@ -352,16 +358,16 @@ impl Callback {
     }
 }
 
-impl fmt::Display for Callback {
+impl fmt::Display for Press {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.encode())
     }
 }
 
-impl std::str::FromStr for Callback {
-    type Err = CallbackError;
-    fn from_str(s: &str) -> Result<Callback, CallbackError> {
-        Callback::parse(s)
+impl std::str::FromStr for Press {
+    type Err = PressError;
+    fn from_str(s: &str) -> Result<Press, PressError> {
+        Press::parse(s)
     }
 }
 
@@ -372,17 +378,17 @@ mod tests {
     use super::*;
     use crate::cards::Suit;
 
-    fn check(c: Callback, expect: &str) {
+    fn check(c: Press, expect: &str) {
         assert_eq!(c.encode(), expect);
-        assert_eq!(Callback::parse(expect), Ok(c), "{expect}");
+        assert_eq!(Press::parse(expect), Ok(c), "{expect}");
     }
 
     #[test]
     fn encodings_are_as_documented() {
         let card = |s: &str| s.parse::<Card>().unwrap();
         let set = |s: &str| s.parse::<CardSet>().unwrap();
-        let t = |action| Callback::Table {
-            table: 1295,
+        let t = |action| Press::Table {
+            table: TableId(1295),
             version: 36,
             action,
         };
@@ -407,7 +413,7 @@ mod tests {
         check(t(TableAction::TakeBack), "tzz.10.r");
         check(t(TableAction::Stop { confirm: true }), "tzz.10.z1");
         check(t(TableAction::Rematch), "tzz.10.n");
-        let c = |action| Callback::Chat { version: 0, action };
+        let c = |action| Press::Chat { version: 0, action };
         check(c(ChatAction::NewTable(GameKind::Kozel)), "c0.nk");
         check(c(ChatAction::NewTable(GameKind::Hearts)), "c0.nh");
         check(c(ChatAction::SetLanguage(Lang::Ro)), "c0.Lro");
@@ -447,6 +453,8 @@ mod tests {
             "t1.2.x.",
             "t1..x",
             "tzzzzzzzzzzzzzz.1.x",
+            // Past i64::MAX: no table has that id.
+            "t1y2p0ij32e8e8.1.x",
             "t1.2.lffffffffffffffff",
             "c.nk",
             "c0.Len-US",
@@ -460,23 +468,20 @@ mod tests {
             "t1.2.x\n",
             " t1.2.x",
         ] {
-            assert!(Callback::parse(bad).is_err(), "{bad:?} parsed");
+            assert!(Press::parse(bad).is_err(), "{bad:?} parsed");
         }
-        assert_eq!(
-            Callback::parse(&"t".repeat(65)),
-            Err(CallbackError::TooLong(65))
-        );
+        assert_eq!(Press::parse(&"t".repeat(65)), Err(PressError::TooLong(65)));
     }
 
     #[test]
     fn the_longest_callback_fits() {
-        let widest = Callback::Table {
-            table: u64::MAX,
+        let widest = Press::Table {
+            table: TableId(i64::MAX),
             version: u64::MAX,
             action: TableAction::HeartsPass(CardSet::FULL),
         };
         assert!(widest.encode().len() <= MAX_LEN, "{}", widest.encode());
-        assert_eq!(Callback::parse(&widest.encode()), Ok(widest));
+        assert_eq!(Press::parse(&widest.encode()), Ok(widest));
     }
 
     fn any_card() -> impl Strategy<Value = Card> {
@@ -521,17 +526,17 @@ mod tests {
         ]
     }
 
-    fn any_callback() -> impl Strategy<Value = Callback> {
+    fn any_callback() -> impl Strategy<Value = Press> {
         prop_oneof![
-            (any::<u64>(), any::<u64>(), any_table_action()).prop_map(
-                |(table, version, action)| Callback::Table {
-                    table,
+            (0..=i64::MAX, any::<u64>(), any_table_action()).prop_map(
+                |(table, version, action)| Press::Table {
+                    table: TableId(table),
                     version,
                     action
                 }
             ),
             (any::<u64>(), any_chat_action())
-                .prop_map(|(version, action)| Callback::Chat { version, action }),
+                .prop_map(|(version, action)| Press::Chat { version, action }),
         ]
     }
 
@@ -543,19 +548,19 @@ mod tests {
             let data = c.encode();
             prop_assert!(data.len() <= MAX_LEN, "{data}");
             prop_assert!(data.is_ascii());
-            prop_assert_eq!(Callback::parse(&data), Ok(c));
+            prop_assert_eq!(Press::parse(&data), Ok(c));
         }
 
         #[test]
         fn arbitrary_strings_never_panic_and_accepted_ones_are_canonical(s in "\\PC{0,80}") {
-            if let Ok(c) = Callback::parse(&s) {
+            if let Ok(c) = Press::parse(&s) {
                 prop_assert_eq!(c.encode(), s);
             }
         }
 
         #[test]
         fn near_valid_strings_are_canonical_when_accepted(s in "[tc][0-9a-z]{0,3}\\.[0-9a-z.]{0,3}[a-zA-Z0-9.\\-]{0,6}") {
-            if let Ok(c) = Callback::parse(&s) {
+            if let Ok(c) = Press::parse(&s) {
                 prop_assert_eq!(c.encode(), s);
             }
         }
@@ -566,7 +571,7 @@ mod tests {
             let i = i.index(bytes.len());
             bytes[i] = b;
             let s = String::from_utf8(bytes).unwrap();
-            if let Ok(other) = Callback::parse(&s) {
+            if let Ok(other) = Press::parse(&s) {
                 prop_assert_eq!(other.encode(), s);
             }
         }

@@ -1,15 +1,14 @@
 //! Messages around the game: the lobby, the game menu, settings, the
 //! language picker and the stop prompt.
 
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
+use crate::front::screen::{Button, Keyboard};
 
-use super::{Occupant, Rendered, TableInfo, button, line, short};
+use super::{Occupant, Screen, TableInfo, button, line, short};
 use crate::cards::Seat;
+use crate::front::action::{ChatAction, Press, TableAction};
 use crate::game::GameKind;
 use crate::i18n::{Args, Lang, key, tr};
 use crate::kozel::Team;
-use crate::telegram::callback::{Callback, ChatAction, TableAction};
-use crate::telegram::deeplink::DeepLink;
 
 /// Turn timer choices offered in the settings, in seconds.
 pub const TIMER_CHOICES: [u32; 3] = [30, 60, 120];
@@ -18,11 +17,7 @@ pub const END_SCORE_CHOICES: [u32; 2] = [50, 100];
 
 /// The game's name in `lang`.
 pub fn game_name(lang: Lang, game: GameKind) -> String {
-    let k = match game {
-        GameKind::Kozel => key::GAME_KOZEL,
-        GameKind::Hearts => key::GAME_HEARTS,
-    };
-    tr(lang, k, &Args::new())
+    crate::front::games::front_of(game).name(lang)
 }
 
 fn seat_line(lang: Lang, info: &TableInfo, seat: Seat) -> String {
@@ -41,7 +36,7 @@ fn seat_line(lang: Lang, info: &TableInfo, seat: Seat) -> String {
 /// and buttons to sit, leave, add an AI player and start. People the bot
 /// cannot message yet get a deep-link button that seats them once they
 /// press Start.
-pub fn lobby(lang: Lang, info: &TableInfo, creator: &str, bot_username: &str) -> Rendered {
+pub fn lobby(lang: Lang, info: &TableInfo, creator: &str) -> Screen {
     let mut out = vec![
         line(
             lang,
@@ -84,7 +79,7 @@ pub fn lobby(lang: Lang, info: &TableInfo, creator: &str, bot_username: &str) ->
             Args::new().num("count", free.len() as i64),
         ));
     }
-    let mut rows: Vec<Vec<InlineKeyboardButton>> = Vec::new();
+    let mut rows: Vec<Vec<Button>> = Vec::new();
     let data = |action| info.callback(action);
     if !free.is_empty() {
         rows.push(
@@ -130,42 +125,34 @@ pub fn lobby(lang: Lang, info: &TableInfo, creator: &str, bot_username: &str) ->
             key::LOBBY_UNREACHABLE,
             Args::new().text("name", name.clone()),
         ));
-        let link = DeepLink::Join {
-            table: info.table,
-            seat: Some(seat),
-        };
-        // A bad bot username is a configuration error; the text still tells
-        // the player to open the bot's chat.
-        if let Ok(url) = link.url(bot_username) {
-            let label = tr(
-                lang,
-                key::BTN_OPEN_DM,
-                &Args::new().text("name", short(&name, 20)),
-            );
-            rows.push(vec![InlineKeyboardButton::url(label, url)]);
-        }
+        let label = tr(
+            lang,
+            key::BTN_OPEN_DM,
+            &Args::new().text("name", short(&name, 20)),
+        );
+        rows.push(vec![Button::onboard(label, info.table, seat)]);
     }
-    Rendered {
+    Screen {
         text: out.join("\n"),
-        keyboard: InlineKeyboardMarkup::new(rows),
+        keyboard: Keyboard::new(rows),
     }
 }
 
 /// `/new` without a game: which one?
-pub fn game_menu(lang: Lang, chat_version: u64) -> Rendered {
+pub fn game_menu(lang: Lang, chat_version: u64) -> Screen {
     let buttons = GameKind::ALL
         .iter()
         .map(|&g| {
-            let data = Callback::Chat {
+            let data = Press::Chat {
                 version: chat_version,
                 action: ChatAction::NewTable(g),
             };
-            button(game_name(lang, g), data.encode())
+            button(game_name(lang, g), data)
         })
         .collect::<Vec<_>>();
-    Rendered {
+    Screen {
         text: line(lang, key::CHOOSE_GAME, Args::new()),
-        keyboard: InlineKeyboardMarkup::new([buttons]),
+        keyboard: Keyboard::new([buttons]),
     }
 }
 
@@ -188,22 +175,22 @@ fn mark(selected: bool, label: String) -> String {
     }
 }
 
-fn language_row(version: u64, current: Lang) -> Vec<InlineKeyboardButton> {
+fn language_row(version: u64, current: Lang) -> Vec<Button> {
     Lang::ALL
         .iter()
         .map(|&l| {
-            let data = Callback::Chat {
+            let data = Press::Chat {
                 version,
                 action: ChatAction::SetLanguage(l),
             };
-            button(mark(l == current, l.native_name()), data.encode())
+            button(mark(l == current, l.native_name()), data)
         })
         .collect()
 }
 
 /// `/settings` (admins): language, turn timer and Hearts options, with
 /// the current choice marked.
-pub fn settings(lang: Lang, s: &SettingsInfo) -> Rendered {
+pub fn settings(lang: Lang, s: &SettingsInfo) -> Screen {
     let timer = match s.turn_timer {
         Some(secs) => line(lang, key::SETTINGS_TIMER, Args::new().num("seconds", secs)),
         None => line(lang, key::SETTINGS_TIMER_NONE, Args::new()),
@@ -229,14 +216,11 @@ pub fn settings(lang: Lang, s: &SettingsInfo) -> Rendered {
         line(lang, moon, Args::new()),
     ]
     .join("\n");
-    let chat = |action| {
-        Callback::Chat {
-            version: s.version,
-            action,
-        }
-        .encode()
+    let chat = |action| Press::Chat {
+        version: s.version,
+        action,
     };
-    let mut timers: Vec<InlineKeyboardButton> = TIMER_CHOICES
+    let mut timers: Vec<Button> = TIMER_CHOICES
         .iter()
         .map(|&secs| {
             let label = tr(lang, key::BTN_SECONDS, &Args::new().num("seconds", secs));
@@ -272,9 +256,9 @@ pub fn settings(lang: Lang, s: &SettingsInfo) -> Rendered {
         tr(lang, moon_label, &Args::new()),
         chat(ChatAction::SetShootTheMoon(!s.shoot_the_moon)),
     );
-    Rendered {
+    Screen {
         text,
-        keyboard: InlineKeyboardMarkup::new([
+        keyboard: Keyboard::new([
             language_row(s.version, s.lang),
             timers,
             scores,
@@ -284,19 +268,19 @@ pub fn settings(lang: Lang, s: &SettingsInfo) -> Rendered {
 }
 
 /// `/lang`: the four languages, each in itself.
-pub fn language_menu(lang: Lang, version: u64) -> Rendered {
-    Rendered {
+pub fn language_menu(lang: Lang, version: u64) -> Screen {
+    Screen {
         text: line(lang, key::LANG_CHOOSE, Args::new()),
-        keyboard: InlineKeyboardMarkup::new([language_row(version, lang)]),
+        keyboard: Keyboard::new([language_row(version, lang)]),
     }
 }
 
 /// `/stop`: are you sure?
-pub fn stop_prompt(lang: Lang, info: &TableInfo) -> Rendered {
+pub fn stop_prompt(lang: Lang, info: &TableInfo) -> Screen {
     let data = |confirm| info.callback(TableAction::Stop { confirm });
-    Rendered {
+    Screen {
         text: line(lang, key::STOP_CONFIRM, Args::new()),
-        keyboard: InlineKeyboardMarkup::new([[
+        keyboard: Keyboard::new([[
             button(tr(lang, key::BTN_STOP_YES, &Args::new()), data(true)),
             button(tr(lang, key::BTN_STOP_NO, &Args::new()), data(false)),
         ]]),

@@ -1,14 +1,14 @@
 //! Hearts' table message, hand message, results and popups.
 
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
+use crate::front::screen::{Button, Keyboard};
 
 use super::{
-    HandInfo, Occupant, Rendered, TableInfo, button, glyphs, line, shown_seconds, suit_name,
+    HandInfo, Occupant, Screen, TableInfo, button, glyphs, line, shown_seconds, suit_name,
 };
 use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
+use crate::front::action::TableAction;
 use crate::hearts::{Action, PassDirection, Phase, RuleError, Standing, View};
 use crate::i18n::{Args, Lang, key, tr};
-use crate::telegram::callback::TableAction;
 
 /// Cards per row of hand buttons: 13 cards make rows of 5, 5 and 3.
 const CARDS_PER_ROW: usize = 5;
@@ -134,13 +134,13 @@ fn ranking_lines(lang: Lang, info: &TableInfo, ranking: &[Standing; 4], out: &mu
 }
 
 /// The public table message: only what every player sees.
-pub fn table(lang: Lang, info: &TableInfo, v: &View) -> Rendered {
+pub fn table(lang: Lang, info: &TableInfo, v: &View) -> Screen {
     let d = &v.deal;
     let mut out = vec![title(lang, v)];
     if let Some(ranking) = &v.ranking {
         out.push(line(lang, key::HEARTS_GAME_OVER, Args::new()));
         ranking_lines(lang, info, ranking, &mut out);
-        return Rendered::without_keyboard(out.join("\n"));
+        return Screen::text(out.join("\n"));
     }
     out.extend(passing_line(lang, v));
     out.extend(turn_line(lang, info, v));
@@ -183,7 +183,7 @@ pub fn table(lang: Lang, info: &TableInfo, v: &View) -> Rendered {
     }
     out.push(String::new());
     totals_lines(lang, info, v, &mut out);
-    Rendered::without_keyboard(out.join("\n"))
+    Screen::text(out.join("\n"))
 }
 
 /// What the seat may do now, from the engine's legal actions.
@@ -210,7 +210,7 @@ impl Choices {
 
 /// The private hand message: cards to select, Pass 3 while passing, Play
 /// with one card selected on the seat's turn.
-pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Rendered {
+pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
     let t = info.table;
     let d = &v.deal;
     let mut out = vec![line(
@@ -223,7 +223,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Rendered
     if let Some(ranking) = &v.ranking {
         out.push(line(lang, key::HEARTS_GAME_OVER, Args::new()));
         ranking_lines(lang, t, ranking, &mut out);
-        return Rendered::without_keyboard(out.join("\n"));
+        return Screen::text(out.join("\n"));
     }
     if let Some(passed) = d.passed.filter(|_| d.phase == Phase::Passing) {
         out.push(line(
@@ -252,9 +252,9 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Rendered
             tr(lang, key::BTN_TAKE_BACK, &Args::new()),
             t.callback(TableAction::TakeBack),
         );
-        return Rendered {
+        return Screen {
             text: out.join("\n"),
-            keyboard: InlineKeyboardMarkup::new([[take_back]]),
+            keyboard: Keyboard::new([[take_back]]),
         };
     }
     let choices = Choices::of(legal);
@@ -295,7 +295,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Rendered
             ));
         }
     }
-    Rendered {
+    Screen {
         text: out.join("\n"),
         keyboard: hand_keyboard(lang, info, v, &choices, selection),
     }
@@ -307,9 +307,9 @@ fn hand_keyboard(
     v: &View,
     choices: &Choices,
     selection: CardSet,
-) -> InlineKeyboardMarkup {
+) -> Keyboard {
     let t = info.table;
-    let cards: Vec<InlineKeyboardButton> = sorted(v.deal.hand)
+    let cards: Vec<Button> = sorted(v.deal.hand)
         .into_iter()
         .map(|c| {
             let mark = if selection.contains(c) { "✓" } else { "" };
@@ -319,8 +319,7 @@ fn hand_keyboard(
             )
         })
         .collect();
-    let mut rows: Vec<Vec<InlineKeyboardButton>> =
-        cards.chunks(CARDS_PER_ROW).map(<[_]>::to_vec).collect();
+    let mut rows: Vec<Vec<Button>> = cards.chunks(CARDS_PER_ROW).map(<[_]>::to_vec).collect();
     let label = |k| tr(lang, k, &Args::new());
     let mut actions = Vec::new();
     if choices.pass {
@@ -345,7 +344,7 @@ fn hand_keyboard(
     if !actions.is_empty() {
         rows.push(actions);
     }
-    InlineKeyboardMarkup::new(rows)
+    Keyboard::new(rows)
 }
 
 /// The announcement when a deal ends: points this deal, the moon, totals.
@@ -357,7 +356,7 @@ pub fn deal_over(
     totals: PerSeat<u32>,
     moon_shooter: Option<Seat>,
     end_score: u32,
-) -> Rendered {
+) -> Screen {
     let mut out = vec![line(
         lang,
         key::HEARTS_DEAL_OVER,
@@ -394,14 +393,14 @@ pub fn deal_over(
                 .num("points", total),
         ));
     }
-    Rendered::without_keyboard(out.join("\n"))
+    Screen::text(out.join("\n"))
 }
 
 /// The announcement when the game ends: the ranking and the winner(s).
-pub fn game_over(lang: Lang, info: &TableInfo, ranking: &[Standing; 4]) -> Rendered {
+pub fn game_over(lang: Lang, info: &TableInfo, ranking: &[Standing; 4]) -> Screen {
     let mut out = vec![line(lang, key::HEARTS_GAME_OVER, Args::new())];
     ranking_lines(lang, info, ranking, &mut out);
-    Rendered::without_keyboard(out.join("\n"))
+    Screen::text(out.join("\n"))
 }
 
 /// The popup for a refused Hearts action.

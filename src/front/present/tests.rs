@@ -8,11 +8,12 @@ use crate::cards::{Card, CardSet, PerSeat, Seat};
 use crate::fakebot::{
     MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LEN, parse_html, utf16_len,
 };
+use crate::front::action::{ChatAction, Press, TableAction};
 use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView};
 use crate::hearts as h;
 use crate::i18n::Lang;
 use crate::kozel::{self as k, Action, Event};
-use crate::telegram::callback::{Callback, ChatAction, TableAction};
+use crate::table::TableId;
 
 fn seat(i: u8) -> Seat {
     Seat::new(i).unwrap()
@@ -35,7 +36,7 @@ fn info(version: u64, hostile: bool) -> TableInfo {
         })
     });
     TableInfo {
-        table: u64::MAX,
+        table: TableId(i64::MAX),
         version,
         game: GameKind::Kozel,
         seats,
@@ -44,28 +45,32 @@ fn info(version: u64, hostile: bool) -> TableInfo {
     }
 }
 
-/// Checks a rendered message against Telegram's limits, as the fake
-/// server would (and a bit stricter: the HTML source also fits).
-fn check_limits(r: &Rendered) {
-    let parsed = parse_html(&r.text).unwrap_or_else(|e| panic!("{e}\n{}", r.text));
+/// Checks a screen against Telegram's limits as the fake server would
+/// (and a bit stricter: the HTML source also fits), and against Discord's
+/// 2,000 characters.
+fn check_limits(r: &Screen) {
+    let html = crate::telegram::markup::html(&r.rich());
+    let parsed = parse_html(&html).unwrap_or_else(|e| panic!("{e}\n{html}"));
     assert!(
         utf16_len(&parsed.text) <= MAX_TEXT_LEN,
         "too long: {}",
         parsed.text.len()
     );
-    assert!(r.text.chars().count() <= MAX_TEXT_LEN);
+    assert!(html.chars().count() <= MAX_TEXT_LEN);
+    assert!(r.rich().plain().chars().count() <= 2000);
     assert!(!parsed.text.trim().is_empty());
-    let total: usize = r.keyboard.inline_keyboard.iter().map(Vec::len).sum();
+    let total: usize = r.keyboard.rows.iter().map(Vec::len).sum();
     assert!(total <= MAX_BUTTONS);
-    for row in &r.keyboard.inline_keyboard {
+    for row in &r.keyboard.rows {
         assert!(!row.is_empty() && row.len() <= MAX_BUTTONS_PER_ROW);
         for b in row {
-            assert!(!b.text.trim().is_empty());
+            assert!(!b.label.trim().is_empty());
         }
     }
-    for data in r.callbacks() {
+    for press in r.presses() {
+        let data = press.encode();
         assert!(data.len() <= MAX_CALLBACK_DATA, "{data}");
-        assert!(Callback::parse(data).is_ok(), "{data}");
+        assert!(Press::parse(&data).is_ok(), "{data}");
     }
 }
 
@@ -103,10 +108,10 @@ fn hearts_view(view: GameView) -> h::View {
     }
 }
 
-fn decoded(r: &Rendered) -> Vec<TableAction> {
-    r.callbacks()
-        .map(|d| match Callback::parse(d) {
-            Ok(Callback::Table { action, .. }) => action,
+fn decoded(r: &Screen) -> Vec<TableAction> {
+    r.presses()
+        .map(|p| match p {
+            Press::Table { action, .. } => action,
             other => panic!("{other:?}"),
         })
         .collect()
@@ -136,7 +141,7 @@ fn every_rendering_of_random_games_fits_telegram() {
             let public = table(lang, &t, &game.view(seat(0)));
             check_limits(&public);
             assert!(
-                public.markup().is_none(),
+                public.keyboard.is_empty(),
                 "the table message has no buttons"
             );
             let public_text = parse_html(&public.text).unwrap().text;
@@ -245,7 +250,7 @@ fn every_rendering_of_random_games_fits_telegram() {
 }
 
 /// The action buttons are exactly those that apply, and carry the selection.
-fn check_buttons(r: &Rendered, legal: &[Action], selection: CardSet) {
+fn check_buttons(r: &Screen, legal: &[Action], selection: CardSet) {
     let actions = decoded(r);
     let has = |f: fn(&TableAction) -> bool| actions.iter().any(f);
     let can = |f: fn(&Action) -> bool| legal.iter().any(f);
@@ -278,7 +283,7 @@ fn check_buttons(r: &Rendered, legal: &[Action], selection: CardSet) {
 
 /// Hearts: Pass 3 while passing, Play with exactly one card selected on
 /// the seat's turn, Clear with a selection, nothing of Kozel's.
-fn check_hearts_buttons(r: &Rendered, legal: &[h::Action], selection: CardSet) {
+fn check_hearts_buttons(r: &Screen, legal: &[h::Action], selection: CardSet) {
     let actions = decoded(r);
     let may_pass = legal.iter().any(|a| matches!(a, h::Action::PassCards(_)));
     let may_play = legal.iter().any(|a| matches!(a, h::Action::Play(_)));
@@ -348,18 +353,18 @@ fn the_hand_message_reads_right() {
     assert!(text.contains("👉 Your turn: lead one or more cards of one suit."));
     assert!(text.contains(&format!("Selected: {}", first.glyph())));
     // Four cards, the selected one ticked, trumps starred; then the actions.
-    let rows = &r.keyboard.inline_keyboard;
+    let rows = &r.keyboard.rows;
     assert_eq!(rows[0].len(), 4);
     assert_eq!(
-        rows[0][0].text.trim_end_matches('★'),
+        rows[0][0].label.trim_end_matches('★'),
         format!("✓{}", first.glyph())
     );
     assert!(
         rows[0]
             .iter()
-            .all(|b| b.text.ends_with('★') == b.text.contains(trump.suit().glyph()))
+            .all(|b| b.label.ends_with('★') == b.label.contains(trump.suit().glyph()))
     );
-    let labels: Vec<&str> = rows[1].iter().map(|b| b.text.as_str()).collect();
+    let labels: Vec<&str> = rows[1].iter().map(|b| b.label.as_str()).collect();
     assert!(
         labels.starts_with(&["Lead"]) && labels.ends_with(&["Clear"]),
         "{labels:?}"
@@ -558,15 +563,15 @@ fn lobby_seats_buttons_and_deep_links() {
         reachable: false,
     });
     t.seats[seat(2)] = Some(Occupant::Ai { number: 1 });
-    let r = lobby(Lang::En, &t, "Alice", "kozyr_bot");
+    let r = lobby(Lang::En, &t, "Alice");
     check_limits(&r);
     let text = parse_html(&r.text).unwrap().text;
     assert!(text.starts_with("Kozel — a new table\nOpened by Alice\n\nTeam 1\n1. Alice\n3. 🤖 Bot 1\nTeam 2\n2. — free —\n4. <Eve>\n"), "{text}");
     assert!(text.contains("Waiting for one more player."));
     assert!(text.contains("⚠️ <Eve>, I can't message you yet"));
     assert_eq!(
-        decoded(&Rendered {
-            keyboard: InlineKeyboardMarkup::new(r.keyboard.inline_keyboard[..2].to_vec()),
+        decoded(&Screen {
+            keyboard: crate::front::Keyboard::new(r.keyboard.rows[..2].to_vec()),
             ..r.clone()
         }),
         [
@@ -575,7 +580,16 @@ fn lobby_seats_buttons_and_deep_links() {
             TableAction::AddAi
         ]
     );
-    let url = match &r.keyboard.inline_keyboard[2][0].kind {
+    assert_eq!(
+        r.keyboard.rows[2][0].target,
+        crate::front::ButtonTarget::Onboard {
+            table: TableId(i64::MAX),
+            seat: seat(3)
+        }
+    );
+    // On Telegram, a deep link that seats Eve when she presses Start.
+    let tg = crate::telegram::markup::Message::of(&r, "kozyr_bot");
+    let url = match &tg.keyboard.unwrap().inline_keyboard[2][0].kind {
         teloxide::types::InlineKeyboardButtonKind::Url(u) => u.to_string(),
         other => panic!("{other:?}"),
     };
@@ -583,14 +597,14 @@ fn lobby_seats_buttons_and_deep_links() {
     assert_eq!(
         crate::telegram::deeplink::DeepLink::parse(payload),
         Ok(crate::telegram::deeplink::DeepLink::Join {
-            table: u64::MAX,
+            table: TableId(i64::MAX),
             seat: Some(seat(3))
         })
     );
 
     // Full table: Start instead of seats and Add AI.
     let full = info(10, false);
-    let r = lobby(Lang::Pt, &full, "Alice", "kozyr_bot");
+    let r = lobby(Lang::Pt, &full, "Alice");
     assert_eq!(decoded(&r), [TableAction::Leave, TableAction::Start]);
     assert!(
         parse_html(&r.text)
@@ -613,18 +627,18 @@ fn settings_menu_and_prompts() {
     check_limits(&r);
     let labels: Vec<&str> = r
         .keyboard
-        .inline_keyboard
+        .rows
         .iter()
         .flatten()
-        .map(|b| b.text.as_str())
+        .map(|b| b.label.as_str())
         .collect();
     assert!(labels.contains(&"✓ Română") && labels.contains(&"English"));
     assert!(labels.contains(&"✓ 60 s") && labels.contains(&"Nelimitat"));
     assert!(labels.contains(&"✓ 100 de puncte") && labels.contains(&"50 de puncte"));
     let actions: Vec<ChatAction> = r
-        .callbacks()
-        .map(|d| match Callback::parse(d) {
-            Ok(Callback::Chat { version: 3, action }) => action,
+        .presses()
+        .map(|p| match p {
+            Press::Chat { version: 3, action } => action,
             other => panic!("{other:?}"),
         })
         .collect();
@@ -634,12 +648,15 @@ fn settings_menu_and_prompts() {
 
     let m = game_menu(Lang::Ru, 4);
     check_limits(&m);
-    let games: Vec<&str> = m.keyboard.inline_keyboard[0]
+    let games: Vec<&str> = m.keyboard.rows[0]
         .iter()
-        .map(|b| b.text.as_str())
+        .map(|b| b.label.as_str())
         .collect();
     assert_eq!(games, ["Козёл", "Червы"]);
-    assert_eq!(m.callbacks().collect::<Vec<_>>(), ["c4.nk", "c4.nh"]);
+    assert_eq!(
+        m.presses().map(|p| p.encode()).collect::<Vec<_>>(),
+        ["c4.nk", "c4.nh"]
+    );
     check_limits(&language_menu(Lang::En, 0));
     let p = stop_prompt(Lang::En, &info(8, false));
     assert_eq!(
@@ -809,13 +826,13 @@ fn hearts_passing_and_playing_read_right() {
         };
         hand(Lang::En, &h, &game.view(s), &game.legal_actions(s))
     };
-    let text = |r: &Rendered| parse_html(&r.text).unwrap().text;
+    let text = |r: &Screen| parse_html(&r.text).unwrap().text;
 
     let three = three_of(&game, alice);
     let r = hand_of(&game, alice, three);
     assert!(text(&r).starts_with("Hearts · Friday\n"), "{}", text(&r));
     assert!(text(&r).contains("Choose three cards to pass to the left."));
-    let rows: Vec<usize> = r.keyboard.inline_keyboard.iter().map(Vec::len).collect();
+    let rows: Vec<usize> = r.keyboard.rows.iter().map(Vec::len).collect();
     assert_eq!(
         rows,
         [5, 5, 3, 2],
@@ -971,9 +988,7 @@ fn hearts_results_and_popups() {
 fn hearts_lobby_lists_seats_without_teams() {
     let mut t = hearts_info();
     t.seats[seat(2)] = None;
-    let text = parse_html(&lobby(Lang::En, &t, "Alice", "kozyr_bot").text)
-        .unwrap()
-        .text;
+    let text = parse_html(&lobby(Lang::En, &t, "Alice").text).unwrap().text;
     assert!(text.starts_with("Hearts — a new table\nOpened by Alice\n\n1. Alice\n2. Bob\n3. — free —\n4. Dave\n\nWaiting for one more player."), "{text}");
     assert!(!text.contains("Team"));
 }

@@ -1,14 +1,14 @@
 //! Kozel's table message, hand message, results and popups.
 
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
+use crate::front::screen::{Button, Keyboard};
 
-use super::{HandInfo, Rendered, TableInfo, button, glyphs, line, shown_seconds, suit_name};
+use super::{HandInfo, Screen, TableInfo, button, glyphs, line, shown_seconds, suit_name};
 use crate::cards::{Card, CardSet, Seat, Suit};
+use crate::front::action::TableAction;
 use crate::i18n::{Args, Lang, key, tr, tr_html};
 use crate::kozel::{
     Action, DealResult, RuleError, SERIES_LOSS, SeriesView, TableCards, Team, strength,
 };
-use crate::telegram::callback::TableAction;
 
 /// A face-down card.
 const BACK: &str = "🂠";
@@ -182,7 +182,7 @@ fn title(lang: Lang, v: &SeriesView) -> String {
 }
 
 /// The public table message: no hand, no passed card, only what all see.
-pub fn table(lang: Lang, info: &TableInfo, v: &SeriesView) -> Rendered {
+pub fn table(lang: Lang, info: &TableInfo, v: &SeriesView) -> Screen {
     let mut out = vec![title(lang, v)];
     if let Some(goat) = v.goat {
         out.push(series_result_line(lang, info, goat, v.eggs_seen));
@@ -208,7 +208,7 @@ pub fn table(lang: Lang, info: &TableInfo, v: &SeriesView) -> Rendered {
     }
     out.push(String::new());
     score_lines(lang, info, v, &mut out);
-    Rendered::without_keyboard(out.join("\n"))
+    Screen::text(out.join("\n"))
 }
 
 fn series_result_line(lang: Lang, info: &TableInfo, goat: Team, eggs: bool) -> String {
@@ -247,7 +247,7 @@ impl Choices {
 }
 
 /// The private hand message with card toggles and the action buttons that apply.
-pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Rendered {
+pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Screen {
     let t = info.table;
     let d = &v.deal;
     let mut out = vec![line(
@@ -260,7 +260,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Re
     if let Some(goat) = v.goat {
         out.push(line(lang, key::HAND_SERIES_OVER, Args::new()));
         out.push(series_result_line(lang, t, goat, v.eggs_seen));
-        return Rendered::without_keyboard(out.join("\n"));
+        return Screen::text(out.join("\n"));
     }
     deal_lines(lang, v, &mut out);
     let mut played = Vec::new();
@@ -284,15 +284,15 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Re
             tr(lang, key::BTN_TAKE_BACK, &Args::new()),
             t.callback(TableAction::TakeBack),
         );
-        return Rendered {
+        return Screen {
             text: out.join("\n"),
-            keyboard: InlineKeyboardMarkup::new([[take_back]]),
+            keyboard: Keyboard::new([[take_back]]),
         };
     }
     let choices = Choices::of(legal, trump);
     let selection = info.selection & d.hand;
     prompt_lines(lang, info, v, &choices, selection, &mut out);
-    Rendered {
+    Screen {
         text: out.join("\n"),
         keyboard: hand_keyboard(lang, info, v, &choices, selection),
     }
@@ -395,10 +395,10 @@ fn hand_keyboard(
     v: &SeriesView,
     choices: &Choices,
     selection: CardSet,
-) -> InlineKeyboardMarkup {
+) -> Keyboard {
     let t = info.table;
     let trump = v.deal.trump_card.suit();
-    let cards: Vec<InlineKeyboardButton> = sorted(v.deal.hand, trump)
+    let cards: Vec<Button> = sorted(v.deal.hand, trump)
         .into_iter()
         .map(|c| {
             let mark = if selection.contains(c) { "✓" } else { "" };
@@ -408,7 +408,7 @@ fn hand_keyboard(
         })
         .collect();
     // A Kozel hand holds four cards; rows of four keep any hand tidy.
-    let mut rows: Vec<Vec<InlineKeyboardButton>> = cards.chunks(4).map(<[_]>::to_vec).collect();
+    let mut rows: Vec<Vec<Button>> = cards.chunks(4).map(<[_]>::to_vec).collect();
     let label = |k| tr(lang, k, &Args::new());
     let wanted = [
         (choices.lead, key::BTN_LEAD, TableAction::Lead(selection)),
@@ -421,7 +421,7 @@ fn hand_keyboard(
         (choices.molodka, key::BTN_MOLODKA, TableAction::Molodka),
         (!selection.is_empty(), key::BTN_CLEAR, TableAction::Clear),
     ];
-    let actions: Vec<InlineKeyboardButton> = wanted
+    let actions: Vec<Button> = wanted
         .into_iter()
         .filter(|(applies, _, _)| *applies)
         .map(|(_, k, action)| button(label(k), t.callback(action)))
@@ -429,7 +429,7 @@ fn hand_keyboard(
     if !actions.is_empty() {
         rows.push(actions);
     }
-    InlineKeyboardMarkup::new(rows)
+    Keyboard::new(rows)
 }
 
 /// The announcement when a deal ends (a new message in the group).
@@ -440,7 +440,7 @@ pub fn deal_over(
     deal_no: u32,
     result: &DealResult,
     defeat_points: [u32; 2],
-) -> Rendered {
+) -> Screen {
     let mut out = vec![line(lang, key::DEAL_OVER, Args::new().num("deal", deal_no))];
     for t in Team::ALL {
         out.push(line(
@@ -483,7 +483,7 @@ pub fn deal_over(
             .text("second", team_name(lang, info, Team::ALL[1]))
             .num("b", defeat_points[1]),
     ));
-    Rendered::without_keyboard(out.join("\n"))
+    Screen::text(out.join("\n"))
 }
 
 /// The announcement when the series ends: the goat, with eggs when it applies.
@@ -493,7 +493,7 @@ pub fn series_over(
     goat: Team,
     with_eggs: bool,
     defeat_points: [u32; 2],
-) -> Rendered {
+) -> Screen {
     let out = [
         line(lang, key::SERIES_OVER, Args::new()),
         line(
@@ -507,7 +507,7 @@ pub fn series_over(
         ),
         series_result_line(lang, info, goat, with_eggs),
     ];
-    Rendered::without_keyboard(out.join("\n"))
+    Screen::text(out.join("\n"))
 }
 
 /// "Deal 3: Bob dealt, Carol leads."
@@ -517,8 +517,8 @@ pub fn deal_begins(
     deal_no: u32,
     dealer: Seat,
     leader: Seat,
-) -> Rendered {
-    Rendered::without_keyboard(tr_html(
+) -> Screen {
+    Screen::text(tr_html(
         lang,
         key::DEAL_BEGINS,
         &Args::new()

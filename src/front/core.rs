@@ -1,0 +1,917 @@
+//! [`Front`]: what a chat front-end decides, for every platform.
+//!
+//! A shell hands it typed inputs — a [`BotCommand`] someone sent in a chat,
+//! a button's data someone pressed, a person who opened the bot through an
+//! onboarding link — and carries out the [`Reply`]s it returns. Everything
+//! between (who may do what, card selections, the per-game mapping of
+//! buttons to moves, refusal texts in the person's language) lives here.
+//!
+//! Button data is untrusted: it is parsed strictly ([`Press::parse`]), a
+//! hand's buttons act only for the presser's own seat and only from their
+//! private chat, moves carry the table's version (a press from an older
+//! state is refused), and each input carries its platform's
+//! de-duplication key, so a redelivered update applies once.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::future::Future;
+use std::sync::Mutex;
+
+use super::action::{ChatAction, Press, TableAction};
+use super::games::{front_for, front_of};
+use super::outputs;
+use super::present::{self, SettingsInfo, lobby::END_SCORE_CHOICES};
+use super::screen::Screen;
+use crate::cards::{CardSet, Seat};
+use crate::game::GameKind;
+use crate::i18n::{Args, Key, Lang, key, tr, tr_html};
+use crate::table::runtime::{Ack, DedupKey, Request, ServiceError, TableService, Target};
+use crate::table::{
+    Actor, ChatKey, Command, HandView, Output, Player, Settings, TableError, TableId, TableView,
+    TurnTimer, UserId,
+};
+
+/// A command as people type it, parsed once (`/new kozel`, a slash
+/// command): the same set on every platform.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BotCommand {
+    /// `/new` with a game (open a table) or without (the game menu).
+    New(Option<GameKind>),
+    Help,
+    Rules,
+    Score,
+    Stats,
+    Settings,
+    Stop,
+    /// `/kick`, with the person it points at (Telegram: the author of the
+    /// message it replies to) when there is one.
+    Kick(Option<UserId>),
+    Lang,
+    /// `/start` without a payload: the welcome.
+    Start,
+}
+
+impl BotCommand {
+    /// The command `name` (lowercase, without `/`) with its arguments;
+    /// `None` for what is not a kozyr command. `/kick` comes back without
+    /// its person, which only the shell knows.
+    ///
+    /// ```
+    /// use kozyr::front::core::BotCommand;
+    /// use kozyr::game::GameKind;
+    /// assert_eq!(BotCommand::parse("new", "Hearts"), Some(BotCommand::New(Some(GameKind::Hearts))));
+    /// assert_eq!(BotCommand::parse("kozel", ""), Some(BotCommand::New(Some(GameKind::Kozel))));
+    /// assert_eq!(BotCommand::parse("new", "chess"), Some(BotCommand::New(None)));
+    /// assert_eq!(BotCommand::parse("dance", ""), None);
+    /// ```
+    pub fn parse(name: &str, args: &str) -> Option<BotCommand> {
+        let game = |s: &str| s.trim().to_ascii_lowercase().parse::<GameKind>().ok();
+        Some(match name {
+            "new" => BotCommand::New(game(args)),
+            "help" => BotCommand::Help,
+            "rules" => BotCommand::Rules,
+            "score" => BotCommand::Score,
+            "stats" => BotCommand::Stats,
+            "settings" => BotCommand::Settings,
+            "stop" => BotCommand::Stop,
+            "kick" => BotCommand::Kick(None),
+            "lang" => BotCommand::Lang,
+            "start" => BotCommand::Start,
+            // `/kozel`, `/hearts`: every game's name opens a table of it.
+            other => BotCommand::New(Some(game(other)?)),
+        })
+    }
+}
+
+/// Where an input came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The chat: a group (or channel), or the person's private chat.
+    pub chat: ChatKey,
+    /// Whether `chat` is the private chat of the person who sent the input.
+    pub private: bool,
+    /// The group's name, for new tables (shown on hand messages).
+    pub title: Option<String>,
+}
+
+/// What the shell must do after an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Post this as a new message in the chat the input came from.
+    Say(Screen),
+    /// Answer the press with this short text (a popup, an ephemeral note).
+    Popup(String),
+    /// The message whose button was pressed did its job: remove its buttons.
+    CloseMenu,
+    /// Show this again (a selection changed, a person came back).
+    Render(Output),
+    /// The person took a seat: tell them privately; a shell that finds it
+    /// cannot message them calls [`Front::set_unreachable`].
+    Seated {
+        table: TableId,
+        user: UserId,
+        text: Screen,
+    },
+}
+
+/// What a shell knows that the front-end must ask: a person's rights.
+pub trait Admins: Sync {
+    /// Whether `user` administers `chat` (its platform's own notion; may
+    /// ask the platform, so it is async).
+    fn is_admin(&self, chat: &ChatKey, user: &UserId) -> impl Future<Output = bool> + Send;
+}
+
+/// Defaults for chats that chose nothing, parsed once from the configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Defaults {
+    pub lang: Lang,
+    pub turn_timer: Option<TurnTimer>,
+}
+
+/// How many names the front-end remembers (for people who are not seated:
+/// the creator who left, the admin who stopped a table).
+const MAX_NAMES: usize = 4096;
+
+/// The platform-neutral front-end; one per process, shared by every shell.
+pub struct Front {
+    service: TableService,
+    defaults: Defaults,
+    /// Selected cards per (person, table): UI state, lost on restart,
+    /// dropped with the table.
+    selections: Mutex<HashMap<(UserId, TableId), CardSet>>,
+    /// People the platform cannot message (they blocked the bot) since
+    /// they last wrote to it.
+    unreachable: Mutex<HashSet<UserId>>,
+    names: Mutex<Names>,
+}
+
+/// Names by user, the oldest forgotten past [`MAX_NAMES`].
+#[derive(Default)]
+struct Names {
+    by_user: HashMap<UserId, String>,
+    order: VecDeque<UserId>,
+}
+
+/// A std mutex whose holder panicked is still usable: every section here
+/// leaves its map consistent.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn text_of(lang: Lang, k: Key) -> String {
+    tr_html(lang, k, &Args::new())
+}
+
+fn say(text: String) -> Vec<Reply> {
+    vec![Reply::Say(Screen::text(text))]
+}
+
+fn popup(lang: Lang, k: Key) -> Vec<Reply> {
+    vec![Reply::Popup(tr(lang, k, &Args::new()))]
+}
+
+/// The text for a refused command, in `lang`.
+pub fn refusal(lang: Lang, e: &ServiceError) -> String {
+    let k = match e {
+        ServiceError::Store(_) => key::ERR_TRY_AGAIN,
+        ServiceError::Rejected(e) => match e {
+            TableError::Illegal(g) => return present::rule_error(lang, g),
+            TableError::NoOpenTable => key::ERR_NO_TABLE,
+            TableError::TableAlreadyOpen => key::ERR_TABLE_EXISTS,
+            TableError::NotAllowed => key::ERR_NOT_ALLOWED,
+            TableError::NotSeated | TableError::NotYourSeat | TableError::UnknownPlayer => {
+                key::ERR_NOT_SEATED
+            }
+            TableError::AlreadySeated => key::ERR_ALREADY_SEATED,
+            TableError::TableFull => key::ERR_TABLE_FULL,
+            TableError::SeatTaken { .. } => key::ERR_SEAT_TAKEN,
+            TableError::SeatsNotFilled => key::ERR_NEED_FOUR,
+            TableError::GameInProgress => key::ERR_GAME_STARTED,
+            TableError::NotYourTurn => key::ERR_NOT_YOUR_TURN,
+            TableError::TableClosed
+            | TableError::NotPlaying
+            | TableError::NotFinished
+            | TableError::SeatAway
+            | TableError::NotAway
+            | TableError::StaleVersion { .. } => key::ERR_STALE,
+            TableError::NotAnAi { .. } | TableError::SameSeat => key::ERR_BAD_BUTTON,
+            TableError::NoTimer
+            | TableError::TimerNotDue
+            | TableError::SameChat
+            | TableError::Internal(_) => key::ERR_TRY_AGAIN,
+        },
+    };
+    tr(lang, k, &Args::new())
+}
+
+/// Whether a table button belongs on a hand message (the person's private
+/// chat) rather than on the table message (the group).
+fn is_hand_action(action: TableAction) -> bool {
+    matches!(
+        action,
+        TableAction::Toggle(_)
+            | TableAction::Clear
+            | TableAction::Lead(_)
+            | TableAction::Beat(_)
+            | TableAction::Pass(_)
+            | TableAction::Molodka
+            | TableAction::HeartsPass(_)
+            | TableAction::HeartsPlay(_)
+            | TableAction::TakeBack
+    )
+}
+
+impl Front {
+    pub fn new(service: TableService, defaults: Defaults) -> Front {
+        Front {
+            service,
+            defaults,
+            selections: Mutex::new(HashMap::new()),
+            unreachable: Mutex::new(HashSet::new()),
+            names: Mutex::new(Names::default()),
+        }
+    }
+
+    pub fn service(&self) -> &TableService {
+        &self.service
+    }
+
+    pub fn defaults(&self) -> Defaults {
+        self.defaults
+    }
+
+    // ------------------------------------------------------------ state
+
+    pub fn selection(&self, user: &UserId, table: TableId) -> CardSet {
+        lock(&self.selections)
+            .get(&(user.clone(), table))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    fn set_selection(&self, user: &UserId, table: TableId, cards: CardSet) {
+        let mut s = lock(&self.selections);
+        if cards.is_empty() {
+            s.remove(&(user.clone(), table));
+        } else {
+            s.insert((user.clone(), table), cards);
+        }
+    }
+
+    fn clear_selection(&self, user: &UserId, table: TableId) {
+        lock(&self.selections).remove(&(user.clone(), table));
+    }
+
+    /// How many selections are kept (for tests of eviction).
+    pub fn selections_kept(&self) -> usize {
+        lock(&self.selections).len()
+    }
+
+    pub fn is_unreachable(&self, user: &UserId) -> bool {
+        lock(&self.unreachable).contains(user)
+    }
+
+    /// Returns whether anything changed.
+    pub fn set_unreachable(&self, user: &UserId, unreachable: bool) -> bool {
+        let mut u = lock(&self.unreachable);
+        if unreachable {
+            u.insert(user.clone())
+        } else {
+            u.remove(user)
+        }
+    }
+
+    /// Remembers what a person is called (the shell sees it on every input).
+    pub fn remember_name(&self, user: &UserId, name: &str) {
+        let mut n = lock(&self.names);
+        match n.by_user.get_mut(user) {
+            Some(old) if old == name => {}
+            Some(old) => *old = name.to_owned(),
+            None => {
+                n.by_user.insert(user.clone(), name.to_owned());
+                n.order.push_back(user.clone());
+                while n.order.len() > MAX_NAMES {
+                    if let Some(oldest) = n.order.pop_front() {
+                        n.by_user.remove(&oldest);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn name_of(&self, user: &UserId) -> Option<String> {
+        lock(&self.names).by_user.get(user).cloned()
+    }
+
+    // ---------------------------------------------------------- screens
+
+    fn info(&self, view: &TableView) -> present::TableInfo {
+        outputs::table_info(view, self.service.now(), &|u| self.is_unreachable(u))
+    }
+
+    /// The table message for `view`. A closed table's card selections are
+    /// forgotten here: nothing can be pressed at it any more.
+    pub fn table_screen(&self, view: &TableView) -> Screen {
+        if view.phase == crate::table::Phase::Closed {
+            lock(&self.selections).retain(|(_, t), _| *t != view.id);
+        }
+        let creator = self.name_of(&view.creator);
+        outputs::table_screen(view, &self.info(view), creator)
+    }
+
+    /// A person's hand message, with their selection.
+    pub fn hand_screen(&self, hand: &HandView, view: &TableView) -> Screen {
+        let selection = self.selection(&hand.player.id, hand.table);
+        outputs::hand_screen(hand, &self.info(view), selection)
+    }
+
+    /// The chat's message for an announcement, worded with `view` (the
+    /// state after it).
+    pub fn announcement(
+        &self,
+        view: &TableView,
+        announcement: &crate::table::Announcement,
+    ) -> Option<Screen> {
+        outputs::announcement_screen(view, &self.info(view), announcement, &|u| self.name_of(u))
+    }
+
+    /// The private reminders for a turn timer close to running out:
+    /// (person, screen) for everyone awaited who can be reached.
+    pub fn reminders(&self, spec: &crate::table::TimerSpec) -> Vec<(Player, Screen)> {
+        let left = outputs::time_left(spec.deadline, self.service.now());
+        spec.awaiting
+            .iter()
+            .filter_map(|a| a.player.as_ref())
+            .filter(|p| !self.is_unreachable(&p.id))
+            .map(|p| (p.clone(), outputs::reminder_screen(p.lang, left)))
+            .collect()
+    }
+
+    /// The person's hand at `table` drawn again (after a selection change).
+    async fn render_hand_of(&self, table: TableId, user: &UserId) -> Option<Reply> {
+        let hand = self.service.hand_of(table, user).await.ok()??;
+        Some(Reply::Render(Output::RenderHand(Box::new(hand))))
+    }
+
+    // ----------------------------------------------------------- inputs
+
+    async fn submit(
+        &self,
+        target: Target,
+        actor: Actor,
+        command: Command,
+        dedup: Option<DedupKey>,
+    ) -> Result<Ack, ServiceError> {
+        let r = self
+            .service
+            .submit(Request {
+                target,
+                actor,
+                command,
+                dedup,
+            })
+            .await;
+        if let Err(ServiceError::Store(e)) = &r {
+            tracing::error!(error = %e, "store failure");
+        }
+        r
+    }
+
+    /// The language of a chat's own messages: the one it chose, else the
+    /// sender's, else the default.
+    pub async fn chat_lang(&self, chat: &ChatKey, sender: Option<&Player>) -> Lang {
+        if let Ok(Some(l)) = self.service.chat_language(chat).await {
+            return l;
+        }
+        sender.map_or(self.defaults.lang, |p| p.lang)
+    }
+
+    fn new_table_settings(&self, lang: Lang) -> Settings {
+        Settings {
+            lang,
+            turn_timer: self.defaults.turn_timer,
+            ..Settings::default()
+        }
+    }
+
+    /// A command typed in a chat. Private chats get the private set.
+    pub async fn command<A: Admins>(
+        &self,
+        admins: &A,
+        from: &Player,
+        origin: &Origin,
+        command: BotCommand,
+        dedup: DedupKey,
+    ) -> Vec<Reply> {
+        self.remember_name(&from.id, &from.name);
+        if origin.private {
+            return self.private_command(from, command);
+        }
+        let chat = &origin.chat;
+        let lang = self.chat_lang(chat, Some(from)).await;
+        match command {
+            BotCommand::New(Some(kind)) => {
+                match self
+                    .create(chat, origin.title.as_deref(), from, kind, lang, dedup)
+                    .await
+                {
+                    Ok(_) => Vec::new(),
+                    Err(e) => say(refusal(lang, &e)),
+                }
+            }
+            BotCommand::New(None) => vec![Reply::Say(present::game_menu(lang, 0))],
+            BotCommand::Help | BotCommand::Start => say(text_of(lang, key::HELP_GROUP)),
+            BotCommand::Rules => {
+                let table = self.service.open_table_view(chat).await.ok().flatten();
+                let text = match table {
+                    Some(t) => front_of(t.kind).rules(lang),
+                    None => GameKind::ALL
+                        .iter()
+                        .map(|&g| front_of(g).rules(lang))
+                        .collect::<Vec<_>>()
+                        .join("\n\n"),
+                };
+                say(text)
+            }
+            BotCommand::Score => {
+                let screen = match self.service.open_table_view(chat).await.ok().flatten() {
+                    Some(view) => outputs::score_screen(&view, &self.info(&view)),
+                    None => None,
+                };
+                vec![Reply::Say(screen.unwrap_or_else(|| {
+                    Screen::text(text_of(lang, key::SCORE_NONE))
+                }))]
+            }
+            BotCommand::Stats => say(self.stats_text(chat, lang).await),
+            BotCommand::Settings => {
+                if !admins.is_admin(chat, &from.id).await {
+                    return say(text_of(lang, key::ERR_ADMIN_ONLY));
+                }
+                let table = self.service.open_table_view(chat).await.ok().flatten();
+                let s = table
+                    .as_ref()
+                    .map_or_else(|| self.new_table_settings(lang), |t| t.settings);
+                let info = SettingsInfo {
+                    version: table.as_ref().map_or(0, |t| t.version),
+                    lang: s.lang,
+                    turn_timer: s.turn_timer.map(TurnTimer::secs),
+                    hearts_end_score: s.options.hearts.end_score,
+                    shoot_the_moon: s.options.hearts.shoot_the_moon,
+                };
+                vec![Reply::Say(present::settings(lang, &info))]
+            }
+            BotCommand::Stop => match self.service.open_table_view(chat).await.ok().flatten() {
+                Some(view) => vec![Reply::Say(present::stop_prompt(lang, &self.info(&view)))],
+                None => say(text_of(lang, key::ERR_NO_TABLE)),
+            },
+            BotCommand::Kick(None) => say(text_of(lang, key::KICK_HOW)),
+            BotCommand::Kick(Some(target)) => {
+                if !admins.is_admin(chat, &from.id).await {
+                    return say(text_of(lang, key::ERR_ADMIN_ONLY));
+                }
+                let actor = Actor::Person {
+                    player: from.clone(),
+                    admin: true,
+                };
+                match self
+                    .submit(
+                        Target::Chat(chat.clone()),
+                        actor,
+                        Command::Kick { user: target },
+                        Some(dedup),
+                    )
+                    .await
+                {
+                    Ok(_) => Vec::new(),
+                    Err(e) => say(refusal(lang, &e)),
+                }
+            }
+            BotCommand::Lang => vec![Reply::Say(present::language_menu(lang, 0))],
+        }
+    }
+
+    fn private_command(&self, from: &Player, command: BotCommand) -> Vec<Reply> {
+        let lang = from.lang;
+        match command {
+            BotCommand::Start => say(text_of(lang, key::START_WELCOME)),
+            BotCommand::Help => say(text_of(lang, key::HELP_PRIVATE)),
+            BotCommand::Rules => say(GameKind::ALL
+                .iter()
+                .map(|&g| front_of(g).rules(lang))
+                .collect::<Vec<_>>()
+                .join("\n\n")),
+            _ => say(text_of(lang, key::ERR_GROUP_ONLY)),
+        }
+    }
+
+    async fn stats_text(&self, chat: &ChatKey, lang: Lang) -> String {
+        let game = self
+            .service
+            .open_table_view(chat)
+            .await
+            .ok()
+            .flatten()
+            .map_or(GameKind::Kozel, |t| t.kind);
+        let board = match self.service.leaderboard(chat, game, 10).await {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(error = %e, "leaderboard");
+                return tr(lang, key::ERR_TRY_AGAIN, &Args::new());
+            }
+        };
+        if board.is_empty() {
+            return text_of(lang, key::STATS_EMPTY);
+        }
+        let mut out = vec![text_of(lang, key::STATS_TITLE)];
+        for (i, p) in board.iter().enumerate() {
+            out.push(tr_html(
+                lang,
+                key::STATS_LINE,
+                &Args::new()
+                    .num("place", i as i64 + 1)
+                    .text("name", p.name.clone().unwrap_or_else(|| "?".to_owned()))
+                    .num("games", p.counters.series_played)
+                    .num("wins", p.counters.series_won),
+            ));
+            if p.counters.goat > 0 {
+                out.push(tr_html(
+                    lang,
+                    key::STATS_GOATS,
+                    &Args::new().num("count", p.counters.goat),
+                ));
+            }
+        }
+        out.join("\n")
+    }
+
+    async fn create(
+        &self,
+        chat: &ChatKey,
+        title: Option<&str>,
+        from: &Player,
+        kind: GameKind,
+        lang: Lang,
+        dedup: DedupKey,
+    ) -> Result<Ack, ServiceError> {
+        self.submit(
+            Target::Chat(chat.clone()),
+            Actor::person(from.clone()),
+            Command::Create {
+                kind,
+                settings: self.new_table_settings(lang),
+                title: title.unwrap_or("—").to_owned(),
+                sit: true,
+            },
+            Some(dedup),
+        )
+        .await
+    }
+
+    /// A person opened the bot through an onboarding link for `table`
+    /// (Telegram: a `/start` deep link): seat them, and tell them where.
+    pub async fn join_by_link(
+        &self,
+        from: &Player,
+        table: TableId,
+        seat: Option<Seat>,
+        dedup: DedupKey,
+    ) -> Vec<Reply> {
+        self.remember_name(&from.id, &from.name);
+        let lang = from.lang;
+        let r = self
+            .submit(
+                Target::Table(table),
+                Actor::person(from.clone()),
+                Command::Join { seat },
+                Some(dedup),
+            )
+            .await;
+        match r {
+            Ok(_) | Err(ServiceError::Rejected(TableError::AlreadySeated)) => {
+                let Ok(Some(view)) = self.service.table_view(table).await else {
+                    return say(text_of(lang, key::ERR_STALE));
+                };
+                let mut replies = vec![Reply::Say(self.seated_text(from, &view))];
+                // The table shows them without the "open the bot" link now.
+                replies.push(Reply::Render(Output::RenderTable(Box::new(view.clone()))));
+                if let Ok(Some(hand)) = self.service.hand_of(table, &from.id).await {
+                    replies.push(Reply::Render(Output::RenderHand(Box::new(hand))));
+                }
+                replies
+            }
+            Err(e) => say(refusal(lang, &e)),
+        }
+    }
+
+    fn seated_text(&self, who: &Player, view: &TableView) -> Screen {
+        let seat = view.seat_of(&who.id).map_or(0, |s| s.index() as i64 + 1);
+        Screen::text(tr_html(
+            who.lang,
+            key::START_SEATED,
+            &Args::new()
+                .text("group", view.title.clone())
+                .num("seat", seat),
+        ))
+    }
+
+    /// A button press. `data` is the button's data as the platform gave it
+    /// back. The replies always hold at most one [`Reply::Popup`].
+    pub async fn press<A: Admins>(
+        &self,
+        admins: &A,
+        from: &Player,
+        origin: &Origin,
+        data: &str,
+        dedup: DedupKey,
+    ) -> Vec<Reply> {
+        self.remember_name(&from.id, &from.name);
+        let lang = from.lang;
+        let Ok(press) = Press::parse(data) else {
+            return popup(lang, key::ERR_BAD_BUTTON);
+        };
+        match press {
+            Press::Chat { action, .. } => {
+                self.chat_press(admins, from, origin, action, dedup).await
+            }
+            Press::Table {
+                table,
+                version,
+                action,
+            } => {
+                let Ok(Some(view)) = self.service.table_view(table).await else {
+                    return popup(lang, key::ERR_STALE);
+                };
+                // Hand buttons live in the person's private chat; table
+                // buttons in the table's chat. Anything else was not drawn
+                // by kozyr.
+                let in_table_chat = view.chat == origin.chat;
+                if (is_hand_action(action) && !origin.private)
+                    || (!is_hand_action(action) && !in_table_chat)
+                {
+                    return popup(lang, key::ERR_BAD_BUTTON);
+                }
+                self.table_press(admins, from, &view, version, action, dedup)
+                    .await
+            }
+        }
+    }
+
+    async fn chat_press<A: Admins>(
+        &self,
+        admins: &A,
+        from: &Player,
+        origin: &Origin,
+        action: ChatAction,
+        dedup: DedupKey,
+    ) -> Vec<Reply> {
+        let lang = from.lang;
+        if origin.private {
+            return popup(lang, key::ERR_GROUP_ONLY);
+        }
+        let chat = &origin.chat;
+        let chat_lang = self.chat_lang(chat, Some(from)).await;
+        if let ChatAction::NewTable(kind) = action {
+            return match self
+                .create(chat, origin.title.as_deref(), from, kind, chat_lang, dedup)
+                .await
+            {
+                // The menu did its job: a second press would only be refused.
+                Ok(_) => vec![Reply::CloseMenu],
+                Err(e) => vec![Reply::Popup(refusal(lang, &e))],
+            };
+        }
+        if !admins.is_admin(chat, &from.id).await {
+            return popup(lang, key::ERR_ADMIN_ONLY);
+        }
+        let actor = Actor::Person {
+            player: from.clone(),
+            admin: true,
+        };
+        if let ChatAction::SetLanguage(l) = action {
+            return match self
+                .submit(
+                    Target::Chat(chat.clone()),
+                    actor,
+                    Command::SetLanguage { lang: l },
+                    Some(dedup),
+                )
+                .await
+            {
+                Ok(_) => vec![
+                    Reply::Popup(tr(lang, key::SETTINGS_SAVED, &Args::new())),
+                    Reply::Say(Screen::text(tr_html(
+                        l,
+                        key::LANG_SET,
+                        &Args::new().text("lang", l.native_name()),
+                    ))),
+                ],
+                Err(e) => vec![Reply::Popup(refusal(lang, &e))],
+            };
+        }
+        let Ok(Some(table)) = self.service.open_table_view(chat).await else {
+            // Without a table there is nothing to keep these settings for;
+            // the next table starts from the defaults.
+            return popup(lang, key::ERR_NO_TABLE);
+        };
+        let mut settings = table.settings;
+        match action {
+            ChatAction::NewTable(_) | ChatAction::SetLanguage(_) => {}
+            ChatAction::SetTurnTimer(secs) => {
+                settings.turn_timer = secs.and_then(TurnTimer::from_secs);
+            }
+            ChatAction::SetHeartsEndScore(n) => {
+                if !END_SCORE_CHOICES.contains(&n) {
+                    return popup(lang, key::ERR_BAD_BUTTON);
+                }
+                settings.options.hearts.end_score = n;
+            }
+            ChatAction::SetShootTheMoon(on) => settings.options.hearts.shoot_the_moon = on,
+        }
+        match self
+            .submit(
+                Target::Chat(chat.clone()),
+                actor,
+                Command::ChangeSettings { settings },
+                Some(dedup),
+            )
+            .await
+        {
+            Ok(_) => popup(lang, key::SETTINGS_SAVED),
+            Err(e) => vec![Reply::Popup(refusal(lang, &e))],
+        }
+    }
+
+    async fn table_press<A: Admins>(
+        &self,
+        admins: &A,
+        from: &Player,
+        view: &TableView,
+        version: u64,
+        action: TableAction,
+        dedup: DedupKey,
+    ) -> Vec<Reply> {
+        let lang = from.lang;
+        let user = &from.id;
+        let id = view.id;
+        let seat = view.seat_of(user);
+        match action {
+            TableAction::Toggle(card) => {
+                // Selection is the person's own UI state: it needs their
+                // seat and the card in their hand, not the exact version.
+                if seat.is_none() {
+                    return popup(lang, key::ERR_NOT_SEATED);
+                }
+                let Ok(Some(hand)) = self.service.hand_of(id, user).await else {
+                    return popup(lang, key::ERR_STALE);
+                };
+                let cards = front_for(&hand.game).hand_cards(&hand.game);
+                if !cards.contains(card) {
+                    return popup(lang, key::ERR_STALE);
+                }
+                let mut sel = self.selection(user, id) & cards;
+                if sel.contains(card) {
+                    sel.remove(card);
+                } else {
+                    sel.insert(card);
+                }
+                self.set_selection(user, id, sel);
+                return vec![Reply::Render(Output::RenderHand(Box::new(hand)))];
+            }
+            TableAction::Clear => {
+                self.clear_selection(user, id);
+                return self.render_hand_of(id, user).await.into_iter().collect();
+            }
+            _ => {}
+        }
+        let game_action = view.game.as_ref().and_then(|g| front_for(g).action(action));
+        let needs_admin = matches!(
+            action,
+            TableAction::Start
+                | TableAction::Stop { .. }
+                | TableAction::AddAi
+                | TableAction::Rematch
+        );
+        let admin = needs_admin && admins.is_admin(&view.chat, user).await;
+        let actor = Actor::Person {
+            player: from.clone(),
+            admin,
+        };
+        let command = if let Some(action) = game_action {
+            let Some(seat) = seat else {
+                return popup(lang, key::ERR_NOT_SEATED);
+            };
+            if version != view.version {
+                return popup(lang, key::ERR_STALE);
+            }
+            Command::Act {
+                seat,
+                action,
+                version,
+            }
+        } else {
+            match action {
+                TableAction::Join => Command::Join { seat: None },
+                TableAction::TakeSeat(s) => Command::Join { seat: Some(s) },
+                TableAction::Leave => Command::Leave,
+                TableAction::AddAi => Command::AddAi { seat: None },
+                TableAction::Start => Command::Start,
+                TableAction::TakeBack => Command::TakeBack,
+                TableAction::Stop { confirm: false } => return vec![Reply::CloseMenu],
+                TableAction::Stop { confirm: true } => Command::Stop,
+                TableAction::Rematch => {
+                    // The button carries the version of the finished state:
+                    // a second press (or one after play restarted) is stale.
+                    if version != view.version {
+                        return popup(lang, key::ERR_STALE);
+                    }
+                    Command::Rematch
+                }
+                _ => return popup(lang, key::ERR_BAD_BUTTON),
+            }
+        };
+        let joining = matches!(command, Command::Join { .. });
+        let acting = matches!(command, Command::Act { .. });
+        let stopping = matches!(command, Command::Stop);
+        match self
+            .submit(Target::Table(id), actor, command, Some(dedup))
+            .await
+        {
+            Ok(ack) => {
+                let mut replies = Vec::new();
+                if acting && !ack.duplicate {
+                    self.clear_selection(user, id);
+                }
+                if stopping {
+                    replies.push(Reply::CloseMenu);
+                }
+                if joining
+                    && !ack.duplicate
+                    && let Ok(Some(now)) = self.service.table_view(id).await
+                {
+                    replies.push(Reply::Seated {
+                        table: id,
+                        user: user.clone(),
+                        text: self.seated_text(from, &now),
+                    });
+                }
+                replies
+            }
+            Err(e) => vec![Reply::Popup(refusal(lang, &e))],
+        }
+    }
+
+    // ------------------------------------------------- platform events
+
+    /// The platform cannot reach `user` any more (they blocked the bot): an
+    /// AI player plays their seats at `tables` until they take them back.
+    pub async fn hand_over(&self, user: &UserId, tables: &[TableId]) {
+        for &table in tables {
+            let r = self
+                .submit(
+                    Target::Table(table),
+                    Actor::System,
+                    Command::HandToAi { user: user.clone() },
+                    None,
+                )
+                .await;
+            if let Err(e) = r
+                && e.rejection().is_none()
+            {
+                tracing::error!(error = %e, "handing a seat to the AI player failed");
+            }
+        }
+    }
+
+    /// The bot is out of `chat` (removed from a group): its open table stops.
+    pub async fn chat_gone(&self, chat: &ChatKey) {
+        let r = self
+            .submit(
+                Target::Chat(chat.clone()),
+                Actor::System,
+                Command::Stop,
+                None,
+            )
+            .await;
+        match r {
+            Ok(_) => tracing::info!(%chat, "removed from a chat; its table stopped"),
+            Err(e) if e.rejection().is_some() => {}
+            Err(e) => tracing::error!(error = %e, "stopping the table of a chat the bot left"),
+        }
+    }
+
+    /// The platform gave `from` a new id: its table follows.
+    pub async fn chat_moved(&self, from: &ChatKey, to: &ChatKey) {
+        let r = self
+            .submit(
+                Target::Chat(from.clone()),
+                Actor::System,
+                Command::MigrateChat { to: to.clone() },
+                Some(DedupKey::migration(from)),
+            )
+            .await;
+        if let Err(e) = r
+            && e.rejection().is_none()
+        {
+            tracing::error!(error = %e, "chat migration failed");
+        }
+    }
+}

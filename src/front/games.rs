@@ -1,0 +1,263 @@
+//! Each game plugs into the front-end through one trait, [`GameFront`],
+//! implemented once per game; everything above (the front-end core and the
+//! platform shells) asks [`front_of`] and never names a game.
+
+use super::action::TableAction;
+use super::present::{self, HandInfo, TableInfo};
+use super::screen::Screen;
+use crate::cards::CardSet;
+use crate::game::{GameAction, GameEvent, GameKind, GameView};
+use crate::i18n::{Args, Lang, key, tr, tr_html};
+use crate::table::Settings;
+use crate::{hearts, kozel};
+
+/// What the front-end needs to know of one game.
+pub trait GameFront: Sync {
+    fn kind(&self) -> GameKind;
+
+    /// The game's name ("Kozel").
+    fn name(&self, lang: Lang) -> String;
+
+    /// The rules, as `/rules` shows them (markup).
+    fn rules(&self, lang: Lang) -> String;
+
+    /// The public table message; `None` for another game's view.
+    fn table(&self, lang: Lang, info: &TableInfo, view: &GameView) -> Option<Screen>;
+
+    /// A seat's private hand with its buttons; `legal` is what the seat
+    /// may do now. `None` for another game's view.
+    fn hand(
+        &self,
+        lang: Lang,
+        info: &HandInfo,
+        view: &GameView,
+        legal: &[GameAction],
+    ) -> Option<Screen>;
+
+    /// The chat's message for a game event (a deal or the series over);
+    /// `view` is the public view after it. `None`: nothing to announce
+    /// (tricks show on the table message itself).
+    fn announcement(
+        &self,
+        lang: Lang,
+        info: &TableInfo,
+        event: &GameEvent,
+        view: Option<&GameView>,
+        settings: &Settings,
+    ) -> Option<Screen>;
+
+    /// The game move a hand button asks for; `None` for a button that is
+    /// not a move of this game.
+    fn action(&self, press: TableAction) -> Option<GameAction>;
+
+    /// The cards in the seat's hand (what a selection may hold).
+    fn hand_cards(&self, view: &GameView) -> CardSet;
+}
+
+/// The front-end of game `kind`.
+pub fn front_of(kind: GameKind) -> &'static dyn GameFront {
+    match kind {
+        GameKind::Kozel => &KozelFront,
+        GameKind::Hearts => &HeartsFront,
+    }
+}
+
+/// The front-end of whatever game `view` is of.
+pub fn front_for(view: &GameView) -> &'static dyn GameFront {
+    front_of(match view {
+        GameView::Kozel(_) => GameKind::Kozel,
+        GameView::Hearts(_) => GameKind::Hearts,
+    })
+}
+
+struct KozelFront;
+
+impl GameFront for KozelFront {
+    fn kind(&self) -> GameKind {
+        GameKind::Kozel
+    }
+
+    fn name(&self, lang: Lang) -> String {
+        tr(lang, key::GAME_KOZEL, &Args::new())
+    }
+
+    fn rules(&self, lang: Lang) -> String {
+        tr_html(lang, key::RULES_KOZEL, &Args::new())
+    }
+
+    fn table(&self, lang: Lang, info: &TableInfo, view: &GameView) -> Option<Screen> {
+        let GameView::Kozel(v) = view else {
+            return None;
+        };
+        Some(present::kozel::table(lang, info, v))
+    }
+
+    fn hand(
+        &self,
+        lang: Lang,
+        info: &HandInfo,
+        view: &GameView,
+        legal: &[GameAction],
+    ) -> Option<Screen> {
+        let GameView::Kozel(v) = view else {
+            return None;
+        };
+        let legal: Vec<kozel::Action> = legal
+            .iter()
+            .filter_map(|a| match *a {
+                GameAction::Kozel(a) => Some(a),
+                GameAction::Hearts(_) => None,
+            })
+            .collect();
+        Some(present::kozel::hand(lang, info, v, &legal))
+    }
+
+    fn announcement(
+        &self,
+        lang: Lang,
+        info: &TableInfo,
+        event: &GameEvent,
+        view: Option<&GameView>,
+        _settings: &Settings,
+    ) -> Option<Screen> {
+        let (GameEvent::Kozel(event), Some(GameView::Kozel(v))) = (event, view) else {
+            return None;
+        };
+        match event {
+            kozel::Event::DealOver(result) => {
+                // The view is the state after the event: the next deal has
+                // begun, unless this deal ended the series (a goat).
+                let deal_no = if v.goat.is_some() {
+                    v.deal_no
+                } else {
+                    v.deal_no.saturating_sub(1).max(1)
+                };
+                Some(present::kozel::deal_over(
+                    lang,
+                    info,
+                    deal_no,
+                    result,
+                    v.defeat_points,
+                ))
+            }
+            kozel::Event::SeriesOver { goat, with_eggs } => Some(present::kozel::series_over(
+                lang,
+                info,
+                *goat,
+                *with_eggs,
+                v.defeat_points,
+            )),
+            _ => None,
+        }
+    }
+
+    fn action(&self, press: TableAction) -> Option<GameAction> {
+        let a = match press {
+            TableAction::Lead(s) => kozel::Action::Lead(s),
+            TableAction::Beat(s) => kozel::Action::Beat(s),
+            TableAction::Pass(s) => kozel::Action::Pass(s),
+            TableAction::Molodka => kozel::Action::Molodka,
+            _ => return None,
+        };
+        Some(GameAction::Kozel(a))
+    }
+
+    fn hand_cards(&self, view: &GameView) -> CardSet {
+        match view {
+            GameView::Kozel(v) => v.deal.hand,
+            GameView::Hearts(_) => CardSet::EMPTY,
+        }
+    }
+}
+
+struct HeartsFront;
+
+impl GameFront for HeartsFront {
+    fn kind(&self) -> GameKind {
+        GameKind::Hearts
+    }
+
+    fn name(&self, lang: Lang) -> String {
+        tr(lang, key::GAME_HEARTS, &Args::new())
+    }
+
+    fn rules(&self, lang: Lang) -> String {
+        tr_html(lang, key::RULES_HEARTS, &Args::new())
+    }
+
+    fn table(&self, lang: Lang, info: &TableInfo, view: &GameView) -> Option<Screen> {
+        let GameView::Hearts(v) = view else {
+            return None;
+        };
+        Some(present::hearts::table(lang, info, v))
+    }
+
+    fn hand(
+        &self,
+        lang: Lang,
+        info: &HandInfo,
+        view: &GameView,
+        legal: &[GameAction],
+    ) -> Option<Screen> {
+        let GameView::Hearts(v) = view else {
+            return None;
+        };
+        let legal: Vec<hearts::Action> = legal
+            .iter()
+            .filter_map(|a| match *a {
+                GameAction::Hearts(a) => Some(a),
+                GameAction::Kozel(_) => None,
+            })
+            .collect();
+        Some(present::hearts::hand(lang, info, v, &legal))
+    }
+
+    fn announcement(
+        &self,
+        lang: Lang,
+        info: &TableInfo,
+        event: &GameEvent,
+        _view: Option<&GameView>,
+        settings: &Settings,
+    ) -> Option<Screen> {
+        let GameEvent::Hearts(event) = event else {
+            return None;
+        };
+        match event {
+            hearts::Event::DealOver {
+                deal,
+                deal_points,
+                total_points,
+                moon_shooter,
+            } => Some(present::hearts::deal_over(
+                lang,
+                info,
+                *deal,
+                *deal_points,
+                *total_points,
+                *moon_shooter,
+                settings.options.hearts.end_score,
+            )),
+            hearts::Event::GameOver { ranking } => {
+                Some(present::hearts::game_over(lang, info, ranking))
+            }
+            _ => None,
+        }
+    }
+
+    fn action(&self, press: TableAction) -> Option<GameAction> {
+        let a = match press {
+            TableAction::HeartsPass(s) => hearts::Action::PassCards(s),
+            TableAction::HeartsPlay(c) => hearts::Action::Play(c),
+            _ => return None,
+        };
+        Some(GameAction::Hearts(a))
+    }
+
+    fn hand_cards(&self, view: &GameView) -> CardSet {
+        match view {
+            GameView::Hearts(v) => v.deal.hand,
+            GameView::Kozel(_) => CardSet::EMPTY,
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! The platform-neutral front-end: everything a chat front-end decides,
+//! as data. It reads only views from the table service (never a table with
+//! every hand, never the store) and is the one place above the engines
+//! that knows each game; the platform shells (`crate::telegram`, and the
+//! next one) only carry its inputs in and its screens out.
+//!
+//! - [`action`]: the button codec — a [`action::Press`] in at most 64
+//!   ASCII bytes, strict and canonical.
+//! - [`rich`], [`screen`]: screens as data — rich text and rows of buttons.
+//! - [`present`]: screens from game views, one module per game.
+//! - [`games`]: [`games::GameFront`], the one trait a game implements to
+//!   plug in (its table, hand and results screens, its presses).
+//! - [`outputs`]: the service's [`crate::table::Output`]s as screens.
+//! - [`core`]: [`core::Front`] — commands and presses → service commands,
+//!   card selections, refusal texts; what to show back.
+//!
+//! See `docs/PLATFORMS.md` for what a platform shell implements.
+
+pub mod action;
+pub mod core;
+pub mod games;
+pub mod outputs;
+pub mod present;
+pub mod rich;
+pub mod screen;
+
+pub use core::{Front, Reply};
+pub use screen::{Button, ButtonTarget, Keyboard, Screen};

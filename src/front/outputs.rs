@@ -1,0 +1,173 @@
+//! The table service's [`Output`](crate::table::Output)s as screens: the
+//! table message, a hand, an announcement, a reminder. Pure functions of
+//! the views and a few facts the front-end keeps (who cannot be reached,
+//! names it learned, the time).
+
+use std::time::Duration;
+
+use super::games::front_of;
+use super::present::{self, HandInfo, LastTrick, Occupant, TableInfo};
+use super::screen::Screen;
+use crate::cards::{CardSet, PerSeat};
+use crate::i18n::{Args, Lang, key, tr_html};
+use crate::table::{Announcement, HandView, Phase, SeatState, TableView, Timestamp, UserId};
+
+/// How long until `deadline`, never negative.
+pub fn time_left(deadline: Timestamp, now: Timestamp) -> Duration {
+    Duration::from_millis(u64::try_from(deadline.millis() - now.millis()).unwrap_or(0))
+}
+
+/// Who sits where, and the rest of what every screen of the table shows.
+/// The one place seats become [`Occupant`]s, so the table message, hands,
+/// results and `/score` name everyone alike (AI players included).
+pub fn table_info(
+    view: &TableView,
+    now: Timestamp,
+    unreachable: &dyn Fn(&UserId) -> bool,
+) -> TableInfo {
+    let mut ai = 0u8;
+    let seats = PerSeat::from_fn(|s| match &view.seats[s] {
+        SeatState::Empty => None,
+        SeatState::Person { player, away: true } => Some(Occupant::StandIn {
+            name: player.name.clone(),
+        }),
+        SeatState::Person { player, .. } => Some(Occupant::Human {
+            name: player.name.clone(),
+            reachable: !unreachable(&player.id),
+        }),
+        SeatState::Ai => {
+            ai += 1;
+            Some(Occupant::Ai { number: ai })
+        }
+    });
+    TableInfo {
+        table: view.id,
+        version: view.version,
+        game: view.kind,
+        seats,
+        turn_time_left: view.deadline.map(|d| time_left(d, now)),
+        last_trick: view.last_trick.map(|t| LastTrick {
+            winner: t.winner,
+            points: t.points,
+        }),
+    }
+}
+
+/// The chat's table message: the lobby, the game, or the result with a
+/// Rematch button; a closed table keeps its text and loses its buttons.
+/// `creator` names the creator when they are not seated.
+pub fn table_screen(view: &TableView, info: &TableInfo, creator: Option<String>) -> Screen {
+    let lang = view.settings.lang;
+    let mut out = match (&view.game, view.phase) {
+        (Some(game), Phase::Playing | Phase::Finished | Phase::Closed) => {
+            present::table(lang, info, game)
+        }
+        _ => {
+            let creator = view
+                .seats
+                .iter()
+                .find_map(|(_, s)| s.person().filter(|p| p.id == view.creator))
+                .map(|p| p.name.clone())
+                .or(creator)
+                .unwrap_or_else(|| "?".to_owned());
+            present::lobby(lang, info, &creator)
+        }
+    };
+    match view.phase {
+        Phase::Closed => out.keyboard = Default::default(),
+        Phase::Finished => out = present::with_rematch(lang, info, out),
+        Phase::Lobby | Phase::Playing => {}
+    }
+    out
+}
+
+/// A person's hand message, with their current card selection.
+pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet) -> Screen {
+    let hinfo = HandInfo {
+        table: info,
+        group_title: &hand.title,
+        seat: hand.seat,
+        selection,
+    };
+    present::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal)
+}
+
+/// `/score`: the table message's text without its buttons, or `None`
+/// before the first deal.
+pub fn score_screen(view: &TableView, info: &TableInfo) -> Option<Screen> {
+    let game = view.game.as_ref()?;
+    Some(Screen::text(
+        present::table(view.settings.lang, info, game).text,
+    ))
+}
+
+/// The chat's message for an announcement, worded with the state after it;
+/// `None` for what the table message shows by itself.
+pub fn announcement_screen(
+    view: &TableView,
+    info: &TableInfo,
+    announcement: &Announcement,
+    name_of: &dyn Fn(&UserId) -> Option<String>,
+) -> Option<Screen> {
+    let lang = view.settings.lang;
+    let text = |k, args: Args| Some(Screen::text(tr_html(lang, k, &args)));
+    match announcement {
+        Announcement::SeriesStarted { .. } => text(
+            key::GAME_BEGINS,
+            Args::new().text("game", front_of(view.kind).name(lang)),
+        ),
+        Announcement::Game { event, .. } => {
+            front_of(view.kind).announcement(lang, info, event, view.game.as_ref(), &view.settings)
+        }
+        Announcement::AutoPlayed { seat, .. } => text(
+            key::TIMER_AUTO_PLAYED,
+            Args::new().text("name", info.name(lang, *seat)),
+        ),
+        Announcement::HandedToAi {
+            player,
+            unreachable: true,
+            ..
+        } => text(
+            key::UNREACHABLE_TO_AI,
+            Args::new().text("name", player.name.clone()),
+        ),
+        Announcement::HandedToAi { player, .. } => text(
+            key::TIMER_HANDED_TO_AI,
+            Args::new()
+                .text("name", player.name.clone())
+                .num("count", i64::from(crate::table::TIMEOUTS_BEFORE_AI)),
+        ),
+        Announcement::TakenBack { player, .. } => text(
+            key::TIMER_TOOK_BACK,
+            Args::new().text("name", player.name.clone()),
+        ),
+        Announcement::Left {
+            player,
+            kicked: true,
+            ..
+        } => text(key::KICKED, Args::new().text("name", player.name.clone())),
+        Announcement::Stopped { by } => {
+            let seated = |u: &UserId| {
+                view.seats
+                    .iter()
+                    .find_map(|(_, s)| s.person().filter(|p| &p.id == u))
+                    .map(|p| p.name.clone())
+            };
+            let name = by
+                .as_ref()
+                .and_then(|u| seated(u).or_else(|| name_of(u)))
+                .unwrap_or_else(|| "—".to_owned());
+            text(key::STOPPED, Args::new().text("name", name))
+        }
+        Announcement::Left { .. } | Announcement::ChatMoved { .. } => None,
+    }
+}
+
+/// The reminder a person gets in their own chat when their time runs short.
+pub fn reminder_screen(lang: Lang, left: Duration) -> Screen {
+    Screen::text(tr_html(
+        lang,
+        key::TIMER_REMINDER_DM,
+        &Args::new().num("seconds", present::shown_seconds(left)),
+    ))
+}

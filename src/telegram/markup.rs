@@ -1,0 +1,79 @@
+//! Screens as Telegram messages: rich text as Telegram HTML
+//! (`parse_mode = HTML`), buttons as an inline keyboard whose callback
+//! data is the encoded [`Press`](crate::front::action::Press), and
+//! onboarding buttons as deep links to the bot's private chat.
+
+use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
+
+use super::deeplink::DeepLink;
+use crate::front::rich::Rich;
+use crate::front::{ButtonTarget, Screen};
+use crate::i18n::escape_html;
+
+/// Telegram HTML for rich text: `<b>`, `<i>`, `<code>`, everything else escaped.
+///
+/// ```
+/// use kozyr::front::rich::Rich;
+/// let r = Rich::from_markup("<b>Ann &amp; Bob</b> <i>lead</i> <code>10♠</code>");
+/// assert_eq!(kozyr::telegram::markup::html(&r), "<b>Ann &amp; Bob</b> <i>lead</i> <code>10♠</code>");
+/// ```
+pub fn html(rich: &Rich) -> String {
+    let mut out = String::new();
+    for span in rich.spans() {
+        let s = span.style;
+        let tags: Vec<&str> = [(s.bold, "b"), (s.italic, "i"), (s.mono, "code")]
+            .into_iter()
+            .filter_map(|(on, tag)| on.then_some(tag))
+            .collect();
+        for t in &tags {
+            out.push_str(&format!("<{t}>"));
+        }
+        out.push_str(&escape_html(&span.text));
+        for t in tags.iter().rev() {
+            out.push_str(&format!("</{t}>"));
+        }
+    }
+    out
+}
+
+/// A screen as Telegram sends it: HTML text and the inline keyboard
+/// (`None` when the screen has no buttons).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Message {
+    pub html: String,
+    pub keyboard: Option<InlineKeyboardMarkup>,
+}
+
+impl Message {
+    /// `bot_username` makes the deep links of onboarding buttons; an
+    /// onboarding button that cannot become a link is left out (the text
+    /// still tells the person to open the bot's chat).
+    pub fn of(screen: &Screen, bot_username: &str) -> Message {
+        let rows: Vec<Vec<InlineKeyboardButton>> = screen
+            .keyboard
+            .rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .filter_map(|b| match b.target {
+                        ButtonTarget::Press(p) => {
+                            Some(InlineKeyboardButton::callback(&b.label, p.encode()))
+                        }
+                        ButtonTarget::Onboard { table, seat } => DeepLink::Join {
+                            table,
+                            seat: Some(seat),
+                        }
+                        .url(bot_username)
+                        .ok()
+                        .map(|url| InlineKeyboardButton::url(&b.label, url)),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|row| !row.is_empty())
+            .collect();
+        Message {
+            html: html(&screen.rich()),
+            keyboard: (!rows.is_empty()).then(|| InlineKeyboardMarkup::new(rows)),
+        }
+    }
+}

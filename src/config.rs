@@ -8,6 +8,9 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::i18n::Lang;
+use crate::table::TurnTimer;
+
 /// A Telegram bot token. Its `Debug` and `Display` never show the secret.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Token(String);
@@ -90,9 +93,9 @@ pub struct Config {
     pub api_url: Option<String>,
     pub log: String,
     /// Language for chats and players whose language is unknown.
-    pub default_language: String,
+    pub default_language: Lang,
     /// The turn timer of new tables; `None` is "no limit".
-    pub default_turn_timer: Option<Duration>,
+    pub default_turn_timer: Option<TurnTimer>,
     pub synchronous: Synchronous,
     pub update_mode: UpdateMode,
     /// The AI player at tables: `random`, `heuristic` or `search`.
@@ -111,7 +114,6 @@ pub enum ConfigError {
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://kozyr.db";
-pub const LANGUAGES: [&str; 4] = ["en", "ru", "pt", "ro"];
 /// The AI players a table can seat (see `docs/AI.md`).
 pub const AI_PLAYERS: [&str; 3] = ["random", "heuristic", "search"];
 
@@ -138,18 +140,25 @@ impl Config {
         {
             return Err(bad("TELOXIDE_API_URL", "expected an http(s) URL".into()));
         }
-        let default_language = get("KOZYR_LANGUAGE").unwrap_or_else(|| "en".into());
-        if !LANGUAGES.contains(&default_language.as_str()) {
-            return Err(bad(
-                "KOZYR_LANGUAGE",
-                format!("expected one of {}", LANGUAGES.join(", ")),
-            ));
-        }
+        // Exactly the four codes: a tag such as `en-US` is a client's, not a setting.
+        let default_language = match get("KOZYR_LANGUAGE") {
+            None => Lang::En,
+            Some(code) => Lang::ALL
+                .into_iter()
+                .find(|l| l.code() == code)
+                .ok_or_else(|| {
+                    let codes: Vec<&str> = Lang::ALL.iter().map(|l| l.code()).collect();
+                    bad(
+                        "KOZYR_LANGUAGE",
+                        format!("expected one of {}", codes.join(", ")),
+                    )
+                })?,
+        };
         let default_turn_timer = match get("KOZYR_TURN_SECONDS").as_deref() {
-            None => Some(Duration::from_secs(60)),
+            None => TurnTimer::from_secs(60),
             Some("0") | Some("none") | Some("off") => None,
-            Some(s) => match s.parse::<u64>() {
-                Ok(n) if (10..=3600).contains(&n) => Some(Duration::from_secs(n)),
+            Some(s) => match s.parse::<u32>() {
+                Ok(n) if (10..=3600).contains(&n) => TurnTimer::from_secs(n),
                 _ => {
                     return Err(bad(
                         "KOZYR_TURN_SECONDS",
@@ -282,7 +291,8 @@ mod tests {
         let c = check(&[("TELOXIDE_TOKEN", TOKEN)], Ok(())).unwrap();
         assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
         assert_eq!(c.update_mode, UpdateMode::LongPolling);
-        assert_eq!(c.default_turn_timer, Some(Duration::from_secs(60)));
+        assert_eq!(c.default_turn_timer, TurnTimer::from_secs(60));
+        assert_eq!(c.default_language, Lang::En);
         assert_eq!(c.synchronous, Synchronous::Full);
         check(
             &[("TELOXIDE_TOKEN", TOKEN), ("DATABASE_URL", "postgres://x")],

@@ -24,7 +24,7 @@ use crate::front::Front;
 use crate::front::core::{Admins, Defaults};
 use crate::i18n::Lang;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
-use crate::table::{ChatKey, Platform, Player, TableId, TurnTimer, UserId};
+use crate::table::{ChatKey, Platform, Player, TableId, UserId};
 
 /// How long an admin check from `getChatMember` is trusted.
 const ADMIN_CACHE: Duration = Duration::from_secs(60);
@@ -332,7 +332,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
     }
     let me = bot.get_me().await?;
     let username = me.username.clone().ok_or(BotError::NoUsername)?;
-    let default_lang = Lang::from_code(&config.default_language).unwrap_or(Lang::En);
+    let default_lang = config.default_language;
     register_commands(&bot, default_lang).await;
 
     let (service, effects) = TableService::builder_from_config(config)
@@ -344,9 +344,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
     let (local_tx, local_rx) = mpsc::unbounded_channel();
     let defaults = Defaults {
         lang: default_lang,
-        turn_timer: config
-            .default_turn_timer
-            .and_then(|d| TurnTimer::from_secs(u32::try_from(d.as_secs()).unwrap_or(u32::MAX))),
+        turn_timer: config.default_turn_timer,
     };
     let shared = Arc::new(Shared {
         front: Front::new(service, defaults),

@@ -24,5 +24,8 @@ pub mod present;
 pub mod rich;
 pub mod screen;
 
+#[cfg(test)]
+mod snapshots;
+
 pub use core::{Front, Reply};
 pub use screen::{Button, ButtonTarget, Keyboard, Screen};

@@ -1,0 +1,1203 @@
+//! Whole screens, every one in every language, as snapshots: what a
+//! person sees, word for word and button for button. After an intended
+//! change, `UPDATE_EXPECT=1 cargo test --lib front::snapshots` rewrites
+//! them; review the diff like any other.
+//!
+//! The notation: `**bold**`, `_italic_`, `` `mono` ``; each button row on
+//! its own line as `[label | data]`, `data` being the encoded press (or
+//! `onboard seat N` for a button that opens the bot's private chat).
+
+use expect_test::{Expect, expect};
+
+use super::action::Press;
+use super::outputs;
+use super::present::{self, HandInfo, Occupant, SettingsInfo, TableInfo};
+use super::screen::{ButtonTarget, Screen};
+use crate::cards::{CardSet, PerSeat, Seat};
+use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView, Milestone};
+use crate::i18n::Lang;
+use crate::table::{
+    Announcement, ChatKey, Phase, Player, SeatState, Settings, TableId, TableView, Timestamp,
+    UserId,
+};
+
+fn show(s: &Screen) -> String {
+    let mut out = String::new();
+    for span in s.rich().spans() {
+        let mut marks = String::new();
+        if span.style.bold {
+            marks.push_str("**");
+        }
+        if span.style.italic {
+            marks.push('_');
+        }
+        if span.style.mono {
+            marks.push('`');
+        }
+        let closing: String = marks.chars().rev().collect();
+        out.push_str(&format!("{marks}{}{closing}", span.text));
+    }
+    for row in &s.keyboard.rows {
+        out.push('\n');
+        let buttons: Vec<String> = row
+            .iter()
+            .map(|b| match b.target {
+                ButtonTarget::Press(p) => format!("[{} | {}]", b.label, p.encode()),
+                ButtonTarget::Onboard { seat, .. } => {
+                    format!("[{} | onboard seat {}]", b.label, seat.index() + 1)
+                }
+            })
+            .collect();
+        out.push_str(&buttons.join(" "));
+    }
+    out
+}
+
+/// The screen in every language, one after the other.
+fn check(screen: impl Fn(Lang) -> Screen, expect: Expect) {
+    let all: Vec<String> = Lang::ALL
+        .iter()
+        .map(|&l| format!("── {}\n{}", l.code(), show(&screen(l))))
+        .collect();
+    expect.assert_eq(&(all.join("\n") + "\n"));
+}
+
+fn seat(i: u8) -> Seat {
+    Seat::new(i).unwrap()
+}
+
+const NAMES: [&str; 4] = ["Alice", "Boris", "Carla", "Dan"];
+
+fn player(i: usize) -> Player {
+    Player::new(UserId::Telegram(1000 + i as u64), NAMES[i], Lang::En)
+}
+
+/// Four people, or with `ai` an AI player at seat 3 (the fourth).
+fn info(kind: GameKind, version: u64, ai: bool) -> TableInfo {
+    TableInfo {
+        table: TableId(7),
+        version,
+        game: kind,
+        seats: PerSeat::from_fn(|s| {
+            Some(if ai && s.index() == 3 {
+                Occupant::Ai { number: 1 }
+            } else {
+                Occupant::human(NAMES[s.index()])
+            })
+        }),
+        turn_time_left: None,
+        last_trick: None,
+    }
+}
+
+/// Plays safe moves until `stop` says so for the events of a move.
+fn play_until(game: &mut Game, mut stop: impl FnMut(&[GameEvent]) -> bool) -> Vec<GameEvent> {
+    for _ in 0..10_000 {
+        let s = game.awaiting()[0];
+        let a = game.safe_action(s).unwrap();
+        let events = game.apply(s, a).unwrap();
+        if stop(&events) {
+            return events;
+        }
+    }
+    panic!("never stopped");
+}
+
+fn moves(game: &mut Game, n: usize) {
+    for _ in 0..n {
+        let s = game.awaiting()[0];
+        let a = game.safe_action(s).unwrap();
+        game.apply(s, a).unwrap();
+    }
+}
+
+fn hand_screen(lang: Lang, info: &TableInfo, game: &Game, s: Seat, sel: CardSet) -> Screen {
+    let h = HandInfo {
+        table: info,
+        group_title: "Friday <cards>",
+        seat: s,
+        selection: sel,
+    };
+    present::hand(lang, &h, &game.view(s), &game.legal_actions(s))
+}
+
+#[test]
+fn lobbies() {
+    let mut t = info(GameKind::Kozel, 3, true);
+    t.seats[seat(1)] = None;
+    t.seats[seat(2)] = Some(Occupant::Human {
+        name: "Carla".into(),
+        reachable: false,
+    });
+    check(
+        |l| present::lobby(l, &t, "Alice"),
+        expect![[r#"
+            ── en
+            **Kozel** — a new table
+            Opened by Alice
+
+            **Team 1**
+            1. Alice
+            3. Carla
+            **Team 2**
+            2. — free —
+            4. 🤖 Bot 1
+            Partners sit opposite each other: seats 1 and 3, seats 2 and 4.
+
+            Waiting for one more player.
+            ⚠️ Carla, I can't message you yet: press your button below, then Start.
+            [Seat 2 | t7.3.s1]
+            [Leave | t7.3.q] [Add AI player | t7.3.a]
+            [Carla: open my chat | onboard seat 3]
+            ── ru
+            **Козёл** — новый стол
+            Открыл(а) Alice
+
+            **Команда 1**
+            1. Alice
+            3. Carla
+            **Команда 2**
+            2. — свободно —
+            4. 🤖 Бот 1
+            Партнёры сидят напротив: места 1 и 3, места 2 и 4.
+
+            Ждём ещё 1 игрока.
+            ⚠️ Carla, я пока не могу вам написать: нажмите свою кнопку ниже, затем «Запустить».
+            [Место 2 | t7.3.s1]
+            [Встать | t7.3.q] [Добавить бота | t7.3.a]
+            [Carla: открыть мой чат | onboard seat 3]
+            ── pt
+            **Kozel** — mesa nova
+            Aberta por Alice
+
+            **Dupla 1**
+            1. Alice
+            3. Carla
+            **Dupla 2**
+            2. — livre —
+            4. 🤖 Robô 1
+            Os parceiros sentam frente a frente: lugares 1 e 3, lugares 2 e 4.
+
+            Falta 1 jogador.
+            ⚠️ Carla, ainda não consigo escrever para você: toque no seu botão abaixo e depois em Iniciar.
+            [Lugar 2 | t7.3.s1]
+            [Sair da mesa | t7.3.q] [Pôr um robô | t7.3.a]
+            [Carla: abrir meu chat | onboard seat 3]
+            ── ro
+            **Kozel** — masă nouă
+            Deschisă de Alice
+
+            **Echipa 1**
+            1. Alice
+            3. Carla
+            **Echipa 2**
+            2. — liber —
+            4. 🤖 Robot 1
+            Partenerii stau față în față: locurile 1 și 3, locurile 2 și 4.
+
+            Mai așteptăm 1 jucător.
+            ⚠️ Carla, încă nu-ți pot scrie: apasă butonul tău de mai jos, apoi Pornește.
+            [Locul 2 | t7.3.s1]
+            [Mă ridic | t7.3.q] [Adaugă un robot | t7.3.a]
+            [Carla: deschide chatul meu | onboard seat 3]
+        "#]],
+    );
+    let full = info(GameKind::Hearts, 5, false);
+    check(
+        |l| present::lobby(l, &full, "Alice"),
+        expect![[r#"
+            ── en
+            **Hearts** — a new table
+            Opened by Alice
+
+            1. Alice
+            2. Boris
+            3. Carla
+            4. Dan
+
+            All seats are taken: the creator or an admin can start.
+            [Leave | t7.5.q] [Start | t7.5.g]
+            ── ru
+            **Червы** — новый стол
+            Открыл(а) Alice
+
+            1. Alice
+            2. Boris
+            3. Carla
+            4. Dan
+
+            Все места заняты: создатель или админ может начинать.
+            [Встать | t7.5.q] [Начать | t7.5.g]
+            ── pt
+            **Copas** — mesa nova
+            Aberta por Alice
+
+            1. Alice
+            2. Boris
+            3. Carla
+            4. Dan
+
+            Todos os lugares estão ocupados: o criador ou um admin pode começar.
+            [Sair da mesa | t7.5.q] [Começar | t7.5.g]
+            ── ro
+            **Inimi** — masă nouă
+            Deschisă de Alice
+
+            1. Alice
+            2. Boris
+            3. Carla
+            4. Dan
+
+            Toate locurile sunt ocupate: creatorul sau un administrator poate începe.
+            [Mă ridic | t7.5.q] [Începe | t7.5.g]
+        "#]],
+    );
+}
+
+#[test]
+fn menus_and_prompts() {
+    check(
+        |l| present::game_menu(l, 0),
+        expect![[r#"
+        ── en
+        Which game shall we play?
+        [Kozel | c0.nk] [Hearts | c0.nh]
+        ── ru
+        Во что играем?
+        [Козёл | c0.nk] [Червы | c0.nh]
+        ── pt
+        Que jogo vamos jogar?
+        [Kozel | c0.nk] [Copas | c0.nh]
+        ── ro
+        Ce jucăm?
+        [Kozel | c0.nk] [Inimi | c0.nh]
+    "#]],
+    );
+    let s = SettingsInfo {
+        version: 4,
+        lang: Lang::Ru,
+        turn_timer: Some(60),
+        hearts_end_score: 100,
+        shoot_the_moon: true,
+    };
+    check(
+        |l| present::settings(l, &s),
+        expect![[r#"
+        ── en
+        **Settings**
+        Language: Русский
+        Turn timer: 60 s
+        Hearts ends at 100 points
+        Shoot the moon: on
+        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+        [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [No limit | c4.T-]
+        [50 points | c4.E1e] [✓ 100 points | c4.E2s]
+        [Shoot the moon: on | c4.M0]
+        ── ru
+        **Настройки**
+        Язык: Русский
+        Таймер хода: 60 с
+        Червы идут до 100 очков
+        Выстрел в луну: включён
+        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+        [30 с | c4.Tu] [✓ 60 с | c4.T1o] [120 с | c4.T3c] [Без ограничения | c4.T-]
+        [50 очков | c4.E1e] [✓ 100 очков | c4.E2s]
+        [Выстрел в луну: вкл. | c4.M0]
+        ── pt
+        **Configurações**
+        Idioma: Русский
+        Tempo por jogada: 60 s
+        Copas termina em 100 pontos
+        Acertar a lua: ligado
+        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+        [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Sem limite | c4.T-]
+        [50 pontos | c4.E1e] [✓ 100 pontos | c4.E2s]
+        [Acertar a lua: ligado | c4.M0]
+        ── ro
+        **Setări**
+        Limba: Русский
+        Timp de mutare: 60 s
+        Inimi se joacă până la 100 de puncte
+        Nimerește luna: activat
+        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+        [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Nelimitat | c4.T-]
+        [50 de puncte | c4.E1e] [✓ 100 de puncte | c4.E2s]
+        [Nimerește luna: da | c4.M0]
+    "#]],
+    );
+    check(
+        |l| present::language_menu(l, 0),
+        expect![[r#"
+        ── en
+        Choose the chat's language:
+        [✓ English | c0.Len] [Русский | c0.Lru] [Português | c0.Lpt] [Română | c0.Lro]
+        ── ru
+        Выберите язык чата:
+        [English | c0.Len] [✓ Русский | c0.Lru] [Português | c0.Lpt] [Română | c0.Lro]
+        ── pt
+        Escolha o idioma do chat:
+        [English | c0.Len] [Русский | c0.Lru] [✓ Português | c0.Lpt] [Română | c0.Lro]
+        ── ro
+        Alege limba chatului:
+        [English | c0.Len] [Русский | c0.Lru] [Português | c0.Lpt] [✓ Română | c0.Lro]
+    "#]],
+    );
+    let t = info(GameKind::Kozel, 9, false);
+    check(
+        |l| present::stop_prompt(l, &t),
+        expect![[r#"
+        ── en
+        Stop this table? The game in progress will be lost.
+        [Yes, stop it | t7.9.z1] [No, keep playing | t7.9.z0]
+        ── ru
+        Закрыть стол? Текущая игра пропадёт.
+        [Да, закрыть | t7.9.z1] [Нет, играем дальше | t7.9.z0]
+        ── pt
+        Fechar esta mesa? O jogo em andamento será perdido.
+        [Sim, fechar | t7.9.z1] [Não, continuar | t7.9.z0]
+        ── ro
+        Închizi masa? Jocul în desfășurare se pierde.
+        [Da, închide | t7.9.z1] [Nu, jucăm mai departe | t7.9.z0]
+    "#]],
+    );
+}
+
+#[test]
+fn kozel_table_and_hands() {
+    let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    moves(&mut game, 3);
+    let mut t = info(GameKind::Kozel, 40, true);
+    t.turn_time_left = Some(std::time::Duration::from_secs(42));
+    check(
+        |l| present::table(l, &t, &game.view(seat(0))),
+        expect![[r#"
+            ── en
+            **Kozel** · deal 1
+            Trump: A♥ (hearts) · Stock: 20 cards
+            Turn: **Carla** · ⏳ 40 s
+
+            🤖 Bot 1: **9♦**
+            Alice: 🂠 (passed)
+            Boris: 🂠 (passed)
+
+            Alice and Carla: 0 tricks · Boris and 🤖 Bot 1: 0 tricks
+            Series (at 12 defeat points a team is the goat):
+            Alice and Carla: 0
+            Boris and 🤖 Bot 1: 0
+            ── ru
+            **Козёл** · сдача 1
+            Козырь: A♥ (червы) · В колоде: 20 карт
+            Ход: **Carla** · ⏳ 40 с
+
+            🤖 Бот 1: **9♦**
+            Alice: 🂠 (сброс)
+            Boris: 🂠 (сброс)
+
+            Alice и Carla: 0 взяток · Boris и 🤖 Бот 1: 0 взяток
+            Серия (с 12 штрафными очками команда — козёл):
+            Alice и Carla: 0
+            Boris и 🤖 Бот 1: 0
+            ── pt
+            **Kozel** · mão 1
+            Trunfo: A♥ (copas) · Monte: 20 cartas
+            Vez de **Carla** · ⏳ 40 s
+
+            🤖 Robô 1: **9♦**
+            Alice: 🂠 (passou)
+            Boris: 🂠 (passou)
+
+            Alice e Carla: 0 vazas · Boris e 🤖 Robô 1: 0 vazas
+            Partida (com 12 pontos de derrota a dupla é o bode):
+            Alice e Carla: 0
+            Boris e 🤖 Robô 1: 0
+            ── ro
+            **Kozel** · mâna 1
+            Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
+            La mutare: **Carla** · ⏳ 40 s
+
+            🤖 Robot 1: **9♦**
+            Alice: 🂠 (aruncate)
+            Boris: 🂠 (aruncate)
+
+            Alice și Carla: 0 levate · Boris și 🤖 Robot 1: 0 levate
+            Seria (la 12 puncte de înfrângere echipa e capra):
+            Alice și Carla: 0
+            Boris și 🤖 Robot 1: 0
+        "#]],
+    );
+    let s = game.awaiting()[0];
+    let GameView::Kozel(v) = game.view(s) else {
+        unreachable!()
+    };
+    let first = v.deal.hand.first().unwrap();
+    check(
+        |l| hand_screen(l, &t, &game, s, CardSet::single(first)),
+        expect![[r#"
+            ── en
+            **Kozel** · Friday <cards>
+            Trump: A♥ (hearts) · Stock: 20 cards
+            On the table:
+            🤖 Bot 1: **9♦**
+            Alice: 🂠 (passed)
+            Boris: 🂠 (passed)
+
+            👉 **Your turn**: beat or pass 1 card.
+            ⏰ 40 s left for your move.
+            Selected: 7♠
+            Your selection does not beat; you can pass it.
+            Can beat: K♦
+            [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
+            [Beat | t7.14.b20] [Pass | t7.14.p20] [Clear | t7.14.x]
+            ── ru
+            **Козёл** · Friday <cards>
+            Козырь: A♥ (червы) · В колоде: 20 карт
+            На столе:
+            🤖 Бот 1: **9♦**
+            Alice: 🂠 (сброс)
+            Boris: 🂠 (сброс)
+
+            👉 **Ваш ход**: побейте или сбросьте 1 карту.
+            ⏰ На ход осталось 40 с.
+            Выбрано: 7♠
+            Выбранные карты не бьют; их можно сбросить.
+            Можно побить: K♦
+            [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
+            [Бить | t7.14.b20] [Сбросить | t7.14.p20] [Отменить выбор | t7.14.x]
+            ── pt
+            **Kozel** · Friday <cards>
+            Trunfo: A♥ (copas) · Monte: 20 cartas
+            Na mesa:
+            🤖 Robô 1: **9♦**
+            Alice: 🂠 (passou)
+            Boris: 🂠 (passou)
+
+            👉 **Sua vez**: bata ou passe 1 carta.
+            ⏰ Faltam 40 s para a sua jogada.
+            Escolhidas: 7♠
+            Sua escolha não bate; você pode passá-la.
+            Dá para bater com: K♦
+            [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
+            [Bater | t7.14.b20] [Passar | t7.14.p20] [Limpar | t7.14.x]
+            ── ro
+            **Kozel** · Friday <cards>
+            Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
+            Pe masă:
+            🤖 Robot 1: **9♦**
+            Alice: 🂠 (aruncate)
+            Boris: 🂠 (aruncate)
+
+            👉 **Ești la mutare**: bate sau aruncă 1 carte.
+            ⏰ Mai ai 40 s pentru mutare.
+            Alese: 7♠
+            Alegerea ta nu bate; o poți arunca.
+            Poți bate cu: K♦
+            [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
+            [Bate | t7.14.b20] [Aruncă | t7.14.p20] [Șterge alegerea | t7.14.x]
+        "#]],
+    );
+    // A seat that waits: its cards, no moves.
+    let waiting = Seat::ALL.into_iter().find(|x| *x != s).unwrap();
+    check(
+        |l| hand_screen(l, &t, &game, waiting, CardSet::EMPTY),
+        expect![[r#"
+            ── en
+            **Kozel** · Friday <cards>
+            Trump: A♥ (hearts) · Stock: 20 cards
+            On the table:
+            🤖 Bot 1: **9♦**
+            Alice: 🂠 (passed)
+            Boris: 🂠 (passed)
+            You passed face down: 6♦
+
+            Waiting for Carla.
+            Tap cards to select them.
+            [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
+            ── ru
+            **Козёл** · Friday <cards>
+            Козырь: A♥ (червы) · В колоде: 20 карт
+            На столе:
+            🤖 Бот 1: **9♦**
+            Alice: 🂠 (сброс)
+            Boris: 🂠 (сброс)
+            Вы сбросили рубашкой вверх: 6♦
+
+            Ждём: Carla.
+            Нажимайте на карты, чтобы выбрать их.
+            [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
+            ── pt
+            **Kozel** · Friday <cards>
+            Trunfo: A♥ (copas) · Monte: 20 cartas
+            Na mesa:
+            🤖 Robô 1: **9♦**
+            Alice: 🂠 (passou)
+            Boris: 🂠 (passou)
+            Você passou viradas para baixo: 6♦
+
+            Esperando Carla.
+            Toque nas cartas para escolhê-las.
+            [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
+            ── ro
+            **Kozel** · Friday <cards>
+            Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
+            Pe masă:
+            🤖 Robot 1: **9♦**
+            Alice: 🂠 (aruncate)
+            Boris: 🂠 (aruncate)
+            Ai aruncat cu fața în jos: 6♦
+
+            Îl așteptăm pe Carla.
+            Atinge cărțile ca să le alegi.
+            [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
+        "#]],
+    );
+}
+
+#[test]
+fn hearts_table_and_hands() {
+    let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
+    let t = info(GameKind::Hearts, 12, false);
+    check(
+        |l| hand_screen(l, &t, &game, seat(1), CardSet::EMPTY),
+        expect![[r#"
+            ── en
+            **Hearts** · Friday <cards>
+
+            Choose three cards to pass to the left.
+            Tap cards to select them.
+            [3♣ | t7.c.c3C] [5♣ | t7.c.c5C] [10♣ | t7.c.cTC] [3♦ | t7.c.c3D] [5♦ | t7.c.c5D]
+            [9♦ | t7.c.c9D] [Q♦ | t7.c.cQD] [6♠ | t7.c.c6S] [8♠ | t7.c.c8S] [9♠ | t7.c.c9S]
+            [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
+            [Pass 3 | t7.c.h0]
+            ── ru
+            **Червы** · Friday <cards>
+
+            Выберите три карты, чтобы передать налево.
+            Нажимайте на карты, чтобы выбрать их.
+            [3♣ | t7.c.c3C] [5♣ | t7.c.c5C] [10♣ | t7.c.cTC] [3♦ | t7.c.c3D] [5♦ | t7.c.c5D]
+            [9♦ | t7.c.c9D] [Q♦ | t7.c.cQD] [6♠ | t7.c.c6S] [8♠ | t7.c.c8S] [9♠ | t7.c.c9S]
+            [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
+            [Передать 3 | t7.c.h0]
+            ── pt
+            **Copas** · Friday <cards>
+
+            Escolha três cartas para passar à esquerda.
+            Toque nas cartas para escolhê-las.
+            [3♣ | t7.c.c3C] [5♣ | t7.c.c5C] [10♣ | t7.c.cTC] [3♦ | t7.c.c3D] [5♦ | t7.c.c5D]
+            [9♦ | t7.c.c9D] [Q♦ | t7.c.cQD] [6♠ | t7.c.c6S] [8♠ | t7.c.c8S] [9♠ | t7.c.c9S]
+            [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
+            [Passar 3 | t7.c.h0]
+            ── ro
+            **Inimi** · Friday <cards>
+
+            Alege trei cărți de dat la stânga.
+            Atinge cărțile ca să le alegi.
+            [3♣ | t7.c.c3C] [5♣ | t7.c.c5C] [10♣ | t7.c.cTC] [3♦ | t7.c.c3D] [5♦ | t7.c.c5D]
+            [9♦ | t7.c.c9D] [Q♦ | t7.c.cQD] [6♠ | t7.c.c6S] [8♠ | t7.c.c8S] [9♠ | t7.c.c9S]
+            [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
+            [Dă 3 | t7.c.h0]
+        "#]],
+    );
+    // Past the passing and the first trick.
+    play_until(&mut game, |e| {
+        e.iter().any(|e| e.milestone() == Some(Milestone::Trick))
+    });
+    moves(&mut game, 2);
+    check(
+        |l| present::table(l, &t, &game.view(seat(0))),
+        expect![[r#"
+            ── en
+            **Hearts** · deal 1
+            Turn: **Alice**
+
+            Carla: 2♦
+            Dan: 4♦
+
+            Last trick: Carla took 0 points.
+
+            Totals (the game ends at 100):
+            Alice: 0 points
+            Boris: 0 points
+            Carla: 0 points
+            Dan: 0 points
+            ── ru
+            **Червы** · сдача 1
+            Ход: **Alice**
+
+            Carla: 2♦
+            Dan: 4♦
+
+            Прошлая взятка: Carla, 0 очков.
+
+            Итоги (игра до 100):
+            Alice: 0 очков
+            Boris: 0 очков
+            Carla: 0 очков
+            Dan: 0 очков
+            ── pt
+            **Copas** · mão 1
+            Vez de **Alice**
+
+            Carla: 2♦
+            Dan: 4♦
+
+            Última vaza: Carla levou 0 pontos.
+
+            Totais (o jogo termina em 100):
+            Alice: 0 pontos
+            Boris: 0 pontos
+            Carla: 0 pontos
+            Dan: 0 pontos
+            ── ro
+            **Inimi** · mâna 1
+            La mutare: **Alice**
+
+            Carla: 2♦
+            Dan: 4♦
+
+            Ultima levată: Carla a luat 0 puncte.
+
+            Totaluri (jocul se termină la 100):
+            Alice: 0 puncte
+            Boris: 0 puncte
+            Carla: 0 puncte
+            Dan: 0 puncte
+        "#]],
+    );
+    let s = game.awaiting()[0];
+    check(
+        |l| hand_screen(l, &t, &game, s, CardSet::EMPTY),
+        expect![[r#"
+            ── en
+            **Hearts** · Friday <cards>
+            On the table:
+            Carla: 2♦
+            Dan: 4♦
+
+            👉 **Your turn**: play a card.
+            Tap cards to select them.
+            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
+            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
+            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+            ── ru
+            **Червы** · Friday <cards>
+            На столе:
+            Carla: 2♦
+            Dan: 4♦
+
+            👉 **Ваш ход**: сыграйте карту.
+            Нажимайте на карты, чтобы выбрать их.
+            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
+            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
+            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+            ── pt
+            **Copas** · Friday <cards>
+            Na mesa:
+            Carla: 2♦
+            Dan: 4♦
+
+            👉 **Sua vez**: jogue uma carta.
+            Toque nas cartas para escolhê-las.
+            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
+            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
+            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+            ── ro
+            **Inimi** · Friday <cards>
+            Pe masă:
+            Carla: 2♦
+            Dan: 4♦
+
+            👉 **Ești la mutare**: joacă o carte.
+            Atinge cărțile ca să le alegi.
+            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
+            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
+            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+        "#]],
+    );
+}
+
+/// The announcement a game event makes, as the chat gets it.
+fn announced(kind: GameKind, game: &Game, t: &TableInfo, event: &GameEvent, l: Lang) -> Screen {
+    super::games::front_of(kind)
+        .announcement(l, t, event, Some(&game.public_view()), &Settings::default())
+        .unwrap()
+}
+
+#[test]
+fn results() {
+    let t = info(GameKind::Kozel, 80, true);
+    let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    let deal = play_until(&mut game, |e| {
+        e.iter().any(|e| e.milestone() == Some(Milestone::Deal))
+    });
+    let deal = deal
+        .into_iter()
+        .find(|e| e.milestone() == Some(Milestone::Deal))
+        .unwrap();
+    check(
+        |l| announced(GameKind::Kozel, &game, &t, &deal, l),
+        expect![[r#"
+            ── en
+            **Deal 1 is over**
+            Alice and Carla: 0 points, 0 tricks
+            Boris and 🤖 Bot 1: 120 points, 9 tricks
+            Alice and Carla did not take a single trick.
+            Alice and Carla get 6 defeat points.
+            Series: Alice and Carla 6 : 0 Boris and 🤖 Bot 1
+            ── ru
+            **Сдача 1 окончена**
+            Alice и Carla: 0 очков, 0 взяток
+            Boris и 🤖 Бот 1: 120 очков, 9 взяток
+            Alice и Carla не взяли ни одной взятки.
+            Alice и Carla получают 6 штрафных очков.
+            Серия: Alice и Carla 6 : 0 Boris и 🤖 Бот 1
+            ── pt
+            **Fim da mão 1**
+            Alice e Carla: 0 pontos, 0 vazas
+            Boris e 🤖 Robô 1: 120 pontos, 9 vazas
+            Alice e Carla não levaram nenhuma vaza.
+            Alice e Carla levam 6 pontos de derrota.
+            Partida: Alice e Carla 6 : 0 Boris e 🤖 Robô 1
+            ── ro
+            **Mâna 1 s-a terminat**
+            Alice și Carla: 0 puncte, 0 levate
+            Boris și 🤖 Robot 1: 120 de puncte, 9 levate
+            Alice și Carla n-au luat nicio levată.
+            Alice și Carla primesc 6 puncte de înfrângere.
+            Seria: Alice și Carla 6 : 0 Boris și 🤖 Robot 1
+        "#]],
+    );
+    let over = play_until(&mut game, |e| {
+        e.iter().any(|e| e.milestone() == Some(Milestone::Series))
+    });
+    let over = over
+        .into_iter()
+        .find(|e| e.milestone() == Some(Milestone::Series))
+        .unwrap();
+    check(
+        |l| announced(GameKind::Kozel, &game, &t, &over, l),
+        expect![[r#"
+            ── en
+            **The series is over**
+            Series: Alice and Carla 12 : 0 Boris and 🤖 Bot 1
+            🐐 **Alice and Carla** are the goat!
+            ── ru
+            **Серия окончена**
+            Серия: Alice и Carla 12 : 0 Boris и 🤖 Бот 1
+            🐐 **Alice и Carla** — козлы!
+            ── pt
+            **Fim da partida**
+            Partida: Alice e Carla 12 : 0 Boris e 🤖 Robô 1
+            🐐 **Alice e Carla** são o bode!
+            ── ro
+            **Seria s-a terminat**
+            Seria: Alice și Carla 12 : 0 Boris și 🤖 Robot 1
+            🐐 **Alice și Carla** sunt capra!
+        "#]],
+    );
+
+    let t = info(GameKind::Hearts, 80, false);
+    let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
+    let deal = play_until(&mut game, |e| {
+        e.iter().any(|e| e.milestone() == Some(Milestone::Deal))
+    });
+    let deal = deal
+        .into_iter()
+        .find(|e| e.milestone() == Some(Milestone::Deal))
+        .unwrap();
+    check(
+        |l| announced(GameKind::Hearts, &game, &t, &deal, l),
+        expect![[r#"
+            ── en
+            **Deal 1 is over**
+            Alice: 6 points this deal
+            Boris: 3 points this deal
+            Carla: 4 points this deal
+            Dan: 13 points this deal
+
+            Totals (the game ends at 100):
+            Alice: 6 points
+            Boris: 3 points
+            Carla: 4 points
+            Dan: 13 points
+            ── ru
+            **Сдача 1 окончена**
+            Alice: 6 очков за сдачу
+            Boris: 3 очка за сдачу
+            Carla: 4 очка за сдачу
+            Dan: 13 очков за сдачу
+
+            Итоги (игра до 100):
+            Alice: 6 очков
+            Boris: 3 очка
+            Carla: 4 очка
+            Dan: 13 очков
+            ── pt
+            **Fim da mão 1**
+            Alice: 6 pontos nesta mão
+            Boris: 3 pontos nesta mão
+            Carla: 4 pontos nesta mão
+            Dan: 13 pontos nesta mão
+
+            Totais (o jogo termina em 100):
+            Alice: 6 pontos
+            Boris: 3 pontos
+            Carla: 4 pontos
+            Dan: 13 pontos
+            ── ro
+            **Mâna 1 s-a terminat**
+            Alice: 6 puncte în această mână
+            Boris: 3 puncte în această mână
+            Carla: 4 puncte în această mână
+            Dan: 13 puncte în această mână
+
+            Totaluri (jocul se termină la 100):
+            Alice: 6 puncte
+            Boris: 3 puncte
+            Carla: 4 puncte
+            Dan: 13 puncte
+        "#]],
+    );
+    let over = play_until(&mut game, |e| {
+        e.iter().any(|e| e.milestone() == Some(Milestone::Series))
+    });
+    let over = over
+        .into_iter()
+        .find(|e| e.milestone() == Some(Milestone::Series))
+        .unwrap();
+    check(
+        |l| announced(GameKind::Hearts, &game, &t, &over, l),
+        expect![[r#"
+            ── en
+            **Game over**
+            1. Alice — 48 points
+            2. Carla — 55 points
+            3. Dan — 68 points
+            4. Boris — 115 points
+            🏆 **Alice** wins!
+            ── ru
+            **Игра окончена**
+            1. Alice — 48 очков
+            2. Carla — 55 очков
+            3. Dan — 68 очков
+            4. Boris — 115 очков
+            🏆 Побеждает **Alice**!
+            ── pt
+            **Fim de jogo**
+            1. Alice — 48 pontos
+            2. Carla — 55 pontos
+            3. Dan — 68 pontos
+            4. Boris — 115 pontos
+            🏆 **Alice** venceu!
+            ── ro
+            **Jocul s-a terminat**
+            1. Alice — 48 de puncte
+            2. Carla — 55 de puncte
+            3. Dan — 68 de puncte
+            4. Boris — 115 puncte
+            🏆 Câștigă **Alice**!
+        "#]],
+    );
+}
+
+/// A Kozel table in play with an AI player at the fourth seat.
+fn table_view(lang: Lang, game: &Game) -> TableView {
+    TableView {
+        id: TableId(7),
+        chat: ChatKey::Telegram(-100),
+        title: "Friday".into(),
+        kind: GameKind::Kozel,
+        phase: Phase::Playing,
+        version: 40,
+        creator: player(0).id,
+        settings: Settings {
+            lang,
+            ..Settings::default()
+        },
+        seats: PerSeat::from_fn(|s| match s.index() {
+            3 => SeatState::Ai,
+            i => SeatState::Person {
+                player: player(i),
+                away: false,
+            },
+        }),
+        series_no: 1,
+        awaiting: game.awaiting(),
+        deadline: Some(Timestamp::from_millis(60_000)),
+        last_trick: None,
+        game: Some(game.public_view()),
+    }
+}
+
+#[test]
+fn score_names_ai_players_as_the_table_does() {
+    let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    moves(&mut game, 2);
+    check(
+        |l| {
+            let v = table_view(l, &game);
+            let info = outputs::table_info(&v, Timestamp::from_millis(0), &|_| false);
+            outputs::score_screen(&v, &info).unwrap()
+        },
+        expect![[r#"
+            ── en
+            **Kozel** · deal 1
+            Trump: A♥ (hearts) · Stock: 20 cards
+            Turn: **Boris** · ⏳ 60 s
+
+            🤖 Bot 1: **9♦**
+            Alice: 🂠 (passed)
+
+            Alice and Carla: 0 tricks · Boris and 🤖 Bot 1: 0 tricks
+            Series (at 12 defeat points a team is the goat):
+            Alice and Carla: 0
+            Boris and 🤖 Bot 1: 0
+            ── ru
+            **Козёл** · сдача 1
+            Козырь: A♥ (червы) · В колоде: 20 карт
+            Ход: **Boris** · ⏳ 60 с
+
+            🤖 Бот 1: **9♦**
+            Alice: 🂠 (сброс)
+
+            Alice и Carla: 0 взяток · Boris и 🤖 Бот 1: 0 взяток
+            Серия (с 12 штрафными очками команда — козёл):
+            Alice и Carla: 0
+            Boris и 🤖 Бот 1: 0
+            ── pt
+            **Kozel** · mão 1
+            Trunfo: A♥ (copas) · Monte: 20 cartas
+            Vez de **Boris** · ⏳ 60 s
+
+            🤖 Robô 1: **9♦**
+            Alice: 🂠 (passou)
+
+            Alice e Carla: 0 vazas · Boris e 🤖 Robô 1: 0 vazas
+            Partida (com 12 pontos de derrota a dupla é o bode):
+            Alice e Carla: 0
+            Boris e 🤖 Robô 1: 0
+            ── ro
+            **Kozel** · mâna 1
+            Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
+            La mutare: **Boris** · ⏳ 60 s
+
+            🤖 Robot 1: **9♦**
+            Alice: 🂠 (aruncate)
+
+            Alice și Carla: 0 levate · Boris și 🤖 Robot 1: 0 levate
+            Seria (la 12 puncte de înfrângere echipa e capra):
+            Alice și Carla: 0
+            Boris și 🤖 Robot 1: 0
+        "#]],
+    );
+}
+
+#[test]
+fn announcements_and_reminders() {
+    let game = &Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    let said = |a: Announcement| {
+        move |l: Lang| {
+            let v = table_view(l, game);
+            let info = outputs::table_info(&v, Timestamp::from_millis(0), &|_| false);
+            outputs::announcement_screen(&v, &info, &a, &|u| {
+                (*u == UserId::Telegram(9)).then(|| "Admin Eve".to_owned())
+            })
+            .unwrap()
+        }
+    };
+    check(
+        said(Announcement::SeriesStarted { series_no: 1 }),
+        expect![[r#"
+            ── en
+            **Kozel begins!** Your cards are in your private chat with me.
+            ── ru
+            **Козёл: игра началась!** Ваши карты — в личном чате со мной.
+            ── pt
+            **Kozel: o jogo começou!** Suas cartas estão no seu chat privado comigo.
+            ── ro
+            **Kozel: jocul începe!** Cărțile tale sunt în chatul privat cu mine.
+        "#]],
+    );
+    let first = game.awaiting()[0];
+    let action = game.safe_action(first).unwrap();
+    check(
+        said(Announcement::AutoPlayed {
+            seat: first,
+            action,
+        }),
+        expect![[r#"
+            ── en
+            ⌛ 🤖 Bot 1 ran out of time; a safe move was played for them.
+            ── ru
+            ⌛ У 🤖 Бот 1 вышло время; за него сделан безопасный ход.
+            ── pt
+            ⌛ O tempo de 🤖 Robô 1 acabou; foi feita uma jogada segura por ele.
+            ── ro
+            ⌛ Timpul lui 🤖 Robot 1 s-a terminat; s-a jucat o mutare sigură în locul lui.
+        "#]],
+    );
+    check(
+        said(Announcement::HandedToAi {
+            seat: seat(1),
+            player: player(1),
+            unreachable: false,
+        }),
+        expect![[r#"
+            ── en
+            🤖 Boris missed 3 turns in a row; an AI player takes over until they come back.
+            ── ru
+            🤖 Boris пропустил(а) 3 хода подряд; пока его нет, играет бот.
+            ── pt
+            🤖 Boris perdeu 3 vezes seguidas; um robô joga no lugar até a volta.
+            ── ro
+            🤖 Boris a ratat 3 mutări la rând; un robot joacă în locul lui până revine.
+        "#]],
+    );
+    check(
+        said(Announcement::HandedToAi {
+            seat: seat(1),
+            player: player(1),
+            unreachable: true,
+        }),
+        expect![[r#"
+            ── en
+            🤖 The bot cannot write to Boris any more; an AI player takes over until they write to the bot again.
+            ── ru
+            🤖 Бот больше не может писать игроку Boris; пока он снова не напишет боту, за него играет бот.
+            ── pt
+            🤖 O bot não consegue mais escrever para Boris; um robô joga no lugar até que volte a escrever ao bot.
+            ── ro
+            🤖 Botul nu-i mai poate scrie lui Boris; un robot joacă în locul lui până când îi scrie din nou botului.
+        "#]],
+    );
+    check(
+        said(Announcement::TakenBack {
+            seat: seat(1),
+            player: player(1),
+        }),
+        expect![[r#"
+            ── en
+            👋 Boris is back at the table.
+            ── ru
+            👋 Boris снова за столом.
+            ── pt
+            👋 Boris voltou à mesa.
+            ── ro
+            👋 Boris a revenit la masă.
+        "#]],
+    );
+    check(
+        said(Announcement::Left {
+            seat: seat(2),
+            player: player(2),
+            kicked: true,
+            replaced_by_ai: true,
+        }),
+        expect![[r#"
+            ── en
+            Carla left the table; an AI player takes the seat.
+            ── ru
+            Carla покидает стол; место занимает бот.
+            ── pt
+            Carla saiu da mesa; um robô fica no lugar.
+            ── ro
+            Carla a plecat de la masă; un robot îi ia locul.
+        "#]],
+    );
+    check(
+        said(Announcement::Stopped {
+            by: Some(UserId::Telegram(9)),
+        }),
+        expect![[r#"
+            ── en
+            The table was stopped by Admin Eve.
+            ── ru
+            Admin Eve закрыл(а) стол.
+            ── pt
+            A mesa foi fechada por Admin Eve.
+            ── ro
+            Masa a fost închisă de Admin Eve.
+        "#]],
+    );
+    check(
+        |l| outputs::reminder_screen(l, std::time::Duration::from_secs(15)),
+        expect![[r#"
+            ── en
+            ⏰ 10 s left for your move.
+            ── ru
+            ⏰ На ход осталось 10 с.
+            ── pt
+            ⏰ Faltam 10 s para a sua jogada.
+            ── ro
+            ⏰ Mai ai 10 s pentru mutare.
+        "#]],
+    );
+}
+
+#[test]
+fn refusals() {
+    use crate::table::TableError;
+    use crate::table::runtime::ServiceError;
+    let errors = [
+        TableError::NotYourTurn,
+        TableError::SeatTaken { seat: seat(1) },
+        TableError::StaleVersion {
+            expected: 3,
+            current: 4,
+        },
+        TableError::SeatsNotFilled,
+    ];
+    check(
+        |l| {
+            let lines: Vec<String> = errors
+                .iter()
+                .map(|e| super::core::refusal(l, &ServiceError::Rejected(e.clone())))
+                .collect();
+            Screen::text(crate::i18n::escape_html(&lines.join("\n")))
+        },
+        expect![[r#"
+            ── en
+            It is not your turn.
+            That seat is taken.
+            This button is out of date: use the newest message.
+            All four seats must be taken first.
+            ── ru
+            Сейчас не ваш ход.
+            Это место занято.
+            Эта кнопка устарела: используйте последнее сообщение.
+            Сначала нужно занять все четыре места.
+            ── pt
+            Não é a sua vez.
+            Este lugar está ocupado.
+            Este botão está desatualizado: use a mensagem mais recente.
+            Primeiro os quatro lugares devem estar ocupados.
+            ── ro
+            Nu ești la mutare.
+            Locul e ocupat.
+            Butonul acesta e vechi: folosește mesajul cel mai nou.
+            Mai întâi trebuie ocupate toate cele patru locuri.
+        "#]],
+    );
+    // A move the rules refuse says why, in the mover's language.
+    let game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    let s = game.awaiting()[0];
+    let wrong = GameAction::Kozel(crate::kozel::Action::Pass(CardSet::EMPTY));
+    let err = game.clone().apply(s, wrong).unwrap_err();
+    check(
+        |l| Screen::text(crate::i18n::escape_html(&present::rule_error(l, &err))),
+        expect![[r#"
+            ── en
+            Select at least one card first.
+            ── ru
+            Сначала выберите хотя бы одну карту.
+            ── pt
+            Escolha pelo menos uma carta.
+            ── ro
+            Alege mai întâi cel puțin o carte.
+        "#]],
+    );
+    // Every press in these screens fits the codec.
+    let t = info(GameKind::Kozel, 1, false);
+    for p in present::lobby(Lang::En, &t, "Alice").presses() {
+        assert_eq!(Press::parse(&p.encode()), Ok(p));
+    }
+}

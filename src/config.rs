@@ -84,6 +84,43 @@ pub enum Synchronous {
     Normal,
 }
 
+/// How log lines are written (`KOZYR_LOG_FORMAT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines; coloured only on a terminal without `NO_COLOR`.
+    Text,
+    /// One JSON object per line, for log shippers.
+    Json,
+}
+
+impl LogFormat {
+    /// Reads `KOZYR_LOG_FORMAT` through `var`. Separate from [`Config`]
+    /// because commands that need no token (export, backup) log too.
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<LogFormat, ConfigError> {
+        match var("KOZYR_LOG_FORMAT")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            None | Some("") | Some("text") => Ok(LogFormat::Text),
+            Some("json") => Ok(LogFormat::Json),
+            Some(_) => Err(ConfigError::Malformed {
+                var: "KOZYR_LOG_FORMAT",
+                why: "expected text or json".into(),
+            }),
+        }
+    }
+}
+
+/// Whether text logs may carry ANSI colours: only on a terminal, and never
+/// with `NO_COLOR` set to anything non-empty (<https://no-color.org>).
+pub fn log_colours(stdout_is_terminal: bool, no_color: Option<&str>) -> bool {
+    stdout_is_terminal && no_color.is_none_or(str::is_empty)
+}
+
+/// The token line of `.env.example`: a copied file that was never filled in
+/// has the right shape, so it is caught by value before any network call.
+pub const PLACEHOLDER_TOKEN: &str = "123456789:replace-with-your-token-from-botfather";
+
 /// Everything `kozyr run` needs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -102,6 +139,9 @@ pub struct Config {
     pub ai_player: String,
     /// How long the `search` AI player thinks per move.
     pub ai_think: Duration,
+    pub log_format: LogFormat,
+    /// Where to serve Prometheus metrics (`GET /metrics`); `None` is off.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// A variable that is missing or malformed; the message names it.
@@ -111,6 +151,11 @@ pub enum ConfigError {
     Missing(&'static str),
     #[error("{var} is malformed: {why}")]
     Malformed { var: &'static str, why: String },
+    #[error(
+        "TELOXIDE_TOKEN still holds the example value from .env.example: \
+         put your token from BotFather (https://t.me/BotFather, /newbot) in TELOXIDE_TOKEN"
+    )]
+    PlaceholderToken,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://kozyr.db";
@@ -128,6 +173,9 @@ impl Config {
         let bad = |var: &'static str, why: String| ConfigError::Malformed { var, why };
 
         let token = get("TELOXIDE_TOKEN").ok_or(ConfigError::Missing("TELOXIDE_TOKEN"))?;
+        if token == PLACEHOLDER_TOKEN || token.contains("replace-with-your-token") {
+            return Err(ConfigError::PlaceholderToken);
+        }
         let token = Token::parse(&token).map_err(|why| bad("TELOXIDE_TOKEN", why.into()))?;
 
         let database_url = get("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.into());
@@ -235,6 +283,16 @@ impl Config {
                 }
             }
         };
+        let log_format = LogFormat::from_lookup(&var)?;
+        let metrics_listen = match get("KOZYR_METRICS_LISTEN") {
+            None => None,
+            Some(a) => Some(a.parse().map_err(|_| {
+                bad(
+                    "KOZYR_METRICS_LISTEN",
+                    "expected an address such as 0.0.0.0:9090".into(),
+                )
+            })?),
+        };
         Ok(Config {
             token,
             database_url,
@@ -246,6 +304,8 @@ impl Config {
             update_mode,
             ai_player,
             ai_think,
+            log_format,
+            metrics_listen,
         })
     }
 }
@@ -364,6 +424,49 @@ mod tests {
             (c.ai_player.as_str(), c.ai_think),
             ("heuristic", Duration::from_millis(50))
         );
+    }
+
+    #[test]
+    fn the_example_token_asks_for_a_real_one() {
+        check(
+            &[("TELOXIDE_TOKEN", PLACEHOLDER_TOKEN)],
+            Err(
+                "TELOXIDE_TOKEN still holds the example value from .env.example: put your token \
+                 from BotFather (https://t.me/BotFather, /newbot) in TELOXIDE_TOKEN",
+            ),
+        );
+        // The example file's line is what a copied .env holds.
+        let example = include_str!("../.env.example");
+        assert!(example.contains(&format!("TELOXIDE_TOKEN={PLACEHOLDER_TOKEN}\n")));
+    }
+
+    #[test]
+    fn log_format_colours_and_metrics_address() {
+        let c = check(&[("TELOXIDE_TOKEN", TOKEN)], Ok(())).unwrap();
+        assert_eq!((c.log_format, c.metrics_listen), (LogFormat::Text, None));
+        let c = check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("KOZYR_LOG_FORMAT", "JSON"),
+                ("KOZYR_METRICS_LISTEN", "127.0.0.1:9090"),
+            ],
+            Ok(()),
+        )
+        .unwrap();
+        assert_eq!(c.log_format, LogFormat::Json);
+        assert_eq!(c.metrics_listen, Some("127.0.0.1:9090".parse().unwrap()));
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_LOG_FORMAT", "xml")],
+            Err("KOZYR_LOG_FORMAT is malformed: expected text or json"),
+        );
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_METRICS_LISTEN", "9090")],
+            Err("KOZYR_METRICS_LISTEN is malformed: expected an address such as 0.0.0.0:9090"),
+        );
+        assert!(log_colours(true, None));
+        assert!(log_colours(true, Some("")));
+        assert!(!log_colours(true, Some("1")));
+        assert!(!log_colours(false, None));
     }
 
     #[test]

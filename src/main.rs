@@ -28,6 +28,8 @@ enum Command {
     Healthcheck,
     /// Write a chat's tables and deal records as JSON lines.
     Export(ExportArgs),
+    /// Copy the database to a new file, consistently, while the bot runs.
+    Backup(BackupArgs),
     /// Play whole series between built-in players and write deal records (JSON lines).
     Simulate(SimulateArgs),
     /// Play matches between built-in players and print the result with a 95% confidence interval.
@@ -96,6 +98,14 @@ struct ExportArgs {
 }
 
 #[derive(Args, Debug)]
+struct BackupArgs {
+    /// The new file (refused if it exists). Restore by stopping the bot and
+    /// putting this file in place of the database (see README).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args, Debug)]
 struct SimulateArgs {
     /// Which game to play: kozel or hearts.
     #[arg(long, default_value = "kozel")]
@@ -134,6 +144,7 @@ fn main() -> ExitCode {
         None | Some(Command::Run) => run(),
         Some(Command::Healthcheck) => healthcheck(),
         Some(Command::Export(args)) => export(args),
+        Some(Command::Backup(args)) => backup(args),
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Arena(args)) => run_arena(args),
         Some(Command::Loadtest(args)) => loadtest(args),
@@ -151,6 +162,36 @@ fn config() -> Result<kozyr::config::Config, String> {
     // A missing .env is fine; the environment may hold everything.
     let _ = dotenvy::dotenv();
     kozyr::config::Config::from_lookup(|k| std::env::var(k).ok()).map_err(|e| e.to_string())
+}
+
+/// The database of the admin commands: `DATABASE_URL` from the
+/// environment or `.env`, else the default.
+fn database_url() -> String {
+    let _ = dotenvy::dotenv();
+    std::env::var("DATABASE_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| kozyr::config::DEFAULT_DATABASE_URL.to_owned())
+}
+
+/// Installs the log subscriber: `filter` (EnvFilter syntax) in `format`.
+/// Text carries colours only on a terminal without `NO_COLOR`: `docker
+/// logs`, journald and files get plain lines.
+fn init_logs(filter: &str, format: kozyr::config::LogFormat) -> Result<(), String> {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .map_err(|e| format!("RUST_LOG is malformed: {e}"))?;
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    match format {
+        kozyr::config::LogFormat::Text => logs
+            .with_ansi(kozyr::config::log_colours(
+                std::io::stdout().is_terminal(),
+                std::env::var("NO_COLOR").ok().as_deref(),
+            ))
+            .init(),
+        kozyr::config::LogFormat::Json => logs.json().init(),
+    }
+    Ok(())
 }
 
 fn heartbeat(database_url: &str) -> PathBuf {
@@ -171,24 +212,46 @@ fn run() -> Result<(), String> {
     let config = config()?;
     // The HTTP client's own logs can carry request URLs, which hold the
     // token: they stay at warnings whatever RUST_LOG says.
-    let filter = tracing_subscriber::EnvFilter::try_new(format!(
-        "{},reqwest=warn,hyper=warn,hyper_util=warn",
-        config.log
-    ))
-    .map_err(|e| format!("RUST_LOG is malformed: {e}"))?;
-    tracing_subscriber::fmt().with_env_filter(filter).init();
+    init_logs(
+        &format!("{},reqwest=warn,hyper=warn,hyper_util=warn", config.log),
+        config.log_format,
+    )?;
     let beat = heartbeat(&config.database_url);
-    runtime()?
-        .block_on(kozyr::telegram::bot::run(config, beat))
-        .map_err(|e| e.to_string())
+    runtime()?.block_on(async {
+        // The database first: a folder the bot cannot write is the admin's
+        // to fix, and is said at once rather than after waiting for the
+        // network.
+        kozyr::store::Store::open(&kozyr::store::StoreOptions::from_config(&config))
+            .await
+            .map_err(|e| e.to_string())?
+            .close()
+            .await;
+        if let Some(listen) = config.metrics_listen {
+            // Its own small read pool: counting open tables at a scrape
+            // never waits behind the bot's readers.
+            let options = kozyr::store::StoreOptions {
+                readers: 1,
+                ..kozyr::store::StoreOptions::from_config(&config)
+            };
+            let store = kozyr::store::Store::open_existing(&options)
+                .await
+                .map_err(|e| e.to_string())?;
+            kozyr::metrics::serve(listen, Some(store))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        kozyr::telegram::bot::run(config, beat)
+            .await
+            .map_err(|e| e.to_string())
+    })
 }
 
 fn loadtest(args: LoadtestArgs) -> Result<(), String> {
-    let filter = tracing_subscriber::EnvFilter::try_new(
-        std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into()),
-    )
-    .map_err(|e| format!("RUST_LOG is malformed: {e}"))?;
-    tracing_subscriber::fmt().with_env_filter(filter).init();
+    init_logs(
+        &std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into()),
+        kozyr::config::LogFormat::from_lookup(|k| std::env::var(k).ok())
+            .map_err(|e| e.to_string())?,
+    )?;
     let options = kozyr::loadtest::LoadOptions {
         tables: args.tables,
         deals: args.deals,
@@ -208,15 +271,30 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
     }
 }
 
+/// Never opens the database (so never creates one): it must exist, and
+/// the heartbeat beside it must be fresh.
 fn healthcheck() -> Result<(), String> {
-    let _ = dotenvy::dotenv();
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| kozyr::config::DEFAULT_DATABASE_URL.to_owned());
+    let url = database_url();
+    kozyr::store::check_exists(&url).map_err(|e| e.to_string())?;
     kozyr::health::check(&heartbeat(&url), std::time::SystemTime::now()).map_err(|e| e.to_string())
 }
 
+/// `VACUUM INTO` through the store: a consistent copy while the bot runs.
+fn backup(args: BackupArgs) -> Result<(), String> {
+    let url = database_url();
+    let bytes = runtime()?.block_on(async {
+        let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(url))
+            .await
+            .map_err(|e| e.to_string())?;
+        let r = store.backup_to(&args.out).await;
+        store.close().await;
+        r.map_err(|e| e.to_string())
+    })?;
+    println!("{} ({bytes} bytes)", args.out.display());
+    Ok(())
+}
+
 fn export(args: ExportArgs) -> Result<(), String> {
-    let _ = dotenvy::dotenv();
     let (platform, id) = args
         .chat
         .split_once(':')
@@ -226,20 +304,29 @@ fn export(args: ExportArgs) -> Result<(), String> {
         .find(|p| p.as_str() == platform)
         .ok_or_else(|| format!("unknown platform `{platform}`"))?;
     let chat = kozyr::table::ChatKey::new(platform, id).map_err(|e| e.to_string())?;
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| kozyr::config::DEFAULT_DATABASE_URL.to_owned());
-    let file = File::create(&args.out)
-        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    let mut out = BufWriter::new(file);
+    let url = database_url();
+    let mut out = None;
     runtime()?.block_on(async {
-        let store = kozyr::store::Store::open(&kozyr::store::StoreOptions::new(url))
+        // The database before the output file: a wrong DATABASE_URL leaves
+        // neither a new empty database nor an empty export behind.
+        let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(url))
             .await
             .map_err(|e| e.to_string())?;
-        let r = store.export_chat(&chat, &mut out).await;
+        let file = match File::create(&args.out) {
+            Ok(f) => f,
+            Err(e) => {
+                store.close().await;
+                return Err(format!("cannot create {}: {e}", args.out.display()));
+            }
+        };
+        let out = out.insert(BufWriter::new(file));
+        let r = store.export_chat(&chat, out).await;
         store.close().await;
         r.map_err(|e| e.to_string())
     })?;
-    std::io::Write::flush(&mut out).map_err(|e| e.to_string())?;
+    if let Some(mut out) = out {
+        std::io::Write::flush(&mut out).map_err(|e| e.to_string())?;
+    }
     println!("{}", args.out.display());
     Ok(())
 }

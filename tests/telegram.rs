@@ -259,14 +259,19 @@ async fn open_and_start(w: &World, command: &str) -> TableId {
     t.id()
 }
 
-fn hand_message(w: &World, seat: usize) -> MessageId {
+/// The seat's hand message, once the bot has sent it (hands go out
+/// asynchronously, as a person would see them appear).
+async fn hand_message(w: &World, seat: usize) -> MessageId {
     w.fake
-        .messages(w.dm(seat))
-        .into_iter()
-        .rev()
-        .find(|m| m.keyboard.is_some())
+        .wait_for(WAIT, |f| {
+            f.messages(w.dm(seat))
+                .into_iter()
+                .rev()
+                .find(|m| m.keyboard.is_some())
+                .map(|m| m.id)
+        })
+        .await
         .unwrap()
-        .id
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -296,9 +301,10 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
         action: TableAction::Lead(stale_lead),
     }
     .encode();
+    let hand = hand_message(&w, seat).await;
     let q = w
         .fake
-        .press_raw(w.users[seat], w.dm(seat), hand_message(&w, seat), &stale)
+        .press_raw(w.users[seat], w.dm(seat), hand, &stale)
         .unwrap();
     assert!(w.answer(&q).await.is_some(), "stale press gets a popup");
     assert_eq!(w.table(id).await.version(), t.version());
@@ -320,7 +326,10 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
 
     // Restart in the middle of the trick: the same messages are edited
     // afterwards and the buttons on them keep working.
-    let hand_ids: Vec<MessageId> = (0..4).map(|s| hand_message(&w, s)).collect();
+    let mut hand_ids: Vec<MessageId> = Vec::new();
+    for s in 0..4 {
+        hand_ids.push(hand_message(&w, s).await);
+    }
     let group_messages = w.fake.messages(w.group).len();
     w.stop().await;
     w.start().await;
@@ -353,7 +362,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     } else {
         cb(TableAction::Beat(cards))
     };
-    let msg = hand_message(&w, i);
+    let msg = hand_message(&w, i).await;
     assert_eq!(msg, hand_ids[i], "the hand message survives the restart");
     w.fake
         .wait_for(WAIT, |f| {
@@ -424,7 +433,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     );
     // The table message was edited in place: one lobby/table message.
     for (s, id) in hand_ids.iter().enumerate() {
-        assert_eq!(hand_message(&w, s), *id, "hands edited in place");
+        assert_eq!(hand_message(&w, s).await, *id, "hands edited in place");
     }
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;

@@ -9,6 +9,7 @@
 //! checks rolls back alone, and every caller hears only after the
 //! transaction holding its writes has committed. See `docs/ARCHITECTURE.md` (Table service and store).
 
+mod admin;
 mod export;
 mod messages;
 mod stats;
@@ -28,6 +29,7 @@ use crate::table::{
     ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId, Timestamp, Transition,
 };
 
+pub use admin::{Who, check_exists, database_path, diagnose};
 pub use stats::PlayerStats;
 pub use writer::Commit;
 
@@ -98,6 +100,23 @@ pub enum StoreError {
     Closed,
     #[error("cannot write: {0}")]
     Io(#[from] std::io::Error),
+    #[error("cannot open the database {}: {cause}", path.display())]
+    Open {
+        path: std::path::PathBuf,
+        cause: String,
+    },
+    #[error(
+        "there is no database at {} (check DATABASE_URL, and the folder the command runs in)",
+        .0.display()
+    )]
+    Missing(std::path::PathBuf),
+    #[error("the database {} is empty: not a kozyr database (check DATABASE_URL)", .0.display())]
+    Empty(std::path::PathBuf),
+    #[error("cannot write the backup {}: {why}", path.display())]
+    Backup {
+        path: std::path::PathBuf,
+        why: String,
+    },
 }
 
 impl From<serde_json::Error> for StoreError {
@@ -156,10 +175,26 @@ fn version_of(v: i64) -> Result<u64, StoreError> {
 impl Store {
     /// Opens (creating if needed) the database, applies pending migrations
     /// and starts the writer task. Needs a Tokio runtime.
+    /// An error opening the file names its path and the likely cause (a
+    /// missing folder, a folder the bot's user cannot write).
     pub async fn open(options: &StoreOptions) -> Result<Store, StoreError> {
-        let connect = options.connect_options()?;
-        let mut conn = connect.connect().await?;
-        MIGRATOR.run(&mut conn).await?;
+        Store::connect(options.connect_options()?, options, true).await
+    }
+
+    /// Connects the writer (running pending migrations if `migrate`) and
+    /// the reader pool, and starts the writer task.
+    async fn connect(
+        connect: SqliteConnectOptions,
+        options: &StoreOptions,
+        migrate: bool,
+    ) -> Result<Store, StoreError> {
+        let mut conn = connect
+            .connect()
+            .await
+            .map_err(|e| admin::open_error(&options.url, e))?;
+        if migrate {
+            MIGRATOR.run(&mut conn).await?;
+        }
         let reader = SqlitePoolOptions::new()
             .max_connections(options.readers.max(1))
             .connect_with(connect)

@@ -284,7 +284,10 @@ pub(super) async fn run(mut conn: SqliteConnection, mut jobs: mpsc::UnboundedRec
 
 async fn write_group(conn: &mut SqliteConnection, group: &mut Vec<Pending>) {
     let commits: Vec<&Commit> = group.iter().map(|(c, _)| &**c).collect();
-    match write(conn, &commits).await {
+    let started = std::time::Instant::now();
+    let written = write(conn, &commits).await;
+    crate::metrics::db_commit(started.elapsed(), commits.len());
+    match written {
         Ok(outcomes) => {
             for ((_, reply), outcome) in group.drain(..).zip(outcomes) {
                 let _ = reply.send(outcome);

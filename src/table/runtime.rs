@@ -447,6 +447,7 @@ impl TableService {
         state: &mut ChatState,
         request: &Request,
     ) -> Result<Ack, ServiceError> {
+        let started = std::time::Instant::now();
         let now = self.inner.clock.now();
         let new_table_id = match request.command {
             Command::Create { .. } => {
@@ -465,7 +466,8 @@ impl TableService {
             &request.actor,
             &request.command,
             &ctx,
-        )?;
+        )
+        .inspect_err(|e| crate::metrics::command_refused(&request.command, e))?;
         if let Err(e) = self
             .inner
             .store
@@ -490,6 +492,7 @@ impl TableService {
         }
         let ack = ack_of(&transition);
         self.dispatch(transition.effects, None);
+        crate::metrics::command_done(&request.command, &request.actor, started.elapsed());
         Ok(ack)
     }
 
@@ -740,7 +743,8 @@ impl TableService {
             &request.actor,
             &request.command,
             &ctx,
-        )?;
+        )
+        .inspect_err(|e| crate::metrics::command_refused(&request.command, e))?;
         if let Err(e) = self
             .inner
             .store

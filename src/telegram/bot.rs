@@ -223,6 +223,8 @@ pub enum BotError {
     Service(#[from] ServiceError),
     #[error("Telegram: {0}")]
     Telegram(#[from] teloxide::RequestError),
+    #[error(transparent)]
+    Startup(#[from] crate::startup::StartupError),
     #[error("TELOXIDE_API_URL is malformed: {0}")]
     ApiUrl(String),
     #[error("the bot has no username (is the token a bot's?)")]
@@ -330,7 +332,8 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         let url = url::Url::parse(url).map_err(|e| BotError::ApiUrl(e.to_string()))?;
         bot = bot.set_api_url(url);
     }
-    let me = bot.get_me().await?;
+    // Start-up retry (issue 13): waits out an unreachable Bot API, stops on a refused token.
+    let me = crate::startup::telegram_get_me(&bot, crate::startup::Backoff::default()).await?;
     let username = me.username.clone().ok_or(BotError::NoUsername)?;
     let default_lang = config.default_language;
     register_commands(&bot, default_lang).await;

@@ -53,6 +53,16 @@ enum Lane {
     Private,
 }
 
+impl Lane {
+    /// The metrics label.
+    fn label(self) -> &'static str {
+        match self {
+            Lane::Group => "group",
+            Lane::Private => "private",
+        }
+    }
+}
+
 /// A finished Bot API call.
 struct Done {
     lane: Lane,
@@ -260,6 +270,7 @@ impl Outbox {
                     Lane::Private => &mut self.private,
                 };
                 let Some(tx) = pacer.poll_transmit(now) else {
+                    crate::metrics::pacer_waiting(lane.label(), pacer.chats_waiting());
                     break;
                 };
                 let chat = tx.ticket.chat;
@@ -275,8 +286,19 @@ impl Outbox {
                 let shared = self.shared.clone();
                 let done = self.done_tx.clone();
                 let ticket = tx.ticket;
+                let method = if edit && known.is_some() {
+                    "editMessageText"
+                } else {
+                    "sendMessage"
+                };
                 tokio::spawn(async move {
                     let result = deliver(&shared, ChatId(chat), known, &content, edit).await;
+                    crate::metrics::bot_api_call(
+                        method,
+                        result
+                            .as_ref()
+                            .map_or_else(crate::metrics::failure_outcome, |_| "ok"),
+                    );
                     let _ = done.send(Done {
                         lane,
                         ticket,
@@ -335,7 +357,11 @@ impl Outbox {
                     Failure::Rejected => tracing::warn!(chat, "Telegram refused an output"),
                     _ => {}
                 }
-                f.pacing_outcome()
+                let outcome = f.pacing_outcome();
+                if let Outcome::RetryAfter(pause) = outcome {
+                    crate::metrics::pacer_pause(done.lane.label(), pause)
+                }
+                outcome
             }
         };
         match done.lane {

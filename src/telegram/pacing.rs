@@ -219,6 +219,11 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.config
     }
 
+    /// Chats with output waiting to go out (now or when paced), for metrics.
+    pub fn chats_waiting(&self) -> usize {
+        self.wake.len()
+    }
+
     fn seq(&mut self) -> u64 {
         self.next_seq += 1;
         self.next_seq

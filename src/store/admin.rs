@@ -1,0 +1,359 @@
+//! What operators run against the database: opening an existing one
+//! without ever creating it (`kozyr export`, `kozyr backup`, the health
+//! check), online backups, and errors that say why a database cannot be
+//! opened instead of SQLite's bare "unable to open database file".
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::{Store, StoreError, StoreOptions};
+use crate::table::{Phase, Platform};
+
+/// The file behind a `sqlite://PATH` URL, made absolute so messages name
+/// it whatever folder the command ran in. `None` for in-memory databases.
+pub fn database_path(url: &str) -> Option<PathBuf> {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))?;
+    let rest = rest.split('?').next().unwrap_or(rest);
+    if rest.is_empty() || rest == ":memory:" {
+        return None;
+    }
+    let path = PathBuf::from(rest);
+    Some(std::path::absolute(&path).unwrap_or(path))
+}
+
+/// Checks that the database file exists and is not empty, without opening
+/// (and so without creating) it.
+pub fn check_exists(url: &str) -> Result<PathBuf, StoreError> {
+    let path = database_path(url).ok_or_else(|| StoreError::Missing(PathBuf::from(url)))?;
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() && m.len() > 0 => Ok(path),
+        Ok(m) if m.is_file() => Err(StoreError::Empty(path)),
+        Ok(_) => Err(StoreError::Open {
+            path,
+            cause: "it is not a file".into(),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::Missing(path)),
+        Err(e) => Err(StoreError::Open {
+            path,
+            cause: e.to_string(),
+        }),
+    }
+}
+
+/// The user a process runs as, for messages about file permissions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Who {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl Who {
+    /// This process's user: the owner of `/proc/self` (Linux). Without
+    /// procfs the messages still name the path, just not the uid.
+    pub fn current() -> Option<Who> {
+        std::fs::metadata("/proc/self").ok().map(|m| Who {
+            uid: m.uid(),
+            gid: m.gid(),
+        })
+    }
+}
+
+/// Whether `who` may write to a file or folder with these owner and mode
+/// bits. An approximation (no supplementary groups, no ACLs): it only
+/// chooses the words of an error that already happened.
+fn writable(meta: &std::fs::Metadata, who: Who) -> bool {
+    let mode = meta.mode();
+    if who.uid == 0 {
+        true
+    } else if meta.uid() == who.uid {
+        mode & 0o200 != 0
+    } else if meta.gid() == who.gid {
+        mode & 0o020 != 0
+    } else {
+        mode & 0o002 != 0
+    }
+}
+
+/// Why `path` probably cannot be opened, as `who`: the folder is missing,
+/// or the folder or file is not writable (SQLite in WAL mode writes
+/// `-wal` and `-shm` files beside the database, so the folder must be
+/// writable even when the file exists). `None` when nothing looks wrong.
+pub fn diagnose(path: &Path, who: Option<Who>) -> Option<String> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir_meta = match std::fs::metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some(format!(
+                "directory {} does not exist (create it, or mount a volume there)",
+                dir.display()
+            ));
+        }
+        Err(e) => return Some(format!("cannot look at directory {}: {e}", dir.display())),
+    };
+    if !dir_meta.is_dir() {
+        return Some(format!("{} is not a directory", dir.display()));
+    }
+    let who = who?;
+    let fix = format!(
+        "give it to this user (`chown -R {uid}:{gid}` on the host folder of a bind mount) \
+         or use a named volume",
+        uid = who.uid,
+        gid = who.gid
+    );
+    if !writable(&dir_meta, who) {
+        return Some(format!(
+            "directory {} is not writable by uid {} (it belongs to uid {}, gid {}, mode {:o}); {fix}",
+            dir.display(),
+            who.uid,
+            dir_meta.uid(),
+            dir_meta.gid(),
+            dir_meta.mode() & 0o7777,
+        ));
+    }
+    if let Ok(m) = std::fs::metadata(path)
+        && !writable(&m, who)
+    {
+        return Some(format!(
+            "{} is not writable by uid {} (it belongs to uid {}, gid {}, mode {:o}); {fix}",
+            path.display(),
+            who.uid,
+            m.uid(),
+            m.gid(),
+            m.mode() & 0o7777,
+        ));
+    }
+    None
+}
+
+/// The error for a database that would not open: the path, and the likely
+/// cause if one can be seen, else SQLite's own words.
+pub(super) fn open_error(url: &str, error: sqlx::Error) -> StoreError {
+    let Some(path) = database_path(url) else {
+        return StoreError::Db(error);
+    };
+    let cause = diagnose(&path, Who::current()).unwrap_or_else(|| error.to_string());
+    StoreError::Open { path, cause }
+}
+
+impl Store {
+    /// Opens a database that must already exist: never creates one and
+    /// runs no migrations (a backup or an export must not change the
+    /// schema under a running bot). A missing or empty file, or one
+    /// without kozyr's tables, is an error naming the path.
+    pub async fn open_existing(options: &StoreOptions) -> Result<Store, StoreError> {
+        let path = check_exists(&options.url)?;
+        let connect = options.connect_options()?.create_if_missing(false);
+        let store = Store::connect(connect, options, false).await?;
+        let ours: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tables'",
+        )
+        .fetch_one(&store.reader)
+        .await?;
+        if ours == 0 {
+            store.close().await;
+            return Err(StoreError::Empty(path));
+        }
+        Ok(store)
+    }
+
+    /// Writes a consistent copy of the database to `out` with
+    /// `VACUUM INTO`: it reads one snapshot (WAL lets the bot go on
+    /// committing meanwhile) and writes a compact, self-contained file. The
+    /// copy goes to `out.partial` first and is renamed when complete, so
+    /// `out` is never a half-written backup; an existing `out` is refused
+    /// rather than overwritten. Returns the copy's size in bytes.
+    pub async fn backup_to(&self, out: &Path) -> Result<u64, StoreError> {
+        let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+        let refuse = |why: String| StoreError::Backup {
+            path: out.clone(),
+            why,
+        };
+        if out.exists() {
+            return Err(refuse(
+                "it already exists (a backup never overwrites a file)".into(),
+            ));
+        }
+        let mut partial = out.clone().into_os_string();
+        partial.push(".partial");
+        let partial = PathBuf::from(partial);
+        let target = partial
+            .to_str()
+            .ok_or_else(|| refuse("the path is not UTF-8".into()))?
+            .to_owned();
+        match std::fs::remove_file(&partial) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(refuse(format!("cannot remove {}: {e}", partial.display()))),
+        }
+        if let Err(e) = sqlx::query("VACUUM INTO ?")
+            .bind(&target)
+            .execute(&self.reader)
+            .await
+        {
+            let _ = std::fs::remove_file(&partial);
+            let why = diagnose(&partial, Who::current()).unwrap_or_else(|| e.to_string());
+            return Err(refuse(why));
+        }
+        std::fs::rename(&partial, &out).map_err(|e| refuse(e.to_string()))?;
+        Ok(std::fs::metadata(&out)?.len())
+    }
+}
+
+impl Store {
+    /// How many tables are not closed, per platform and phase, every pair
+    /// listed (zeros included, so a gauge set from this drops to 0).
+    pub async fn open_tables_by_phase(
+        &self,
+    ) -> Result<Vec<(&'static str, &'static str, i64)>, StoreError> {
+        let rows: Vec<(String, String, i64)> = sqlx::query_as(
+            "SELECT platform, phase, count(*) FROM tables WHERE phase <> 'closed'
+             GROUP BY platform, phase",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        let mut out = Vec::new();
+        for platform in Platform::ALL {
+            for phase in Phase::ALL.into_iter().filter(|p| *p != Phase::Closed) {
+                let n = rows
+                    .iter()
+                    .find(|(pl, ph, _)| pl == platform.as_str() && ph == phase.as_str())
+                    .map_or(0, |r| r.2);
+                out.push((platform.as_str(), phase.as_str(), n));
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn paths_of_urls() {
+        assert_eq!(
+            database_path("sqlite:///data/kozyr.db?mode=rwc"),
+            Some(PathBuf::from("/data/kozyr.db"))
+        );
+        let rel = database_path("sqlite://kozyr.db").unwrap();
+        assert!(rel.is_absolute() && rel.ends_with("kozyr.db"), "{rel:?}");
+        assert_eq!(database_path("sqlite::memory:"), None);
+    }
+
+    #[test]
+    fn a_folder_of_another_user_is_named_with_the_uid_and_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let owner = std::fs::metadata(dir.path()).unwrap().uid();
+        let db = dir.path().join("kozyr.db");
+        // As some other user (the image's nonroot), the folder is read-only.
+        let other = Who {
+            uid: owner.wrapping_add(65532),
+            gid: owner.wrapping_add(65532),
+        };
+        let why = diagnose(&db, Some(other)).unwrap();
+        assert!(
+            why.starts_with(&format!(
+                "directory {} is not writable by uid {}",
+                dir.path().display(),
+                other.uid
+            )),
+            "{why}"
+        );
+        assert!(
+            why.contains(&format!("chown -R {0}:{0}", other.uid)),
+            "{why}"
+        );
+        assert!(why.contains("named volume"), "{why}");
+        // Its owner may write; so may anyone once the folder is 0777.
+        let me = Who {
+            uid: owner,
+            gid: owner,
+        };
+        assert_eq!(diagnose(&db, Some(me)), None);
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert_eq!(diagnose(&db, Some(other)), None);
+        // A read-only file in a writable folder.
+        std::fs::write(&db, b"x").unwrap();
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let why = diagnose(&db, Some(other)).unwrap();
+        assert!(
+            why.starts_with(&format!("{} is not writable by uid", db.display())),
+            "{why}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_folder_is_named_when_opening_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("no-such-folder").join("kozyr.db");
+        let url = format!("sqlite://{}", db.display());
+        let err = Store::open(&StoreOptions::new(url)).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot open the database {}: directory {} does not exist \
+                 (create it, or mount a volume there)",
+                db.display(),
+                db.parent().unwrap().display()
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn opening_an_existing_database_never_creates_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("kozyr.db");
+        let url = format!("sqlite://{}", db.display());
+        let err = Store::open_existing(&StoreOptions::new(url.clone()))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::Missing(ref p) if *p == db),
+            "{err}"
+        );
+        assert!(err.to_string().contains(&db.display().to_string()));
+        assert!(!db.exists(), "nothing was created");
+        std::fs::write(&db, b"").unwrap();
+        let err = Store::open_existing(&StoreOptions::new(url.clone()))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Empty(_)), "{err}");
+        std::fs::remove_file(&db).unwrap();
+        // A SQLite file that is not kozyr's counts as empty too.
+        {
+            let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(&db)
+                .create_if_missing(true)
+                .connect()
+                .await
+                .unwrap();
+            sqlx::query("CREATE TABLE other (x)")
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            sqlx::Connection::close(conn).await.unwrap();
+        }
+        let err = Store::open_existing(&StoreOptions::new(url.clone()))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Empty(_)), "{err}");
+        std::fs::remove_file(&db).unwrap();
+        Store::open(&StoreOptions::new(url.clone()))
+            .await
+            .unwrap()
+            .close()
+            .await;
+        let store = Store::open_existing(&StoreOptions::new(url)).await.unwrap();
+        assert_eq!(store.open_table_ids().await.unwrap(), vec![]);
+        store.close().await;
+    }
+
+    use sqlx::ConnectOptions;
+}

@@ -161,3 +161,17 @@ impl<G: Rules> Agent<G> for RandomAgent {
         self.rng.random_bool(0.5)
     }
 }
+
+/// One agent of every kind for the game `G`, named, searching with
+/// `playouts` sampled deals: what the agent tests of each game ask.
+#[cfg(test)]
+pub(crate) fn every_agent<G: Rules>(
+    seed: u64,
+    playouts: u32,
+) -> Vec<(&'static str, Box<dyn Agent<G>>)> {
+    let config = AgentConfig::deterministic(playouts);
+    AgentKind::ALL
+        .iter()
+        .map(|&kind| (kind.as_str(), kind.agent::<G>(seed, &config)))
+        .collect()
+}

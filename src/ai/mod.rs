@@ -15,6 +15,8 @@ use std::time::Duration;
 
 use crate::cards::Seat;
 
+#[cfg(test)]
+pub(crate) use agent::every_agent;
 pub use agent::{Agent, AgentKind, RandomAgent, UnknownAgent, pick_uniform};
 pub use rules::{DealLog, Rules, Seen, next_move};
 pub use stats::{Estimate, percentile};

@@ -106,32 +106,40 @@ impl TableAgent {
     /// game (never, as the service asks).
     pub fn choose(&self, seen: &Observation, legal: &[GameAction]) -> Option<GameAction> {
         match seen {
-            Observation::Kozel(o) => {
-                let legal = legal.iter().filter_map(|a| match a {
-                    GameAction::Kozel(a) => Some(*a),
-                    GameAction::Hearts(_) => None,
-                });
-                self.choose_in::<Series>(o, legal.collect())
-                    .map(GameAction::Kozel)
-            }
-            Observation::Hearts(o) => {
-                let legal = legal.iter().filter_map(|a| match a {
-                    GameAction::Hearts(a) => Some(*a),
-                    GameAction::Kozel(_) => None,
-                });
-                self.choose_in::<Match>(o, legal.collect())
-                    .map(GameAction::Hearts)
-            }
+            Observation::Kozel(o) => self
+                .choose_in::<Series>(o, legal.iter().filter_map(kozel_action))
+                .map(GameAction::Kozel),
+            Observation::Hearts(o) => self
+                .choose_in::<Match>(o, legal.iter().filter_map(hearts_action))
+                .map(GameAction::Hearts),
         }
     }
 
-    fn choose_in<G: Rules>(&self, seen: &Seen<G>, legal: Vec<G::Action>) -> Option<G::Action> {
+    /// One of `legal`, by a fresh agent of this kind for the game `G`.
+    fn choose_in<G: Rules>(
+        &self,
+        seen: &Seen<G>,
+        legal: impl Iterator<Item = G::Action>,
+    ) -> Option<G::Action> {
+        let legal: Vec<G::Action> = legal.collect();
         if legal.is_empty() {
             return None;
         }
         let mut agent = self.kind.agent::<G>(rand::rng().random(), &self.config);
         Some(agent.choose(seen, &legal))
     }
+}
+
+fn kozel_action(a: &GameAction) -> Option<crate::kozel::Action> {
+    let GameAction::Kozel(a) = a else { return None };
+    Some(*a)
+}
+
+fn hearts_action(a: &GameAction) -> Option<crate::hearts::Action> {
+    let GameAction::Hearts(a) = a else {
+        return None;
+    };
+    Some(*a)
 }
 
 #[cfg(test)]

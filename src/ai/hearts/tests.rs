@@ -15,11 +15,7 @@ use crate::game::{GameKind, GameOptions};
 use crate::hearts::{Deal, HeartsOptions, Phase};
 
 fn test_agents(seed: u64) -> Vec<(&'static str, Box<HeartsAgent>)> {
-    let config = AgentConfig::deterministic(3);
-    AgentKind::ALL
-        .iter()
-        .map(|&kind| (kind.as_str(), kind.agent::<Match>(seed, &config)))
-        .collect()
+    crate::ai::every_agent::<Match>(seed, 3)
 }
 
 proptest! {

@@ -37,11 +37,7 @@ fn random_move(deal: &Deal, rng: &mut Xoshiro256PlusPlus) -> Option<(Seat, Actio
 }
 
 fn test_agents(seed: u64) -> Vec<(&'static str, Box<KozelAgent>)> {
-    let config = AgentConfig::deterministic(4);
-    AgentKind::ALL
-        .iter()
-        .map(|&kind| (kind.as_str(), kind.agent::<Series>(seed, &config)))
-        .collect()
+    crate::ai::every_agent::<Series>(seed, 4)
 }
 
 proptest! {

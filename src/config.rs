@@ -8,6 +8,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::ai::AgentKind;
 use crate::i18n::Lang;
 use crate::table::TurnTimer;
 
@@ -136,7 +137,7 @@ pub struct Config {
     pub synchronous: Synchronous,
     pub update_mode: UpdateMode,
     /// The AI player at tables: `random`, `heuristic` or `search`.
-    pub ai_player: String,
+    pub ai_player: AgentKind,
     /// How long the `search` AI player thinks per move.
     pub ai_think: Duration,
     pub log_format: LogFormat,
@@ -159,8 +160,6 @@ pub enum ConfigError {
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://kozyr.db";
-/// The AI players a table can seat (see `docs/AI.md`).
-pub const AI_PLAYERS: [&str; 3] = ["random", "heuristic", "search"];
 
 impl Config {
     /// Reads the configuration through `var`, e.g. `|k| std::env::var(k).ok()`.
@@ -229,13 +228,15 @@ impl Config {
                 ));
             }
         };
-        let ai_player = get("KOZYR_AI_PLAYER").unwrap_or_else(|| "search".into());
-        if !AI_PLAYERS.contains(&ai_player.as_str()) {
-            return Err(bad(
-                "KOZYR_AI_PLAYER",
-                format!("expected one of {}", AI_PLAYERS.join(", ")),
-            ));
-        }
+        let ai_player = match get("KOZYR_AI_PLAYER") {
+            None => AgentKind::Search,
+            Some(name) => name.parse::<AgentKind>().map_err(|_| {
+                bad(
+                    "KOZYR_AI_PLAYER",
+                    format!("expected one of {}", AgentKind::names()),
+                )
+            })?,
+        };
         let ai_think = match get("KOZYR_AI_THINK_MS") {
             None => Duration::from_millis(300),
             Some(s) => match s.parse::<u64>() {

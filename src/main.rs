@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use kozyr::ai::arena::{self, ArenaOptions};
-use kozyr::ai::{AgentConfig, Budget};
+use kozyr::ai::{AgentConfig, AgentKind, Budget};
 use kozyr::game::{GameKind, GameOptions};
 use kozyr::hearts::HeartsOptions;
 use kozyr::sim::{self, SimOptions};
@@ -46,7 +46,7 @@ struct ArenaArgs {
     game: GameKind,
     /// The four players, seat 0 to 3 (Kozel: seats 0 and 2 are one team).
     #[arg(long, value_delimiter = ',', num_args = 1, required = true)]
-    players: Vec<String>,
+    players: Vec<AgentKind>,
     /// How many series to play.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     series: u32,
@@ -126,7 +126,7 @@ struct SimulateArgs {
         num_args = 1,
         default_value = "random,random,random,random"
     )]
-    players: Vec<String>,
+    players: Vec<AgentKind>,
     /// The table id written into the records.
     #[arg(long, default_value = "sim")]
     table: String,
@@ -332,10 +332,11 @@ fn export(args: ExportArgs) -> Result<(), String> {
 }
 
 fn simulate(args: SimulateArgs) -> Result<(), String> {
-    let players: [String; 4] =
-        args.players.clone().try_into().map_err(|p: Vec<String>| {
-            format!("--players needs exactly 4 names, got {}", p.len())
-        })?;
+    let players: [AgentKind; 4] = args
+        .players
+        .clone()
+        .try_into()
+        .map_err(|p: Vec<_>| format!("--players needs exactly 4 names, got {}", p.len()))?;
     let opts = SimOptions {
         game: args.game,
         series: args.series,
@@ -366,10 +367,10 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
 }
 
 fn run_arena(args: ArenaArgs) -> Result<(), String> {
-    let players: [String; 4] = args
+    let players: [AgentKind; 4] = args
         .players
         .try_into()
-        .map_err(|p: Vec<String>| format!("--players needs exactly 4 names, got {}", p.len()))?;
+        .map_err(|p: Vec<_>| format!("--players needs exactly 4 names, got {}", p.len()))?;
     let budget = match args.playouts {
         Some(n) => Budget::Playouts(n),
         None => Budget::Time(std::time::Duration::from_millis(args.budget_ms)),

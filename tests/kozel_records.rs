@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 
+use kozyr::ai::AgentKind;
 use kozyr::game::GameKind;
 use kozyr::sim::{SimOptions, run};
 use serde_json::Value;
@@ -312,7 +313,7 @@ fn simulated_records_obey_every_rule() {
         game: GameKind::Kozel,
         series: 300,
         seed: 11,
-        players: ["random", "random", "random", "random"].map(String::from),
+        players: [AgentKind::Random; 4],
         options: Default::default(),
         table: "check".into(),
     };
@@ -360,7 +361,7 @@ fn same_arguments_same_bytes() {
         game: GameKind::Kozel,
         series: 20,
         seed: 99,
-        players: ["random", "random", "random", "random"].map(String::from),
+        players: [AgentKind::Random; 4],
         options: Default::default(),
         table: "t".into(),
     };

@@ -9,20 +9,18 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use super::hearts::{self as hearts_ai, HeartsAgent};
-use super::kozel::{self as kozel_ai, DealLog, KozelAgent};
-use super::{AgentConfig, Estimate, UnknownAgent, percentile};
+use super::{Agent, AgentConfig, AgentKind, DealLog, Estimate, Rules, next_move, percentile};
 use crate::game::{GameKind, GameOptions};
 use crate::hearts::Match;
-use crate::kozel::{RuleError, Series, Team};
+use crate::kozel::{Series, Team};
 use crate::sim::derive_seed;
 
 /// What to play.
 #[derive(Clone, Debug)]
 pub struct ArenaOptions {
     pub game: GameKind,
-    /// Agent names, seat 0 to 3.
-    pub players: [String; 4],
+    /// The players, seat 0 to 3.
+    pub players: [AgentKind; 4],
     pub series: u32,
     pub seed: u64,
     pub config: AgentConfig,
@@ -35,28 +33,21 @@ pub struct ArenaOptions {
 /// Why a match could not be played.
 #[derive(Debug, thiserror::Error)]
 pub enum ArenaError {
-    #[error(transparent)]
-    UnknownAgent(#[from] UnknownAgent),
     #[error("a player thread crashed")]
     Crashed,
-    #[error("{player} at seat {seat} chose an illegal Hearts action: {error}")]
-    IllegalHeartsChoice {
-        player: String,
-        seat: usize,
-        error: crate::hearts::RuleError,
-    },
     #[error("{player} at seat {seat} chose an illegal action: {error}")]
     IllegalChoice {
-        player: String,
+        player: AgentKind,
         seat: usize,
-        error: RuleError,
+        /// The rules' refusal, worded by the game.
+        error: String,
     },
 }
 
 /// How long one kind of agent took per decision.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
-    pub player: String,
+    pub player: AgentKind,
     /// Decisions with a real choice (two or more options).
     pub decisions: usize,
     pub median: Duration,
@@ -65,11 +56,11 @@ pub struct Timing {
 }
 
 impl Timing {
-    fn of(player: &str, mut took: Vec<Duration>) -> Timing {
+    fn of(player: AgentKind, mut took: Vec<Duration>) -> Timing {
         took.sort_unstable();
         let at = |q| percentile(&took, q).unwrap_or_default();
         Timing {
-            player: player.to_string(),
+            player,
             decisions: took.len(),
             median: at(0.5),
             p99: at(0.99),
@@ -91,7 +82,7 @@ impl fmt::Display for Timing {
 /// The result of a Kozel match.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KozelReport {
-    pub players: [String; 4],
+    pub players: [AgentKind; 4],
     pub series: u32,
     pub deals: u64,
     /// Series won by team 0 (seats 0 and 2) and team 1 (seats 1 and 3).
@@ -140,14 +131,10 @@ struct SeriesOutcome {
 
 /// Plays a Kozel match.
 pub fn kozel(opts: &ArenaOptions) -> Result<KozelReport, ArenaError> {
-    // Check the names before starting any thread.
-    for name in &opts.players {
-        kozel_ai::agent_with(name, 0, &opts.config)?;
-    }
     let outcomes = play_all(opts, |n| kozel_series(opts, n))?;
     let mut wins = [0u32; 2];
     let mut defeat: [Vec<f64>; 2] = Default::default();
-    let mut took: Vec<(String, Vec<Duration>)> = Vec::new();
+    let mut took: Vec<(AgentKind, Vec<Duration>)> = Vec::new();
     for o in outcomes {
         wins[o.goat.other().index()] += 1;
         for d in &o.deals {
@@ -157,13 +144,13 @@ pub fn kozel(opts: &ArenaOptions) -> Result<KozelReport, ArenaError> {
         pool_timing(&mut took, &opts.players, o.took);
     }
     Ok(KozelReport {
-        players: opts.players.clone(),
+        players: opts.players,
         series: wins[0] + wins[1],
         deals: defeat[0].len() as u64,
         wins,
         win_rate: Estimate::share(wins[0] as usize, (wins[0] + wins[1]) as usize),
         defeat_points: [Estimate::of(&defeat[0]), Estimate::of(&defeat[1])],
-        timing: took.into_iter().map(|(n, t)| Timing::of(&n, t)).collect(),
+        timing: took.into_iter().map(|(n, t)| Timing::of(n, t)).collect(),
     })
 }
 
@@ -201,46 +188,54 @@ fn play_all<T: Send>(
 
 /// Adds each seat's decision times to its player's pool.
 fn pool_timing(
-    pools: &mut Vec<(String, Vec<Duration>)>,
-    players: &[String; 4],
+    pools: &mut Vec<(AgentKind, Vec<Duration>)>,
+    players: &[AgentKind; 4],
     took: [Vec<Duration>; 4],
 ) {
     for (seat, t) in took.into_iter().enumerate() {
-        let name = &players[seat];
-        match pools.iter_mut().find(|(n, _)| n == name) {
+        let kind = players[seat];
+        match pools.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, all)) => all.extend(t),
-            None => pools.push((name.clone(), t)),
+            None => pools.push((kind, t)),
         }
     }
 }
 
-fn kozel_series(opts: &ArenaOptions, n: u32) -> Result<SeriesOutcome, ArenaError> {
-    let mut agents: [Box<dyn KozelAgent>; 4] = {
-        let make = |seat: usize| {
-            let seed = derive_seed(opts.seed, u64::from(n), seat as u64 + 1);
-            kozel_ai::agent_with(&opts.players[seat], seed, &opts.config)
-        };
-        [make(0)?, make(1)?, make(2)?, make(3)?]
-    };
-    let mut series = Series::new(derive_seed(opts.seed, u64::from(n), 0));
+/// Plays `game` to its end with the agents `opts` names, seeded for series
+/// `n`; hands back the game and each seat's times for decisions with a
+/// choice.
+fn play_out<G: Rules>(
+    opts: &ArenaOptions,
+    n: u32,
+    mut game: G,
+) -> Result<(G, [Vec<Duration>; 4]), ArenaError> {
+    let mut agents: [Box<dyn Agent<G>>; 4] = [0, 1, 2, 3].map(|seat: usize| {
+        let seed = derive_seed(opts.seed, u64::from(n), seat as u64 + 1);
+        opts.players[seat].agent::<G>(seed, &opts.config)
+    });
     let mut log = DealLog::default();
     let mut events = Vec::new();
     let mut took: [Vec<Duration>; 4] = Default::default();
-    while let Some((seat, action)) = kozel_ai::next_move(&series, &log, &mut agents, |d| {
+    while let Some((seat, action)) = next_move(&game, &log, &mut agents, |d| {
         if d.options > 1 {
             took[d.seat.index()].push(d.took);
         }
     }) {
         events.clear();
-        series
-            .apply_into(seat, action, &mut events)
+        game.apply_into(seat, action, &mut events)
             .map_err(|error| ArenaError::IllegalChoice {
-                player: opts.players[seat.index()].clone(),
+                player: opts.players[seat.index()],
                 seat: seat.index(),
-                error,
+                error: error.to_string(),
             })?;
         log.record(&events);
     }
+    Ok((game, took))
+}
+
+fn kozel_series(opts: &ArenaOptions, n: u32) -> Result<SeriesOutcome, ArenaError> {
+    let series = Series::new(derive_seed(opts.seed, u64::from(n), 0));
+    let (series, took) = play_out(opts, n, series)?;
     Ok(SeriesOutcome {
         goat: series.goat().unwrap_or(Team::ALL[0]),
         deals: series.results().iter().map(|r| r.defeat_points).collect(),
@@ -275,7 +270,7 @@ pub fn run(opts: &ArenaOptions) -> Result<ArenaReport, ArenaError> {
 /// The result of a Hearts match: fewer points is better.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeartsReport {
-    pub players: [String; 4],
+    pub players: [AgentKind; 4],
     pub games: u32,
     pub deals: u64,
     /// Points per deal each seat scored.
@@ -283,7 +278,7 @@ pub struct HeartsReport {
     /// When two kinds of player share the table: per deal, the mean points
     /// of the first kind's seats minus the second's (negative: the first
     /// takes fewer), as `(first, second, difference)`.
-    pub difference: Option<(String, String, Estimate)>,
+    pub difference: Option<(AgentKind, AgentKind, Estimate)>,
     pub timing: Vec<Timing>,
 }
 
@@ -294,7 +289,7 @@ impl fmt::Display for HeartsReport {
             "hearts: {} games, {} deals; players {}",
             self.games,
             self.deals,
-            self.players.join(",")
+            self.players.map(AgentKind::as_str).join(",")
         )?;
         for (seat, e) in self.points.iter().enumerate() {
             writeln!(
@@ -321,14 +316,11 @@ struct GameOutcome {
 
 /// Plays a Hearts match.
 pub fn hearts(opts: &ArenaOptions) -> Result<HeartsReport, ArenaError> {
-    for name in &opts.players {
-        hearts_ai::agent_with(name, 0, &opts.config)?;
-    }
     let outcomes = play_all(opts, |n| hearts_game(opts, n))?;
     let mut points: [Vec<f64>; 4] = Default::default();
     let mut took = Vec::new();
-    let mut kinds: Vec<&String> = Vec::new();
-    for p in &opts.players {
+    let mut kinds: Vec<AgentKind> = Vec::new();
+    for &p in &opts.players {
         if !kinds.contains(&p) {
             kinds.push(p);
         }
@@ -340,8 +332,8 @@ pub fn hearts(opts: &ArenaOptions) -> Result<HeartsReport, ArenaError> {
                 points[seat].push(f64::from(deal[seat]));
             }
             if let [a, b] = kinds[..] {
-                let mean = |kind: &String| {
-                    let seats: Vec<usize> = (0..4).filter(|&s| &opts.players[s] == kind).collect();
+                let mean = |kind: AgentKind| {
+                    let seats: Vec<usize> = (0..4).filter(|&s| opts.players[s] == kind).collect();
                     seats.iter().map(|&s| f64::from(deal[s])).sum::<f64>() / seats.len() as f64
                 };
                 difference.push(mean(a) - mean(b));
@@ -350,45 +342,21 @@ pub fn hearts(opts: &ArenaOptions) -> Result<HeartsReport, ArenaError> {
         pool_timing(&mut took, &opts.players, o.took);
     }
     Ok(HeartsReport {
-        players: opts.players.clone(),
+        players: opts.players,
         games: opts.series,
         deals: points[0].len() as u64,
         points: [0, 1, 2, 3].map(|s| Estimate::of(&points[s])),
         difference: match kinds[..] {
-            [a, b] => Some((a.clone(), b.clone(), Estimate::of(&difference))),
+            [a, b] => Some((a, b, Estimate::of(&difference))),
             _ => None,
         },
-        timing: took.into_iter().map(|(n, t)| Timing::of(&n, t)).collect(),
+        timing: took.into_iter().map(|(n, t)| Timing::of(n, t)).collect(),
     })
 }
 
 fn hearts_game(opts: &ArenaOptions, n: u32) -> Result<GameOutcome, ArenaError> {
-    let mut agents: [Box<dyn HeartsAgent>; 4] = {
-        let make = |seat: usize| {
-            let seed = derive_seed(opts.seed, u64::from(n), seat as u64 + 1);
-            hearts_ai::agent_with(&opts.players[seat], seed, &opts.config)
-        };
-        [make(0)?, make(1)?, make(2)?, make(3)?]
-    };
     let seed = crate::sim::hearts::game_seed(opts.seed, n);
-    let mut game = Match::new(opts.options.hearts, seed);
-    let mut log = hearts_ai::DealLog::default();
-    let mut events = Vec::new();
-    let mut took: [Vec<Duration>; 4] = Default::default();
-    while let Some((seat, action)) = hearts_ai::next_move(&game, &log, &mut agents, |d| {
-        if d.options > 1 {
-            took[d.seat.index()].push(d.took);
-        }
-    }) {
-        events.clear();
-        game.apply_into(seat, action, &mut events)
-            .map_err(|error| ArenaError::IllegalHeartsChoice {
-                player: opts.players[seat.index()].clone(),
-                seat: seat.index(),
-                error,
-            })?;
-        log.record(&events);
-    }
+    let (game, took) = play_out(opts, n, Match::new(opts.options.hearts, seed))?;
     Ok(GameOutcome {
         deals: game.results().iter().map(|r| r.points.0).collect(),
         took,

@@ -2,9 +2,12 @@
 //! it is handed a view and the events as its seat saw them, never the game
 //! state, so it cannot peek. `docs/AI.md` describes how they play.
 
+mod agent;
 pub mod arena;
 pub mod hearts;
 pub mod kozel;
+mod rules;
+pub mod search;
 mod stats;
 mod table_agent;
 
@@ -12,6 +15,10 @@ use std::time::Duration;
 
 use crate::cards::Seat;
 
+#[cfg(test)]
+pub(crate) use agent::every_agent;
+pub use agent::{Agent, AgentKind, RandomAgent, UnknownAgent, pick_uniform};
+pub use rules::{DealLog, Rules, Seen, next_move};
 pub use stats::{Estimate, percentile};
 pub use table_agent::{GameDealLog, Observation, TableAgent};
 
@@ -63,12 +70,4 @@ pub struct Decision {
     pub seat: Seat,
     pub options: usize,
     pub took: Duration,
-}
-
-/// Why an agent name is not known.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown player `{name}` (known players: {known})")]
-pub struct UnknownAgent {
-    pub name: String,
-    pub known: String,
 }

@@ -4,9 +4,11 @@
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::{AgentConfig, UnknownAgent, hearts, kozel};
+use super::{AgentConfig, AgentKind, Rules, Seen, UnknownAgent, hearts, kozel};
 use crate::cards::Seat;
 use crate::game::{Game, GameAction, GameEvent};
+use crate::hearts::Match;
+use crate::kozel::Series;
 
 /// What one seat may know of either game when it decides: its view and the
 /// current deal's events as that seat saw them.
@@ -63,56 +65,81 @@ impl GameDealLog {
 /// A named agent for tables of either game. Agents keep per-decision state
 /// only, so each decision gets a fresh one, seeded at random: a table's AI
 /// player is not reproducible, and needs no memory beyond its observation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct TableAgent {
-    name: String,
+    kind: AgentKind,
     config: AgentConfig,
 }
 
 impl TableAgent {
-    /// The agent called `name` (`random`, `heuristic` or `search`).
-    pub fn new(name: &str, config: AgentConfig) -> Result<TableAgent, UnknownAgent> {
-        kozel::agent_with(name, 0, &config)?;
-        hearts::agent_with(name, 0, &config)?;
-        Ok(TableAgent {
-            name: name.to_string(),
-            config,
-        })
+    /// The agent called `name` (`random`, `heuristic` or `search`): a
+    /// string, or an [`AgentKind`] already parsed (see [`TableAgent::of`]).
+    ///
+    /// ```
+    /// use kozyr::ai::{AgentConfig, AgentKind, TableAgent};
+    /// let agent = TableAgent::new("heuristic", AgentConfig::default()).unwrap();
+    /// assert_eq!(agent.kind(), AgentKind::Heuristic);
+    /// assert!(TableAgent::new(&AgentKind::Search, AgentConfig::default()).is_ok());
+    /// assert!(TableAgent::new("nobody", AgentConfig::default()).is_err());
+    /// ```
+    pub fn new(
+        name: &(impl AsRef<str> + ?Sized),
+        config: AgentConfig,
+    ) -> Result<TableAgent, UnknownAgent> {
+        Ok(TableAgent::of(name.as_ref().parse()?, config))
     }
 
-    pub fn name(&self) -> &str {
-        &self.name
+    /// The agent of this kind.
+    pub fn of(kind: AgentKind, config: AgentConfig) -> TableAgent {
+        TableAgent { kind, config }
     }
 
-    /// One of `legal` (never empty, or the first of `legal` for a game
-    /// mismatch, which the service never asks).
+    pub fn kind(&self) -> AgentKind {
+        self.kind
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    /// One of `legal`; `None` when `legal` holds no action of the observed
+    /// game (never, as the service asks).
     pub fn choose(&self, seen: &Observation, legal: &[GameAction]) -> Option<GameAction> {
-        let seed = rand::rng().random();
         match seen {
-            Observation::Kozel(o) => {
-                let legal: Vec<_> = legal
-                    .iter()
-                    .filter_map(|a| match a {
-                        GameAction::Kozel(a) => Some(*a),
-                        GameAction::Hearts(_) => None,
-                    })
-                    .collect();
-                let mut agent = kozel::agent_with(&self.name, seed, &self.config).ok()?;
-                (!legal.is_empty()).then(|| GameAction::Kozel(agent.choose(o, &legal)))
-            }
-            Observation::Hearts(o) => {
-                let legal: Vec<_> = legal
-                    .iter()
-                    .filter_map(|a| match a {
-                        GameAction::Hearts(a) => Some(*a),
-                        GameAction::Kozel(_) => None,
-                    })
-                    .collect();
-                let mut agent = hearts::agent_with(&self.name, seed, &self.config).ok()?;
-                (!legal.is_empty()).then(|| GameAction::Hearts(agent.choose(o, &legal)))
-            }
+            Observation::Kozel(o) => self
+                .choose_in::<Series>(o, legal.iter().filter_map(kozel_action))
+                .map(GameAction::Kozel),
+            Observation::Hearts(o) => self
+                .choose_in::<Match>(o, legal.iter().filter_map(hearts_action))
+                .map(GameAction::Hearts),
         }
     }
+
+    /// One of `legal`, by a fresh agent of this kind for the game `G`.
+    fn choose_in<G: Rules>(
+        &self,
+        seen: &Seen<G>,
+        legal: impl Iterator<Item = G::Action>,
+    ) -> Option<G::Action> {
+        let legal: Vec<G::Action> = legal.collect();
+        if legal.is_empty() {
+            return None;
+        }
+        let mut agent = self.kind.agent::<G>(rand::rng().random(), &self.config);
+        Some(agent.choose(seen, &legal))
+    }
+}
+
+fn kozel_action(a: &GameAction) -> Option<crate::kozel::Action> {
+    let GameAction::Kozel(a) = a else { return None };
+    Some(*a)
+}
+
+fn hearts_action(a: &GameAction) -> Option<crate::hearts::Action> {
+    let GameAction::Hearts(a) = a else {
+        return None;
+    };
+    Some(*a)
 }
 
 #[cfg(test)]

@@ -101,8 +101,36 @@ impl DealResult {
     }
 }
 
+/// Why a serialized deal was refused: it is not a position play can reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DealError {
+    #[error("inconsistent Kozel deal: {0}")]
+    Inconsistent(&'static str),
+}
+
 /// One Kozel deal: from the dealt hands to the last trick.
+///
+/// Only [`Deal::new`] and play make one, and a deserialized deal is checked
+/// first, so a damaged snapshot is refused with a [`DealError`] instead of
+/// failing later:
+///
+/// ```
+/// use kozyr::cards::Seat;
+/// use kozyr::kozel::{Deal, Deck};
+/// use rand::SeedableRng;
+/// let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7);
+/// let dealer = Seat::new(0).unwrap();
+/// let deal = Deal::new(dealer, dealer.next(), Deck::shuffled(&mut rng));
+/// let json = serde_json::to_string(&deal).unwrap();
+/// assert_eq!(serde_json::from_str::<Deal>(&json).unwrap(), deal);
+/// // The same deal with the stock's top card doubled.
+/// let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+/// v["stock"][1] = v["stock"][0].clone();
+/// let err = serde_json::from_value::<Deal>(v).unwrap_err();
+/// assert!(err.to_string().contains("inconsistent Kozel deal"), "{err}");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "DealRepr")]
 pub struct Deal {
     dealer: Seat,
     first_leader: Seat,
@@ -507,27 +535,95 @@ impl Deal {
     /// Checks the engine's invariants; used by tests.
     #[doc(hidden)]
     pub fn assert_invariants(&self) {
-        let mut all = CardSet::EMPTY;
-        let mut n = 0;
-        let mut add = |s: CardSet| {
-            n += s.len();
-            all |= s;
-        };
-        for h in self.hands.0 {
-            add(h);
+        if let Some(why) = self.invariant_violation() {
+            panic!("{why}: {self:?}");
         }
-        add(self.stock[self.drawn as usize..].iter().collect());
-        add(self.trick.cards());
-        add(self.piles[0]);
-        add(self.piles[1]);
-        assert_eq!(n, 36, "36 cards, each once");
-        assert_eq!(all, deck());
-        if self.trick.count == 0 {
-            let sizes: Vec<u32> = self.hands.0.iter().map(|h| h.len()).collect();
-            assert!(
-                sizes.iter().all(|&s| s == sizes[0]),
-                "hands equal: {sizes:?}"
-            );
+    }
+
+    /// The first invariant of every reachable deal that `self` breaks:
+    /// what a deserialized deal is checked against.
+    fn invariant_violation(&self) -> Option<&'static str> {
+        /// Whether `sets` hold the 36 cards, each exactly once.
+        fn each_card_once(sets: &[CardSet]) -> bool {
+            let all = sets.iter().fold(CardSet::EMPTY, |a, &s| a | s);
+            let n: u32 = sets.iter().map(|s| s.len()).sum();
+            all == deck() && n as usize == DECK_LEN
+        }
+        let stock: Vec<CardSet> = self
+            .stock
+            .iter()
+            .map(|&c| CardSet::from_iter([c]))
+            .collect();
+        let mut as_dealt = self.dealt.0.to_vec();
+        as_dealt.extend(&stock);
+        if !each_card_once(&as_dealt) {
+            return Some("the hands as dealt and the stock are not the 36 cards, each once");
+        }
+        if self.dealt.0.iter().any(|h| h.len() != HAND_SIZE) {
+            return Some("each hand is dealt 4 cards");
+        }
+        let Some(left) = stock.get(usize::from(self.drawn)..) else {
+            return Some("more cards drawn than the stock held");
+        };
+        if !self.stock[TRUMP_POSITIONS.start as usize..TRUMP_POSITIONS.end as usize]
+            .contains(&self.trump_card)
+        {
+            return Some("the revealed card is not in the middle of the stock");
+        }
+        let mut now = self.hands.0.to_vec();
+        now.extend(left);
+        now.extend([self.trick.cards(), self.piles[0], self.piles[1]]);
+        if !each_card_once(&now) {
+            return Some("the hands, stock, table and piles are not the 36 cards, each once");
+        }
+        if self.trick.count > 4 {
+            return Some("more than four plays in a trick");
+        }
+        let sizes = self.hands.0.map(|h| h.len());
+        if self.trick.count == 0 && sizes.iter().any(|&n| n != sizes[0]) {
+            return Some("the hands differ in size between tricks");
+        }
+        None
+    }
+}
+
+/// The serialized form of a [`Deal`]; turned back into one only if its
+/// invariants hold, so a damaged snapshot cannot produce an impossible deal.
+#[derive(Deserialize)]
+struct DealRepr {
+    dealer: Seat,
+    first_leader: Seat,
+    dealt: PerSeat<CardSet>,
+    stock: [Card; STOCK_LEN],
+    drawn: u8,
+    trump_card: Card,
+    hands: PerSeat<CardSet>,
+    trick: Trick,
+    piles: [CardSet; 2],
+    tricks: [u32; 2],
+    last_winner: Option<Seat>,
+}
+
+impl TryFrom<DealRepr> for Deal {
+    type Error = DealError;
+
+    fn try_from(r: DealRepr) -> Result<Deal, DealError> {
+        let deal = Deal {
+            dealer: r.dealer,
+            first_leader: r.first_leader,
+            dealt: r.dealt,
+            stock: r.stock,
+            drawn: r.drawn,
+            trump_card: r.trump_card,
+            hands: r.hands,
+            trick: r.trick,
+            piles: r.piles,
+            tricks: r.tricks,
+            last_winner: r.last_winner,
+        };
+        match deal.invariant_violation() {
+            None => Ok(deal),
+            Some(why) => Err(DealError::Inconsistent(why)),
         }
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet, Rank, Seat, Suit};
 
-pub use deal::{Deal, DealResult, Deck, DeckError, TableCards, View};
+pub use deal::{Deal, DealError, DealResult, Deck, DeckError, TableCards, View};
 pub use seen::SeenEvent;
 pub use series::{SERIES_LOSS, Series, SeriesView};
 pub use trick::can_beat;

@@ -609,6 +609,9 @@ proptest! {
             }
             if series.deal_no() == 1 {
                 series.deal().assert_invariants();
+                // Every position play reaches survives a snapshot.
+                let json = serde_json::to_string(series.deal()).unwrap();
+                prop_assert_eq!(&serde_json::from_str::<Deal>(&json).unwrap(), series.deal());
             }
             // Every enumerated action is accepted.
             for &la in &legal {
@@ -625,4 +628,77 @@ proptest! {
         let r = series.results()[0];
         prop_assert_eq!(r.team_points[0] + r.team_points[1], DEAL_POINTS);
     }
+}
+
+/// A snapshot holding an impossible deal is refused when it is read, with
+/// the broken invariant named, instead of failing somewhere in play.
+#[test]
+fn impossible_deals_fail_to_deserialize() {
+    use serde_json::{Value, json};
+
+    let series = Series::new(5);
+    let good = serde_json::to_value(series.deal()).unwrap();
+    assert_eq!(
+        &serde_json::from_value::<Deal>(good.clone()).unwrap(),
+        series.deal()
+    );
+    let refused = |edit: &dyn Fn(&mut Value)| {
+        let mut v = good.clone();
+        edit(&mut v);
+        serde_json::from_value::<Deal>(v)
+            .expect_err("an impossible deal")
+            .to_string()
+    };
+    let card = |v: &Value, path: &str, i: usize| v.pointer(path).unwrap()[i].clone();
+    fn hand(v: &mut Value, seat: usize) -> &mut Vec<Value> {
+        v["hands"][seat].as_array_mut().unwrap()
+    }
+
+    // A card of seat 0's hand also in seat 1's hand: 37 cards.
+    let dup = refused(&|v| {
+        let c = card(v, "/hands/0", 0);
+        hand(v, 1)[0] = c;
+    });
+    assert!(dup.contains("each once"), "{dup}");
+    // A card gone from seat 0's hand: 35 cards.
+    let missing = refused(&|v| {
+        hand(v, 0).pop();
+    });
+    assert!(missing.contains("each once"), "{missing}");
+    // Every card once, but seat 0 holds five and seat 1 three.
+    let sizes = refused(&|v| {
+        let c = hand(v, 1).pop().unwrap();
+        hand(v, 0).push(c);
+    });
+    assert!(sizes.contains("differ in size"), "{sizes}");
+    // The same in the hands as dealt.
+    let dealt = refused(&|v| {
+        let c = v["dealt"][1].as_array_mut().unwrap().pop().unwrap();
+        v["dealt"][0].as_array_mut().unwrap().push(c);
+    });
+    assert!(dealt.contains("dealt 4 cards"), "{dealt}");
+    // A stock card twice, the top one.
+    let stock = refused(&|v| {
+        let c = card(v, "/stock", 0);
+        v["stock"][19] = c;
+    });
+    assert!(stock.contains("each once"), "{stock}");
+    // More drawn than there was.
+    let drawn = refused(&|v| v["drawn"] = json!(21));
+    assert!(drawn.contains("more cards drawn"), "{drawn}");
+    // A revealed card that is not in the stock.
+    let trump = refused(&|v| {
+        let c = card(v, "/hands/0", 0);
+        v["trump_card"] = c;
+    });
+    assert!(trump.contains("revealed card"), "{trump}");
+    for why in [&dup, &missing, &sizes, &dealt, &stock, &drawn, &trump] {
+        assert!(why.starts_with("inconsistent Kozel deal: "), "{why}");
+    }
+
+    // A series snapshot carrying such a deal is refused too.
+    let mut snapshot = serde_json::to_value(&series).unwrap();
+    snapshot["deal"]["hands"][0].as_array_mut().unwrap().pop();
+    let err = serde_json::from_value::<Series>(snapshot).unwrap_err();
+    assert!(err.to_string().contains("inconsistent Kozel deal"), "{err}");
 }

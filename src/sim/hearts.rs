@@ -17,8 +17,8 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::{SimError, SimOptions, Summary};
-use crate::ai::AgentConfig;
-use crate::ai::hearts::{DealLog, Observation, agent_with};
+use crate::ai::hearts::{DealLog, Observation};
+use crate::ai::{AgentConfig, AgentKind, Budget, Rules};
 use crate::cards::{CardSet, Seat};
 use crate::hearts::{Action, Event, HeartsOptions, Match, PassDirection};
 
@@ -147,14 +147,11 @@ fn start_record(game: &Match, table: &str, series: u32) -> DealRecord {
 }
 
 /// A chooser that picks uniformly among the legal actions, from its own
-/// seeded generator.
+/// seeded generator: the [`crate::ai::RandomAgent`].
 pub fn random_chooser(seed: u64) -> impl FnMut(Seat, &Observation, &[Action]) -> Action {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    move |_, _, legal| match legal.len() {
-        // Never asked with nothing to choose; an empty pass is refused cleanly.
-        0 => Action::PassCards(CardSet::EMPTY),
-        n => legal[rng.random_range(0..n)],
-    }
+    let mut agent = crate::ai::RandomAgent::new(seed);
+    // Never asked with nothing to choose; an empty pass is refused cleanly.
+    move |_, _, legal| agent.pick(legal).unwrap_or(Match::EMPTY_ACTION)
 }
 
 /// The seed of game `series` in a run seeded with `run_seed`: distinct
@@ -167,15 +164,12 @@ pub fn game_seed(run_seed: u64, series: u32) -> u64 {
 /// One seat's decision maker.
 type Chooser = Box<dyn FnMut(Seat, &Observation, &[Action]) -> Action>;
 
-/// A chooser for the player called `name` at one seat. Searching players
-/// get a fixed number of playouts, so the same arguments give the same records.
-fn chooser(name: &str, seed: u64) -> Result<Chooser, SimError> {
-    if name == "random" {
-        return Ok(Box::new(random_chooser(seed)));
-    }
-    let config = AgentConfig::deterministic(crate::ai::Budget::DEFAULT_PLAYOUTS);
-    let mut agent = agent_with(name, seed, &config)?;
-    Ok(Box::new(move |_, seen, legal| agent.choose(seen, legal)))
+/// A chooser for a player of `kind` at one seat. Searching players get a
+/// fixed number of playouts, so the same arguments give the same records.
+fn chooser(kind: AgentKind, seed: u64) -> Chooser {
+    let config = AgentConfig::deterministic(Budget::DEFAULT_PLAYOUTS);
+    let mut agent = kind.agent::<Match>(seed, &config);
+    Box::new(move |_, seen, legal| agent.choose(seen, legal))
 }
 
 /// `kozyr simulate --game hearts`: plays `opts.series` games and writes their records.
@@ -183,11 +177,11 @@ pub(super) fn run(opts: &SimOptions, out: &mut dyn std::io::Write) -> Result<Sum
     let mut summary = Summary::default();
     for n in 1..=opts.series {
         let mut players = Vec::with_capacity(4);
-        for (i, name) in opts.players.iter().enumerate() {
+        for (i, &kind) in opts.players.iter().enumerate() {
             players.push(chooser(
-                name,
+                kind,
                 super::derive_seed(opts.seed, u64::from(n), i as u64 + 1),
-            )?);
+            ));
         }
         let choose = |seat: Seat, seen: &Observation, legal: &[Action]| {
             (players[seat.index()])(seat, seen, legal)

@@ -5,8 +5,8 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::{SimError, SimOptions, Summary, derive_seed};
-use crate::ai::AgentConfig;
-use crate::ai::kozel::{DealLog, KozelAgent, agent_with, next_move};
+use crate::ai::kozel::{DealLog, KozelAgent};
+use crate::ai::{AgentConfig, AgentKind, Budget, next_move};
 use crate::cards::{Card, CardSet, Seat};
 use crate::kozel::{Deal, Event, Series, Team};
 
@@ -97,7 +97,7 @@ pub fn play_series(
     table: &str,
     series_no: u32,
     seed: u64,
-    agents: &mut [Box<dyn KozelAgent>; 4],
+    agents: &mut [Box<KozelAgent>; 4],
     mut sink: impl FnMut(KozelRecord) -> Result<(), SimError>,
 ) -> Result<u64, SimError> {
     let mut series = Series::new(seed);
@@ -138,7 +138,7 @@ pub(super) fn run(opts: &SimOptions, out: &mut dyn Write) -> Result<Summary, Sim
     for n in 1..=opts.series {
         let mut agents = agents(&opts.players, |seat| {
             derive_seed(opts.seed, u64::from(n), seat + 1)
-        })?;
+        });
         let seed = derive_seed(opts.seed, u64::from(n), 0);
         summary.deals += play_series(&opts.table, n, seed, &mut agents, |record| {
             line.clear();
@@ -153,14 +153,10 @@ pub(super) fn run(opts: &SimOptions, out: &mut dyn Write) -> Result<Summary, Sim
     Ok(summary)
 }
 
-/// The four players named in `names`, each seeded from `seed(seat)`.
-/// Searching players get a fixed number of playouts, not a time budget,
-/// so that the same arguments always give the same records.
-fn agents(
-    names: &[String; 4],
-    seed: impl Fn(u64) -> u64,
-) -> Result<[Box<dyn KozelAgent>; 4], SimError> {
-    let config = AgentConfig::deterministic(crate::ai::Budget::DEFAULT_PLAYOUTS);
-    let [a, b, c, d] = [0u64, 1, 2, 3].map(|i| agent_with(&names[i as usize], seed(i), &config));
-    Ok([a?, b?, c?, d?])
+/// The four players `kinds`, each seeded from `seed(seat)`. Searching
+/// players get a fixed number of playouts, not a time budget, so that the
+/// same arguments always give the same records.
+fn agents(kinds: &[AgentKind; 4], seed: impl Fn(u64) -> u64) -> [Box<KozelAgent>; 4] {
+    let config = AgentConfig::deterministic(Budget::DEFAULT_PLAYOUTS);
+    [0usize, 1, 2, 3].map(|i| kinds[i].agent::<Series>(seed(i as u64), &config))
 }

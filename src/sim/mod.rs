@@ -7,13 +7,12 @@ pub mod kozel;
 
 use std::io::Write;
 
+use crate::ai::AgentKind;
 use crate::game::{GameKind, GameOptions};
 
 /// Why a simulation could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    #[error(transparent)]
-    UnknownAgent(#[from] crate::ai::UnknownAgent),
     #[error("player at seat {seat} chose an illegal action: {reason}")]
     IllegalChoice { seat: u8, reason: String },
     #[error("cannot write the records: {0}")]
@@ -28,7 +27,7 @@ pub struct SimOptions {
     pub game: GameKind,
     pub series: u32,
     pub seed: u64,
-    pub players: [String; 4],
+    pub players: [AgentKind; 4],
     /// The game's options (Hearts: moon, end score).
     pub options: GameOptions,
     /// The table id written into the records.

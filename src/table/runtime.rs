@@ -60,7 +60,7 @@ use super::{
     Actor, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table, TableError,
     TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
 };
-use crate::ai::{Observation, TableAgent};
+use crate::ai::{AgentConfig, AgentKind, Observation, TableAgent};
 use crate::game::GameAction;
 use crate::game::GameKind;
 use crate::i18n::Lang;
@@ -74,14 +74,15 @@ pub trait SeatAgent: Send + Sync + 'static {
     fn choose(&self, seen: &Observation, legal: &[GameAction]) -> GameAction;
 }
 
-/// Picks uniformly among the legal moves.
+/// Picks uniformly among the legal moves: the `random` player of `src/ai`
+/// ([`crate::ai::RandomAgent`]), seeded at random for each move.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RandomAgent;
 
 impl SeatAgent for RandomAgent {
-    fn choose(&self, _seen: &Observation, legal: &[GameAction]) -> GameAction {
-        use rand::RngExt;
-        legal[rand::rng().random_range(0..legal.len())]
+    fn choose(&self, seen: &Observation, legal: &[GameAction]) -> GameAction {
+        let random = TableAgent::of(AgentKind::Random, AgentConfig::default());
+        SeatAgent::choose(&random, seen, legal)
     }
 }
 

@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 use super::commands::bot_commands;
 use super::outbox::{self, Local, Outbox};
 use super::pacing::PacerConfig;
-use crate::ai::{AgentConfig, Budget, TableAgent};
+use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::{Config, UpdateMode};
 use crate::front::Front;
 use crate::front::core::{Admins, Defaults};
@@ -199,10 +199,7 @@ impl Default for Tuning {
 /// The AI player the bot plays with unless told otherwise: the searching
 /// player with its default thinking time.
 pub fn default_agent() -> Arc<dyn SeatAgent> {
-    match TableAgent::new("search", AgentConfig::default()) {
-        Ok(agent) => Arc::new(agent),
-        Err(_) => Arc::new(crate::table::runtime::RandomAgent),
-    }
+    Arc::new(TableAgent::of(AgentKind::Search, AgentConfig::default()))
 }
 
 /// The AI player `config` asks for (`KOZYR_AI_PLAYER`, `KOZYR_AI_THINK_MS`).
@@ -210,10 +207,7 @@ pub fn configured_agent(config: &Config) -> Arc<dyn SeatAgent> {
     let think = AgentConfig {
         budget: Budget::Time(config.ai_think),
     };
-    match TableAgent::new(&config.ai_player, think) {
-        Ok(agent) => Arc::new(agent),
-        Err(_) => default_agent(),
-    }
+    Arc::new(TableAgent::of(config.ai_player, think))
 }
 
 /// Why the bot could not start.

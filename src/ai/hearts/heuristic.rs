@@ -8,10 +8,11 @@
 //! take it as cheaply as possible; when void, throw the Q♠, then the spades
 //! that would catch it, then high hearts, then high cards.
 
-use super::{HeartsAgent, Observation};
+use super::Observation;
+use crate::ai::Agent;
 use crate::cards::{Card, CardSet, Rank, Seat, Suit};
 use crate::hearts::{
-    Action, DealView, PASS_SIZE, POINT_CARDS, Phase, QUEEN_OF_SPADES, SeenEvent, points_of,
+    Action, DealView, Match, PASS_SIZE, POINT_CARDS, Phase, QUEEN_OF_SPADES, SeenEvent, points_of,
 };
 
 /// The rule-of-thumb player: no state, no randomness.
@@ -24,7 +25,7 @@ impl HeuristicAgent {
     }
 }
 
-impl HeartsAgent for HeuristicAgent {
+impl Agent<Match> for HeuristicAgent {
     fn choose(&mut self, seen: &Observation, legal: &[Action]) -> Action {
         let situation = Situation::new(&seen.view.deal, voids(&seen.history));
         situation.choose(legal)

@@ -3,46 +3,29 @@
 //! As in Kozel, an agent decides from an [`Observation`]: its seat's
 //! [`View`] and the game's events as that seat saw them ([`SeenEvent`]:
 //! other seats' passes stay hidden), so it cannot peek.
+//!
+//! The deal log, the random player and the search loop are shared with
+//! Kozel (`crate::ai`); here is what is Hearts' own: the [`Rules`]
+//! implementation for [`Match`], the rules of thumb and the sampler.
 
 mod heuristic;
 mod sample;
 mod search;
 
-use std::time::Instant;
-
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
-use serde::{Deserialize, Serialize};
-
-use super::{AgentConfig, Decision, UnknownAgent};
-use crate::cards::Seat;
-use crate::hearts::{Action, Event, Match, SeenEvent, View};
+use crate::ai::{Agent, Budget, Rules, Seen};
+use crate::cards::{CardSet, Seat};
+use crate::hearts::{Action, Event, Match, RuleError, SeenEvent, View};
 
 pub use heuristic::HeuristicAgent;
 pub use search::SearchAgent;
 
 /// Everything one seat may know when it decides.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Observation {
-    pub view: View,
-    /// The current deal's events as this seat saw them, oldest first.
-    pub history: Vec<SeenEvent>,
-}
+pub type Observation = Seen<Match>;
 
-impl Observation {
-    pub fn seat(&self) -> Seat {
-        self.view.seat
-    }
-}
+/// A Hearts player: three cards to pass, or a card to play.
+pub type HeartsAgent = dyn Agent<Match>;
 
-/// A Hearts player.
-pub trait HeartsAgent: Send {
-    /// Picks one of `legal` (never empty): three cards to pass, or a card to play.
-    fn choose(&mut self, seen: &Observation, legal: &[Action]) -> Action;
-}
-
-/// The events of the deal in play, as the engine emitted them; hands out
-/// each seat's [`Observation`].
+/// The events of the deal in play; hands out each seat's [`Observation`].
 ///
 /// ```
 /// use kozyr::ai::hearts::DealLog;
@@ -55,94 +38,58 @@ pub trait HeartsAgent: Send {
 /// let seen = log.observation(&game, seat.next());
 /// assert!(matches!(seen.history[0], SeenEvent::Passed { cards: None, .. }));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DealLog {
-    events: Vec<Event>,
-}
+pub type DealLog = crate::ai::DealLog<Match>;
 
-impl DealLog {
-    /// Appends `events`; a new deal starts a new log.
-    pub fn record(&mut self, events: &[Event]) {
-        for e in events {
-            if matches!(e, Event::DealStarted { .. }) {
-                self.events.clear();
-            }
-            self.events.push(e.clone());
-        }
+impl Rules for Match {
+    type Action = Action;
+    type Event = Event;
+    type SeenEvent = SeenEvent;
+    type View = View;
+    type Deal = crate::hearts::Deal;
+    type Error = RuleError;
+
+    const EMPTY_ACTION: Action = Action::PassCards(CardSet::EMPTY);
+
+    fn view(&self, seat: Seat) -> View {
+        Match::view(self, seat)
     }
 
-    /// What `seat` knows now.
-    pub fn observation(&self, game: &Match, seat: Seat) -> Observation {
-        Observation {
-            view: game.view(seat),
-            history: self.events.iter().map(|e| e.seen_by(seat)).collect(),
-        }
+    fn seat_of(view: &View) -> Seat {
+        view.seat
     }
-}
 
-/// Asks the agent of the first seat the game waits for (while passing,
-/// seats pass in seat order) for its action. `None` once the game is over.
-pub fn next_move(
-    game: &Match,
-    log: &DealLog,
-    agents: &mut [Box<dyn HeartsAgent>; 4],
-    mut on_decision: impl FnMut(Decision),
-) -> Option<(Seat, Action)> {
-    let seat = game.awaiting().next()?;
-    let legal = game.legal_actions(seat);
-    let started = Instant::now();
-    let action = agents[seat.index()].choose(&log.observation(game, seat), &legal);
-    on_decision(Decision {
-        seat,
-        options: legal.len(),
-        took: started.elapsed(),
-    });
-    Some((seat, action))
-}
-
-/// Picks uniformly among the legal actions.
-#[derive(Clone, Debug)]
-pub struct RandomAgent {
-    rng: Xoshiro256PlusPlus,
-}
-
-impl RandomAgent {
-    pub fn new(seed: u64) -> RandomAgent {
-        RandomAgent {
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-        }
+    fn seen_by(event: &Event, seat: Seat) -> SeenEvent {
+        event.seen_by(seat)
     }
-}
 
-impl HeartsAgent for RandomAgent {
-    fn choose(&mut self, _seen: &Observation, legal: &[Action]) -> Action {
-        legal[self.rng.random_range(0..legal.len())]
+    fn starts_deal(event: &Event) -> bool {
+        matches!(event, Event::DealStarted { .. })
     }
-}
 
-/// The names `--players` accepts.
-pub const AGENT_NAMES: &[&str] = &["random", "heuristic", "search"];
+    /// While passing, seats are asked in seat order.
+    fn to_move(&self) -> Option<Seat> {
+        self.awaiting().next()
+    }
 
-/// Builds the agent called `name` with the default settings (a searching
-/// player thinks for [`super::Budget::DEFAULT_TIME`]).
-pub fn agent(name: &str, seed: u64) -> Result<Box<dyn HeartsAgent>, UnknownAgent> {
-    agent_with(name, seed, &AgentConfig::default())
-}
+    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        Match::legal_actions(self, seat)
+    }
 
-/// Builds the agent called `name`, seeded for reproducible play.
-pub fn agent_with(
-    name: &str,
-    seed: u64,
-    config: &AgentConfig,
-) -> Result<Box<dyn HeartsAgent>, UnknownAgent> {
-    match name {
-        "random" => Ok(Box::new(RandomAgent::new(seed))),
-        "heuristic" => Ok(Box::new(HeuristicAgent::new())),
-        "search" => Ok(Box::new(SearchAgent::new(config.budget, seed))),
-        _ => Err(UnknownAgent {
-            name: name.to_string(),
-            known: AGENT_NAMES.join(", "),
-        }),
+    fn apply_into(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        Match::apply_into(self, seat, action, events)
+    }
+
+    fn heuristic_agent() -> Box<HeartsAgent> {
+        Box::new(HeuristicAgent::new())
+    }
+
+    fn search_agent(budget: Budget, seed: u64) -> Box<HeartsAgent> {
+        Box::new(SearchAgent::new(budget, seed))
     }
 }
 

@@ -1,43 +1,31 @@
-//! The strong Hearts player: determinized Monte Carlo search, like the
-//! Kozel one. Each sampled deal (see [`super::sample`]) is played out once
-//! per candidate action with the rules of thumb; the action that takes the
-//! fewest points on average wins. While passing, the candidates are the
-//! sets of three among the five cards the rules of thumb most want to pass.
+//! The strong Hearts player: determinized Monte Carlo search, the loop
+//! shared with Kozel ([`crate::ai::search`]). Each sampled deal (see
+//! [`super::sample`]) is played out once per candidate action with the
+//! rules of thumb; the action that takes the fewest points on average wins.
+//! While passing, the candidates are the sets of three among the five cards
+//! the rules of thumb most want to pass.
 
-use std::time::Instant;
-
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{Rng, RngExt, SeedableRng};
-
+use super::Observation;
 use super::heuristic::{HeuristicAgent, Situation};
 use super::sample::Sampler;
-use super::{HeartsAgent, Observation};
-use crate::ai::Budget;
-use crate::cards::CardSet;
-use crate::hearts::{Action, Deal, Event, Phase, score_deal};
+use crate::ai::search::{Playout, Search};
+use crate::ai::{Agent, Budget};
+use crate::cards::{CardSet, Seat};
+use crate::hearts::{Action, Deal, Event, Match, Phase, score_deal};
 
-const MAX_WORLDS: u32 = 20_000;
-/// How often a playout leaves the rules of thumb for a random legal play.
-const EXPLORE: f64 = 0.05;
 /// Pass candidates are drawn from this many of the most dangerous cards.
 const PASS_POOL: usize = 5;
 
 /// The searching Hearts player.
 #[derive(Clone, Debug)]
 pub struct SearchAgent {
-    budget: Budget,
-    rng: Xoshiro256PlusPlus,
-    legal: Vec<Action>,
-    events: Vec<Event>,
+    search: Search<Deal>,
 }
 
 impl SearchAgent {
     pub fn new(budget: Budget, seed: u64) -> SearchAgent {
         SearchAgent {
-            budget,
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-            legal: Vec::with_capacity(16),
-            events: Vec::with_capacity(8),
+            search: Search::new(budget, seed),
         }
     }
 
@@ -45,75 +33,48 @@ impl SearchAgent {
         let me = seen.seat();
         let moon = seen.view.options.shoot_the_moon;
         let sampler = Sampler::new(seen);
-        let started = Instant::now();
-        let mut totals = vec![0.0f64; options.len()];
-        let mut worlds = 0u32;
-        let mut attempts = 0u32;
-        loop {
-            let enough = match self.budget {
-                Budget::Playouts(n) => worlds >= n.max(1),
-                Budget::Time(limit) => worlds >= 1 && started.elapsed() >= limit,
-            };
-            if enough || worlds >= MAX_WORLDS || attempts >= 64 + 4 * worlds.max(64) {
-                break;
-            }
-            attempts += 1;
-            let Some(world) = sampler.sample(&mut self.rng) else {
-                continue;
-            };
-            worlds += 1;
-            let playout_seed = self.rng.random::<u64>();
-            for (total, &option) in totals.iter_mut().zip(options) {
-                let mut deal = world;
-                if deal.apply_into(me, option, &mut self.events).is_err() {
-                    *total = f64::NEG_INFINITY;
-                    continue;
-                }
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(playout_seed);
-                if self.playout(&mut deal, &mut rng).is_some() {
-                    let score = score_deal(deal.points_taken(), moon);
-                    *total -= f64::from(score.points[me]);
-                }
-            }
+        self.search.best(
+            options,
+            |rng| sampler.sample(rng),
+            |deal, option, events| deal.apply_into(me, option, events).is_ok(),
+            |deal| {
+                let score = score_deal(deal.points_taken(), moon);
+                Some(-f64::from(score.points[me]))
+            },
+        )
+    }
+}
+
+impl Playout for Deal {
+    type Action = Action;
+    type Event = Event;
+
+    fn next_seat(&self) -> Option<Seat> {
+        match self.phase() {
+            Phase::Over => None,
+            // Passes are simultaneous; a playout makes them in seat order.
+            Phase::Passing => self.awaiting().next(),
+            Phase::Playing => self.to_act(),
         }
-        if worlds == 0 {
-            return None;
-        }
-        totals
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
-            .map(|(i, _)| i)
     }
 
-    /// Plays `deal` to its end with the rules of thumb (and a little chance).
-    fn playout(&mut self, deal: &mut Deal, rng: &mut impl Rng) -> Option<()> {
-        loop {
-            self.events.clear();
-            match deal.phase() {
-                Phase::Over => return Some(()),
-                Phase::Passing => {
-                    for seat in deal.awaiting() {
-                        let pass = Situation::in_deal(deal, seat).pass();
-                        deal.apply_into(seat, Action::PassCards(pass), &mut self.events)
-                            .ok()?;
-                    }
-                }
-                Phase::Playing => {
-                    let seat = deal.to_act()?;
-                    self.legal.clear();
-                    deal.legal_actions_into(seat, &mut self.legal);
-                    let action = if rng.random_bool(EXPLORE) {
-                        *self
-                            .legal
-                            .get(rng.random_range(0..self.legal.len().max(1)))?
-                    } else {
-                        Situation::in_deal(deal, seat).choose(&self.legal)
-                    };
-                    deal.apply_into(seat, action, &mut self.events).ok()?;
-                }
-            }
-        }
+    /// Passes follow the rules of thumb alone: trying a random one of the
+    /// 286 legal passes now and then would cost more than the playout.
+    fn settled_move(&self, seat: Seat) -> Option<Action> {
+        (self.phase() == Phase::Passing)
+            .then(|| Action::PassCards(Situation::in_deal(self, seat).pass()))
+    }
+
+    fn legal_actions_into(&self, seat: Seat, out: &mut Vec<Action>) {
+        Deal::legal_actions_into(self, seat, out);
+    }
+
+    fn rule_of_thumb(&self, seat: Seat, legal: &[Action]) -> Action {
+        Situation::in_deal(self, seat).choose(legal)
+    }
+
+    fn play(&mut self, seat: Seat, action: Action, events: &mut Vec<Event>) -> bool {
+        self.apply_into(seat, action, events).is_ok()
     }
 }
 
@@ -138,10 +99,10 @@ fn pass_candidates(seen: &Observation) -> Vec<Action> {
     out
 }
 
-impl HeartsAgent for SearchAgent {
+impl Agent<Match> for SearchAgent {
     fn choose(&mut self, seen: &Observation, legal: &[Action]) -> Action {
-        if legal.len() == 1 {
-            return legal[0];
+        if let [only] = legal {
+            return *only;
         }
         let options: Vec<Action> = if seen.view.deal.phase == Phase::Passing {
             pass_candidates(seen)
@@ -151,8 +112,8 @@ impl HeartsAgent for SearchAgent {
         } else {
             legal.to_vec()
         };
-        match self.best(seen, &options) {
-            Some(i) => options[i],
+        match self.best(seen, &options).and_then(|i| options.get(i)) {
+            Some(&a) => a,
             None => HeuristicAgent.choose(seen, legal),
         }
     }

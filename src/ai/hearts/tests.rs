@@ -9,16 +9,13 @@ use rand::{RngExt, SeedableRng};
 use super::sample::Sampler;
 use super::*;
 use crate::ai::arena::{self, ArenaOptions};
+use crate::ai::{AgentConfig, AgentKind};
 use crate::cards::{Card, CardSet, PerSeat};
 use crate::game::{GameKind, GameOptions};
 use crate::hearts::{Deal, HeartsOptions, Phase};
 
-fn test_agents(seed: u64) -> Vec<(&'static str, Box<dyn HeartsAgent>)> {
-    let config = AgentConfig::deterministic(3);
-    AGENT_NAMES
-        .iter()
-        .map(|&name| (name, agent_with(name, seed, &config).unwrap()))
-        .collect()
+fn test_agents(seed: u64) -> Vec<(&'static str, Box<HeartsAgent>)> {
+    crate::ai::every_agent::<Match>(seed, 3)
 }
 
 proptest! {
@@ -196,7 +193,12 @@ fn samples_respect_voids_and_passed_cards() {
 fn deterministic_mode_gives_identical_matches() {
     let opts = |jobs| ArenaOptions {
         game: GameKind::Hearts,
-        players: ["search", "heuristic", "random", "heuristic"].map(String::from),
+        players: [
+            AgentKind::Search,
+            AgentKind::Heuristic,
+            AgentKind::Random,
+            AgentKind::Heuristic,
+        ],
         series: 2,
         seed: 4,
         config: AgentConfig::deterministic(2),

@@ -9,11 +9,12 @@
 //! blank cards onto the opponents', play every molodka, and remember which
 //! cards have gone (the revealed trump included) to judge what is safe.
 
+use super::Observation;
 use super::knowledge::Knowledge;
-use super::{KozelAgent, Observation};
+use crate::ai::Agent;
 use crate::cards::{Card, CardSet, Seat, Suit};
 use crate::kozel::{
-    Action, Deal, RANKS_LOW_TO_HIGH, TableCards, Team, View, deck, points, strength,
+    Action, Deal, RANKS_LOW_TO_HIGH, Series, TableCards, Team, View, deck, points, strength,
 };
 
 /// The rule-of-thumb player. It has no state and no randomness: the same
@@ -27,7 +28,7 @@ impl HeuristicAgent {
     }
 }
 
-impl KozelAgent for HeuristicAgent {
+impl Agent<Series> for HeuristicAgent {
     fn choose(&mut self, seen: &Observation, legal: &[Action]) -> Action {
         let known = Knowledge::new(seen);
         let me = seen.seat();
@@ -35,7 +36,7 @@ impl KozelAgent for HeuristicAgent {
         Situation::new(&seen.view.deal, opponents).choose(legal)
     }
 
-    fn wants_molodka(&mut self, _seen: &Observation) -> bool {
+    fn wants_out_of_turn(&mut self, _seen: &Observation, _molodka: Action) -> bool {
         // Four cards of a suit are beaten only by a hand of four beaters:
         // the molodka almost always takes sixteen cards.
         true

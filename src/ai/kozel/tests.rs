@@ -8,8 +8,8 @@ use rand::{RngExt, SeedableRng};
 
 use super::sample::Sampler;
 use super::*;
-use crate::ai::Budget;
 use crate::ai::arena::{self, ArenaOptions};
+use crate::ai::{AgentConfig, AgentKind, Budget};
 use crate::cards::{Card, CardSet};
 use crate::game::GameKind;
 use crate::kozel::{Deal, Deck, SeriesView, deck};
@@ -36,12 +36,8 @@ fn random_move(deal: &Deal, rng: &mut Xoshiro256PlusPlus) -> Option<(Seat, Actio
     Some((seat, legal[rng.random_range(0..legal.len())]))
 }
 
-fn test_agents(seed: u64) -> Vec<(&'static str, Box<dyn KozelAgent>)> {
-    let config = AgentConfig::deterministic(4);
-    AGENT_NAMES
-        .iter()
-        .map(|&name| (name, agent_with(name, seed, &config).unwrap()))
-        .collect()
+fn test_agents(seed: u64) -> Vec<(&'static str, Box<KozelAgent>)> {
+    crate::ai::every_agent::<Series>(seed, 4)
 }
 
 proptest! {
@@ -70,7 +66,7 @@ proptest! {
                 for s in Seat::ALL {
                     if s != to_act && series.deal().check_molodka(s).is_ok() {
                         for (_, agent) in &mut agents {
-                            agent.wants_molodka(&log.observation(&series, s));
+                            agent.wants_out_of_turn(&log.observation(&series, s), Action::Molodka);
                         }
                     }
                 }
@@ -248,7 +244,12 @@ fn agents_never_see_hidden_cards() {
 fn deterministic_mode_gives_identical_matches() {
     let opts = |jobs| ArenaOptions {
         game: GameKind::Kozel,
-        players: ["search", "heuristic", "search", "random"].map(String::from),
+        players: [
+            AgentKind::Search,
+            AgentKind::Heuristic,
+            AgentKind::Search,
+            AgentKind::Random,
+        ],
         series: 2,
         seed: 99,
         config: AgentConfig::deterministic(2),
@@ -267,7 +268,12 @@ fn deterministic_mode_gives_identical_matches() {
             game: GameKind::Kozel,
             series: 1,
             seed: 5,
-            players: ["heuristic", "random", "heuristic", "random"].map(String::from),
+            players: [
+                AgentKind::Heuristic,
+                AgentKind::Random,
+                AgentKind::Heuristic,
+                AgentKind::Random,
+            ],
             options: Default::default(),
             table: "t".into(),
         };

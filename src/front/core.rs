@@ -151,6 +151,26 @@ struct Names {
     order: VecDeque<UserId>,
 }
 
+impl Names {
+    /// Keeps `name` for `user`; past `max` people, the first remembered
+    /// is forgotten first.
+    fn remember(&mut self, user: &UserId, name: &str, max: usize) {
+        match self.by_user.get_mut(user) {
+            Some(old) if old == name => {}
+            Some(old) => *old = name.to_owned(),
+            None => {
+                self.by_user.insert(user.clone(), name.to_owned());
+                self.order.push_back(user.clone());
+                while self.order.len() > max {
+                    if let Some(oldest) = self.order.pop_front() {
+                        self.by_user.remove(&oldest);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A std mutex whose holder panicked is still usable: every section here
 /// leaves its map consistent.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -282,20 +302,7 @@ impl Front {
 
     /// Remembers what a person is called (the shell sees it on every input).
     pub fn remember_name(&self, user: &UserId, name: &str) {
-        let mut n = lock(&self.names);
-        match n.by_user.get_mut(user) {
-            Some(old) if old == name => {}
-            Some(old) => *old = name.to_owned(),
-            None => {
-                n.by_user.insert(user.clone(), name.to_owned());
-                n.order.push_back(user.clone());
-                while n.order.len() > MAX_NAMES {
-                    if let Some(oldest) = n.order.pop_front() {
-                        n.by_user.remove(&oldest);
-                    }
-                }
-            }
-        }
+        lock(&self.names).remember(user, name, MAX_NAMES);
     }
 
     pub fn name_of(&self, user: &UserId) -> Option<String> {
@@ -913,5 +920,50 @@ impl Front {
         {
             tracing::error!(error = %e, "chat migration failed");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_bounded_and_the_oldest_go_first() {
+        let mut n = Names::default();
+        for i in 0..10u64 {
+            n.remember(&UserId::Telegram(i), &format!("P{i}"), 4);
+        }
+        // A rename keeps the place; the map never grows past the bound.
+        n.remember(&UserId::Telegram(9), "Nine", 4);
+        assert_eq!(n.by_user.len(), 4);
+        assert_eq!(n.order.len(), 4);
+        assert_eq!(n.by_user.get(&UserId::Telegram(5)), None);
+        assert_eq!(
+            n.by_user.get(&UserId::Telegram(6)).map(String::as_str),
+            Some("P6")
+        );
+        assert_eq!(
+            n.by_user.get(&UserId::Telegram(9)).map(String::as_str),
+            Some("Nine")
+        );
+    }
+
+    #[test]
+    fn commands_parse_once_the_same_on_every_platform() {
+        let check = |name: &str, args: &str, expect: Option<BotCommand>| {
+            assert_eq!(BotCommand::parse(name, args), expect, "/{name} {args}");
+        };
+        check("new", "", Some(BotCommand::New(None)));
+        check(
+            "new",
+            " KOZEL ",
+            Some(BotCommand::New(Some(GameKind::Kozel))),
+        );
+        check("hearts", "", Some(BotCommand::New(Some(GameKind::Hearts))));
+        check("kick", "", Some(BotCommand::Kick(None)));
+        check("stop", "now", Some(BotCommand::Stop));
+        check("settings", "", Some(BotCommand::Settings));
+        check("kozell", "", None);
+        check("", "", None);
     }
 }

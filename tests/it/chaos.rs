@@ -1,7 +1,7 @@
 //! Chaos for the whole bot, in process: Bot API faults while a Kozel deal
 //! is played through the buttons, hostile input that must change nothing,
 //! and a second instance polling the same token. (Kill -9 of the bot is in
-//! `tests/chaos_kill.rs`, which needs a child process.)
+//! `chaos_kill.rs`, which needs a child process.)
 //!
 //! teloxide 0.17 sleeps 10 s after any 5xx before it returns the error, so
 //! a 5xx is injected once, on a DM edit, where it stalls only output.

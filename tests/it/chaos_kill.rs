@@ -21,12 +21,11 @@ use kozyr::loadtest::{Driver, deal_no};
 use kozyr::store::{Store, StoreOptions};
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::{Tuning, start};
-use kozyr::telegram::pacing::PacerConfig;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::MessageId;
 
-use crate::support::{respawn, skip_to_ready};
+use crate::support::{db_url, eventually, fast_tuning, respawn, skip_to_ready};
 
 const CHILD_ENV: &str = "KOZYR_CHAOS_KILL_CHILD";
 /// This test's full name, for the child.
@@ -51,14 +50,10 @@ fn child() {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
         let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
+        // The service as the bot runs it (AI players with their delay).
         let tuning = Tuning {
-            group_pacing: PacerConfig {
-                min_interval: Duration::from_millis(30),
-                window: Duration::from_secs(60),
-                max_per_window: 0,
-            },
-            poll_timeout: Duration::from_secs(1),
-            ..Tuning::default()
+            service: Tuning::default().service,
+            ..fast_tuning()
         };
         let _bot = start(&config, tuning).await.expect("the bot starts");
         println!("ready");
@@ -131,7 +126,7 @@ fn parent() {
             .expect("fake"),
         );
         let dir = tempfile::tempdir().expect("tempdir");
-        let url = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+        let url = db_url(&dir);
         let env = [
             ("TELOXIDE_TOKEN", TOKEN.to_owned()),
             ("DATABASE_URL", url.clone()),
@@ -280,13 +275,15 @@ async fn acted_after(store: &Store, id: TableId, after: u64) -> Vec<(u64, Seat, 
 }
 
 async fn wait_for_version(store: &Store, id: TableId, after: u64, secs: u64) -> Table {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let t = store.table(id).await.expect("read").expect("table");
-        if t.version() > after {
-            return t;
-        }
-        assert!(Instant::now() < deadline, "the table did not move");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let every = Duration::from_millis(50);
+    eventually(
+        Duration::from_secs(secs),
+        every,
+        "the table did not move",
+        || async {
+            let t = store.table(id).await.expect("read").expect("table");
+            (t.version() > after).then_some(t)
+        },
+    )
+    .await
 }

@@ -16,15 +16,12 @@ use kozyr::cards::Seat;
 use kozyr::game::GameKind;
 use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::{Request, TableService, Target};
-use kozyr::table::{
-    Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, Table, TableEvent,
-    TableId, UserId,
-};
+use kozyr::table::{Actor, ChatKey, Command, Phase, SeatState, Table, TableEvent, TableId};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::support::{respawn, skip_to_ready};
+use crate::support::{db_url, no_timer, person, respawn, skip_to_ready};
 
 const CHILD_ENV: &str = "KOZYR_CRASH_TEST_CHILD_DB";
 /// This test's full name, for the child.
@@ -281,15 +278,7 @@ impl Parent {
 }
 
 fn chat(i: u32) -> ChatKey {
-    ChatKey::new(Platform::Telegram, format!("-9{i}")).expect("chat")
-}
-
-fn person(i: u32) -> Actor {
-    Actor::person(Player::new(
-        UserId::new(i.to_string()).expect("user"),
-        &format!("P{i}"),
-        Lang::En,
-    ))
+    crate::support::chat(&format!("-9{i}"))
 }
 
 fn setup_lines(i: u32) -> Vec<(String, Line)> {
@@ -311,10 +300,7 @@ fn setup_lines(i: u32) -> Vec<(String, Line)> {
         person(i * 10),
         Command::Create {
             kind: GameKind::Kozel,
-            settings: Settings {
-                turn_timer: None,
-                ..Settings::default()
-            },
+            settings: no_timer(),
             title: format!("crash {i}"),
             sit: true,
         },
@@ -344,7 +330,7 @@ fn parent() {
         }
     });
     let dir = tempfile::tempdir().expect("temp dir");
-    let url = format!("sqlite://{}", dir.path().join("crash.db").display());
+    let url = db_url(&dir);
     let mut p = Parent {
         url: url.clone(),
         run: None,

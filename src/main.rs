@@ -34,6 +34,8 @@ enum Command {
     Arena(ArenaArgs),
     /// Load test: the bot against an in-process fake Bot API, T groups of
     /// four simulated people playing Kozel deals by pressing buttons.
+    /// Only in builds with `--features dev-tools`.
+    #[cfg(feature = "dev-tools")]
     Loadtest(LoadtestArgs),
 }
 
@@ -63,6 +65,7 @@ struct ArenaArgs {
     jobs: usize,
 }
 
+#[cfg(feature = "dev-tools")]
 #[derive(Args, Debug)]
 struct LoadtestArgs {
     /// How many groups (tables), four people each.
@@ -136,6 +139,7 @@ fn main() -> ExitCode {
         Some(Command::Export(args)) => export(args),
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Arena(args)) => run_arena(args),
+        #[cfg(feature = "dev-tools")]
         Some(Command::Loadtest(args)) => loadtest(args),
     };
     match result {
@@ -183,6 +187,7 @@ fn run() -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
+#[cfg(feature = "dev-tools")]
 fn loadtest(args: LoadtestArgs) -> Result<(), String> {
     let filter = tracing_subscriber::EnvFilter::try_new(
         std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into()),

@@ -1,13 +1,13 @@
 //! Kill -9 of the whole bot in the middle of a Kozel deal. The fake Bot API
 //! server and the four simulated people live in this (parent) process; the
-//! bot runs in a child process (this test binary, started again to run
-//! this test in child mode) pointed at the fake through `TELOXIDE_API_URL`, with the database
-//! in a shared file. The parent kills the child with SIGKILL at random
-//! moments while a move is being pressed, starts it again, and plays on
-//! with the buttons already on the screen. At the end: every acknowledged
-//! move is in the log exactly once, nothing was applied twice, every
-//! callback was answered, the hand messages were edited in place, and a
-//! turn timer armed before a kill ran out after the restart.
+//! bot runs in a child process (this test binary, started again to run this
+//! test in child mode) pointed at the fake through `TELOXIDE_API_URL`, with
+//! the database in a shared file. The parent kills the child with SIGKILL
+//! at random moments while a move is being pressed, starts it again, and
+//! plays on with the buttons already on the screen. At the end: every
+//! acknowledged move is in the log exactly once, nothing was applied twice,
+//! every callback was answered, the hand messages were edited in place, and
+//! a turn timer armed before a kill ran out after the restart.
 
 use std::io::BufReader;
 use std::process::{Child, Stdio};

@@ -1,11 +1,11 @@
 //! Crash safety: the table service runs in a child process (this test
-//! binary, started again to run this test in child mode) that reads commands on stdin and
-//! prints an acknowledgement once each is durable. The parent streams the
-//! moves of three tables, kills the child with SIGKILL at random moments —
-//! with commands in flight — restarts it and redelivers every command not
-//! acknowledged, as a chat platform redelivers updates. At the end every
-//! acknowledged command must be in the database, none applied twice, and
-//! every series played to its end.
+//! binary, started again to run this test in child mode) that reads
+//! commands on stdin and prints an acknowledgement once each is durable.
+//! The parent streams the moves of three tables, kills the child with
+//! SIGKILL at random moments — with commands in flight — restarts it and
+//! redelivers every command not acknowledged, as a chat platform redelivers
+//! updates. At the end every acknowledged command must be in the database,
+//! none applied twice, and every series played to its end.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};

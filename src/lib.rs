@@ -1,10 +1,14 @@
 //! kozyr: trick-taking card games for chat groups.
 //!
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
+//!
+//! The `dev-tools` feature (off by default, on for tests and benches) adds
+//! [`fakebot`], a fake Telegram Bot API server, and [`loadtest`].
 
 pub mod ai;
 pub mod cards;
 pub mod config;
+#[cfg(feature = "dev-tools")]
 pub mod fakebot;
 pub mod front;
 pub mod game;
@@ -12,6 +16,7 @@ pub mod health;
 pub mod hearts;
 pub mod i18n;
 pub mod kozel;
+#[cfg(feature = "dev-tools")]
 pub mod loadtest;
 pub mod metrics;
 pub mod sim;

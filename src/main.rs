@@ -36,6 +36,8 @@ enum Command {
     Arena(ArenaArgs),
     /// Load test: the bot against an in-process fake Bot API, T groups of
     /// four simulated people playing Kozel deals by pressing buttons.
+    /// Only in builds with `--features dev-tools`.
+    #[cfg(feature = "dev-tools")]
     Loadtest(LoadtestArgs),
 }
 
@@ -65,6 +67,7 @@ struct ArenaArgs {
     jobs: usize,
 }
 
+#[cfg(feature = "dev-tools")]
 #[derive(Args, Debug)]
 struct LoadtestArgs {
     /// How many groups (tables), four people each.
@@ -147,6 +150,7 @@ fn main() -> ExitCode {
         Some(Command::Backup(args)) => backup(args),
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Arena(args)) => run_arena(args),
+        #[cfg(feature = "dev-tools")]
         Some(Command::Loadtest(args)) => loadtest(args),
     };
     match result {
@@ -246,6 +250,7 @@ fn run() -> Result<(), String> {
     })
 }
 
+#[cfg(feature = "dev-tools")]
 fn loadtest(args: LoadtestArgs) -> Result<(), String> {
     init_logs(
         &std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into()),

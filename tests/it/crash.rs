@@ -1,32 +1,31 @@
 //! Crash safety: the table service runs in a child process (this test
-//! binary, started again in child mode) that reads commands on stdin and
-//! prints an acknowledgement once each is durable. The parent streams the
-//! moves of three tables, kills the child with SIGKILL at random moments —
-//! with commands in flight — restarts it and redelivers every command not
-//! acknowledged, as a chat platform redelivers updates. At the end every
-//! acknowledged command must be in the database, none applied twice, and
-//! every series played to its end.
-//!
-//! `harness = false`: `main` is the test.
+//! binary, started again to run this test in child mode) that reads
+//! commands on stdin and prints an acknowledgement once each is durable.
+//! The parent streams the moves of three tables, kills the child with
+//! SIGKILL at random moments — with commands in flight — restarts it and
+//! redelivers every command not acknowledged, as a chat platform redelivers
+//! updates. At the end every acknowledged command must be in the database,
+//! none applied twice, and every series played to its end.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command as Process, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::Duration;
 
 use kozyr::cards::Seat;
 use kozyr::game::GameKind;
 use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
-use kozyr::table::{
-    Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, Table, TableEvent,
-    TableId, UserId,
-};
+use kozyr::table::{Actor, ChatKey, Command, Phase, SeatState, Table, TableEvent, TableId};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use crate::support::{db_url, no_timer, person, respawn, skip_to_ready};
+
 const CHILD_ENV: &str = "KOZYR_CRASH_TEST_CHILD_DB";
+/// This test's full name, for the child.
+const TEST: &str = "crash::sigkill_at_random_moments_loses_and_repeats_no_command";
 const TABLES: u32 = 3;
 
 /// One line of the child's input.
@@ -45,7 +44,8 @@ enum Line {
     },
 }
 
-fn main() {
+#[test]
+fn sigkill_at_random_moments_loses_and_repeats_no_command() {
     match std::env::var(CHILD_ENV) {
         Ok(url) => child(&url),
         Err(_) => parent(),
@@ -128,8 +128,7 @@ struct Running {
 
 impl Running {
     fn start(url: &str) -> Running {
-        let exe = std::env::current_exe().expect("own path");
-        let mut child = Process::new(exe)
+        let mut child = respawn(TEST)
             .env(CHILD_ENV, url)
             .env("RUST_LOG", "off")
             .stdin(Stdio::piped())
@@ -138,9 +137,7 @@ impl Running {
             .expect("spawn the child");
         let stdin = child.stdin.take().expect("stdin");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut first = String::new();
-        stdout.read_line(&mut first).expect("read");
-        assert_eq!(first.trim(), "ready", "the child started");
+        skip_to_ready(&mut stdout);
         Running {
             child,
             stdin,
@@ -281,15 +278,7 @@ impl Parent {
 }
 
 fn chat(i: u32) -> ChatKey {
-    ChatKey::new(Platform::Telegram, format!("-9{i}")).expect("chat")
-}
-
-fn person(i: u32) -> Actor {
-    Actor::person(Player::new(
-        UserId::new(i.to_string()).expect("user"),
-        &format!("P{i}"),
-        Lang::En,
-    ))
+    crate::support::chat(&format!("-9{i}"))
 }
 
 fn setup_lines(i: u32) -> Vec<(String, Line)> {
@@ -311,10 +300,7 @@ fn setup_lines(i: u32) -> Vec<(String, Line)> {
         person(i * 10),
         Command::Create {
             kind: GameKind::Kozel,
-            settings: Settings {
-                turn_timer: None,
-                ..Settings::default()
-            },
+            settings: no_timer(),
             title: format!("crash {i}"),
             sit: true,
         },
@@ -331,14 +317,20 @@ fn setup_lines(i: u32) -> Vec<(String, Line)> {
 }
 
 fn parent() {
-    // A hung child must fail the test, not hang CI.
-    std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_secs(120));
-        eprintln!("crash test: timed out");
-        std::process::exit(2);
+    // A hung child must fail the test, not hang CI. The watchdog stands
+    // down when `_done` drops (the test ended, passed or panicked), so it
+    // cannot end the other tests of this binary later.
+    let (_done, watchdog) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+            watchdog.recv_timeout(Duration::from_secs(120))
+        {
+            eprintln!("crash test: timed out");
+            std::process::exit(2);
+        }
     });
     let dir = tempfile::tempdir().expect("temp dir");
-    let url = format!("sqlite://{}", dir.path().join("crash.db").display());
+    let url = db_url(&dir);
     let mut p = Parent {
         url: url.clone(),
         run: None,

@@ -1,18 +1,16 @@
 //! Kill -9 of the whole bot in the middle of a Kozel deal. The fake Bot API
 //! server and the four simulated people live in this (parent) process; the
-//! bot runs in a child process (this test binary, started again in child
-//! mode) pointed at the fake through `TELOXIDE_API_URL`, with the database
-//! in a shared file. The parent kills the child with SIGKILL at random
-//! moments while a move is being pressed, starts it again, and plays on
-//! with the buttons already on the screen. At the end: every acknowledged
-//! move is in the log exactly once, nothing was applied twice, every
-//! callback was answered, the hand messages were edited in place, and a
-//! turn timer armed before a kill ran out after the restart.
-//!
-//! `harness = false`: `main` is the test.
+//! bot runs in a child process (this test binary, started again to run this
+//! test in child mode) pointed at the fake through `TELOXIDE_API_URL`, with
+//! the database in a shared file. The parent kills the child with SIGKILL
+//! at random moments while a move is being pressed, starts it again, and
+//! plays on with the buttons already on the screen. At the end: every
+//! acknowledged move is in the log exactly once, nothing was applied twice,
+//! every callback was answered, the hand messages were edited in place, and
+//! a turn timer armed before a kill ran out after the restart.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command as Process, Stdio};
+use std::io::BufReader;
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,18 +21,22 @@ use kozyr::loadtest::{Driver, deal_no};
 use kozyr::store::{Store, StoreOptions};
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::{Tuning, start};
-use kozyr::telegram::pacing::PacerConfig;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::MessageId;
 
+use crate::support::{db_url, eventually, fast_tuning, respawn, skip_to_ready};
+
 const CHILD_ENV: &str = "KOZYR_CHAOS_KILL_CHILD";
+/// This test's full name, for the child.
+const TEST: &str = "chaos_kill::sigkill_of_the_bot_mid_deal_loses_and_repeats_no_move";
 const TOKEN: &str = "123456:KILL-fake-token-kozyr-chaos-kill-0123456789";
 /// The shortest turn timer the configuration allows.
 const TURN_SECONDS: u64 = 10;
 const KILLS: u32 = 5;
 
-fn main() {
+#[test]
+fn sigkill_of_the_bot_mid_deal_loses_and_repeats_no_move() {
     if std::env::var(CHILD_ENV).is_ok() {
         child();
     } else {
@@ -48,14 +50,10 @@ fn child() {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
         let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
+        // The service as the bot runs it (AI players with their delay).
         let tuning = Tuning {
-            group_pacing: PacerConfig {
-                min_interval: Duration::from_millis(30),
-                window: Duration::from_secs(60),
-                max_per_window: 0,
-            },
-            poll_timeout: Duration::from_secs(1),
-            ..Tuning::default()
+            service: Tuning::default().service,
+            ..fast_tuning()
         };
         let _bot = start(&config, tuning).await.expect("the bot starts");
         println!("ready");
@@ -71,8 +69,7 @@ struct Child_ {
 }
 
 fn spawn(env: &[(&str, String)]) -> Child_ {
-    let exe = std::env::current_exe().expect("own path");
-    let mut cmd = Process::new(exe);
+    let mut cmd = respawn(TEST);
     cmd.env(CHILD_ENV, "1")
         .env("RUST_LOG", "off")
         .stdout(Stdio::piped())
@@ -82,9 +79,7 @@ fn spawn(env: &[(&str, String)]) -> Child_ {
     }
     let mut child = cmd.spawn().expect("spawn the bot");
     let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("read");
-    assert_eq!(line.trim(), "ready", "the bot started");
+    skip_to_ready(&mut out);
     Child_ { child }
 }
 
@@ -131,7 +126,7 @@ fn parent() {
             .expect("fake"),
         );
         let dir = tempfile::tempdir().expect("tempdir");
-        let url = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+        let url = db_url(&dir);
         let env = [
             ("TELOXIDE_TOKEN", TOKEN.to_owned()),
             ("DATABASE_URL", url.clone()),
@@ -280,13 +275,15 @@ async fn acted_after(store: &Store, id: TableId, after: u64) -> Vec<(u64, Seat, 
 }
 
 async fn wait_for_version(store: &Store, id: TableId, after: u64, secs: u64) -> Table {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let t = store.table(id).await.expect("read").expect("table");
-        if t.version() > after {
-            return t;
-        }
-        assert!(Instant::now() < deadline, "the table did not move");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let every = Duration::from_millis(50);
+    eventually(
+        Duration::from_secs(secs),
+        every,
+        "the table did not move",
+        || async {
+            let t = store.table(id).await.expect("read").expect("table");
+            (t.version() > after).then_some(t)
+        },
+    )
+    .await
 }

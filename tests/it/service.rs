@@ -11,39 +11,14 @@ use kozyr::table::runtime::{
     Ack, DedupKey, ManualClock, Request, ServiceError, ServiceOptions, TableService, Target,
 };
 use kozyr::table::{
-    Actor, Announcement, ChatKey, Command, Lang, Mover, Output, Phase, Platform, Player, SeatState,
-    Settings, Table, TableError, TableEvent, TableId, Timestamp, UserId,
+    Actor, Announcement, ChatKey, Command, Mover, Output, Phase, Platform, SeatState, Settings,
+    Table, TableError, TableEvent, TableId, Timestamp, UserId,
 };
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-fn chat(id: &str) -> ChatKey {
-    ChatKey::new(Platform::Telegram, id).unwrap()
-}
-
-fn player(i: u32) -> Player {
-    Player::new(
-        UserId::new(i.to_string()).unwrap(),
-        &format!("Player {i}"),
-        Lang::En,
-    )
-}
-
-fn person(i: u32) -> Actor {
-    Actor::person(player(i))
-}
-
-fn no_timer() -> Settings {
-    Settings {
-        turn_timer: None,
-        ..Settings::default()
-    }
-}
-
-fn url(dir: &tempfile::TempDir) -> String {
-    format!("sqlite://{}", dir.path().join("kozyr.db").display())
-}
+use crate::support::{chat, db_url, no_timer, person};
 
 async fn start(
     url: &str,
@@ -179,7 +154,7 @@ fn drain(rx: &mut UnboundedReceiver<Output>) -> Vec<Output> {
 #[tokio::test]
 async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     let dir = tempfile::tempdir().unwrap();
-    let (s, mut fx) = start(&url(&dir), None, ServiceOptions::default()).await;
+    let (s, mut fx) = start(&db_url(&dir), None, ServiceOptions::default()).await;
     let c = chat("-100");
     let id = open_full_table(&s, &c, 1, no_timer()).await;
     let moves = play_to_end(&s, id, 1).await;
@@ -298,7 +273,7 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
 #[tokio::test]
 async fn repeated_deliveries_apply_once_and_old_presses_are_stale() {
     let dir = tempfile::tempdir().unwrap();
-    let (s, _fx) = start(&url(&dir), None, ServiceOptions::default()).await;
+    let (s, _fx) = start(&db_url(&dir), None, ServiceOptions::default()).await;
     let c = chat("-200");
     let create = request(
         Target::Chat(c.clone()),
@@ -383,7 +358,7 @@ async fn repeated_deliveries_apply_once_and_old_presses_are_stale() {
 #[tokio::test]
 async fn two_tables_play_in_parallel() {
     let dir = tempfile::tempdir().unwrap();
-    let (s, _fx) = start(&url(&dir), None, ServiceOptions::default()).await;
+    let (s, _fx) = start(&db_url(&dir), None, ServiceOptions::default()).await;
     let (a, b) = (chat("-301"), chat("-302"));
     let (ta, tb) = tokio::join!(
         open_full_table(&s, &a, 10, no_timer()),
@@ -415,7 +390,12 @@ async fn wait_for(s: &TableService, id: TableId, what: impl Fn(&Table) -> bool) 
 async fn ai_players_move_and_timeouts_hand_a_seat_over() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(Timestamp::from_millis(1_000_000));
-    let (s, mut fx) = start(&url(&dir), Some(clock.clone()), ServiceOptions::default()).await;
+    let (s, mut fx) = start(
+        &db_url(&dir),
+        Some(clock.clone()),
+        ServiceOptions::default(),
+    )
+    .await;
     let c = chat("-400");
     let id = submit(
         &s,
@@ -499,7 +479,7 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
         ai_delay: Duration::from_secs(3600),
         ..ServiceOptions::default()
     };
-    let (s, _fx) = start(&url(&dir), Some(clock.clone()), slow_ai).await;
+    let (s, _fx) = start(&db_url(&dir), Some(clock.clone()), slow_ai).await;
     let (c1, c2, c3) = (chat("-501"), chat("-502"), chat("-503"));
     let timed = open_full_table(&s, &c1, 1, Settings::default()).await;
     let with_ai = open_full_table(&s, &c2, 5, no_timer()).await;
@@ -528,7 +508,12 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
     drop(s);
 
     clock.set(deadline.plus_secs(3600));
-    let (s, mut fx) = start(&url(&dir), Some(clock.clone()), ServiceOptions::default()).await;
+    let (s, mut fx) = start(
+        &db_url(&dir),
+        Some(clock.clone()),
+        ServiceOptions::default(),
+    )
+    .await;
     let first = drain(&mut fx);
     let rendered: Vec<TableId> = first
         .iter()
@@ -558,7 +543,7 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
 #[tokio::test]
 async fn idle_chats_leave_memory_and_come_back() {
     let dir = tempfile::tempdir().unwrap();
-    let (s, _fx) = start(&url(&dir), None, ServiceOptions::default()).await;
+    let (s, _fx) = start(&db_url(&dir), None, ServiceOptions::default()).await;
     let c = chat("-600");
     let id = open_full_table(&s, &c, 1, no_timer()).await;
     assert_eq!(s.evict_idle(Duration::from_secs(3600)), 1);
@@ -571,7 +556,7 @@ async fn idle_chats_leave_memory_and_come_back() {
 #[tokio::test]
 async fn a_migrated_chat_keeps_its_table_and_history() {
     let dir = tempfile::tempdir().unwrap();
-    let (s, _fx) = start(&url(&dir), None, ServiceOptions::default()).await;
+    let (s, _fx) = start(&db_url(&dir), None, ServiceOptions::default()).await;
     let (old, new) = (chat("-700"), chat("-1000700"));
     let first = open_full_table(&s, &old, 1, no_timer()).await;
     play_to_end(&s, first, 9).await;
@@ -624,7 +609,7 @@ async fn a_migrated_chat_keeps_its_table_and_history() {
 #[tokio::test]
 async fn a_whole_hearts_game_through_commands() {
     let dir = tempfile::tempdir().unwrap();
-    let (s, mut fx) = start(&url(&dir), None, ServiceOptions::default()).await;
+    let (s, mut fx) = start(&db_url(&dir), None, ServiceOptions::default()).await;
     let c = chat("-800");
     let mut settings = no_timer();
     // A short game keeps the test quick; the option travels with the table.
@@ -736,7 +721,7 @@ impl kozyr::table::runtime::SeatAgent for BrokenAgent {
 #[tokio::test]
 async fn a_broken_ai_player_still_moves() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&StoreOptions::new(url(&dir))).await.unwrap();
+    let store = Store::open(&StoreOptions::new(db_url(&dir))).await.unwrap();
     let (s, _fx) = TableService::builder(store)
         .agent(Arc::new(BrokenAgent(Default::default())))
         .start()

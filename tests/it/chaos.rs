@@ -1,7 +1,7 @@
 //! Chaos for the whole bot, in process: Bot API faults while a Kozel deal
 //! is played through the buttons, hostile input that must change nothing,
 //! and a second instance polling the same token. (Kill -9 of the bot is in
-//! `tests/chaos_kill.rs`, which needs a child process.)
+//! `chaos_kill.rs`, which needs a child process.)
 //!
 //! teloxide 0.17 sleeps 10 s after any 5xx before it returns the error, so
 //! a 5xx is injected once, on a DM edit, where it stalls only output.
@@ -9,46 +9,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kozyr::config::Config;
 use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::loadtest::{Driver, deal_no};
-use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
-use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::telegram::pacing::PacerConfig;
+use kozyr::telegram::bot::{RunningBot, start};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::ChatId;
 
+use crate::support::{bot_config, fast_tuning};
+
 const TOKEN: &str = "123456:CHAOS-fake-token-kozyr-chaos-suite-0123456789";
-
-fn tuning() -> Tuning {
-    Tuning {
-        group_pacing: PacerConfig {
-            min_interval: Duration::from_millis(30),
-            window: Duration::from_secs(60),
-            max_per_window: 0,
-        },
-        service: ServiceOptions::default(),
-        poll_timeout: Duration::from_secs(1),
-        drain_for: Duration::from_secs(2),
-        ..Tuning::default()
-    }
-}
-
-fn config(fake: &FakeBot, dir: &tempfile::TempDir) -> Config {
-    let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
-    let api = fake.api_url().to_string();
-    Config::from_lookup(|k| match k {
-        "TELOXIDE_TOKEN" => Some(TOKEN.into()),
-        "DATABASE_URL" => Some(db.clone()),
-        "TELOXIDE_API_URL" => Some(api.clone()),
-        "KOZYR_TURN_SECONDS" => Some("0".into()),
-        _ => None,
-    })
-    .unwrap()
-}
 
 struct Rig {
     fake: Arc<FakeBot>,
@@ -65,7 +37,9 @@ impl Rig {
         .await
         .unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let bot = start(&config(&fake, &dir), tuning()).await.unwrap();
+        let bot = start(&bot_config(&fake, &dir), fast_tuning())
+            .await
+            .unwrap();
         Rig {
             fake: Arc::new(fake),
             _dir: dir,
@@ -429,7 +403,7 @@ async fn a_second_instance_polling_the_same_token_is_detected_and_does_no_damage
 
     // Another deployment with its own database, same token.
     let other_dir = tempfile::tempdir().unwrap();
-    let other = start(&config(&rig.fake, &other_dir), tuning())
+    let other = start(&bot_config(&rig.fake, &other_dir), fast_tuning())
         .await
         .unwrap();
     rig.fake

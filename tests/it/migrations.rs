@@ -13,6 +13,8 @@ use kozyr::table::{Actor, ChatKey, Command, Lang, Phase, Platform, SeatState, Us
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection};
 
+use crate::support::db_url;
+
 fn fixtures() -> Vec<(i64, std::path::PathBuf)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut v: Vec<_> = std::fs::read_dir(&dir)
@@ -54,7 +56,7 @@ fn all_versions() -> Vec<i64> {
 #[tokio::test]
 async fn migrations_apply_to_an_empty_database() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("new.db").display());
+    let url = db_url(&dir);
     let store = Store::open(&StoreOptions::new(&url)).await.unwrap();
     store.close().await;
     assert_eq!(applied(&url).await, all_versions());
@@ -94,7 +96,7 @@ async fn migrations_apply_to_databases_of_earlier_sets() {
     );
     for (version, path) in fixtures {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("old.db").display());
+        let url = db_url(&dir);
         let dump = std::fs::read_to_string(&path).unwrap();
         let mut conn = SqliteConnectOptions::from_str(&url)
             .unwrap()

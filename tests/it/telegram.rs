@@ -11,12 +11,12 @@ use kozyr::config::Config;
 use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault, UserSpec};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::{GameAction, GameView};
-use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Phase, Table, TableId};
-use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::telegram::pacing::PacerConfig;
+use kozyr::telegram::bot::{RunningBot, start};
 use kozyr::{hearts, kozel};
 use teloxide::types::{ChatId, MessageId, UserId};
+
+use crate::support::{bot_config, db_url, eventually, fast_tuning};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -26,20 +26,6 @@ struct World {
     users: [UserId; 4],
     group: ChatId,
     bot: Option<RunningBot>,
-}
-
-fn tuning() -> Tuning {
-    Tuning {
-        group_pacing: PacerConfig {
-            min_interval: Duration::from_millis(30),
-            window: Duration::from_secs(60),
-            max_per_window: 0,
-        },
-        service: ServiceOptions::default(),
-        poll_timeout: Duration::from_secs(1),
-        drain_for: Duration::from_secs(2),
-        ..Tuning::default()
-    }
 }
 
 impl World {
@@ -66,21 +52,11 @@ impl World {
     }
 
     fn config(&self) -> Config {
-        let db = format!("sqlite://{}", self.dir.path().join("kozyr.db").display());
-        let api = self.fake.api_url().to_string();
-        let token = self.fake.token();
-        Config::from_lookup(|k| match k {
-            "TELOXIDE_TOKEN" => Some(token.clone()),
-            "DATABASE_URL" => Some(db.clone()),
-            "TELOXIDE_API_URL" => Some(api.clone()),
-            "KOZYR_TURN_SECONDS" => Some("0".into()),
-            _ => None,
-        })
-        .unwrap()
+        bot_config(&self.fake, &self.dir)
     }
 
     async fn start(&mut self) {
-        self.bot = Some(start(&self.config(), tuning()).await.unwrap());
+        self.bot = Some(start(&self.config(), fast_tuning()).await.unwrap());
     }
 
     async fn stop(&mut self) {
@@ -175,18 +151,16 @@ impl World {
     }
 
     async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            let t = self.table(id).await;
-            if t.version() > v {
-                return t;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "the table did not move"
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        eventually(
+            WAIT,
+            Duration::from_millis(5),
+            "the table did not move",
+            || async {
+                let t = self.table(id).await;
+                (t.version() > v).then_some(t)
+            },
+        )
+        .await
     }
 }
 
@@ -801,7 +775,7 @@ async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
     w.stop().await;
     let base = w.config();
     let (db, api, token) = (
-        format!("sqlite://{}", w.dir.path().join("kozyr.db").display()),
+        db_url(&w.dir),
         base.api_url.clone().unwrap(),
         w.fake.token(),
     );
@@ -815,7 +789,7 @@ async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
         _ => None,
     })
     .unwrap();
-    let bot = start(&config, tuning()).await.unwrap();
+    let bot = start(&config, fast_tuning()).await.unwrap();
     let addr = bot.webhook_addr().expect("listening");
     assert_eq!(
         w.fake.webhook(),

@@ -1,0 +1,16 @@
+//! Every integration test, in one test binary (one link instead of one per
+//! file). Each module was a file of its own under `tests/`; `support` holds
+//! what they share. Run one module with `cargo test --test it chaos::`.
+
+mod support;
+
+mod admin;
+mod chaos;
+mod chaos_kill;
+mod crash;
+mod fakebot;
+mod hearts_records;
+mod kozel_records;
+mod migrations;
+mod service;
+mod telegram;

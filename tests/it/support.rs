@@ -1,0 +1,129 @@
+//! Helpers the integration tests share: child processes, temporary
+//! databases, players and chats, the bot against the fake, waiting.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::Command;
+use std::time::Duration;
+
+use kozyr::config::Config;
+use kozyr::fakebot::FakeBot;
+use kozyr::table::runtime::ServiceOptions;
+use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, UserId};
+use kozyr::telegram::bot::Tuning;
+use kozyr::telegram::pacing::PacerConfig;
+
+/// This test binary, started again to run only the test named `test` (its
+/// full path, e.g. `crash::name`): the child half of a test that needs a
+/// process to SIGKILL. The caller sets the environment variable that turns
+/// the test into the child. Read the child's stdout with [`skip_to_ready`]:
+/// the test harness prints its own lines first.
+pub fn respawn(test: &str) -> Command {
+    let exe = std::env::current_exe().expect("own path");
+    let mut cmd = Command::new(exe);
+    // Terse output on one thread prints nothing while the test runs, and
+    // `--nocapture` lets the child's `println!` through to the parent.
+    cmd.args([test, "--exact", "--nocapture", "--test-threads=1", "-q"]);
+    cmd
+}
+
+/// Reads the child's stdout up to and including its `ready` line,
+/// skipping what the test harness printed before it.
+pub fn skip_to_ready<R: Read>(out: &mut BufReader<R>) {
+    let mut seen = Vec::new();
+    loop {
+        let mut line = String::new();
+        let n = out.read_line(&mut line).expect("read");
+        assert!(n > 0, "the child exited before it was ready: {seen:?}");
+        if line.trim() == "ready" {
+            return;
+        }
+        seen.push(line);
+    }
+}
+
+// ------------------------------------------------------------ databases --
+
+/// The URL of a SQLite file `kozyr.db` in `dir` (created on first open).
+pub fn db_url(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}", dir.path().join("kozyr.db").display())
+}
+
+// --------------------------------------------------- players and chats --
+
+pub fn chat(id: &str) -> ChatKey {
+    ChatKey::new(Platform::Telegram, id).unwrap()
+}
+
+pub fn player(i: u32) -> Player {
+    Player::new(
+        UserId::new(i.to_string()).unwrap(),
+        &format!("Player {i}"),
+        Lang::En,
+    )
+}
+
+pub fn person(i: u32) -> Actor {
+    Actor::person(player(i))
+}
+
+/// Table settings without a turn timer.
+pub fn no_timer() -> Settings {
+    Settings {
+        turn_timer: None,
+        ..Settings::default()
+    }
+}
+
+// ------------------------------------------- the whole bot and the fake --
+
+/// The bot's configuration against `fake` (its token and API URL), with
+/// the database in `dir` and no turn timer.
+pub fn bot_config(fake: &FakeBot, dir: &tempfile::TempDir) -> Config {
+    let db = db_url(dir);
+    let api = fake.api_url().to_string();
+    let token = fake.token();
+    Config::from_lookup(|k| match k {
+        "TELOXIDE_TOKEN" => Some(token.clone()),
+        "DATABASE_URL" => Some(db.clone()),
+        "TELOXIDE_API_URL" => Some(api.clone()),
+        "KOZYR_TURN_SECONDS" => Some("0".into()),
+        _ => None,
+    })
+    .unwrap()
+}
+
+/// Short group pacing, polls and drain, and AI players without a delay,
+/// so that the whole bot runs fast against the fake.
+pub fn fast_tuning() -> Tuning {
+    Tuning {
+        group_pacing: PacerConfig {
+            min_interval: Duration::from_millis(30),
+            window: Duration::from_secs(60),
+            max_per_window: 0,
+        },
+        service: ServiceOptions::default(),
+        poll_timeout: Duration::from_secs(1),
+        drain_for: Duration::from_secs(2),
+        ..Tuning::default()
+    }
+}
+
+// -------------------------------------------------------------- waiting --
+
+/// Calls `f` every `every` until it gives `Some`; fails with `what` once
+/// `timeout` has passed.
+pub async fn eventually<T, F: Future<Output = Option<T>>>(
+    timeout: Duration,
+    every: Duration,
+    what: &str,
+    mut f: impl FnMut() -> F,
+) -> T {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(every).await;
+    }
+}

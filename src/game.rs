@@ -69,6 +69,24 @@ pub enum GameAction {
     Hearts(hearts::Action),
 }
 
+impl GameAction {
+    /// The Kozel action, if this is one.
+    pub fn kozel(self) -> Option<kozel::Action> {
+        match self {
+            GameAction::Kozel(a) => Some(a),
+            GameAction::Hearts(_) => None,
+        }
+    }
+
+    /// The Hearts action, if this is one.
+    pub fn hearts(self) -> Option<hearts::Action> {
+        match self {
+            GameAction::Hearts(a) => Some(a),
+            GameAction::Kozel(_) => None,
+        }
+    }
+}
+
 /// An event of either game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "game", content = "event", rename_all = "snake_case")]

@@ -107,10 +107,10 @@ impl TableAgent {
     pub fn choose(&self, seen: &Observation, legal: &[GameAction]) -> Option<GameAction> {
         match seen {
             Observation::Kozel(o) => self
-                .choose_in::<Series>(o, legal.iter().filter_map(kozel_action))
+                .choose_in::<Series>(o, legal.iter().filter_map(|a| a.kozel()))
                 .map(GameAction::Kozel),
             Observation::Hearts(o) => self
-                .choose_in::<Match>(o, legal.iter().filter_map(hearts_action))
+                .choose_in::<Match>(o, legal.iter().filter_map(|a| a.hearts()))
                 .map(GameAction::Hearts),
         }
     }
@@ -128,18 +128,6 @@ impl TableAgent {
         let mut agent = self.kind.agent::<G>(rand::rng().random(), &self.config);
         Some(agent.choose(seen, &legal))
     }
-}
-
-fn kozel_action(a: &GameAction) -> Option<crate::kozel::Action> {
-    let GameAction::Kozel(a) = a else { return None };
-    Some(*a)
-}
-
-fn hearts_action(a: &GameAction) -> Option<crate::hearts::Action> {
-    let GameAction::Hearts(a) = a else {
-        return None;
-    };
-    Some(*a)
 }
 
 #[cfg(test)]

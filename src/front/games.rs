@@ -102,13 +102,7 @@ impl GameFront for KozelFront {
         let GameView::Kozel(v) = view else {
             return None;
         };
-        let legal: Vec<kozel::Action> = legal
-            .iter()
-            .filter_map(|a| match *a {
-                GameAction::Kozel(a) => Some(a),
-                GameAction::Hearts(_) => None,
-            })
-            .collect();
+        let legal: Vec<kozel::Action> = legal.iter().filter_map(|a| a.kozel()).collect();
         Some(present::kozel::hand(lang, info, v, &legal))
     }
 
@@ -202,13 +196,7 @@ impl GameFront for HeartsFront {
         let GameView::Hearts(v) = view else {
             return None;
         };
-        let legal: Vec<hearts::Action> = legal
-            .iter()
-            .filter_map(|a| match *a {
-                GameAction::Hearts(a) => Some(a),
-                GameAction::Kozel(_) => None,
-            })
-            .collect();
+        let legal: Vec<hearts::Action> = legal.iter().filter_map(|a| a.hearts()).collect();
         Some(present::hearts::hand(lang, info, v, &legal))
     }
 

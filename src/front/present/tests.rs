@@ -75,23 +75,11 @@ fn check_limits(r: &Screen) {
 }
 
 fn kozel_actions(legal: &[GameAction]) -> Vec<Action> {
-    legal
-        .iter()
-        .filter_map(|a| match *a {
-            GameAction::Kozel(a) => Some(a),
-            GameAction::Hearts(_) => None,
-        })
-        .collect()
+    legal.iter().filter_map(|a| a.kozel()).collect()
 }
 
 fn hearts_actions(legal: &[GameAction]) -> Vec<h::Action> {
-    legal
-        .iter()
-        .filter_map(|a| match *a {
-            GameAction::Hearts(a) => Some(a),
-            GameAction::Kozel(_) => None,
-        })
-        .collect()
+    legal.iter().filter_map(|a| a.hearts()).collect()
 }
 
 fn kozel_view(view: GameView) -> k::SeriesView {

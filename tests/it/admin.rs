@@ -22,13 +22,14 @@ use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault};
 use kozyr::game::GameKind;
 use kozyr::loadtest::Driver;
 use kozyr::store::{Store, StoreOptions};
-use kozyr::table::runtime::{Request, ServiceOptions, TableService, Target};
+use kozyr::table::runtime::{Request, TableService, Target};
 use kozyr::table::{
     Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, Table, TableId,
     UserId,
 };
-use kozyr::telegram::bot::{Tuning, start};
-use kozyr::telegram::pacing::PacerConfig;
+use kozyr::telegram::bot::start;
+
+use crate::support::fast_tuning;
 
 const TOKEN: &str = "123456:ADMIN-fake-token-kozyr-admin-tests-0123456789";
 
@@ -503,20 +504,6 @@ fn admin_commands_never_create_a_database() {
 }
 
 // -------------------------------------------------------- 7: metrics --
-
-fn fast_tuning() -> Tuning {
-    Tuning {
-        group_pacing: PacerConfig {
-            min_interval: Duration::from_millis(30),
-            window: Duration::from_secs(60),
-            max_per_window: 0,
-        },
-        service: ServiceOptions::default(),
-        poll_timeout: Duration::from_secs(1),
-        drain_for: Duration::from_secs(2),
-        ..Tuning::default()
-    }
-}
 
 /// The value of the sample line starting with `series` (name and labels).
 fn sample(body: &str, series: &str) -> Option<f64> {

@@ -137,11 +137,31 @@ pub struct Front {
     defaults: Defaults,
     /// Selected cards per (person, table): UI state, lost on restart,
     /// dropped with the table.
-    selections: Mutex<HashMap<(UserId, TableId), CardSet>>,
+    selections: Mutex<HashMap<(UserId, TableId), Selection>>,
     /// People the platform cannot message (they blocked the bot) since
     /// they last wrote to it.
     unreachable: Mutex<HashSet<UserId>>,
     names: Mutex<Names>,
+}
+
+/// The cards a person selected in their hand, and the deal they belong to:
+/// a new deal starts with nothing selected, even where it deals a card
+/// that was selected in the last one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Selection {
+    deal: u32,
+    cards: CardSet,
+}
+
+impl Selection {
+    /// What is selected now, in deal `deal` with `hand` in hand.
+    fn current(self, deal: u32, hand: CardSet) -> CardSet {
+        if self.deal == deal {
+            self.cards & hand
+        } else {
+            CardSet::EMPTY
+        }
+    }
 }
 
 /// Names by user, the oldest forgotten past [`MAX_NAMES`].
@@ -261,19 +281,25 @@ impl Front {
 
     // ------------------------------------------------------------ state
 
-    pub fn selection(&self, user: &UserId, table: TableId) -> CardSet {
+    /// What the person holding `hand` has selected: exactly what their
+    /// hand message shows ticked.
+    pub fn selection(&self, hand: &HandView) -> CardSet {
+        let game = front_for(&hand.game);
         lock(&self.selections)
-            .get(&(user.clone(), table))
-            .copied()
-            .unwrap_or_default()
+            .get(&(hand.player.id.clone(), hand.table))
+            .map_or(CardSet::EMPTY, |s| {
+                s.current(game.deal_no(&hand.game), game.hand_cards(&hand.game))
+            })
     }
 
-    fn set_selection(&self, user: &UserId, table: TableId, cards: CardSet) {
+    fn set_selection(&self, hand: &HandView, cards: CardSet) {
+        let key = (hand.player.id.clone(), hand.table);
         let mut s = lock(&self.selections);
         if cards.is_empty() {
-            s.remove(&(user.clone(), table));
+            s.remove(&key);
         } else {
-            s.insert((user.clone(), table), cards);
+            let deal = front_for(&hand.game).deal_no(&hand.game);
+            s.insert(key, Selection { deal, cards });
         }
     }
 
@@ -327,8 +353,7 @@ impl Front {
 
     /// A person's hand message, with their selection.
     pub fn hand_screen(&self, hand: &HandView, view: &TableView) -> Screen {
-        let selection = self.selection(&hand.player.id, hand.table);
-        outputs::hand_screen(hand, &self.info(view), selection)
+        outputs::hand_screen(hand, &self.info(view), self.selection(hand))
     }
 
     /// The chat's message for an announcement, worded with `view` (the
@@ -774,13 +799,13 @@ impl Front {
                 if !cards.contains(card) {
                     return popup(lang, key::ERR_STALE);
                 }
-                let mut sel = self.selection(user, id) & cards;
+                let mut sel = self.selection(&hand);
                 if sel.contains(card) {
                     sel.remove(card);
                 } else {
                     sel.insert(card);
                 }
-                self.set_selection(user, id, sel);
+                self.set_selection(&hand, sel);
                 return vec![Reply::Render(Output::RenderHand(Box::new(hand)))];
             }
             TableAction::Clear => {
@@ -926,6 +951,21 @@ impl Front {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_selection_holds_only_in_its_deal_and_hand() {
+        let cards = |s: &str| s.parse::<CardSet>().unwrap();
+        let sel = Selection {
+            deal: 3,
+            cards: cards("TC 9H"),
+        };
+        assert_eq!(sel.current(3, cards("TC 9H AS")), cards("TC 9H"));
+        // A card played since is no longer selected.
+        assert_eq!(sel.current(3, cards("9H AS")), cards("9H"));
+        // The next deal deals 10♣ again: it starts unselected.
+        assert_eq!(sel.current(4, cards("TC 9H AS")), CardSet::EMPTY);
+        assert_eq!(Selection::default().current(1, cards("AS")), CardSet::EMPTY);
+    }
 
     #[test]
     fn names_are_bounded_and_the_oldest_go_first() {

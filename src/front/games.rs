@@ -52,6 +52,9 @@ pub trait GameFront: Sync {
 
     /// The cards in the seat's hand (what a selection may hold).
     fn hand_cards(&self, view: &GameView) -> CardSet;
+
+    /// The number of the deal in play (a selection belongs to one deal).
+    fn deal_no(&self, view: &GameView) -> u32;
 }
 
 /// The front-end of game `kind`.
@@ -162,6 +165,13 @@ impl GameFront for KozelFront {
             GameView::Hearts(_) => CardSet::EMPTY,
         }
     }
+
+    fn deal_no(&self, view: &GameView) -> u32 {
+        match view {
+            GameView::Kozel(v) => v.deal_no,
+            GameView::Hearts(_) => 0,
+        }
+    }
 }
 
 struct HeartsFront;
@@ -246,6 +256,13 @@ impl GameFront for HeartsFront {
         match view {
             GameView::Hearts(v) => v.deal.hand,
             GameView::Kozel(_) => CardSet::EMPTY,
+        }
+    }
+
+    fn deal_no(&self, view: &GameView) -> u32 {
+        match view {
+            GameView::Hearts(v) => v.deal.number,
+            GameView::Kozel(_) => 0,
         }
     }
 }

@@ -146,6 +146,7 @@ fn lobbies() {
 
             Waiting for one more player.
             ⚠️ Carla, I can't message you yet: press your button below, then Start.
+            [Join | t7.3.j]
             [Seat 2 | t7.3.s1]
             [Leave | t7.3.q] [Add AI player | t7.3.a]
             [Carla: open my chat | onboard seat 3]
@@ -163,6 +164,7 @@ fn lobbies() {
 
             Ждём ещё 1 игрока.
             ⚠️ Carla, я пока не могу вам написать: нажмите свою кнопку ниже, затем «Запустить».
+            [Сесть | t7.3.j]
             [Место 2 | t7.3.s1]
             [Встать | t7.3.q] [Добавить бота | t7.3.a]
             [Carla: открыть мой чат | onboard seat 3]
@@ -180,6 +182,7 @@ fn lobbies() {
 
             Falta 1 jogador.
             ⚠️ Carla, ainda não consigo escrever para você: toque no seu botão abaixo e depois em Iniciar.
+            [Sentar | t7.3.j]
             [Lugar 2 | t7.3.s1]
             [Sair da mesa | t7.3.q] [Pôr um robô | t7.3.a]
             [Carla: abrir meu chat | onboard seat 3]
@@ -197,6 +200,7 @@ fn lobbies() {
 
             Mai așteptăm 1 jucător.
             ⚠️ Carla, încă nu-ți pot scrie: apasă butonul tău de mai jos, apoi Pornește.
+            [Mă așez | t7.3.j]
             [Locul 2 | t7.3.s1]
             [Mă ridic | t7.3.q] [Adaugă un robot | t7.3.a]
             [Carla: deschide chatul meu | onboard seat 3]

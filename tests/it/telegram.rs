@@ -850,3 +850,34 @@ async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
     // The server stopped with the bot.
     assert!(http.post(&hook).send().await.is_err());
 }
+
+/// Issue 11, point 2: "Join" seats whoever presses it at any free seat, so
+/// two people pressing at once both sit (no "that seat is taken").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_pressing_join_at_once_both_sit() {
+    let mut w = World::new().await;
+    for i in 0..3 {
+        w.fake.start_bot(w.users[i], None).unwrap();
+    }
+    w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
+    let join = w.lobby_button("Join").await;
+    let lobby = w.fake.latest_keyboard(w.group).unwrap().0;
+    let a = w.fake.press(w.users[1], w.group, lobby, &join).unwrap();
+    let b = w.fake.press(w.users[2], w.group, lobby, &join).unwrap();
+    assert_eq!(w.answer(&a).await, None, "Boris sits");
+    assert_eq!(w.answer(&b).await, None, "Carla sits");
+    let chat = kozyr::table::ChatKey::Telegram(w.group.0);
+    let t = w
+        .running()
+        .service()
+        .open_table_view(&chat)
+        .await
+        .unwrap()
+        .unwrap();
+    let seated: Vec<_> = (0..3)
+        .map(|i| t.seat_of(&kozyr::table::UserId::Telegram(w.users[i].0)))
+        .collect();
+    assert!(seated.iter().all(Option::is_some), "{seated:?}");
+    assert_ne!(seated[1], seated[2]);
+    w.stop().await;
+}

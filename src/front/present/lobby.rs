@@ -82,6 +82,12 @@ pub fn lobby(lang: Lang, info: &TableInfo, creator: &str) -> Screen {
     let mut rows: Vec<Vec<Button>> = Vec::new();
     let data = |action| info.callback(action);
     if !free.is_empty() {
+        // Any free seat, in one press: two people pressing at once both
+        // sit. The seat buttons stay for people who care where they sit.
+        rows.push(vec![button(
+            tr(lang, key::BTN_JOIN, &Args::new()),
+            data(TableAction::Join),
+        )]);
         rows.push(
             free.iter()
                 .map(|&s| {

@@ -408,8 +408,9 @@ impl Front {
         r
     }
 
-    /// The language of a chat's own messages: the one it chose, else the
-    /// sender's, else the default.
+    /// The language of a chat's own messages: the one it chose (or the one
+    /// its newest table was opened in), whoever sends the command; in a
+    /// chat that never had either, the sender's, else the default.
     pub async fn chat_lang(&self, chat: &ChatKey, sender: Option<&Player>) -> Lang {
         if let Ok(Some(l)) = self.service.chat_language(chat).await {
             return l;

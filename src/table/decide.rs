@@ -156,7 +156,10 @@ pub fn decide(
             changes,
             effects,
             moved_chat: None,
-            chat_language: None,
+            // A chat speaks the language of its newest table until it
+            // chooses one: every later message there, whoever sends the
+            // command, is in that language.
+            chat_language: Some((chat.clone(), settings.lang)),
         });
     }
 

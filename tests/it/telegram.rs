@@ -108,9 +108,13 @@ impl World {
 
     /// The group's lobby message and the data of the button whose text has `label`.
     async fn lobby_button(&self, label: &str) -> String {
+        self.lobby_button_in(self.group, label).await
+    }
+
+    async fn lobby_button_in(&self, group: ChatId, label: &str) -> String {
         self.fake
             .wait_for(WAIT, |f| {
-                let (_, kb) = f.latest_keyboard(self.group)?;
+                let (_, kb) = f.latest_keyboard(group)?;
                 kb.find(label)?.callback_data().map(str::to_owned)
             })
             .await
@@ -879,5 +883,49 @@ async fn two_people_pressing_join_at_once_both_sit() {
         .collect();
     assert!(seated.iter().all(Option::is_some), "{seated:?}");
     assert_ne!(seated[1], seated[2]);
+    w.stop().await;
+}
+
+/// Issue 11, point 10: messages in a group are in the group's language,
+/// not the language of whoever sent the command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_group_hears_its_own_language_whoever_asks() {
+    let mut w = World::new().await;
+    let ivan = w
+        .fake
+        .add_user(kozyr::fakebot::UserSpec::new("Ivan").language("ru"));
+    let group = w.fake.add_group("Mixed table", &[w.users[0], ivan]);
+    let bot_says = |f: &kozyr::fakebot::FakeBot| -> Vec<kozyr::fakebot::FakeMessage> {
+        f.messages(group)
+            .into_iter()
+            .filter(|m| m.author == kozyr::fakebot::Author::Bot)
+            .collect()
+    };
+    // A group that never had a table: the sender's language.
+    w.fake.user_says(group, ivan, "/help").unwrap();
+    let first = w
+        .fake
+        .wait_for(WAIT, |f| bot_says(f).first().cloned())
+        .await
+        .unwrap();
+    assert!(first.text.contains("Козёл"), "{}", first.text);
+    // Ann opens a table in English: the group speaks English from now on,
+    // Ivan's /help included.
+    w.fake.user_says(group, w.users[0], "/kozel").unwrap();
+    w.lobby_button_in(group, "Join").await;
+    let before = bot_says(&w.fake).len();
+    w.fake.user_says(group, ivan, "/help").unwrap();
+    let help = w
+        .fake
+        .wait_for(WAIT, |f| {
+            bot_says(f)
+                .into_iter()
+                .skip(before)
+                .find(|m| m.keyboard.is_none())
+        })
+        .await
+        .unwrap();
+    assert!(help.text.contains("Kozel"), "{}", help.text);
+    assert!(!help.text.contains("Козёл"), "{}", help.text);
     w.stop().await;
 }

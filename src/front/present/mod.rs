@@ -136,13 +136,13 @@ pub struct HandInfo<'a> {
 
 /// Seconds to show for a turn timer: whole tens while there is time, so the
 /// table message does not need an edit every second; exact in the last ten.
+/// The count is of whole seconds begun, so a fresh turn shows its full time
+/// (a 60 s turn drawn a few milliseconds in is "60 s", not "50 s"); it
+/// never shows a second more than is left.
 pub fn shown_seconds(left: Duration) -> u32 {
-    let secs = u32::try_from(left.as_secs()).unwrap_or(u32::MAX);
-    if secs >= 10 {
-        secs / 10 * 10
-    } else {
-        secs + u32::from(left.subsec_nanos() > 0)
-    }
+    let begun = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+    let secs = u32::try_from(begun).unwrap_or(u32::MAX);
+    if secs >= 10 { secs / 10 * 10 } else { secs }
 }
 
 fn line(lang: Lang, key: Key, args: Args) -> String {

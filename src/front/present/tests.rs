@@ -720,6 +720,9 @@ fn names_are_cleaned_and_cut() {
     assert_eq!(long.chars().count(), 32);
     assert!(long.ends_with('…'));
     assert_eq!(shown_seconds(Duration::from_millis(43_500)), 40);
+    // A fresh 60 s turn, drawn 20 ms after its deadline was set.
+    assert_eq!(shown_seconds(Duration::from_millis(59_980)), 60);
+    assert_eq!(shown_seconds(Duration::from_millis(59_000)), 50);
     assert_eq!(shown_seconds(Duration::from_millis(9_100)), 10);
     assert_eq!(shown_seconds(Duration::from_millis(8_000)), 8);
     assert_eq!(shown_seconds(Duration::ZERO), 0);

@@ -275,10 +275,6 @@ impl Front {
         &self.service
     }
 
-    pub fn defaults(&self) -> Defaults {
-        self.defaults
-    }
-
     // ------------------------------------------------------------ state
 
     /// What the person holding `hand` has selected: exactly what their
@@ -305,11 +301,6 @@ impl Front {
 
     fn clear_selection(&self, user: &UserId, table: TableId) {
         lock(&self.selections).remove(&(user.clone(), table));
-    }
-
-    /// How many selections are kept (for tests of eviction).
-    pub fn selections_kept(&self) -> usize {
-        lock(&self.selections).len()
     }
 
     pub fn is_unreachable(&self, user: &UserId) -> bool {

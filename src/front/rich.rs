@@ -91,13 +91,6 @@ impl Rich {
         rich
     }
 
-    /// Plain text, for a platform that shows no styles (or a popup).
-    pub fn plain_text(text: &str) -> Rich {
-        let mut rich = Rich::default();
-        rich.push(text, Style::PLAIN);
-        rich
-    }
-
     pub fn push(&mut self, text: &str, style: Style) {
         if text.is_empty() {
             return;

@@ -22,10 +22,6 @@ pub struct Screen {
 }
 
 impl Screen {
-    pub fn new(text: String, keyboard: Keyboard) -> Screen {
-        Screen { text, keyboard }
-    }
-
     /// A screen without buttons.
     pub fn text(text: String) -> Screen {
         Screen {

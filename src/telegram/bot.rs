@@ -145,11 +145,6 @@ impl Shared {
         cache.insert((chat, user), (admin, Instant::now()));
         admin
     }
-
-    /// How many admin answers are cached (for tests of eviction).
-    pub fn admins_cached(&self) -> usize {
-        lock(&self.admins).len()
-    }
 }
 
 impl Admins for Shared {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::games::front_of;
-use super::present::{self, HandInfo, LastTrick, Occupant, TableInfo};
+use super::present::{self, HandInfo, Occupant, TableInfo};
 use super::screen::Screen;
 use crate::cards::{CardSet, PerSeat};
 use crate::i18n::{Args, Lang, key, tr_html};
@@ -46,10 +46,8 @@ pub fn table_info(
         game: view.kind,
         seats,
         turn_time_left: view.deadline.map(|d| time_left(d, now)),
-        last_trick: view.last_trick.map(|t| LastTrick {
-            winner: t.winner,
-            points: t.points,
-        }),
+        last_trick: view.last_trick.clone(),
+        last_deal: view.last_deal.clone(),
     }
 }
 
@@ -83,6 +81,13 @@ pub fn table_screen(view: &TableView, info: &TableInfo, creator: Option<String>)
 
 /// A person's hand message, with their current card selection.
 pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet) -> Screen {
+    // The tricks and the deal's end as of the hand's own state, even if the
+    // table view given is of another moment.
+    let info = &TableInfo {
+        last_trick: hand.last_trick.clone(),
+        last_deal: hand.last_deal.clone(),
+        ..info.clone()
+    };
     let hinfo = HandInfo {
         table: info,
         group_title: &hand.title,
@@ -116,8 +121,20 @@ pub fn announcement_screen(
             key::GAME_BEGINS,
             Args::new().text("game", front_of(view.kind).name(lang)),
         ),
-        Announcement::Game { event, .. } => {
-            front_of(view.kind).announcement(lang, info, event, view.game.as_ref(), &view.settings)
+        Announcement::Game {
+            event, last_trick, ..
+        } => {
+            let screen = front_of(view.kind).announcement(
+                lang,
+                info,
+                event,
+                view.game.as_ref(),
+                &view.settings,
+            )?;
+            Some(match last_trick {
+                Some(trick) => present::with_trick(lang, info, screen, trick),
+                None => screen,
+            })
         }
         Announcement::AutoPlayed { seat, .. } => text(
             key::TIMER_AUTO_PLAYED,

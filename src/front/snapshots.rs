@@ -87,6 +87,7 @@ fn info(kind: GameKind, version: u64, ai: bool) -> TableInfo {
         }),
         turn_time_left: None,
         last_trick: None,
+        last_deal: None,
     }
 }
 
@@ -616,8 +617,6 @@ fn hearts_table_and_hands() {
             Carla: 2♦
             Dan: 4♦
 
-            Last trick: Carla took 0 points.
-
             Totals (the game ends at 100):
             Alice: 0 points
             Boris: 0 points
@@ -629,8 +628,6 @@ fn hearts_table_and_hands() {
 
             Carla: 2♦
             Dan: 4♦
-
-            Прошлая взятка: Carla, 0 очков.
 
             Итоги (игра до 100):
             Alice: 0 очков
@@ -644,8 +641,6 @@ fn hearts_table_and_hands() {
             Carla: 2♦
             Dan: 4♦
 
-            Última vaza: Carla levou 0 pontos.
-
             Totais (o jogo termina em 100):
             Alice: 0 pontos
             Boris: 0 pontos
@@ -657,8 +652,6 @@ fn hearts_table_and_hands() {
 
             Carla: 2♦
             Dan: 4♦
-
-            Ultima levată: Carla a luat 0 puncte.
 
             Totaluri (jocul se termină la 100):
             Alice: 0 puncte
@@ -928,6 +921,7 @@ fn table_view(lang: Lang, game: &Game) -> TableView {
         awaiting: game.awaiting(),
         deadline: Some(Timestamp::from_millis(60_000)),
         last_trick: None,
+        last_deal: None,
         game: Some(game.public_view()),
     }
 }

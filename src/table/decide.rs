@@ -8,7 +8,7 @@ use super::event::{Mover, TableEvent};
 use super::model::{ChatKey, Phase, SeatState, Settings};
 use super::state::{TIMEOUTS_BEFORE_AI, Table};
 use crate::cards::Seat;
-use crate::game::GameAction;
+use crate::game::{GameAction, Milestone};
 
 /// Longest table title kept (chat names come from users).
 const MAX_TITLE_CHARS: usize = 128;
@@ -581,9 +581,17 @@ fn effects_of(before: Option<&Table>, after: &Table, events: &[TableEvent]) -> V
                 }
                 for ge in events {
                     if let Some(milestone) = ge.milestone() {
+                        let last_trick = match milestone {
+                            Milestone::Deal => after
+                                .last_deal()
+                                .filter(|d| &d.result == ge)
+                                .and_then(|d| d.last_trick.clone()),
+                            Milestone::Trick | Milestone::Series => None,
+                        };
                         fx.push(announce(Announcement::Game {
                             milestone,
                             event: ge.clone(),
+                            last_trick,
                         }));
                     }
                 }

@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{
-    ChatKey, Phase, Player, SeatState, Settings, TableId, Timestamp, TrickTaken, UserId,
+    ChatKey, DealEnd, Phase, Player, SeatState, Settings, TableId, Timestamp, TrickTaken, UserId,
 };
 use crate::cards::{PerSeat, Seat};
 use crate::game::{GameAction, GameEvent, GameKind, GameView, Milestone};
@@ -120,8 +120,10 @@ pub struct TableView {
     /// The seats the game waits for.
     pub awaiting: Vec<Seat>,
     pub deadline: Option<Timestamp>,
-    /// The last trick taken in the series, for its result on the message.
+    /// The last trick taken in this deal: its cards, winner and points.
     pub last_trick: Option<TrickTaken>,
+    /// How the previous deal ended, until this deal's first trick is taken.
+    pub last_deal: Option<DealEnd>,
     /// The game as everyone sees it (no hands), once a series started.
     pub game: Option<GameView>,
 }
@@ -157,6 +159,10 @@ pub struct HandView {
     pub legal: Vec<GameAction>,
     pub your_turn: bool,
     pub deadline: Option<Timestamp>,
+    /// As in [`TableView`]: the hand shows the trick just taken and the
+    /// previous deal's result with the next deal's cards.
+    pub last_trick: Option<TrickTaken>,
+    pub last_deal: Option<DealEnd>,
 }
 
 /// A seat the turn timer runs for.
@@ -202,6 +208,10 @@ pub enum Announcement {
     Game {
         milestone: Milestone,
         event: GameEvent,
+        /// A deal's end: its last trick, which the table message no longer
+        /// shows once the next deal is dealt.
+        #[serde(default)]
+        last_trick: Option<TrickTaken>,
     },
     /// The turn timer ran out and `action` was played for the seat.
     AutoPlayed {

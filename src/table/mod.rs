@@ -42,6 +42,7 @@ pub mod records;
 pub mod runtime;
 mod state;
 mod stats;
+mod tricks;
 
 pub use command::{Actor, Command, Context};
 pub use decide::{Change, Transition, decide};
@@ -49,11 +50,12 @@ pub use effect::{AiMove, Announcement, Awaited, Effect, HandView, Output, TableV
 pub use error::{ReplayError, TableError};
 pub use event::{Mover, TableEvent};
 pub use model::{
-    ChatKey, IdError, Lang, Phase, Platform, Player, SeatState, Settings, TableId, Timestamp,
-    TrickTaken, TurnTimer, UserId,
+    ChatKey, DealEnd, IdError, Lang, Phase, Platform, Player, SeatState, Settings, TableId,
+    Timestamp, TrickCards, TrickPlay, TrickTaken, TurnTimer, UserId,
 };
 pub use state::{SNAPSHOT_FORMAT, TIMEOUTS_BEFORE_AI, Table};
 pub use stats::{Counters, StatsDelta, stats_delta};
+pub use tricks::Tricks;
 
 #[cfg(test)]
 mod tests;

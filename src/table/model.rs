@@ -394,11 +394,42 @@ impl FromStr for Phase {
     }
 }
 
-/// The last trick taken: shown on the table message after the trick is gone.
+/// What one seat put on a trick, as everyone at the table saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "cards", rename_all = "snake_case")]
+pub enum TrickCards {
+    FaceUp(crate::cards::CardSet),
+    /// Passed face down (Kozel): only their number is public.
+    FaceDown(u32),
+}
+
+/// One play on a trick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TrickPlay {
+    pub seat: crate::cards::Seat,
+    pub cards: TrickCards,
+}
+
+/// A completed trick: every play on it in the order made (the last lead
+/// first: a Kozel molodka takes the table back and starts it again), who
+/// took it and its points. Shown until the next trick is taken, so nobody
+/// misses how a trick ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TrickTaken {
     pub winner: crate::cards::Seat,
     pub points: u32,
+    #[serde(default)]
+    pub plays: Vec<TrickPlay>,
+}
+
+/// How the previous deal ended, shown (hands too) with the next deal's
+/// cards until that deal's first trick is taken.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DealEnd {
+    /// The game's deal-over event (its result and scores).
+    pub result: crate::game::GameEvent,
+    /// The deal's last trick.
+    pub last_trick: Option<TrickTaken>,
 }
 
 /// A table's id, assigned by the service when the table is created.

@@ -3,7 +3,10 @@ use serde::{Deserialize, Serialize};
 use super::effect::{AiMove, Awaited, Effect, HandView, TableView, TimerSpec};
 use super::error::ReplayError;
 use super::event::{Mover, TableEvent};
-use super::model::{ChatKey, Phase, SeatState, Settings, TableId, Timestamp, TrickTaken, UserId};
+use super::model::{
+    ChatKey, DealEnd, Phase, SeatState, Settings, TableId, Timestamp, TrickPlay, TrickTaken, UserId,
+};
+use super::tricks::Tricks;
 use crate::cards::{PerSeat, Seat};
 use crate::game::{Game, GameKind};
 
@@ -16,7 +19,10 @@ pub const TIMEOUTS_BEFORE_AI: u8 = 3;
 /// not the snapshot, is the truth.
 ///
 /// 1: the last trick taken (`last_trick`). Snapshots without a format are 0.
-pub const SNAPSHOT_FORMAT: u32 = 2;
+/// 2: the deal's events for AI players (`deal_log`).
+/// 3: the plays of the trick in progress (`trick`), the last trick with its
+/// cards, cleared at a new deal, and the previous deal's end (`last_deal`).
+pub const SNAPSHOT_FORMAT: u32 = 3;
 
 /// A table: its seats, settings, the series in play and its turn timer.
 ///
@@ -40,9 +46,10 @@ pub struct Table {
     deadline: Option<Timestamp>,
     /// Turn timeouts in a row per seat; reset when the person plays.
     timeouts: PerSeat<u8>,
-    /// The last trick of the series in play.
+    /// The trick in progress, the last trick taken and the previous deal's
+    /// end, as everyone saw them (derived: format 3).
     #[serde(default)]
-    last_trick: Option<TrickTaken>,
+    tricks: Tricks,
     /// The events of the deal in play, for the AI players' observations
     /// (derived: format 2).
     #[serde(default)]
@@ -92,7 +99,7 @@ impl Table {
                 game: None,
                 deadline: None,
                 timeouts: PerSeat::default(),
-                last_trick: None,
+                tricks: Tricks::default(),
                 deal_log: Default::default(),
                 version: 1,
                 created_at: *at,
@@ -157,7 +164,7 @@ impl Table {
                 self.series_no = *series_no;
                 self.phase = Phase::Playing;
                 self.timeouts = PerSeat::default();
-                self.last_trick = None;
+                self.tricks = Tricks::default();
                 self.deal_log = Default::default();
             }
             TableEvent::Acted {
@@ -181,8 +188,8 @@ impl Table {
                 let over = next.is_over();
                 *game = next;
                 self.deal_log.record(events);
-                if let Some((winner, points)) = events.iter().rev().find_map(|e| e.trick_taken()) {
-                    self.last_trick = Some(TrickTaken { winner, points });
+                for e in events {
+                    self.tricks.follow(e);
                 }
                 match by {
                     Mover::Person => self.timeouts[*seat] = 0,
@@ -280,9 +287,19 @@ impl Table {
         self.deadline
     }
 
-    /// The last trick taken in the series in play.
-    pub fn last_trick(&self) -> Option<TrickTaken> {
-        self.last_trick
+    /// The last trick taken in the deal in play.
+    pub fn last_trick(&self) -> Option<&TrickTaken> {
+        self.tricks.last_trick.as_ref()
+    }
+
+    /// The plays on the trick in progress.
+    pub fn trick(&self) -> &[TrickPlay] {
+        &self.tricks.trick
+    }
+
+    /// How the previous deal ended, until the next one's first trick is taken.
+    pub fn last_deal(&self) -> Option<&DealEnd> {
+        self.tricks.last_deal.as_ref()
     }
 
     pub fn timeouts_in_row(&self, seat: Seat) -> u8 {
@@ -330,7 +347,8 @@ impl Table {
             series_no: self.series_no,
             awaiting: self.awaiting(),
             deadline: self.deadline,
-            last_trick: self.last_trick,
+            last_trick: self.tricks.last_trick.clone(),
+            last_deal: self.tricks.last_deal.clone(),
             game: self.game.as_ref().map(Game::public_view),
         }
     }
@@ -361,6 +379,8 @@ impl Table {
             },
             your_turn,
             deadline: self.deadline,
+            last_trick: self.tricks.last_trick.clone(),
+            last_deal: self.tricks.last_deal.clone(),
         })
     }
 

@@ -516,8 +516,21 @@ fn a_whole_series_then_a_rematch() {
             _ => None,
         });
         if let Some((winner, points)) = trick {
-            let shown = c.table().view().last_trick;
-            assert_eq!(shown, Some(TrickTaken { winner, points }));
+            // The trick just taken, with its cards; a deal's last trick
+            // moves into the deal's end, and the next deal starts with none.
+            let view = c.table().view();
+            let deal_over = view.last_deal.is_some() && view.last_trick.is_none();
+            let shown = if deal_over {
+                view.last_deal.and_then(|d| d.last_trick)
+            } else {
+                view.last_trick
+            };
+            let shown = shown.expect("the trick just taken is shown");
+            assert_eq!((shown.winner, shown.points), (winner, points));
+            assert_eq!(shown.plays.len(), 4, "a lead and three answers");
+            let won = shown.plays.iter().find(|p| p.seat == winner).unwrap();
+            assert!(matches!(won.cards, TrickCards::FaceUp(_)));
+            assert!(c.table().trick().is_empty());
         }
         let delta = stats_delta(&change.table, &change.events);
         chat_totals.add(&delta.chat);

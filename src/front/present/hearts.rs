@@ -3,11 +3,13 @@
 use crate::front::screen::{Button, Keyboard};
 
 use super::{
-    HandInfo, Occupant, Screen, TableInfo, button, glyphs, line, shown_seconds, suit_name,
+    HandInfo, Occupant, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
+    suit_name, trick_taken_lines,
 };
 use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
 use crate::front::action::TableAction;
-use crate::hearts::{Action, PassDirection, Phase, RuleError, Standing, View};
+use crate::game::GameEvent;
+use crate::hearts::{Action, Event, PassDirection, Phase, RuleError, Standing, View};
 use crate::i18n::{Args, Lang, key, tr};
 
 /// Cards per row of hand buttons: 13 cards make rows of 5, 5 and 3.
@@ -153,16 +155,7 @@ pub fn table(lang: Lang, info: &TableInfo, v: &View) -> Screen {
     if d.hearts_broken {
         out.push(line(lang, key::HEARTS_BROKEN, Args::new()));
     }
-    if let Some(last) = d.last_trick {
-        out.push(String::new());
-        out.push(line(
-            lang,
-            key::TABLE_LAST_TRICK,
-            Args::new()
-                .text("name", info.name(lang, last.winner))
-                .num("points", last.points),
-        ));
-    }
+    last_trick_lines(lang, info, &mut out);
     let taken: Vec<(Seat, u32)> = d
         .points_taken
         .iter()
@@ -184,6 +177,37 @@ pub fn table(lang: Lang, info: &TableInfo, v: &View) -> Screen {
     out.push(String::new());
     totals_lines(lang, info, v, &mut out);
     Screen::text(out.join("\n"))
+}
+
+/// The result of the deal before this one, with its last trick, shown with
+/// the next deal's cards until that deal's first trick is taken.
+fn previous_deal_lines(lang: Lang, t: &TableInfo, v: &View, out: &mut Vec<String>) {
+    let Some(end) = &t.last_deal else { return };
+    let GameEvent::Hearts(Event::DealOver {
+        deal,
+        deal_points,
+        total_points,
+        moon_shooter,
+    }) = &end.result
+    else {
+        return;
+    };
+    out.push(String::new());
+    let end_score = v.options.end_score;
+    let summary = deal_over(
+        lang,
+        t,
+        *deal,
+        *deal_points,
+        *total_points,
+        *moon_shooter,
+        end_score,
+    );
+    out.push(summary.text);
+    if let Some(trick) = &end.last_trick {
+        out.extend(trick_taken_lines(lang, t, trick));
+    }
+    out.push(String::new());
 }
 
 /// What the seat may do now, from the engine's legal actions.
@@ -220,6 +244,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
             .text("game", tr(lang, key::GAME_HEARTS, &Args::new()))
             .text("group", super::clean_name(info.group_title)),
     )];
+    previous_deal_lines(lang, t, v, &mut out);
     if let Some(ranking) = &v.ranking {
         out.push(line(lang, key::HEARTS_GAME_OVER, Args::new()));
         ranking_lines(lang, t, ranking, &mut out);
@@ -245,6 +270,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
         out.push(line(lang, key::HAND_TABLE, Args::new()));
         out.extend(trick);
     }
+    last_trick_lines(lang, t, &mut out);
     out.push(String::new());
     if matches!(t.seats[info.seat], Some(Occupant::StandIn { .. })) {
         out.push(line(lang, key::HAND_AI_PLAYING, Args::new()));

@@ -2,16 +2,18 @@
 
 use crate::front::screen::{Button, Keyboard};
 
-use super::{HandInfo, Screen, TableInfo, button, glyphs, line, shown_seconds, suit_name};
+use super::{
+    BACK, HandInfo, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
+    suit_name, trick_taken_lines,
+};
 use crate::cards::{Card, CardSet, Seat, Suit};
 use crate::front::action::TableAction;
+use crate::game::GameEvent;
 use crate::i18n::{Args, Lang, key, tr, tr_html};
 use crate::kozel::{
     Action, DealResult, RuleError, SERIES_LOSS, SeriesView, TableCards, Team, strength,
 };
 
-/// A face-down card.
-const BACK: &str = "🂠";
 /// How many ways to beat the hint lists before "…".
 const MAX_HINTS: usize = 6;
 
@@ -196,16 +198,7 @@ pub fn table(lang: Lang, info: &TableInfo, v: &SeriesView) -> Screen {
         out.push(String::new());
         out.extend(played);
     }
-    if let Some(last) = info.last_trick {
-        out.push(String::new());
-        out.push(line(
-            lang,
-            key::TABLE_LAST_TRICK,
-            Args::new()
-                .text("name", info.name(lang, last.winner))
-                .num("points", last.points),
-        ));
-    }
+    last_trick_lines(lang, info, &mut out);
     out.push(String::new());
     score_lines(lang, info, v, &mut out);
     Screen::text(out.join("\n"))
@@ -257,6 +250,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
             .text("game", tr(lang, key::GAME_KOZEL, &Args::new()))
             .text("group", super::clean_name(info.group_title)),
     )];
+    previous_deal_lines(lang, t, v, &mut out);
     if let Some(goat) = v.goat {
         out.push(line(lang, key::HAND_SERIES_OVER, Args::new()));
         out.push(series_result_line(lang, t, goat, v.eggs_seen));
@@ -269,6 +263,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
         out.push(line(lang, key::HAND_TABLE, Args::new()));
         out.extend(played);
     }
+    last_trick_lines(lang, t, &mut out);
     let trump = d.trump_card.suit();
     if !d.my_passed.is_empty() {
         out.push(line(
@@ -296,6 +291,28 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
         text: out.join("\n"),
         keyboard: hand_keyboard(lang, info, v, &choices, selection),
     }
+}
+
+/// The result of the deal before this one, with its last trick: a hand
+/// shows it with the next deal's cards until that deal's first trick is
+/// taken, so nobody is dealt new cards without seeing how the deal ended.
+fn previous_deal_lines(lang: Lang, t: &TableInfo, v: &SeriesView, out: &mut Vec<String>) {
+    let Some(end) = &t.last_deal else { return };
+    let GameEvent::Kozel(crate::kozel::Event::DealOver(result)) = &end.result else {
+        return;
+    };
+    // The view is the next deal's, unless this deal ended the series.
+    let deal_no = if v.goat.is_some() {
+        v.deal_no
+    } else {
+        v.deal_no.saturating_sub(1).max(1)
+    };
+    out.push(String::new());
+    out.push(deal_over(lang, t, deal_no, result, v.defeat_points).text);
+    if let Some(trick) = &end.last_trick {
+        out.extend(trick_taken_lines(lang, t, trick));
+    }
+    out.push(String::new());
 }
 
 /// Whose turn, the timer, the selection and what it can do.

@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use super::action::{Press, TableAction};
 use super::screen::{Button, Screen};
-use crate::cards::{CardSet, PerSeat, Seat, Suit};
+use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
 use crate::game::{GameAction, GameError, GameKind, GameView};
-use crate::i18n::{Args, Key, Lang, key, tr, tr_html};
-use crate::table::TableId;
+use crate::i18n::{Args, Key, Lang, escape_html, key, tr, tr_html};
+use crate::table::{DealEnd, TableId, TrickCards, TrickTaken};
 
 pub use lobby::{SettingsInfo, game_menu, game_name, language_menu, lobby, settings, stop_prompt};
 
@@ -95,15 +95,11 @@ pub struct TableInfo {
     pub seats: PerSeat<Option<Occupant>>,
     /// Time left for the seat to act, when a turn timer runs.
     pub turn_time_left: Option<Duration>,
-    /// The last completed trick, to show its result on the table message.
-    pub last_trick: Option<LastTrick>,
-}
-
-/// Who took the last trick and how many points were in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LastTrick {
-    pub winner: Seat,
-    pub points: u32,
+    /// The last trick taken in this deal: its cards, who took it, its points.
+    pub last_trick: Option<TrickTaken>,
+    /// How the previous deal ended, while the next deal's first trick is
+    /// being played (hands show it with the new cards).
+    pub last_deal: Option<DealEnd>,
 }
 
 impl TableInfo {
@@ -197,6 +193,67 @@ pub fn rule_error(lang: Lang, error: &GameError) -> String {
 /// A popup without variables (generic errors, "saved").
 pub fn popup(lang: Lang, key: Key) -> String {
     tr(lang, key, &Args::new())
+}
+
+/// A face-down card.
+const BACK: &str = "🂠";
+
+/// The cards of one play, suit by suit, weakest first in the game's order.
+fn play_text(game: GameKind, cards: CardSet) -> String {
+    let mut v: Vec<Card> = cards.iter().collect();
+    match game {
+        GameKind::Kozel => v.sort_by_key(|c| (c.suit(), crate::kozel::strength(c.rank()))),
+        GameKind::Hearts => v = hearts::sorted(cards),
+    }
+    glyphs(v)
+}
+
+/// A taken trick: who took it and its points, then every play in the
+/// order made (passed cards face down), the winning play in bold.
+fn trick_taken_lines(lang: Lang, info: &TableInfo, trick: &TrickTaken) -> Vec<String> {
+    let mut out = vec![line(
+        lang,
+        key::TABLE_LAST_TRICK,
+        Args::new()
+            .text("name", info.name(lang, trick.winner))
+            .num("points", trick.points),
+    )];
+    let plays: Vec<String> = trick
+        .plays
+        .iter()
+        .map(|p| {
+            let name = escape_html(&info.name(lang, p.seat));
+            match p.cards {
+                TrickCards::FaceUp(cards) if p.seat == trick.winner => {
+                    format!("<b>{name} {}</b>", play_text(info.game, cards))
+                }
+                TrickCards::FaceUp(cards) => format!("{name} {}", play_text(info.game, cards)),
+                TrickCards::FaceDown(n) => format!("{name} {}", BACK.repeat(n as usize)),
+            }
+        })
+        .collect();
+    if !plays.is_empty() {
+        out.push(plays.join(" · "));
+    }
+    out
+}
+
+/// A deal's result with its last trick below it (the deal-over
+/// announcement: the table message moves on to the next deal).
+pub fn with_trick(lang: Lang, info: &TableInfo, mut screen: Screen, trick: &TrickTaken) -> Screen {
+    let mut text = screen.text;
+    text.push_str("\n\n");
+    text.push_str(&trick_taken_lines(lang, info, trick).join("\n"));
+    screen.text = text;
+    screen
+}
+
+/// The lines for the last trick of the table, if one was taken this deal.
+fn last_trick_lines(lang: Lang, info: &TableInfo, out: &mut Vec<String>) {
+    if let Some(trick) = &info.last_trick {
+        out.push(String::new());
+        out.extend(trick_taken_lines(lang, info, trick));
+    }
 }
 
 /// Cards as people read them, in the order given: `10♠ K♠`.

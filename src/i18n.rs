@@ -476,13 +476,13 @@ pub mod key {
         html HAND_HEARTS_PASSED = "hand-hearts-passed" (cards: text);
         html HAND_HEARTS_RECEIVED = "hand-hearts-received" (cards: text);
         html HAND_HEARTS_PLAY = "hand-hearts-play";
+        html HAND_HEARTS_UNPLAYABLE = "hand-hearts-unplayable" (mark: text);
         plain BTN_LEAD = "btn-lead";
         plain BTN_BEAT = "btn-beat";
         plain BTN_PASS = "btn-pass";
         plain BTN_MOLODKA = "btn-molodka";
         plain BTN_CLEAR = "btn-clear";
         plain BTN_HEARTS_PASS = "btn-hearts-pass";
-        plain BTN_HEARTS_PLAY = "btn-hearts-play";
         plain BTN_TAKE_BACK = "btn-take-back";
         plain BTN_REMATCH = "btn-rematch";
 

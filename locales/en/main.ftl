@@ -200,14 +200,14 @@ hand-series-over = The series is over.
 hand-hearts-pass = Choose three cards to pass { $direction }.
 hand-hearts-passed = You passed { $cards }; waiting for the others.
 hand-hearts-received = You received: { $cards }
-hand-hearts-play = 👉 <b>Your turn</b>: play a card.
+hand-hearts-play = 👉 <b>Your turn</b>: tap a card to play it.
+hand-hearts-unplayable = Cards marked { $mark } cannot be played now.
 btn-lead = Lead
 btn-beat = Beat
 btn-pass = Pass
 btn-molodka = Molodka!
 btn-clear = Clear
 btn-hearts-pass = Pass 3
-btn-hearts-play = Play
 btn-take-back = Take back my seat
 btn-rematch = Rematch (same seats)
 

@@ -209,14 +209,14 @@ hand-series-over = A partida terminou.
 hand-hearts-pass = Escolha três cartas para passar { $direction }.
 hand-hearts-passed = Você passou { $cards }; esperando os outros.
 hand-hearts-received = Você recebeu: { $cards }
-hand-hearts-play = 👉 <b>Sua vez</b>: jogue uma carta.
+hand-hearts-play = 👉 <b>Sua vez</b>: toque numa carta para jogá-la.
+hand-hearts-unplayable = As cartas marcadas com { $mark } não podem ser jogadas agora.
 btn-lead = Sair
 btn-beat = Bater
 btn-pass = Passar
 btn-molodka = Molodka!
 btn-clear = Limpar
 btn-hearts-pass = Passar 3
-btn-hearts-play = Jogar
 btn-take-back = Voltar à mesa
 btn-rematch = Revanche (mesmos lugares)
 

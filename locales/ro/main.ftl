@@ -215,14 +215,14 @@ hand-series-over = Seria s-a terminat.
 hand-hearts-pass = Alege trei cărți de dat { $direction }.
 hand-hearts-passed = Ai dat { $cards }; îi așteptăm pe ceilalți.
 hand-hearts-received = Ai primit: { $cards }
-hand-hearts-play = 👉 <b>Ești la mutare</b>: joacă o carte.
+hand-hearts-play = 👉 <b>Ești la mutare</b>: atinge o carte ca s-o joci.
+hand-hearts-unplayable = Cărțile marcate cu { $mark } nu pot fi jucate acum.
 btn-lead = Deschide
 btn-beat = Bate
 btn-pass = Aruncă
 btn-molodka = Molodka!
 btn-clear = Șterge alegerea
 btn-hearts-pass = Dă 3
-btn-hearts-play = Joacă
 btn-take-back = Revin la masă
 btn-rematch = Revanșă (aceleași locuri)
 

@@ -226,14 +226,14 @@ hand-series-over = Серия окончена.
 hand-hearts-pass = Выберите три карты, чтобы передать { $direction }.
 hand-hearts-passed = Вы передали { $cards }; ждём остальных.
 hand-hearts-received = Вам передали: { $cards }
-hand-hearts-play = 👉 <b>Ваш ход</b>: сыграйте карту.
+hand-hearts-play = 👉 <b>Ваш ход</b>: нажмите на карту, чтобы сыграть её.
+hand-hearts-unplayable = Карты с пометкой { $mark } сейчас сыграть нельзя.
 btn-lead = Ходить
 btn-beat = Бить
 btn-pass = Сбросить
 btn-molodka = Молодка!
 btn-clear = Отменить выбор
 btn-hearts-pass = Передать 3
-btn-hearts-play = Сыграть
 btn-take-back = Вернуться за стол
 btn-rematch = Реванш (те же места)
 

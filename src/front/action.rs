@@ -95,6 +95,41 @@ pub enum TableAction {
     Rematch,
 }
 
+impl TableAction {
+    /// The card a card button carries: every button that stands for one
+    /// card of the hand (select it, or play it at once). A platform may
+    /// show such buttons otherwise (Discord: a select menu of cards).
+    ///
+    /// ```
+    /// use kozyr::cards::Card;
+    /// use kozyr::front::action::TableAction;
+    /// let c: Card = "QS".parse().unwrap();
+    /// assert_eq!(TableAction::HeartsPlay(c).card(), Some(c));
+    /// assert_eq!(TableAction::Toggle(c).card(), Some(c));
+    /// assert_eq!(TableAction::Clear.card(), None);
+    /// ```
+    pub fn card(self) -> Option<Card> {
+        match self {
+            TableAction::Toggle(c) | TableAction::HeartsPlay(c) => Some(c),
+            TableAction::Clear
+            | TableAction::Lead(_)
+            | TableAction::Beat(_)
+            | TableAction::Pass(_)
+            | TableAction::Molodka
+            | TableAction::HeartsPass(_)
+            | TableAction::Join
+            | TableAction::TakeSeat(_)
+            | TableAction::Leave
+            | TableAction::AddAi
+            | TableAction::Start
+            | TableAction::ChooseGame(_)
+            | TableAction::TakeBack
+            | TableAction::Stop { .. }
+            | TableAction::Rematch => None,
+        }
+    }
+}
+
 /// What a chat button does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChatAction {

@@ -452,7 +452,7 @@ fn kozel_table_and_hands() {
             Your selection does not beat; you can pass it.
             Can beat: K♦
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
-            [Beat | t7.14.b20] [Pass | t7.14.p20] [Clear | t7.14.x]
+            [Pass | t7.14.p20] [Clear | t7.14.x]
             ── ru
             **Козёл** · Friday <cards>
             Козырь: A♥ (червы) · В колоде: 20 карт
@@ -467,7 +467,7 @@ fn kozel_table_and_hands() {
             Выбранные карты не бьют; их можно сбросить.
             Можно побить: K♦
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
-            [Бить | t7.14.b20] [Сбросить | t7.14.p20] [Отменить выбор | t7.14.x]
+            [Сбросить | t7.14.p20] [Отменить выбор | t7.14.x]
             ── pt
             **Kozel** · Friday <cards>
             Trunfo: A♥ (copas) · Monte: 20 cartas
@@ -482,7 +482,7 @@ fn kozel_table_and_hands() {
             Sua escolha não bate; você pode passá-la.
             Dá para bater com: K♦
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
-            [Bater | t7.14.b20] [Passar | t7.14.p20] [Limpar | t7.14.x]
+            [Passar | t7.14.p20] [Limpar | t7.14.x]
             ── ro
             **Kozel** · Friday <cards>
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
@@ -497,7 +497,7 @@ fn kozel_table_and_hands() {
             Alegerea ta nu bate; o poți arunca.
             Poți bate cu: K♦
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
-            [Bate | t7.14.b20] [Aruncă | t7.14.p20] [Șterge alegerea | t7.14.x]
+            [Aruncă | t7.14.p20] [Șterge alegerea | t7.14.x]
         "#]],
     );
     // A seat that waits: its cards, no moves.
@@ -670,44 +670,44 @@ fn hearts_table_and_hands() {
             Carla: 2♦
             Dan: 4♦
 
-            👉 **Your turn**: play a card.
-            Tap cards to select them.
-            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
-            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
-            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+            👉 **Your turn**: tap a card to play it.
+            Cards marked ✗ cannot be played now.
+            [✗8♣ | t7.c.y8C] [✗J♣ | t7.c.yJC] [✗Q♣ | t7.c.yQC] [✗K♣ | t7.c.yKC] [✗A♣ | t7.c.yAC]
+            [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
+            [✗Q♠ | t7.c.yQS] [✗4♥ | t7.c.y4H]
             ── ru
             **Червы** · Friday <cards>
             На столе:
             Carla: 2♦
             Dan: 4♦
 
-            👉 **Ваш ход**: сыграйте карту.
-            Нажимайте на карты, чтобы выбрать их.
-            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
-            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
-            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+            👉 **Ваш ход**: нажмите на карту, чтобы сыграть её.
+            Карты с пометкой ✗ сейчас сыграть нельзя.
+            [✗8♣ | t7.c.y8C] [✗J♣ | t7.c.yJC] [✗Q♣ | t7.c.yQC] [✗K♣ | t7.c.yKC] [✗A♣ | t7.c.yAC]
+            [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
+            [✗Q♠ | t7.c.yQS] [✗4♥ | t7.c.y4H]
             ── pt
             **Copas** · Friday <cards>
             Na mesa:
             Carla: 2♦
             Dan: 4♦
 
-            👉 **Sua vez**: jogue uma carta.
-            Toque nas cartas para escolhê-las.
-            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
-            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
-            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+            👉 **Sua vez**: toque numa carta para jogá-la.
+            As cartas marcadas com ✗ não podem ser jogadas agora.
+            [✗8♣ | t7.c.y8C] [✗J♣ | t7.c.yJC] [✗Q♣ | t7.c.yQC] [✗K♣ | t7.c.yKC] [✗A♣ | t7.c.yAC]
+            [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
+            [✗Q♠ | t7.c.yQS] [✗4♥ | t7.c.y4H]
             ── ro
             **Inimi** · Friday <cards>
             Pe masă:
             Carla: 2♦
             Dan: 4♦
 
-            👉 **Ești la mutare**: joacă o carte.
-            Atinge cărțile ca să le alegi.
-            [8♣ | t7.c.c8C] [J♣ | t7.c.cJC] [Q♣ | t7.c.cQC] [K♣ | t7.c.cKC] [A♣ | t7.c.cAC]
-            [6♦ | t7.c.c6D] [8♦ | t7.c.c8D] [2♠ | t7.c.c2S] [3♠ | t7.c.c3S] [4♠ | t7.c.c4S]
-            [Q♠ | t7.c.cQS] [4♥ | t7.c.c4H]
+            👉 **Ești la mutare**: atinge o carte ca s-o joci.
+            Cărțile marcate cu ✗ nu pot fi jucate acum.
+            [✗8♣ | t7.c.y8C] [✗J♣ | t7.c.yJC] [✗Q♣ | t7.c.yQC] [✗K♣ | t7.c.yKC] [✗A♣ | t7.c.yAC]
+            [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
+            [✗Q♠ | t7.c.yQS] [✗4♥ | t7.c.y4H]
         "#]],
     );
 }
@@ -1198,4 +1198,377 @@ fn refusals() {
     for p in present::lobby(Lang::En, &t, "Alice").presses() {
         assert_eq!(Press::parse(&p.encode()), Ok(p));
     }
+}
+
+/// Plays until `stop` says so, answering a Kozel lead with a beat when
+/// there is one (so tricks change hands), keeping the table's record of
+/// tricks as the table service does.
+fn play_tracked(
+    game: &mut Game,
+    tricks: &mut crate::table::Tricks,
+    mut stop: impl FnMut(&[GameEvent]) -> bool,
+) -> Vec<GameEvent> {
+    for _ in 0..10_000 {
+        let s = game.awaiting()[0];
+        let legal = game.legal_actions(s);
+        let beat = legal
+            .iter()
+            .copied()
+            .find(|a| matches!(a, GameAction::Kozel(crate::kozel::Action::Beat(_))));
+        let a = beat.or_else(|| game.safe_action(s)).unwrap();
+        let events = game.apply(s, a).unwrap();
+        for e in &events {
+            tricks.follow(e);
+        }
+        if stop(&events) {
+            return events;
+        }
+    }
+    panic!("never stopped");
+}
+
+fn with_tricks(mut info: TableInfo, tricks: &crate::table::Tricks) -> TableInfo {
+    info.last_trick = tricks.last_trick.clone();
+    info.last_deal = tricks.last_deal.clone();
+    info
+}
+
+#[test]
+fn a_kozel_trick_stays_shown_with_its_cards() {
+    let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    let mut tricks = crate::table::Tricks::default();
+    // A trick with a beat and a pass in it.
+    play_tracked(&mut game, &mut tricks, |events| {
+        events.iter().any(|e| e.trick_taken().is_some())
+    });
+    let t = with_tricks(info(GameKind::Kozel, 9, false), &tricks);
+    let next = game.awaiting()[0];
+    check(
+        |l| present::table(l, &t, &game.public_view()),
+        expect![[r#"
+            ── en
+            **Kozel** · deal 1
+            Trump: A♥ (hearts) · Stock: 16 cards
+            **Boris** leads.
+
+            Last trick: Boris took 4 points.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            Alice and Carla: 0 tricks · Boris and Dan: 1 trick
+            Series (at 12 defeat points a team is the goat):
+            Alice and Carla: 0
+            Boris and Dan: 0
+            ── ru
+            **Козёл** · сдача 1
+            Козырь: A♥ (червы) · В колоде: 16 карт
+            Заходит **Boris**.
+
+            Прошлая взятка: Boris, 4 очка.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            Alice и Carla: 0 взяток · Boris и Dan: 1 взятка
+            Серия (с 12 штрафными очками команда — козёл):
+            Alice и Carla: 0
+            Boris и Dan: 0
+            ── pt
+            **Kozel** · mão 1
+            Trunfo: A♥ (copas) · Monte: 16 cartas
+            **Boris** sai.
+
+            Última vaza: Boris levou 4 pontos.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            Alice e Carla: 0 vazas · Boris e Dan: 1 vaza
+            Partida (com 12 pontos de derrota a dupla é o bode):
+            Alice e Carla: 0
+            Boris e Dan: 0
+            ── ro
+            **Kozel** · mâna 1
+            Atu: A♥ (inimă roșie) · Pachet: 16 cărți
+            Deschide **Boris**.
+
+            Ultima levată: Boris a luat 4 puncte.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            Alice și Carla: 0 levate · Boris și Dan: 1 levată
+            Seria (la 12 puncte de înfrângere echipa e capra):
+            Alice și Carla: 0
+            Boris și Dan: 0
+        "#]],
+    );
+    check(
+        |l| hand_screen(l, &t, &game, next, CardSet::EMPTY),
+        expect![[r#"
+            ── en
+            **Kozel** · Friday <cards>
+            Trump: A♥ (hearts) · Stock: 16 cards
+
+            Last trick: Boris took 4 points.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            👉 **Your turn**: lead one or more cards of one suit.
+            Tap cards to select them.
+            [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
+            ── ru
+            **Козёл** · Friday <cards>
+            Козырь: A♥ (червы) · В колоде: 16 карт
+
+            Прошлая взятка: Boris, 4 очка.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            👉 **Ваш ход**: заходите одной или несколькими картами одной масти.
+            Нажимайте на карты, чтобы выбрать их.
+            [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
+            ── pt
+            **Kozel** · Friday <cards>
+            Trunfo: A♥ (copas) · Monte: 16 cartas
+
+            Última vaza: Boris levou 4 pontos.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            👉 **Sua vez**: saia com uma ou mais cartas de um naipe.
+            Toque nas cartas para escolhê-las.
+            [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
+            ── ro
+            **Kozel** · Friday <cards>
+            Atu: A♥ (inimă roșie) · Pachet: 16 cărți
+
+            Ultima levată: Boris a luat 4 puncte.
+            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+
+            👉 **Ești la mutare**: deschide cu una sau mai multe cărți de aceeași culoare.
+            Atinge cărțile ca să le alegi.
+            [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
+        "#]],
+    );
+}
+
+#[test]
+fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
+    let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
+    let mut tricks = crate::table::Tricks::default();
+    let over = play_tracked(&mut game, &mut tricks, |events| {
+        events.iter().any(|e| e.deal_outcome().is_some())
+    });
+    let t = with_tricks(info(GameKind::Hearts, 60, false), &tricks);
+    assert!(t.last_trick.is_none() && t.last_deal.is_some());
+    // The group: deal 2's table has no trick of deal 1; the announcement
+    // of deal 1's end shows its last trick.
+    check(
+        |l| present::table(l, &t, &game.public_view()),
+        expect![[r#"
+            ── en
+            **Hearts** · deal 2
+            Passing three cards to the right: waiting for 4 players.
+
+            Totals (the game ends at 100):
+            Alice: 6 points
+            Boris: 3 points
+            Carla: 4 points
+            Dan: 13 points
+            ── ru
+            **Червы** · сдача 2
+            Передаём три карты направо: ждём 4 игроков.
+
+            Итоги (игра до 100):
+            Alice: 6 очков
+            Boris: 3 очка
+            Carla: 4 очка
+            Dan: 13 очков
+            ── pt
+            **Copas** · mão 2
+            Passando três cartas à direita: faltam 4 jogadores.
+
+            Totais (o jogo termina em 100):
+            Alice: 6 pontos
+            Boris: 3 pontos
+            Carla: 4 pontos
+            Dan: 13 pontos
+            ── ro
+            **Inimi** · mâna 2
+            Se dau trei cărți la dreapta: așteptăm 4 jucători.
+
+            Totaluri (jocul se termină la 100):
+            Alice: 6 puncte
+            Boris: 3 puncte
+            Carla: 4 puncte
+            Dan: 13 puncte
+        "#]],
+    );
+    let end = over.iter().find(|e| e.deal_outcome().is_some()).unwrap();
+    check(
+        |l| {
+            let said = announced(GameKind::Hearts, &game, &t, end, l);
+            present::with_trick(
+                l,
+                &t,
+                said,
+                t.last_deal.as_ref().unwrap().last_trick.as_ref().unwrap(),
+            )
+        },
+        expect![[r#"
+            ── en
+            **Deal 1 is over**
+            Alice: 6 points this deal
+            Boris: 3 points this deal
+            Carla: 4 points this deal
+            Dan: 13 points this deal
+
+            Totals (the game ends at 100):
+            Alice: 6 points
+            Boris: 3 points
+            Carla: 4 points
+            Dan: 13 points
+
+            Last trick: Alice took 2 points.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            ── ru
+            **Сдача 1 окончена**
+            Alice: 6 очков за сдачу
+            Boris: 3 очка за сдачу
+            Carla: 4 очка за сдачу
+            Dan: 13 очков за сдачу
+
+            Итоги (игра до 100):
+            Alice: 6 очков
+            Boris: 3 очка
+            Carla: 4 очка
+            Dan: 13 очков
+
+            Прошлая взятка: Alice, 2 очка.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            ── pt
+            **Fim da mão 1**
+            Alice: 6 pontos nesta mão
+            Boris: 3 pontos nesta mão
+            Carla: 4 pontos nesta mão
+            Dan: 13 pontos nesta mão
+
+            Totais (o jogo termina em 100):
+            Alice: 6 pontos
+            Boris: 3 pontos
+            Carla: 4 pontos
+            Dan: 13 pontos
+
+            Última vaza: Alice levou 2 pontos.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            ── ro
+            **Mâna 1 s-a terminat**
+            Alice: 6 puncte în această mână
+            Boris: 3 puncte în această mână
+            Carla: 4 puncte în această mână
+            Dan: 13 puncte în această mână
+
+            Totaluri (jocul se termină la 100):
+            Alice: 6 puncte
+            Boris: 3 puncte
+            Carla: 4 puncte
+            Dan: 13 puncte
+
+            Ultima levată: Alice a luat 2 puncte.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+        "#]],
+    );
+    // A hand: deal 1's result with its last trick, above deal 2's cards.
+    check(
+        |l| hand_screen(l, &t, &game, seat(1), CardSet::EMPTY),
+        expect![[r#"
+            ── en
+            **Hearts** · Friday <cards>
+
+            **Deal 1 is over**
+            Alice: 6 points this deal
+            Boris: 3 points this deal
+            Carla: 4 points this deal
+            Dan: 13 points this deal
+
+            Totals (the game ends at 100):
+            Alice: 6 points
+            Boris: 3 points
+            Carla: 4 points
+            Dan: 13 points
+
+            Last trick: Alice took 2 points.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+
+            Choose three cards to pass to the right.
+            Tap cards to select them.
+            [J♣ | t7.1o.cJC] [Q♣ | t7.1o.cQC] [2♦ | t7.1o.c2D] [J♦ | t7.1o.cJD] [A♦ | t7.1o.cAD]
+            [6♠ | t7.1o.c6S] [8♠ | t7.1o.c8S] [10♠ | t7.1o.cTS] [J♠ | t7.1o.cJS] [2♥ | t7.1o.c2H]
+            [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
+            [Pass 3 | t7.1o.h0]
+            ── ru
+            **Червы** · Friday <cards>
+
+            **Сдача 1 окончена**
+            Alice: 6 очков за сдачу
+            Boris: 3 очка за сдачу
+            Carla: 4 очка за сдачу
+            Dan: 13 очков за сдачу
+
+            Итоги (игра до 100):
+            Alice: 6 очков
+            Boris: 3 очка
+            Carla: 4 очка
+            Dan: 13 очков
+
+            Прошлая взятка: Alice, 2 очка.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+
+            Выберите три карты, чтобы передать направо.
+            Нажимайте на карты, чтобы выбрать их.
+            [J♣ | t7.1o.cJC] [Q♣ | t7.1o.cQC] [2♦ | t7.1o.c2D] [J♦ | t7.1o.cJD] [A♦ | t7.1o.cAD]
+            [6♠ | t7.1o.c6S] [8♠ | t7.1o.c8S] [10♠ | t7.1o.cTS] [J♠ | t7.1o.cJS] [2♥ | t7.1o.c2H]
+            [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
+            [Передать 3 | t7.1o.h0]
+            ── pt
+            **Copas** · Friday <cards>
+
+            **Fim da mão 1**
+            Alice: 6 pontos nesta mão
+            Boris: 3 pontos nesta mão
+            Carla: 4 pontos nesta mão
+            Dan: 13 pontos nesta mão
+
+            Totais (o jogo termina em 100):
+            Alice: 6 pontos
+            Boris: 3 pontos
+            Carla: 4 pontos
+            Dan: 13 pontos
+
+            Última vaza: Alice levou 2 pontos.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+
+            Escolha três cartas para passar à direita.
+            Toque nas cartas para escolhê-las.
+            [J♣ | t7.1o.cJC] [Q♣ | t7.1o.cQC] [2♦ | t7.1o.c2D] [J♦ | t7.1o.cJD] [A♦ | t7.1o.cAD]
+            [6♠ | t7.1o.c6S] [8♠ | t7.1o.c8S] [10♠ | t7.1o.cTS] [J♠ | t7.1o.cJS] [2♥ | t7.1o.c2H]
+            [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
+            [Passar 3 | t7.1o.h0]
+            ── ro
+            **Inimi** · Friday <cards>
+
+            **Mâna 1 s-a terminat**
+            Alice: 6 puncte în această mână
+            Boris: 3 puncte în această mână
+            Carla: 4 puncte în această mână
+            Dan: 13 puncte în această mână
+
+            Totaluri (jocul se termină la 100):
+            Alice: 6 puncte
+            Boris: 3 puncte
+            Carla: 4 puncte
+            Dan: 13 puncte
+
+            Ultima levată: Alice a luat 2 puncte.
+            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+
+            Alege trei cărți de dat la dreapta.
+            Atinge cărțile ca să le alegi.
+            [J♣ | t7.1o.cJC] [Q♣ | t7.1o.cQC] [2♦ | t7.1o.c2D] [J♦ | t7.1o.cJD] [A♦ | t7.1o.cAD]
+            [6♠ | t7.1o.c6S] [8♠ | t7.1o.c8S] [10♠ | t7.1o.cTS] [J♠ | t7.1o.cJS] [2♥ | t7.1o.c2H]
+            [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
+            [Dă 3 | t7.1o.h0]
+        "#]],
+    );
 }

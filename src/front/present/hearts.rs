@@ -205,6 +205,7 @@ fn previous_deal_lines(lang: Lang, t: &TableInfo, v: &View, out: &mut Vec<String
     );
     out.push(summary.text);
     if let Some(trick) = &end.last_trick {
+        out.push(String::new());
         out.extend(trick_taken_lines(lang, t, trick));
     }
     out.push(String::new());
@@ -232,8 +233,13 @@ impl Choices {
     }
 }
 
-/// The private hand message: cards to select, Pass 3 while passing, Play
-/// with one card selected on the seat's turn.
+/// A card the seat may not play now, on its turn: marked, still pressable
+/// (the press is refused with the reason, and changes nothing).
+const UNPLAYABLE: &str = "✗";
+
+/// The private hand message: cards to select and Pass 3 while passing;
+/// in play, a card's button plays it (one press), the cards that may not
+/// be played now marked.
 pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
     let t = info.table;
     let d = &v.deal;
@@ -248,7 +254,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
     if let Some(ranking) = &v.ranking {
         out.push(line(lang, key::HEARTS_GAME_OVER, Args::new()));
         ranking_lines(lang, t, ranking, &mut out);
-        return Screen::text(out.join("\n"));
+        return Screen::text(super::lines(&out));
     }
     if let Some(passed) = d.passed.filter(|_| d.phase == Phase::Passing) {
         out.push(line(
@@ -279,7 +285,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
             t.callback(TableAction::TakeBack),
         );
         return Screen {
-            text: out.join("\n"),
+            text: super::lines(&out),
             keyboard: Keyboard::new([[take_back]]),
         };
     }
@@ -295,6 +301,13 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
         }
     } else if !choices.plays.is_empty() {
         out.push(line(lang, key::HAND_HEARTS_PLAY, Args::new()));
+        if choices.plays != d.hand {
+            out.push(line(
+                lang,
+                key::HAND_HEARTS_UNPLAYABLE,
+                Args::new().text("mark", UNPLAYABLE),
+            ));
+        }
     } else if let Some(s) = d.to_act {
         out.push(line(
             lang,
@@ -310,7 +323,8 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
             Args::new().num("seconds", shown_seconds(left)),
         ));
     }
-    if !d.hand.is_empty() {
+    // Selecting is for passing; in play a tap plays the card.
+    if !d.hand.is_empty() && (d.phase == Phase::Passing || !selection.is_empty()) {
         if selection.is_empty() {
             out.push(line(lang, key::HAND_SELECT_HINT, Args::new()));
         } else {
@@ -322,7 +336,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
         }
     }
     Screen {
-        text: out.join("\n"),
+        text: super::lines(&out),
         keyboard: hand_keyboard(lang, info, v, &choices, selection),
     }
 }
@@ -335,14 +349,25 @@ fn hand_keyboard(
     selection: CardSet,
 ) -> Keyboard {
     let t = info.table;
+    // Passing picks three cards; once the tricks begin, a card's button
+    // plays it (on another's turn the press is refused: not your turn).
+    let playing = v.deal.phase != Phase::Passing;
+    let my_turn = !choices.plays.is_empty();
     let cards: Vec<Button> = sorted(v.deal.hand)
         .into_iter()
         .map(|c| {
             let mark = if selection.contains(c) { "✓" } else { "" };
-            button(
-                format!("{mark}{}", c.glyph()),
-                t.callback(TableAction::Toggle(c)),
-            )
+            let barred = if my_turn && !choices.plays.contains(c) {
+                UNPLAYABLE
+            } else {
+                ""
+            };
+            let action = if playing {
+                TableAction::HeartsPlay(c)
+            } else {
+                TableAction::Toggle(c)
+            };
+            button(format!("{barred}{mark}{}", c.glyph()), t.callback(action))
         })
         .collect();
     let mut rows: Vec<Vec<Button>> = cards.chunks(CARDS_PER_ROW).map(<[_]>::to_vec).collect();
@@ -352,13 +377,6 @@ fn hand_keyboard(
         actions.push(button(
             label(key::BTN_HEARTS_PASS),
             t.callback(TableAction::HeartsPass(selection)),
-        ));
-    }
-    // Play names one card: the button appears once exactly one is selected.
-    if let (false, Some(card), 1) = (choices.plays.is_empty(), selection.first(), selection.len()) {
-        actions.push(button(
-            label(key::BTN_HEARTS_PLAY),
-            t.callback(TableAction::HeartsPlay(card)),
         ));
     }
     if !selection.is_empty() {

@@ -218,24 +218,31 @@ fn series_result_line(lang: Lang, info: &TableInfo, goat: Team, eggs: bool) -> S
 }
 
 /// What a seat may do now, read from the engine's legal actions.
-struct Choices {
+struct Choices<'a> {
     lead: bool,
     /// Beat or pass: the seat answers a lead.
     answer: bool,
     molodka: bool,
     /// The ways to beat, cheapest first.
     beats: Vec<CardSet>,
+    legal: &'a [Action],
 }
 
-impl Choices {
-    fn of(legal: &[Action], trump: Suit) -> Choices {
+impl<'a> Choices<'a> {
+    fn of(legal: &'a [Action], trump: Suit) -> Choices<'a> {
         let can = |f: fn(&Action) -> bool| legal.iter().any(f);
         Choices {
             lead: can(|a| matches!(a, Action::Lead(_))),
             answer: can(|a| matches!(a, Action::Pass(_))),
             molodka: can(|a| matches!(a, Action::Molodka)),
             beats: beat_options(legal, trump),
+            legal,
         }
+    }
+
+    /// Whether the engine would take `action` now.
+    fn allows(&self, action: Action) -> bool {
+        self.legal.contains(&action)
     }
 }
 
@@ -254,7 +261,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
     if let Some(goat) = v.goat {
         out.push(line(lang, key::HAND_SERIES_OVER, Args::new()));
         out.push(series_result_line(lang, t, goat, v.eggs_seen));
-        return Screen::text(out.join("\n"));
+        return Screen::text(super::lines(&out));
     }
     deal_lines(lang, v, &mut out);
     let mut played = Vec::new();
@@ -280,7 +287,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
             t.callback(TableAction::TakeBack),
         );
         return Screen {
-            text: out.join("\n"),
+            text: super::lines(&out),
             keyboard: Keyboard::new([[take_back]]),
         };
     }
@@ -288,7 +295,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
     let selection = info.selection & d.hand;
     prompt_lines(lang, info, v, &choices, selection, &mut out);
     Screen {
-        text: out.join("\n"),
+        text: super::lines(&out),
         keyboard: hand_keyboard(lang, info, v, &choices, selection),
     }
 }
@@ -310,6 +317,7 @@ fn previous_deal_lines(lang: Lang, t: &TableInfo, v: &SeriesView, out: &mut Vec<
     out.push(String::new());
     out.push(deal_over(lang, t, deal_no, result, v.defeat_points).text);
     if let Some(trick) = &end.last_trick {
+        out.push(String::new());
         out.extend(trick_taken_lines(lang, t, trick));
     }
     out.push(String::new());
@@ -427,14 +435,28 @@ fn hand_keyboard(
     // A Kozel hand holds four cards; rows of four keep any hand tidy.
     let mut rows: Vec<Vec<Button>> = cards.chunks(4).map(<[_]>::to_vec).collect();
     let label = |k| tr(lang, k, &Args::new());
+    // A move button appears once the selection makes that move: Beat only
+    // when the selected cards beat (what the hint line says), Lead when
+    // they are of one suit, Pass when they are as many as were led. Leads
+    // stay select-then-Lead even for one card: a lead may hold several
+    // cards, and a tap that sometimes plays and sometimes selects would
+    // play cards people meant to add to.
     let wanted = [
-        (choices.lead, key::BTN_LEAD, TableAction::Lead(selection)),
         (
-            choices.answer && !choices.beats.is_empty(),
+            choices.allows(Action::Lead(selection)),
+            key::BTN_LEAD,
+            TableAction::Lead(selection),
+        ),
+        (
+            choices.allows(Action::Beat(selection)),
             key::BTN_BEAT,
             TableAction::Beat(selection),
         ),
-        (choices.answer, key::BTN_PASS, TableAction::Pass(selection)),
+        (
+            choices.allows(Action::Pass(selection)),
+            key::BTN_PASS,
+            TableAction::Pass(selection),
+        ),
         (choices.molodka, key::BTN_MOLODKA, TableAction::Molodka),
         (!selection.is_empty(), key::BTN_CLEAR, TableAction::Clear),
     ];

@@ -195,6 +195,18 @@ pub fn popup(lang: Lang, key: Key) -> String {
     tr(lang, key, &Args::new())
 }
 
+/// Lines joined into a message, a run of blank lines kept as one (parts
+/// of a message that may be absent each bring their own spacing).
+fn lines(out: &[String]) -> String {
+    let mut kept: Vec<&str> = Vec::with_capacity(out.len());
+    for l in out {
+        if !(l.is_empty() && kept.last().is_some_and(|p| p.is_empty())) {
+            kept.push(l);
+        }
+    }
+    kept.join("\n")
+}
+
 /// A face-down card.
 const BACK: &str = "🂠";
 

@@ -258,17 +258,18 @@ fn check_buttons(r: &Screen, legal: &[Action], selection: CardSet) {
     let actions = decoded(r);
     let has = |f: fn(&TableAction) -> bool| actions.iter().any(f);
     let can = |f: fn(&Action) -> bool| legal.iter().any(f);
+    // A move button shows exactly when the selection makes that move.
     assert_eq!(
         has(|a| matches!(a, TableAction::Lead(_))),
-        can(|a| matches!(a, Action::Lead(_)))
+        legal.contains(&Action::Lead(selection))
     );
     assert_eq!(
         has(|a| matches!(a, TableAction::Pass(_))),
-        can(|a| matches!(a, Action::Pass(_)))
+        legal.contains(&Action::Pass(selection))
     );
     assert_eq!(
         has(|a| matches!(a, TableAction::Beat(_))),
-        can(|a| matches!(a, Action::Beat(_)))
+        legal.contains(&Action::Beat(selection))
     );
     assert_eq!(
         has(|a| matches!(a, TableAction::Molodka)),
@@ -285,8 +286,9 @@ fn check_buttons(r: &Screen, legal: &[Action], selection: CardSet) {
     }
 }
 
-/// Hearts: Pass 3 while passing, Play with exactly one card selected on
-/// the seat's turn, Clear with a selection, nothing of Kozel's.
+/// Hearts: Pass 3 while passing; in play every card of the hand is a Play
+/// button (marked when it may not be played now); Clear with a selection,
+/// nothing of Kozel's.
 fn check_hearts_buttons(r: &Screen, legal: &[h::Action], selection: CardSet) {
     let actions = decoded(r);
     let may_pass = legal.iter().any(|a| matches!(a, h::Action::PassCards(_)));
@@ -307,9 +309,31 @@ fn check_hearts_buttons(r: &Screen, legal: &[h::Action], selection: CardSet) {
         .copied()
         .filter(|a| matches!(a, TableAction::HeartsPlay(_)))
         .collect();
-    match (may_play, selection.len(), selection.first()) {
-        (true, 1, Some(c)) => assert_eq!(plays, [TableAction::HeartsPlay(c)]),
-        _ => assert!(plays.is_empty()),
+    let toggles = actions
+        .iter()
+        .filter(|a| matches!(a, TableAction::Toggle(_)))
+        .count();
+    if may_pass || (plays.is_empty() && toggles > 0) {
+        assert!(plays.is_empty(), "passing selects cards");
+    } else {
+        assert_eq!(toggles, 0, "in play a card's button plays it");
+    }
+    // Every card button carries its card; the marked ones are exactly the
+    // cards that may not be played on the seat's turn.
+    for b in r.keyboard.buttons() {
+        let crate::front::screen::ButtonTarget::Press(Press::Table { action, .. }) = b.target
+        else {
+            continue;
+        };
+        if let TableAction::HeartsPlay(c) = action {
+            let playable = legal.contains(&h::Action::Play(c));
+            assert_eq!(
+                b.label.starts_with('✗'),
+                may_play && !playable,
+                "{}",
+                b.label
+            );
+        }
     }
     assert_eq!(actions.contains(&TableAction::Clear), !selection.is_empty());
     assert!(!actions.iter().any(|a| matches!(
@@ -829,23 +853,34 @@ fn hearts_passing_and_playing_read_right() {
 
     let leader = game.awaiting()[0];
     let two: Card = "2C".parse().unwrap();
-    let r = hand_of(&game, leader, CardSet::single(two));
+    let r = hand_of(&game, leader, CardSet::EMPTY);
     assert!(text(&r).contains("You received: "), "{}", text(&r));
-    assert!(text(&r).contains("👉 Your turn: play a card."));
-    assert!(decoded(&r).contains(&TableAction::HeartsPlay(two)));
-    // Two cards selected: no Play, which names one card.
-    let other = hearts_view(game.view(leader))
-        .deal
-        .hand
-        .iter()
-        .find(|&c| c != two)
-        .unwrap();
-    let r = hand_of(&game, leader, CardSet::single(two) | CardSet::single(other));
+    assert!(text(&r).contains("👉 Your turn: tap a card to play it."));
+    assert!(text(&r).contains("Cards marked ✗ cannot be played now."));
+    // One press plays: every card of the hand is a Play button, and only
+    // the 2♣ may lead the first trick, so every other card is marked.
+    let hand = hearts_view(game.view(leader)).deal.hand;
+    let plays: Vec<_> = decoded(&r)
+        .into_iter()
+        .filter_map(|a| match a {
+            TableAction::HeartsPlay(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(plays.iter().copied().collect::<CardSet>(), hand);
+    for b in r.keyboard.buttons() {
+        let marked = b.label.starts_with('✗');
+        assert_eq!(marked, b.label != two.glyph(), "{}", b.label);
+    }
+    // On another's turn the cards still play (the press is refused: not
+    // your turn), unmarked.
+    let r = hand_of(&game, leader.next(), CardSet::EMPTY);
     assert!(
-        !decoded(&r)
+        decoded(&r)
             .iter()
-            .any(|a| matches!(a, TableAction::HeartsPlay(_)))
+            .all(|a| matches!(a, TableAction::HeartsPlay(_)))
     );
+    assert!(r.keyboard.buttons().all(|b| !b.label.starts_with('✗')));
     game.apply(leader, GameAction::Hearts(h::Action::Play(two)))
         .unwrap();
     let public = text(&table(Lang::En, &t, &game.view(alice)));

@@ -546,6 +546,10 @@ pub mod key {
         plain SETTINGS_SAVED = "settings-saved";
         plain BTN_MOON_ON = "btn-moon-on";
         plain BTN_MOON_OFF = "btn-moon-off";
+        html SETTINGS_BREAK_ANY = "settings-break-any";
+        html SETTINGS_BREAK_DISCARD = "settings-break-discard";
+        plain BTN_BREAK_ANY = "btn-break-any";
+        plain BTN_BREAK_DISCARD = "btn-break-discard";
         plain BTN_SECONDS = "btn-seconds" (seconds: num);
         plain BTN_NO_LIMIT = "btn-no-limit";
         plain BTN_POINTS = "btn-points" (points: num);

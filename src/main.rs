@@ -139,6 +139,10 @@ struct SimulateArgs {
     /// Hearts: the game ends when someone reaches this score.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1000))]
     end_score: u32,
+    /// Hearts: any heart played breaks hearts (the common rule), not only
+    /// one discarded by a player who could not follow suit.
+    #[arg(long)]
+    any_heart_breaks: bool,
 }
 
 fn main() -> ExitCode {
@@ -351,6 +355,7 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
             hearts: HeartsOptions {
                 shoot_the_moon: args.shoot_the_moon,
                 end_score: args.end_score,
+                any_heart_breaks: args.any_heart_breaks,
             },
         },
         table: args.table,

@@ -25,7 +25,7 @@
 //! chat-action :=
 //!     "n" GAME    open a table           "L" LANG  chat language (en ru pt ro)
 //!     "T" SECS|"-" turn timer (none)     "E" NUM   Hearts end score
-//!     "M" 0|1     Hearts shoot the moon
+//!     "M" 0|1     Hearts shoot the moon  "B" 0|1   Hearts: any heart breaks hearts
 //! CARD := rank suit, e.g. "TS"; SET := the card set's bits in lowercase hex;
 //! GAME := "k" (Kozel) | "h" (Hearts)
 //! ```
@@ -139,6 +139,8 @@ pub enum ChatAction {
     SetTurnTimer(Option<u32>),
     SetHeartsEndScore(u32),
     SetShootTheMoon(bool),
+    /// Hearts: any heart played breaks hearts (on) or only a discarded one (off).
+    SetAnyHeartBreaks(bool),
 }
 
 /// Why button data was refused.
@@ -301,6 +303,10 @@ impl ChatAction {
                 out.push('M');
                 out.push(if on { '1' } else { '0' });
             }
+            ChatAction::SetAnyHeartBreaks(on) => {
+                out.push('B');
+                out.push(if on { '1' } else { '0' });
+            }
         }
     }
 
@@ -318,6 +324,7 @@ impl ChatAction {
             "T" => small(rest).map(|n| ChatAction::SetTurnTimer(Some(n))),
             "E" => small(rest).map(ChatAction::SetHeartsEndScore),
             "M" => parse_flag(rest).map(ChatAction::SetShootTheMoon),
+            "B" => parse_flag(rest).map(ChatAction::SetAnyHeartBreaks),
             _ => None,
         }
     }
@@ -456,6 +463,7 @@ mod tests {
         check(c(ChatAction::SetTurnTimer(Some(90))), "c0.T2i");
         check(c(ChatAction::SetHeartsEndScore(100)), "c0.E2s");
         check(c(ChatAction::SetShootTheMoon(false)), "c0.M0");
+        check(c(ChatAction::SetAnyHeartBreaks(true)), "c0.B1");
     }
 
     #[test]
@@ -558,6 +566,7 @@ mod tests {
             proptest::option::of(any::<u32>()).prop_map(ChatAction::SetTurnTimer),
             any::<u32>().prop_map(ChatAction::SetHeartsEndScore),
             any::<bool>().prop_map(ChatAction::SetShootTheMoon),
+            any::<bool>().prop_map(ChatAction::SetAnyHeartBreaks),
         ]
     }
 

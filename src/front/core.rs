@@ -480,6 +480,7 @@ impl Front {
                     turn_timer: s.turn_timer.map(TurnTimer::secs),
                     hearts_end_score: s.options.hearts.end_score,
                     shoot_the_moon: s.options.hearts.shoot_the_moon,
+                    any_heart_breaks: s.options.hearts.any_heart_breaks,
                 };
                 vec![Reply::Say(present::settings(lang, &info))]
             }
@@ -749,6 +750,7 @@ impl Front {
                 settings.options.hearts.end_score = n;
             }
             ChatAction::SetShootTheMoon(on) => settings.options.hearts.shoot_the_moon = on,
+            ChatAction::SetAnyHeartBreaks(on) => settings.options.hearts.any_heart_breaks = on,
         }
         match self
             .submit(

@@ -284,51 +284,60 @@ fn menus_and_prompts() {
         turn_timer: Some(60),
         hearts_end_score: 100,
         shoot_the_moon: true,
+        any_heart_breaks: false,
     };
     check(
         |l| present::settings(l, &s),
         expect![[r#"
-        ── en
-        **Settings**
-        Language: Русский
-        Turn timer: 60 s
-        Hearts ends at 100 points
-        Shoot the moon: on
-        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
-        [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [No limit | c4.T-]
-        [50 points | c4.E1e] [✓ 100 points | c4.E2s]
-        [Shoot the moon: on | c4.M0]
-        ── ru
-        **Настройки**
-        Язык: Русский
-        Таймер хода: 60 с
-        Червы идут до 100 очков
-        Выстрел в луну: включён
-        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
-        [30 с | c4.Tu] [✓ 60 с | c4.T1o] [120 с | c4.T3c] [Без ограничения | c4.T-]
-        [50 очков | c4.E1e] [✓ 100 очков | c4.E2s]
-        [Выстрел в луну: вкл. | c4.M0]
-        ── pt
-        **Configurações**
-        Idioma: Русский
-        Tempo por jogada: 60 s
-        Copas termina em 100 pontos
-        Acertar a lua: ligado
-        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
-        [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Sem limite | c4.T-]
-        [50 pontos | c4.E1e] [✓ 100 pontos | c4.E2s]
-        [Acertar a lua: ligado | c4.M0]
-        ── ro
-        **Setări**
-        Limba: Русский
-        Timp de mutare: 60 s
-        Inimi se joacă până la 100 de puncte
-        Nimerește luna: activat
-        [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
-        [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Nelimitat | c4.T-]
-        [50 de puncte | c4.E1e] [✓ 100 de puncte | c4.E2s]
-        [Nimerește luna: da | c4.M0]
-    "#]],
+            ── en
+            **Settings**
+            Language: Русский
+            Turn timer: 60 s
+            Hearts ends at 100 points
+            Shoot the moon: on
+            Hearts are broken only by a heart discarded on another suit
+            [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+            [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [No limit | c4.T-]
+            [50 points | c4.E1e] [✓ 100 points | c4.E2s]
+            [Shoot the moon: on | c4.M0]
+            [Hearts break: discards only | c4.B1]
+            ── ru
+            **Настройки**
+            Язык: Русский
+            Таймер хода: 60 с
+            Червы идут до 100 очков
+            Выстрел в луну: включён
+            Червы вскрывает только черва, сброшенная на другую масть
+            [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+            [30 с | c4.Tu] [✓ 60 с | c4.T1o] [120 с | c4.T3c] [Без ограничения | c4.T-]
+            [50 очков | c4.E1e] [✓ 100 очков | c4.E2s]
+            [Выстрел в луну: вкл. | c4.M0]
+            [Вскрытие червей: только сброс | c4.B1]
+            ── pt
+            **Configurações**
+            Idioma: Русский
+            Tempo por jogada: 60 s
+            Copas termina em 100 pontos
+            Acertar a lua: ligado
+            Copas só são quebradas por uma copas descartada em outro naipe
+            [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+            [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Sem limite | c4.T-]
+            [50 pontos | c4.E1e] [✓ 100 pontos | c4.E2s]
+            [Acertar a lua: ligado | c4.M0]
+            [Quebrar copas: só descarte | c4.B1]
+            ── ro
+            **Setări**
+            Limba: Русский
+            Timp de mutare: 60 s
+            Inimi se joacă până la 100 de puncte
+            Nimerește luna: activat
+            Inimile se deschid doar cu o inimă aruncată pe altă culoare
+            [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
+            [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Nelimitat | c4.T-]
+            [50 de puncte | c4.E1e] [✓ 100 de puncte | c4.E2s]
+            [Nimerește luna: da | c4.M0]
+            [Deschidere inimi: doar aruncare | c4.B1]
+        "#]],
     );
     check(
         |l| present::language_menu(l, 0),

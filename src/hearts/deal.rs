@@ -97,6 +97,9 @@ pub struct Deal {
     hearts_broken: bool,
     tricks_played: u8,
     last_trick: Option<CompletedTrick>,
+    /// The common rule: any heart played breaks hearts, not only one
+    /// discarded by a player who could not follow (`HeartsOptions`).
+    any_heart_breaks: bool,
 }
 
 /// Everything one seat may know about a deal, and nothing more: its own
@@ -235,6 +238,7 @@ impl Deal {
             hearts_broken: false,
             tricks_played: 0,
             last_trick: None,
+            any_heart_breaks: false,
         };
         deal.leader = deal.holder_of_two_of_clubs();
         deal.winning = deal.leader;
@@ -341,6 +345,28 @@ impl Deal {
     /// Whether a heart has been discarded on a trick led in another suit.
     pub fn hearts_broken(&self) -> bool {
         self.hearts_broken
+    }
+
+    /// The deal under the common rule when `on`: any heart played breaks
+    /// hearts (a heart led when holding only hearts, or one followed to a
+    /// heart lead, too). Set before the first card is played.
+    ///
+    /// ```
+    /// use kozyr::cards::{CardSet, PerSeat, Seat, Suit};
+    /// use kozyr::hearts::{Action, Deal};
+    /// let by_suit = PerSeat(Suit::ALL.map(|s| CardSet::FULL.of_suit(s)));
+    /// let deal = Deal::from_hands(by_suit, Seat::new(0).unwrap(), 4).unwrap();
+    /// assert!(!deal.any_heart_breaks());
+    /// assert!(deal.with_any_heart_breaks(true).any_heart_breaks());
+    /// ```
+    pub fn with_any_heart_breaks(mut self, on: bool) -> Deal {
+        self.any_heart_breaks = on;
+        self
+    }
+
+    /// Whether any heart played breaks hearts (see [`Deal::with_any_heart_breaks`]).
+    pub fn any_heart_breaks(&self) -> bool {
+        self.any_heart_breaks
     }
 
     pub fn tricks_played(&self) -> u32 {
@@ -599,6 +625,9 @@ impl Deal {
                 self.hearts_broken = true;
             }
         }
+        if self.any_heart_breaks && card.suit() == Suit::Hearts {
+            self.hearts_broken = true;
+        }
         self.count += 1;
         events.push(Event::Play { seat, card });
         if self.count == 4 {
@@ -762,6 +791,8 @@ struct DealRepr {
     hearts_broken: bool,
     tricks_played: u8,
     last_trick: Option<CompletedTrick>,
+    #[serde(default)]
+    any_heart_breaks: bool,
 }
 
 impl TryFrom<DealRepr> for Deal {
@@ -782,6 +813,7 @@ impl TryFrom<DealRepr> for Deal {
             hearts_broken: r.hearts_broken,
             tricks_played: r.tricks_played,
             last_trick: r.last_trick,
+            any_heart_breaks: r.any_heart_breaks,
         };
         match deal.invariant_violation() {
             None => Ok(deal),

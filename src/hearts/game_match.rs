@@ -68,7 +68,8 @@ impl Match {
     pub fn new(options: HeartsOptions, seed: u64) -> Match {
         let mut rng = deal_rng(seed, 1);
         let dealer = Seat::ALL[rng.random_range(0..4usize)];
-        let deal = Deal::shuffled_numbered(&mut rng, dealer, 1);
+        let deal = Deal::shuffled_numbered(&mut rng, dealer, 1)
+            .with_any_heart_breaks(options.any_heart_breaks);
         Match {
             options,
             seed,
@@ -104,7 +105,7 @@ impl Match {
         Ok(Match {
             options,
             seed,
-            deal,
+            deal: deal.with_any_heart_breaks(options.any_heart_breaks),
             totals,
             results: Vec::new(),
             ranking: None,
@@ -236,7 +237,8 @@ impl Match {
         }
         let number = self.deal.number().saturating_add(1);
         let dealer = self.deal.dealer().next();
-        self.deal = Deal::shuffled_numbered(&mut deal_rng(self.seed, number), dealer, number);
+        self.deal = Deal::shuffled_numbered(&mut deal_rng(self.seed, number), dealer, number)
+            .with_any_heart_breaks(self.options.any_heart_breaks);
         events.push(Event::DealStarted {
             deal: number,
             dealer,

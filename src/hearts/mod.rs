@@ -159,7 +159,7 @@ impl PassDirection {
 /// ```
 /// use kozyr::hearts::HeartsOptions;
 /// let o: HeartsOptions = serde_json::from_str("{}").unwrap();
-/// assert_eq!(o, HeartsOptions { shoot_the_moon: false, end_score: 100 });
+/// assert_eq!(o, HeartsOptions { shoot_the_moon: false, end_score: 100, any_heart_breaks: false });
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]
@@ -169,6 +169,10 @@ pub struct HeartsOptions {
     /// The game ends after the deal in which someone reaches this total
     /// (so 0 plays a single deal).
     pub end_score: u32,
+    /// The common rule (OpenSpiel, most apps): any heart played breaks
+    /// hearts. Off: only a heart discarded by a player who could not
+    /// follow suit does, as the seed document says.
+    pub any_heart_breaks: bool,
 }
 
 impl HeartsOptions {
@@ -180,6 +184,7 @@ impl Default for HeartsOptions {
         HeartsOptions {
             shoot_the_moon: false,
             end_score: Self::DEFAULT_END_SCORE,
+            any_heart_breaks: false,
         }
     }
 }

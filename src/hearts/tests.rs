@@ -250,6 +250,79 @@ fn breaking_hearts_is_a_heart_discarded_on_another_suit() {
 }
 
 #[test]
+fn with_the_common_rule_any_heart_played_breaks_hearts() {
+    // (layout, script, broken afterwards under the seed's rule, under the common one)
+    let rows: &[(Layout, &str, bool, bool)] = &[
+        (MIXED, "2C 5C AC 2S", false, false),
+        (MIXED, "2C 5C AC 2S AD QS", false, false),
+        (MIXED, "2C 5C AC 2S AD 2H", true, true),
+        (ONLY_POINTS, "2C 2H", true, true),
+        // A heart led by a hand of only hearts: the common rule breaks them.
+        (ONLY_HEARTS, "2C 6C AC JC AD JD 2D 2S 2H", false, true),
+        (
+            ONLY_HEARTS,
+            "2C 6C AC JC AD JD 2D 2S 2H 8S 3D KH",
+            false,
+            true,
+        ),
+    ];
+    for &(layout, script, seed_rule, common_rule) in rows {
+        for (any, broken) in [(false, seed_rule), (true, common_rule)] {
+            let mut d = deal(layout, 4).with_any_heart_breaks(any);
+            play_script(&mut d, script);
+            assert_eq!(d.hearts_broken(), broken, "after `{script}` (any: {any})");
+            assert_eq!(d.view(seat(0)).hearts_broken, broken);
+        }
+    }
+    // So the next leader may lead a heart, which the seed's rule refuses.
+    let script = "2C 6C AC JC AD JD 2D 2S 2H 8S 3D KH";
+    for (any, expect) in [(false, Err(RuleError::HeartsNotBroken)), (true, Ok(()))] {
+        let mut d = deal(ONLY_HEARTS, 4).with_any_heart_breaks(any);
+        play_script(&mut d, script);
+        let before = d;
+        let got = d.apply(seat(1), Action::Play(card("AH"))).map(|_| ());
+        assert_eq!(got, expect, "any: {any}");
+        if got.is_err() {
+            assert_eq!(d, before, "a refusal changes nothing");
+        }
+        assert_eq!(
+            d.legal_plays(seat(1)).contains(card("AH")) || got.is_ok(),
+            any,
+            "the legal plays agree"
+        );
+    }
+}
+
+#[test]
+fn the_match_deals_every_deal_under_the_tables_rule() {
+    let options = HeartsOptions {
+        any_heart_breaks: true,
+        ..HeartsOptions::default()
+    };
+    let mut game = Match::new(options, 4);
+    assert!(game.deal().any_heart_breaks());
+    assert!(
+        !Match::new(HeartsOptions::default(), 4)
+            .deal()
+            .any_heart_breaks()
+    );
+    // Into the second deal: the rule stays.
+    while game.deal().number() == 1 {
+        let s = game.awaiting().next().unwrap();
+        let a = game.legal_actions(s)[0];
+        game.apply(s, a).unwrap();
+    }
+    assert!(game.deal().any_heart_breaks());
+    // Stored and loaded with the rule; older snapshots without it load off.
+    let json = serde_json::to_string(&game).unwrap();
+    assert_eq!(serde_json::from_str::<Match>(&json).unwrap(), game);
+    let old = json.replace(",\"any_heart_breaks\":true", "");
+    let loaded: Match = serde_json::from_str(&old).unwrap();
+    assert!(!loaded.deal().any_heart_breaks());
+    assert!(!loaded.options().any_heart_breaks);
+}
+
+#[test]
 fn the_highest_card_of_the_led_suit_wins_and_leads_next() {
     // (layout, script of one or two tricks, winner of the last trick, its points)
     let rows: &[(Layout, &str, u8, u32)] = &[
@@ -503,6 +576,7 @@ fn shooting_the_moon() {
         let options = HeartsOptions {
             shoot_the_moon: moon,
             end_score: 100,
+            any_heart_breaks: false,
         };
         let mut m = Match::from_deal(options, 9, deal(BY_SUIT, 4), PerSeat([5, 6, 7, 8])).unwrap();
         let events = play_out(&mut m, 1);
@@ -587,6 +661,7 @@ fn the_game_ends_when_someone_reaches_the_end_score() {
         let options = HeartsOptions {
             shoot_the_moon: moon,
             end_score,
+            any_heart_breaks: false,
         };
         let mut m = Match::from_deal(options, 3, deal(BY_SUIT, 4), PerSeat(before)).unwrap();
         let events = play_out(&mut m, 1);
@@ -639,6 +714,7 @@ fn a_new_match_deals_deal_one_passing_left_and_cycles() {
     let options = HeartsOptions {
         shoot_the_moon: false,
         end_score: 10_000,
+        any_heart_breaks: false,
     };
     let mut m = Match::new(options, 77);
     assert_eq!(m.deal_no(), 1);
@@ -814,7 +890,7 @@ proptest! {
         end_score in 1u32..160,
         steps in prop::collection::vec(step(), 1..500),
     ) {
-        let mut m = Match::new(HeartsOptions { shoot_the_moon: moon, end_score }, seed);
+        let mut m = Match::new(HeartsOptions { shoot_the_moon: moon, end_score, any_heart_breaks: false }, seed);
         let mut events = Vec::new();
         for step in steps {
             let (s, a) = match step {

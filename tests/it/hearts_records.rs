@@ -88,6 +88,8 @@ fn check_record(r: &Value, options: (bool, u32), prev: Option<&GameSoFar>) -> Ga
     assert!(r["table"].is_string());
     assert_eq!(r["options"]["shoot_the_moon"], moon_option);
     assert_eq!(r["options"]["end_score"], end_score);
+    // The common rule: any heart played breaks hearts, not only a discard.
+    let any_heart_breaks = r["options"]["any_heart_breaks"].as_bool().unwrap_or(false);
     let series = r["series"].as_u64().unwrap();
     let deal = r["deal"].as_u64().unwrap();
     let dealer = seat(&r["dealer"]);
@@ -201,6 +203,7 @@ fn check_record(r: &Value, options: (bool, u32), prev: Option<&GameSoFar>) -> Ga
                     }
                 }
             }
+            broken_now |= any_heart_breaks && c.suit == 'H';
             hands[s].retain(|&h| h != c);
             played.push((s, c));
         }
@@ -270,19 +273,21 @@ fn moon_hunter(seed: u64) -> impl FnMut(Seat, &Observation, &[Action]) -> Action
 
 #[test]
 fn records_follow_every_rule() {
-    // (games, moon option, end score, use the moon hunter)
+    // (games, moon option, end score, use the moon hunter, any heart breaks)
     let runs = [
-        (200, false, 100, false),
-        (60, true, 100, false),
-        (40, true, 100, true),
-        (40, false, 60, true),
+        (200, false, 100, false, false),
+        (60, true, 100, false, false),
+        (40, true, 100, true, false),
+        (40, false, 60, true, false),
+        (40, false, 100, false, true),
     ];
     let mut moons = 0;
     let mut hundreds = 0;
-    for (run, &(games, moon, end_score, hunter)) in runs.iter().enumerate() {
+    for (run, &(games, moon, end_score, hunter, any)) in runs.iter().enumerate() {
         let options = HeartsOptions {
             shoot_the_moon: moon,
             end_score,
+            any_heart_breaks: any,
         };
         let mut prev: Option<GameSoFar> = None;
         for series in 1..=games {
@@ -333,7 +338,7 @@ fn records_follow_every_rule() {
             "the last game of run {run} ended"
         );
     }
-    assert_eq!(hundreds, 340, "every game ends exactly once");
+    assert_eq!(hundreds, 380, "every game ends exactly once");
     assert!(
         moons > 0,
         "no moon was shot; the moon branch went unchecked"

@@ -39,6 +39,8 @@ pub(crate) struct Sampler {
     forbidden: PerSeat<CardSet>,
     /// Cards each other seat certainly holds now (what this seat passed it).
     pinned: PerSeat<CardSet>,
+    /// The table's rule: any heart played breaks hearts.
+    any_heart_breaks: bool,
 }
 
 impl Sampler {
@@ -53,6 +55,7 @@ impl Sampler {
         let mut in_trick = 0;
         let mut first_trick = true;
         let mut broken = false;
+        let any_heart_breaks = seen.view.options.any_heart_breaks;
         let hearts = CardSet::FULL.of_suit(Suit::Hearts);
         for event in &seen.history {
             match *event {
@@ -76,6 +79,7 @@ impl Sampler {
                         }
                         Some(_) => {}
                     }
+                    broken |= any_heart_breaks && card.suit() == Suit::Hearts;
                     in_trick += 1;
                     if in_trick == 4 {
                         in_trick = 0;
@@ -113,6 +117,7 @@ impl Sampler {
             hand_sizes: view.hand_sizes,
             forbidden,
             pinned,
+            any_heart_breaks,
         }
     }
 
@@ -140,7 +145,9 @@ impl Sampler {
         for seat in self.me.clockwise().skip(1) {
             hands[seat] = cards.by_ref().take(13).collect();
         }
-        let mut deal = Deal::from_hands(hands, self.dealer, self.number).ok()?;
+        let mut deal = Deal::from_hands(hands, self.dealer, self.number)
+            .ok()?
+            .with_any_heart_breaks(self.any_heart_breaks);
         for &seat in &self.pass_order {
             let pass = if seat == self.me {
                 self.my_pass?
@@ -178,7 +185,9 @@ impl Sampler {
                 .map_or(CardSet::EMPTY, |t| received[t]);
             (held[s] - received[s]) | given
         });
-        let mut deal = Deal::from_hands(dealt, self.dealer, self.number).ok()?;
+        let mut deal = Deal::from_hands(dealt, self.dealer, self.number)
+            .ok()?
+            .with_any_heart_breaks(self.any_heart_breaks);
         let mut events = Vec::new();
         for &seat in &self.pass_order {
             let to = self.direction.target(seat)?;

@@ -26,7 +26,8 @@ proptest! {
     #[test]
     fn agents_choose_legal_actions_and_samples_agree_with_the_view(seed in any::<u64>()) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let options = HeartsOptions { shoot_the_moon: true, end_score: 30 };
+        // Half the games under the common rule: samples must break hearts as the table does.
+        let options = HeartsOptions { shoot_the_moon: true, end_score: 30, any_heart_breaks: seed % 2 == 0 };
         let mut game = Match::new(options, seed);
         let mut log = DealLog::default();
         let mut agents = test_agents(seed);
@@ -206,6 +207,7 @@ fn deterministic_mode_gives_identical_matches() {
             hearts: HeartsOptions {
                 shoot_the_moon: false,
                 end_score: 26,
+                any_heart_breaks: false,
             },
         },
         jobs,

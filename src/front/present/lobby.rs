@@ -171,6 +171,8 @@ pub struct SettingsInfo {
     pub turn_timer: Option<u32>,
     pub hearts_end_score: u32,
     pub shoot_the_moon: bool,
+    /// Hearts: any heart played breaks hearts (else only a discarded one).
+    pub any_heart_breaks: bool,
 }
 
 fn mark(selected: bool, label: String) -> String {
@@ -220,6 +222,15 @@ pub fn settings(lang: Lang, s: &SettingsInfo) -> Screen {
             Args::new().num("points", s.hearts_end_score),
         ),
         line(lang, moon, Args::new()),
+        line(
+            lang,
+            if s.any_heart_breaks {
+                key::SETTINGS_BREAK_ANY
+            } else {
+                key::SETTINGS_BREAK_DISCARD
+            },
+            Args::new(),
+        ),
     ]
     .join("\n");
     let chat = |action| Press::Chat {
@@ -262,6 +273,15 @@ pub fn settings(lang: Lang, s: &SettingsInfo) -> Screen {
         tr(lang, moon_label, &Args::new()),
         chat(ChatAction::SetShootTheMoon(!s.shoot_the_moon)),
     );
+    let break_label = if s.any_heart_breaks {
+        key::BTN_BREAK_ANY
+    } else {
+        key::BTN_BREAK_DISCARD
+    };
+    let break_button = button(
+        tr(lang, break_label, &Args::new()),
+        chat(ChatAction::SetAnyHeartBreaks(!s.any_heart_breaks)),
+    );
     Screen {
         text,
         keyboard: Keyboard::new([
@@ -269,6 +289,7 @@ pub fn settings(lang: Lang, s: &SettingsInfo) -> Screen {
             timers,
             scores,
             vec![moon_button],
+            vec![break_button],
         ]),
     }
 }

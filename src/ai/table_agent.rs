@@ -115,6 +115,26 @@ impl TableAgent {
         }
     }
 
+    /// Whether to play `action` out of turn now (a Kozel molodka while
+    /// another seat is to move). The table asks after every move of the
+    /// others while the seat could, so this never searches: the search
+    /// player answers with the rule of thumb (a molodka almost always takes
+    /// the trick; see [`kozel::HeuristicAgent`]), the random player at random.
+    pub fn wants_out_of_turn(&self, seen: &Observation, action: GameAction) -> bool {
+        let (Observation::Kozel(seen), GameAction::Kozel(action)) = (seen, action) else {
+            return false;
+        };
+        match self.kind {
+            AgentKind::Random => self
+                .kind
+                .agent::<Series>(rand::rng().random(), &self.config)
+                .wants_out_of_turn(seen, action),
+            AgentKind::Heuristic | AgentKind::Search => {
+                super::Agent::wants_out_of_turn(&mut kozel::HeuristicAgent, seen, action)
+            }
+        }
+    }
+
     /// One of `legal`, by a fresh agent of this kind for the game `G`.
     fn choose_in<G: Rules>(
         &self,

@@ -195,6 +195,11 @@ pub struct AiMove {
     /// What the seat may know: never the game state itself.
     pub observation: crate::ai::Observation,
     pub legal: Vec<GameAction>,
+    /// Not the seat's turn: `legal` are out-of-turn plays (a Kozel
+    /// molodka) the agent may make or let pass
+    /// ([`super::runtime::SeatAgent::wants_out_of_turn`]).
+    #[serde(default)]
+    pub out_of_turn: bool,
 }
 
 /// Something the chat is told as a new message.

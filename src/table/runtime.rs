@@ -72,6 +72,13 @@ use crate::store::{Recorded, Store, StoreError};
 pub trait SeatAgent: Send + Sync + 'static {
     /// One of `legal` (never empty).
     fn choose(&self, seen: &Observation, legal: &[GameAction]) -> GameAction;
+
+    /// Whether to play `action` now, out of turn (a Kozel molodka while
+    /// another seat is to move). Asked after every move of the others while
+    /// it stays possible, so it must be cheap. By default: never.
+    fn wants_out_of_turn(&self, _seen: &Observation, _action: GameAction) -> bool {
+        false
+    }
 }
 
 /// Picks uniformly among the legal moves: the `random` player of `src/ai`
@@ -84,6 +91,10 @@ impl SeatAgent for RandomAgent {
         let random = TableAgent::of(AgentKind::Random, AgentConfig::default());
         SeatAgent::choose(&random, seen, legal)
     }
+
+    fn wants_out_of_turn(&self, seen: &Observation, action: GameAction) -> bool {
+        TableAgent::of(AgentKind::Random, AgentConfig::default()).wants_out_of_turn(seen, action)
+    }
 }
 
 /// The players of `src/ai` (`random`, `heuristic`, `search`) at chat tables.
@@ -91,6 +102,10 @@ impl SeatAgent for TableAgent {
     fn choose(&self, seen: &Observation, legal: &[GameAction]) -> GameAction {
         // `legal` is never empty here; the caller falls back on a refusal.
         TableAgent::choose(self, seen, legal).unwrap_or_else(|| legal[0])
+    }
+
+    fn wants_out_of_turn(&self, seen: &Observation, action: GameAction) -> bool {
+        TableAgent::wants_out_of_turn(self, seen, action)
     }
 }
 
@@ -146,6 +161,8 @@ pub struct ServiceOptions {
     pub overdue_grace: Duration,
     /// How long de-duplication keys are kept.
     pub dedup_ttl: Duration,
+    /// The seed of every series (tests: a known deal); `None`: random.
+    pub seed: Option<u64>,
 }
 
 impl Default for ServiceOptions {
@@ -156,6 +173,7 @@ impl Default for ServiceOptions {
             ai_delay: Duration::ZERO,
             overdue_grace: Duration::from_secs(10),
             dedup_ttl: Duration::from_secs(2 * 24 * 3600),
+            seed: None,
         }
     }
 }
@@ -458,7 +476,7 @@ impl TableService {
         };
         let ctx = Context {
             now,
-            seed: rand::random(),
+            seed: self.inner.options.seed.unwrap_or_else(rand::random),
             new_table_id,
         };
         let transition = decide(
@@ -835,13 +853,28 @@ impl TableService {
         };
         let agent = self.inner.agent.clone();
         let (seen, legal) = (m.observation, m.legal);
-        let action = tokio::task::spawn_blocking(move || {
-            let a = agent.choose(&seen, &legal);
-            if legal.contains(&a) { a } else { fallback }
-        })
-        .await
-        // An agent that panicked still owes a move.
-        .unwrap_or(fallback);
+        let action = if m.out_of_turn {
+            // A cheap yes or no, asked after every move of the others while
+            // the seat could: no search, so no blocking pool.
+            let agent = agent.clone();
+            let Some(a) = legal.into_iter().find(|&a| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    agent.wants_out_of_turn(&seen, a)
+                }))
+                .unwrap_or(false)
+            }) else {
+                return;
+            };
+            a
+        } else {
+            tokio::task::spawn_blocking(move || {
+                let a = agent.choose(&seen, &legal);
+                if legal.contains(&a) { a } else { fallback }
+            })
+            .await
+            // An agent that panicked still owes a move.
+            .unwrap_or(fallback)
+        };
         if self.inner.stopping.load(Ordering::SeqCst) {
             return;
         }

@@ -412,25 +412,37 @@ impl Table {
         })
     }
 
-    /// Moves the AI players owe now: one per awaited seat the AI plays.
+    /// Moves the AI players owe now: one per awaited seat the AI plays,
+    /// then a question to each other AI seat that could play out of turn
+    /// (a Kozel molodka): play it now or let it pass.
     pub(crate) fn ai_moves(&self) -> Vec<Effect> {
         let Some(game) = self.game.as_ref().filter(|_| self.phase == Phase::Playing) else {
             return Vec::new();
         };
-        self.awaiting()
+        let awaiting = self.awaiting();
+        let ai_move = |seat: Seat, legal: Vec<_>, out_of_turn: bool| {
+            Effect::AiMove(Box::new(AiMove {
+                chat: self.chat.clone(),
+                table: self.id,
+                seat,
+                version: self.version,
+                observation: self.deal_log.observation(game, seat),
+                legal,
+                out_of_turn,
+            }))
+        };
+        let owed = awaiting
+            .iter()
+            .filter(|&&s| self.seats[s].ai_controlled())
+            .map(|&seat| ai_move(seat, game.legal_actions(seat), false));
+        let optional = Seat::ALL
             .into_iter()
-            .filter(|&s| self.seats[s].ai_controlled())
-            .map(|seat| {
-                Effect::AiMove(Box::new(AiMove {
-                    chat: self.chat.clone(),
-                    table: self.id,
-                    seat,
-                    version: self.version,
-                    observation: self.deal_log.observation(game, seat),
-                    legal: game.legal_actions(seat),
-                }))
-            })
-            .collect()
+            .filter(|s| !awaiting.contains(s) && self.seats[*s].ai_controlled())
+            .filter_map(|seat| {
+                let legal = game.legal_actions(seat);
+                (!legal.is_empty()).then(|| ai_move(seat, legal, true))
+            });
+        owed.chain(optional).collect()
     }
 
     pub(crate) fn hand_effects(&self) -> impl Iterator<Item = Effect> + '_ {

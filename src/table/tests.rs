@@ -914,3 +914,56 @@ fn an_unreachable_person_is_handed_to_ai_at_once_by_the_system() {
     assert_eq!(c.err(&Actor::System, hand_over), TableError::SeatAway);
     c.ok(&Actor::person(who), Command::TakeBack);
 }
+
+/// An AI seat that could play a molodka out of turn is asked (cheaply, by
+/// the runtime) after every change; the seats whose turn it is owe their
+/// moves as before, and nobody else is asked.
+#[test]
+fn ai_seats_are_asked_about_a_molodka_out_of_turn() {
+    let molodka = GameAction::Kozel(kozel::Action::Molodka);
+    let mut asked = 0;
+    for seed in 0..3000 {
+        let mut c = Chat::seated(Settings::default());
+        c.seed = seed;
+        c.ok(&person(4), Command::Leave);
+        c.ok(&person(1), Command::AddAi { seat: None });
+        let t = c.ok(&person(1), Command::Start);
+        let table = c.table();
+        let game = table.game().unwrap();
+        let ai = Seat::ALL
+            .into_iter()
+            .find(|&s| table.seats()[s] == SeatState::Ai)
+            .unwrap();
+        let could = !table.awaiting().contains(&ai) && game.legal_actions(ai).contains(&molodka);
+        let questions: Vec<&AiMove> = t
+            .effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::AiMove(m) if m.out_of_turn => Some(&**m),
+                _ => None,
+            })
+            .collect();
+        if !could {
+            assert!(questions.is_empty(), "seed {seed}");
+            continue;
+        }
+        asked += 1;
+        assert_eq!(questions.len(), 1);
+        assert_eq!(questions[0].seat, ai);
+        assert_eq!(questions[0].legal, vec![molodka]);
+        assert_eq!(questions[0].version, table.version());
+        assert_eq!(questions[0].observation.seat(), ai);
+        // Said yes: the molodka leads, out of turn.
+        let t = c.play(ai, molodka);
+        let played = t.changes[0].events.iter().any(|e| {
+            matches!(e, TableEvent::Acted { events, .. }
+                if events.iter().any(|g| matches!(g, crate::game::GameEvent::Kozel(kozel::Event::Molodka { .. }))))
+        });
+        assert!(played);
+        assert_eq!(c.table().trick().len(), 1, "the molodka is the lead");
+        if asked == 3 {
+            break;
+        }
+    }
+    assert_eq!(asked, 3);
+}

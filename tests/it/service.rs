@@ -769,3 +769,68 @@ async fn a_broken_ai_player_still_moves() {
             .unwrap();
     }
 }
+
+/// A known deal (series seed 395: seat 0 leads, seat 3 holds four cards of
+/// a suit): the AI player at seat 3 declares its molodka out of turn
+/// before anybody moves, and then the person at seat 0 is awaited no more.
+#[tokio::test]
+async fn an_ai_player_declares_a_molodka_out_of_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&StoreOptions::new(&db_url(&dir)))
+        .await
+        .unwrap();
+    let options = ServiceOptions {
+        seed: Some(395),
+        ..ServiceOptions::default()
+    };
+    let agent = kozyr::ai::TableAgent::of(
+        kozyr::ai::AgentKind::Heuristic,
+        kozyr::ai::AgentConfig::default(),
+    );
+    let (s, _fx) = TableService::builder(store)
+        .options(options)
+        .agent(Arc::new(agent))
+        .start()
+        .await
+        .unwrap();
+    let c = chat("-9395");
+    let created = submit(
+        &s,
+        &c,
+        person(1),
+        Command::Create {
+            kind: GameKind::Kozel,
+            settings: no_timer(),
+            title: "molodka".into(),
+            sit: true,
+        },
+    )
+    .await;
+    let id = created.table.unwrap();
+    for i in 2..=3 {
+        submit(&s, &c, person(i), Command::Join { seat: None }).await;
+    }
+    submit(&s, &c, person(1), Command::AddAi { seat: None }).await;
+    let started = submit(&s, &c, person(1), Command::Start).await;
+    let t = s.table(id).await.unwrap().unwrap();
+    let ai = Seat::new(3).unwrap();
+    assert_eq!(t.seats()[ai], SeatState::Ai);
+    assert_eq!(t.awaiting(), vec![Seat::new(0).unwrap()], "a person leads");
+    let t = crate::support::eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(5),
+        "the AI player never declared its molodka",
+        || async {
+            let t = s.table(id).await.unwrap().unwrap();
+            (t.version() > started.version).then_some(t)
+        },
+    )
+    .await;
+    assert_eq!(t.version(), started.version + 1, "one move: the molodka");
+    let lead = t.trick();
+    assert_eq!(lead.len(), 1);
+    assert_eq!(lead[0].seat, ai);
+    assert!(matches!(lead[0].cards, kozyr::table::TrickCards::FaceUp(c) if c.len() == 4));
+    assert!(!t.awaiting().contains(&ai), "the others answer the molodka");
+    s.shutdown().await;
+}

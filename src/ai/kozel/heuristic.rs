@@ -36,10 +36,14 @@ impl Agent<Series> for HeuristicAgent {
         Situation::new(&seen.view.deal, opponents).choose(legal)
     }
 
-    fn wants_out_of_turn(&mut self, _seen: &Observation, _molodka: Action) -> bool {
+    fn wants_out_of_turn(&mut self, seen: &Observation, _molodka: Action) -> bool {
         // Four cards of a suit are beaten only by a hand of four beaters:
-        // the molodka almost always takes sixteen cards.
-        true
+        // the molodka almost always takes sixteen cards, so play it — unless
+        // the partner's play is winning the trick: then it can wait for this
+        // seat's own turn, and the partner's trick is not taken back.
+        let d = &seen.view.deal;
+        let partner = seen.seat().across();
+        d.winning.is_none_or(|(w, _)| w != partner)
     }
 }
 

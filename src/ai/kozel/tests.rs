@@ -334,3 +334,74 @@ fn heuristic_plays_by_its_rules() {
     assert_eq!(lead("KH 7S AS 6D"), Action::Lead(cards("7S")));
     assert_eq!(lead("KH 7S 8S 6D"), Action::Lead(cards("7S")));
 }
+
+/// The rule of thumb plays a molodka out of turn at once, unless its
+/// partner's play is winning the trick (it can wait for its own turn), and
+/// the table's players decide without a search.
+#[test]
+fn a_molodka_out_of_turn_is_played_unless_the_partner_is_winning() {
+    let (mut played, mut waited) = (0, 0);
+    for seed in 0..4000u64 {
+        let mut series = Series::new(seed);
+        let mut log = DealLog::default();
+        let leader = series.to_act().unwrap();
+        let Some(holder) = Seat::ALL
+            .into_iter()
+            .find(|&s| s != leader && series.deal().check_molodka(s).is_ok())
+        else {
+            continue;
+        };
+        let partner = holder.across();
+        // Nothing on the table yet: play it.
+        let seen = log.observation(&series, holder);
+        assert!(HeuristicAgent.wants_out_of_turn(&seen, Action::Molodka));
+        let search = crate::ai::TableAgent::of(AgentKind::Search, AgentConfig::default());
+        let started = std::time::Instant::now();
+        assert!(search.wants_out_of_turn(
+            &crate::ai::Observation::Kozel(seen),
+            crate::game::GameAction::Kozel(Action::Molodka)
+        ));
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(50),
+            "no search"
+        );
+        played += 1;
+        // The partner leads (or beats the lead): the molodka waits.
+        let mut seat = leader;
+        while seat != partner && seat != holder {
+            let first = series.legal_actions(seat)[0];
+            let pass = series
+                .legal_actions(seat)
+                .into_iter()
+                .find(|a| matches!(a, Action::Pass(_) | Action::Lead(_)))
+                .unwrap_or(first);
+            log.record(&series.apply(seat, pass).unwrap());
+            seat = seat.next();
+        }
+        if seat != partner || series.deal().check_molodka(holder).is_err() {
+            continue;
+        }
+        let legal = series.legal_actions(partner);
+        let Some(&take) = legal
+            .iter()
+            .find(|a| matches!(a, Action::Beat(_) | Action::Lead(_)))
+        else {
+            continue;
+        };
+        log.record(&series.apply(partner, take).unwrap());
+        if series.deal().check_molodka(holder).is_err() {
+            continue;
+        }
+        let seen = log.observation(&series, holder);
+        assert_eq!(seen.view.deal.winning.map(|(w, _)| w), Some(partner));
+        assert!(!HeuristicAgent.wants_out_of_turn(&seen, Action::Molodka));
+        waited += 1;
+        if played >= 5 && waited >= 2 {
+            break;
+        }
+    }
+    assert!(
+        played >= 5 && waited >= 2,
+        "played {played}, waited {waited}"
+    );
+}

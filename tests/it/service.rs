@@ -776,9 +776,7 @@ async fn a_broken_ai_player_still_moves() {
 #[tokio::test]
 async fn an_ai_player_declares_a_molodka_out_of_turn() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&StoreOptions::new(&db_url(&dir)))
-        .await
-        .unwrap();
+    let store = Store::open(&StoreOptions::new(db_url(&dir))).await.unwrap();
     let options = ServiceOptions {
         seed: Some(395),
         ..ServiceOptions::default()

@@ -1,0 +1,682 @@
+//! Issue 11, the play and presentation points, end to end: the fake Bot
+//! API, the real teloxide client, handler tree, table service and store.
+//! People press only buttons the bot drew (a press needs a message showing
+//! that button) and the tests read what the group and the hands show.
+//!
+//! - every completed trick stays shown with its cards, taker and points
+//!   (Hearts and Kozel, passes face down) in the group and in the hands;
+//! - a Hearts card plays with one press, unplayable cards are marked and
+//!   refused; Kozel offers Lead/Beat/Pass only for a selection that makes
+//!   that move;
+//! - the next deal's table does not show the last deal's trick, and every
+//!   hand shows the deal's result with the next deal's cards;
+//! - an AI seat declares a Kozel molodka out of turn;
+//! - the Hearts "any heart breaks hearts" setting from `/settings`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kozyr::cards::{Card, CardSet, Seat};
+use kozyr::fakebot::{FakeBot, FakeBotConfig, FakeMessage, UserSpec};
+use kozyr::front::action::{Press, TableAction};
+use kozyr::game::{Game, GameAction, GameView};
+use kozyr::table::{ChatKey, Phase, Platform, Table, TableId, TrickCards, TrickTaken};
+use kozyr::telegram::bot::{RunningBot, Tuning, start};
+use kozyr::{hearts, kozel};
+use teloxide::types::{ChatId, UserId};
+
+use crate::support::{bot_config, eventually, fast_tuning};
+
+const WAIT: Duration = Duration::from_secs(10);
+const NAMES: [&str; 4] = ["Ann", "Boris", "Chloe", "Dmitri"];
+
+struct World {
+    fake: FakeBot,
+    _dir: tempfile::TempDir,
+    users: [UserId; 4],
+    group: ChatId,
+    bot: Option<RunningBot>,
+}
+
+impl World {
+    async fn new(tuning: Tuning) -> World {
+        let fake = FakeBot::start_with(FakeBotConfig {
+            token: "123456:TEST-fake-token-kozyr-play-0123456789".into(),
+            ..FakeBotConfig::default()
+        })
+        .await
+        .unwrap();
+        let users = NAMES.map(|n| fake.add_user(UserSpec::new(n).language("en")));
+        let group = fake.add_group("Friday cards", &users);
+        let dir = tempfile::tempdir().unwrap();
+        let bot = start(&bot_config(&fake, &dir), tuning).await.unwrap();
+        for &u in &users {
+            fake.start_bot(u, None).unwrap();
+        }
+        World {
+            fake,
+            _dir: dir,
+            users,
+            group,
+            bot: Some(bot),
+        }
+    }
+
+    async fn stop(&mut self) {
+        if let Some(b) = self.bot.take() {
+            b.stop().await;
+        }
+    }
+
+    fn dm(&self, seat: usize) -> ChatId {
+        FakeBot::private_chat(self.users[seat])
+    }
+
+    async fn table(&self, id: TableId) -> Table {
+        let s = self.bot.as_ref().unwrap().service();
+        s.table(id).await.unwrap().unwrap()
+    }
+
+    async fn open_table(&self) -> Table {
+        let chat = ChatKey::new(Platform::Telegram, self.group.0.to_string()).unwrap();
+        let s = self.bot.as_ref().unwrap().service();
+        s.open_table(&chat).await.unwrap().unwrap()
+    }
+
+    /// Presses the button with `data` on the newest message of `chat`
+    /// showing it (waiting for the bot to draw it); returns the popup.
+    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> Option<String> {
+        let msg = self
+            .fake
+            .wait_for(WAIT, |f| {
+                f.messages(chat)
+                    .into_iter()
+                    .rev()
+                    .find(|m| {
+                        m.keyboard
+                            .as_ref()
+                            .is_some_and(|k| k.with_data(data).is_some())
+                    })
+                    .map(|m| m.id)
+            })
+            .await
+            .unwrap_or_else(|_| panic!("nobody sees a button {data} in {chat}"));
+        let q = self.fake.press(user, chat, msg, data).unwrap();
+        self.fake
+            .wait_for(WAIT, |f| f.callback_answer(&q))
+            .await
+            .unwrap()
+            .text
+    }
+
+    /// Presses the button whose label has `label` on the newest group
+    /// message showing one.
+    async fn press_label(&self, user: UserId, label: &str) -> Option<String> {
+        let data = self
+            .fake
+            .wait_for(WAIT, |f| {
+                f.messages(self.group).into_iter().rev().find_map(|m| {
+                    let b = m.keyboard?.find(label)?.callback_data()?.to_owned();
+                    Some(b)
+                })
+            })
+            .await
+            .unwrap_or_else(|_| panic!("no group button {label}"));
+        self.press(user, self.group, &data).await
+    }
+
+    /// The newest message in `chat` that `pred` accepts, once there is one.
+    async fn shown(
+        &self,
+        chat: ChatId,
+        what: &str,
+        pred: impl Fn(&FakeMessage) -> bool,
+    ) -> FakeMessage {
+        self.fake
+            .wait_for(WAIT, |f| {
+                f.messages(chat).into_iter().rev().find(|m| pred(m))
+            })
+            .await
+            .unwrap_or_else(|_| {
+                let seen: Vec<String> = self
+                    .fake
+                    .messages(chat)
+                    .into_iter()
+                    .map(|m| m.text)
+                    .collect();
+                panic!("{what} never shown in {chat}; it shows {seen:#?}")
+            })
+    }
+
+    /// The seat's hand message as drawn for `version` (its buttons carry it).
+    async fn hand_at(&self, seat: usize, id: TableId, version: u64) -> FakeMessage {
+        self.shown(self.dm(seat), "the hand", |m| {
+            m.keyboard.as_ref().is_some_and(|k| {
+                k.buttons().any(|b| {
+                    matches!(b.callback_data().map(Press::parse),
+                        Some(Ok(Press::Table { table, version: v, .. })) if table == id && v == version)
+                })
+            })
+        })
+        .await
+    }
+
+    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
+        eventually(
+            WAIT,
+            Duration::from_millis(5),
+            "the table did not move",
+            || async {
+                let t = self.table(id).await;
+                (t.version() > v).then_some(t)
+            },
+        )
+        .await
+    }
+
+    /// The people in seats 1-3 (the creator has seat 0) take theirs, or
+    /// with `ai` the creator adds an AI player for the fourth; Start.
+    async fn open(&self, command: &str, ai: bool) -> TableId {
+        self.fake
+            .user_says(self.group, self.users[0], command)
+            .unwrap();
+        self.seat_and_start(ai).await
+    }
+
+    /// The lobby's seats taken (see [`World::open`]) and Start pressed.
+    async fn seat_and_start(&self, ai: bool) -> TableId {
+        let people = if ai { 1..3 } else { 1..4 };
+        for i in people {
+            let popup = self
+                .press_label(self.users[i], &format!("Seat {}", i + 1))
+                .await;
+            assert_eq!(popup, None);
+        }
+        if ai {
+            assert_eq!(self.press_label(self.users[0], "Add AI").await, None);
+        }
+        assert_eq!(self.press_label(self.users[0], "Start").await, None);
+        let t = self.open_table().await;
+        assert_eq!(t.phase(), Phase::Playing);
+        t.id()
+    }
+
+    /// The awaited seat's move, by pressing what its hand shows: a Hearts
+    /// card with one press; otherwise the cards, then the move's button,
+    /// which must be there once the cards are selected. Kozel answers beat
+    /// when they can, so tricks change hands.
+    async fn play(&self, t: &Table) -> Table {
+        let seat = t.awaiting()[0];
+        let game = t.game().unwrap();
+        let legal = game.legal_actions(seat);
+        let beat = legal
+            .iter()
+            .copied()
+            .find(|a| matches!(a, GameAction::Kozel(kozel::Action::Beat(_))));
+        let action = beat.unwrap_or_else(|| game.safe_action(seat).unwrap());
+        let i = seat.index();
+        let (user, dm) = (self.users[i], self.dm(i));
+        let data = |action| {
+            Press::Table {
+                table: t.id(),
+                version: t.version(),
+                action,
+            }
+            .encode()
+        };
+        let (cards, button) = match action {
+            GameAction::Hearts(hearts::Action::Play(c)) => {
+                assert_eq!(
+                    self.press(user, dm, &data(TableAction::HeartsPlay(c)))
+                        .await,
+                    None
+                );
+                return self.wait_version_after(t.id(), t.version()).await;
+            }
+            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass(s)),
+            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead(s)),
+            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat(s)),
+            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass(s)),
+            other => panic!("{other:?}"),
+        };
+        for c in cards.iter() {
+            assert_eq!(
+                self.press(user, dm, &data(TableAction::Toggle(c))).await,
+                None
+            );
+        }
+        assert_eq!(
+            self.press(user, dm, &data(button)).await,
+            None,
+            "{action:?}"
+        );
+        self.wait_version_after(t.id(), t.version()).await
+    }
+}
+
+fn deal_no(t: &Table) -> u32 {
+    match t.game().unwrap().public_view() {
+        GameView::Kozel(v) => v.deal_no,
+        GameView::Hearts(v) => v.results.len() as u32 + 1,
+    }
+}
+
+/// The name the bot shows for a seat: the person's, or the AI player's.
+fn name(t: &Table, seat: Seat) -> String {
+    t.seats()[seat]
+        .person()
+        .map_or_else(|| "🤖 Bot 1".to_owned(), |p| p.name.clone())
+}
+
+/// Whether `text` shows `trick` as the bot draws it: who took it and its
+/// points, then one line with every play: the player's name and its cards,
+/// passed cards face down.
+fn shows_trick(text: &str, t: &Table, trick: &TrickTaken) -> bool {
+    let points = match trick.points {
+        1 => "1 point".to_owned(),
+        n => format!("{n} points"),
+    };
+    let head = format!("Last trick: {} took {points}.", name(t, trick.winner));
+    let Some(at) = text.find(&head) else {
+        return false;
+    };
+    let Some(plays) = text[at + head.len()..].lines().nth(1) else {
+        return false;
+    };
+    let backs: u32 = trick
+        .plays
+        .iter()
+        .map(|p| match p.cards {
+            TrickCards::FaceDown(n) => n,
+            TrickCards::FaceUp(_) => 0,
+        })
+        .sum();
+    trick.plays.len() == plays.split(" · ").count()
+        && plays.matches('🂠').count() == backs as usize
+        && trick.plays.iter().all(|p| {
+            plays.contains(&name(t, p.seat))
+                && match p.cards {
+                    TrickCards::FaceUp(cards) => cards.iter().all(|c| plays.contains(&c.glyph())),
+                    TrickCards::FaceDown(_) => true,
+                }
+        })
+}
+
+/// The group's table message (the one edited as the game goes).
+fn is_table(m: &FakeMessage, title: &str) -> bool {
+    m.text.starts_with(title)
+}
+
+fn card_of(b: &kozyr::fakebot::Button) -> Option<(TableAction, Card)> {
+    match b.callback_data().map(Press::parse) {
+        Some(Ok(Press::Table { action, .. })) => action.card().map(|c| (action, c)),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hearts_one_press_plays_every_trick_shown_and_the_deal_result_in_every_hand() {
+    let mut w = World::new(fast_tuning()).await;
+    let id = w.open("/hearts", false).await;
+    let mut t = w.table(id).await;
+    // Passing: three cards selected, then Pass 3.
+    while matches!(t.game().unwrap().public_view(), GameView::Hearts(v) if v.deal.phase == hearts::Phase::Passing)
+    {
+        t = w.play(&t).await;
+    }
+
+    // The lead of the first trick: every card of the hand is on a button
+    // that plays it; all but the 2♣ are marked, and pressing one is
+    // refused with the reason and changes nothing.
+    let leader = t.awaiting()[0];
+    let i = leader.index();
+    let hand = w.hand_at(i, id, t.version()).await;
+    assert!(
+        hand.text.contains("Your turn: tap a card to play it."),
+        "{}",
+        hand.text
+    );
+    assert!(hand.text.contains("Cards marked ✗ cannot be played now."));
+    let GameView::Hearts(view) = t.game().unwrap().view(leader) else {
+        panic!()
+    };
+    let legal = t.game().unwrap().legal_actions(leader);
+    let mut on_buttons = CardSet::EMPTY;
+    for b in hand.keyboard.as_ref().unwrap().buttons() {
+        let Some((action, c)) = card_of(b) else {
+            continue;
+        };
+        assert_eq!(action, TableAction::HeartsPlay(c), "one press plays {c}");
+        let playable = legal.contains(&GameAction::Hearts(hearts::Action::Play(c)));
+        assert_eq!(b.text.starts_with('✗'), !playable, "{}", b.text);
+        on_buttons.insert(c);
+    }
+    assert_eq!(
+        on_buttons, view.deal.hand,
+        "every card of the hand stays on its button"
+    );
+    let barred = view.deal.hand.iter().find(|c| c.glyph() != "2♣").unwrap();
+    let data = Press::Table {
+        table: id,
+        version: t.version(),
+        action: TableAction::HeartsPlay(barred),
+    }
+    .encode();
+    let popup = w.press(w.users[i], w.dm(i), &data).await;
+    assert_eq!(
+        popup.as_deref(),
+        Some("The first trick starts with the 2♣.")
+    );
+    assert_eq!(
+        w.table(id).await.version(),
+        t.version(),
+        "a refused card changes nothing"
+    );
+    // Another seat's card on the leader's turn: not your turn.
+    let other = leader.next().index();
+    let theirs = w.hand_at(other, id, t.version()).await;
+    let (action, _) = theirs
+        .keyboard
+        .as_ref()
+        .unwrap()
+        .buttons()
+        .find_map(card_of)
+        .unwrap();
+    let data = Press::Table {
+        table: id,
+        version: t.version(),
+        action,
+    }
+    .encode();
+    assert!(w.press(w.users[other], w.dm(other), &data).await.is_some());
+    assert_eq!(w.table(id).await.version(), t.version());
+
+    // The first trick, four one-press plays; then it stays on the table
+    // message and in every hand, all four cards, the taker and points...
+    for _ in 0..4 {
+        t = w.play(&t).await;
+    }
+    let trick = t.last_trick().unwrap().clone();
+    assert_eq!(trick.plays.len(), 4);
+    w.shown(w.group, "the first trick", |m| {
+        is_table(m, "Hearts · deal 1") && shows_trick(&m.text, &t, &trick)
+    })
+    .await;
+    for s in 0..4 {
+        w.shown(w.dm(s), "the first trick in the hand", |m| {
+            shows_trick(&m.text, &t, &trick)
+        })
+        .await;
+    }
+    // ...also once the next trick has begun.
+    t = w.play(&t).await;
+    let begun = t.clone();
+    w.shown(w.group, "the first trick after the next lead", |m| {
+        is_table(m, "Hearts · deal 1")
+            && shows_trick(&m.text, &begun, &trick)
+            && m.text.contains(": ")
+    })
+    .await;
+    for s in 0..4 {
+        w.hand_at(s, id, begun.version()).await;
+        let m = w.hand_at(s, id, begun.version()).await;
+        assert!(shows_trick(&m.text, &begun, &trick), "{}", m.text);
+    }
+
+    // To the end of the deal: every trick is shown once taken.
+    while deal_no(&t) == 1 {
+        let before = t.clone();
+        t = w.play(&t).await;
+        if deal_no(&t) == 1
+            && let Some(taken) = t.last_trick().filter(|l| Some(*l) != before.last_trick())
+        {
+            let now = t.clone();
+            let taken = taken.clone();
+            w.shown(w.group, "a trick", |m| {
+                is_table(m, "Hearts · deal 1") && shows_trick(&m.text, &now, &taken)
+            })
+            .await;
+        }
+    }
+    // Deal 2: its table shows no trick of deal 1; the group's "Deal 1 is
+    // over" shows the last one, the 13th card included; every hand shows
+    // the result with deal 2's cards.
+    let end = t.last_deal().unwrap().clone();
+    let last = end.last_trick.clone().unwrap();
+    assert!(t.last_trick().is_none());
+    w.shown(w.group, "deal 1's result with its last trick", |m| {
+        m.text.starts_with("Deal 1 is over") && shows_trick(&m.text, &t, &last)
+    })
+    .await;
+    let table2 = w
+        .shown(w.group, "deal 2's table", |m| {
+            is_table(m, "Hearts · deal 2")
+        })
+        .await;
+    assert!(!table2.text.contains("Last trick"), "{}", table2.text);
+    for s in 0..4 {
+        let m = w.hand_at(s, id, t.version()).await;
+        assert!(m.text.contains("Deal 1 is over"), "{}", m.text);
+        assert!(shows_trick(&m.text, &t, &last), "{}", m.text);
+        let cards = m
+            .keyboard
+            .as_ref()
+            .unwrap()
+            .buttons()
+            .filter_map(card_of)
+            .count();
+        assert_eq!(cards, 13, "deal 2's cards come with the result");
+    }
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kozel_moves_appear_for_the_selection_and_tricks_stay_shown_with_passes_face_down() {
+    let mut w = World::new(fast_tuning()).await;
+    let id = w.open("/kozel", false).await;
+    let mut t = w.table(id).await;
+
+    // The lead: no Lead button until a card is selected.
+    let leader = t.awaiting()[0].index();
+    let hand = w.hand_at(leader, id, t.version()).await;
+    let actions = |m: &FakeMessage| -> Vec<TableAction> {
+        m.keyboard
+            .as_ref()
+            .unwrap()
+            .buttons()
+            .filter_map(|b| match b.callback_data().map(Press::parse) {
+                Some(Ok(Press::Table { action, .. })) if action.card().is_none() => Some(action),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(
+        !actions(&hand)
+            .iter()
+            .any(|a| matches!(a, TableAction::Lead(_)))
+    );
+
+    let (mut beats_seen, mut passes_seen, mut tricks) = (0, 0, 0);
+    while deal_no(&t) == 1 {
+        let seat = t.awaiting()[0];
+        let game = t.game().unwrap();
+        let width = match game.public_view() {
+            GameView::Kozel(v) => v.deal.width,
+            GameView::Hearts(_) => unreachable!(),
+        };
+        if width > 0 {
+            // An answer: whatever cards are selected, Beat is offered
+            // exactly when they beat (select a non-beating set first).
+            let legal = game.legal_actions(seat);
+            let pass = legal.iter().find_map(|a| match a {
+                GameAction::Kozel(kozel::Action::Pass(s))
+                    if !legal.contains(&GameAction::Kozel(kozel::Action::Beat(*s))) =>
+                {
+                    Some(*s)
+                }
+                _ => None,
+            });
+            if let Some(s) = pass.filter(|_| passes_seen < 3) {
+                let i = seat.index();
+                let data = |action| {
+                    Press::Table {
+                        table: id,
+                        version: t.version(),
+                        action,
+                    }
+                    .encode()
+                };
+                for c in s.iter() {
+                    assert_eq!(
+                        w.press(w.users[i], w.dm(i), &data(TableAction::Toggle(c)))
+                            .await,
+                        None
+                    );
+                }
+                let shown = w
+                    .shown(w.dm(i), "the Pass button", |m| {
+                        m.keyboard
+                            .as_ref()
+                            .is_some_and(|k| k.with_data(&data(TableAction::Pass(s))).is_some())
+                    })
+                    .await;
+                assert!(
+                    !actions(&shown)
+                        .iter()
+                        .any(|a| matches!(a, TableAction::Beat(_))),
+                    "no Beat for cards that do not beat"
+                );
+                passes_seen += 1;
+                // Unselect them again; the move below selects its own.
+                for c in s.iter() {
+                    assert_eq!(
+                        w.press(w.users[i], w.dm(i), &data(TableAction::Toggle(c)))
+                            .await,
+                        None
+                    );
+                }
+            }
+            if legal
+                .iter()
+                .any(|a| matches!(a, GameAction::Kozel(kozel::Action::Beat(_))))
+            {
+                beats_seen += 1; // `play` beats, through the Beat button it needs to see
+            }
+        }
+        let before = t.clone();
+        t = w.play(&t).await;
+        if deal_no(&t) == 1
+            && let Some(taken) = t.last_trick().filter(|l| Some(*l) != before.last_trick())
+        {
+            tricks += 1;
+            let now = t.clone();
+            let taken = taken.clone();
+            assert_eq!(taken.plays.len(), 4, "the lead and every answer");
+            w.shown(w.group, "the trick", |m| {
+                is_table(m, "Kozel · deal 1") && shows_trick(&m.text, &now, &taken)
+            })
+            .await;
+            for s in 0..4 {
+                let m = w.hand_at(s, id, now.version()).await;
+                assert!(shows_trick(&m.text, &now, &taken), "{}", m.text);
+            }
+        }
+    }
+    assert!(
+        tricks >= 3 && beats_seen > 0 && passes_seen > 0,
+        "{tricks} {beats_seen} {passes_seen}"
+    );
+    // Deal 2 opens without deal 1's trick; the hands show deal 1's result.
+    let last = t.last_deal().unwrap().last_trick.clone().unwrap();
+    w.shown(w.group, "deal 1's end with its last trick", |m| {
+        m.text.starts_with("Deal 1 is over") && shows_trick(&m.text, &t, &last)
+    })
+    .await;
+    let table2 = w
+        .shown(w.group, "deal 2's table", |m| is_table(m, "Kozel · deal 2"))
+        .await;
+    assert!(!table2.text.contains("Last trick"), "{}", table2.text);
+    for s in 0..4 {
+        let m = w.hand_at(s, id, t.version()).await;
+        assert!(m.text.contains("Deal 1 is over"), "{}", m.text);
+        assert!(shows_trick(&m.text, &t, &last), "{}", m.text);
+    }
+    // The first trick of deal 2 replaces the result in the hands.
+    while t.last_trick().is_none() {
+        t = w.play(&t).await;
+    }
+    for s in 0..4 {
+        let m = w.hand_at(s, id, t.version()).await;
+        assert!(!m.text.contains("Deal 1 is over"), "{}", m.text);
+    }
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ai_player_declares_its_molodka_out_of_turn() {
+    // Series seed 395: Ann (seat 0) leads, the fourth seat holds four
+    // cards of one suit. The AI player there plays them before anyone moves.
+    let mut tuning = fast_tuning();
+    tuning.service.seed = Some(395);
+    tuning.agent = Arc::new(kozyr::ai::TableAgent::of(
+        kozyr::ai::AgentKind::Search,
+        kozyr::ai::AgentConfig::default(),
+    ));
+    let mut w = World::new(tuning).await;
+    let id = w.open("/kozel", true).await;
+    let t = w.table(id).await;
+    let ai = Seat::new(3).unwrap();
+    assert_eq!(t.seats()[ai], kozyr::table::SeatState::Ai);
+    let table = w
+        .shown(w.group, "the molodka", |m| {
+            is_table(m, "Kozel · deal 1") && m.text.contains("Molodka by 🤖 Bot 1!")
+        })
+        .await;
+    assert!(table.text.contains("🤖 Bot 1: "), "{}", table.text);
+    let t = w.table(id).await;
+    assert_eq!(t.trick()[0].seat, ai, "nobody moved before it");
+    assert!(!t.awaiting().contains(&ai));
+    let ann = w.hand_at(0, id, t.version()).await;
+    assert!(!ann.text.contains("lead one or more"), "{}", ann.text);
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hearts_any_heart_breaks_is_a_setting() {
+    let mut w = World::new(fast_tuning()).await;
+    // A table in its lobby takes the chat's settings.
+    w.fake.user_says(w.group, w.users[0], "/hearts").unwrap();
+    w.shown(w.group, "the lobby", |m| m.keyboard.is_some())
+        .await;
+    w.fake.user_says(w.group, w.users[0], "/settings").unwrap();
+    let settings = w
+        .shown(w.group, "the settings", |m| m.text.starts_with("Settings"))
+        .await;
+    assert!(
+        settings
+            .text
+            .contains("Hearts are broken only by a heart discarded on another suit"),
+        "the seed's rule is the default: {}",
+        settings.text
+    );
+    let popup = w
+        .press_label(w.users[0], "Hearts break: discards only")
+        .await;
+    assert_eq!(popup.as_deref(), Some("Saved."));
+    w.fake.user_says(w.group, w.users[0], "/settings").unwrap();
+    w.shown(w.group, "the changed setting", |m| {
+        m.text.starts_with("Settings") && m.text.contains("Hearts are broken by any heart played")
+    })
+    .await;
+    // The table plays by it, stored with its settings.
+    let id = w.seat_and_start(false).await;
+    let t = w.table(id).await;
+    assert!(t.settings().options.hearts.any_heart_breaks);
+    let Some(Game::Hearts(m)) = t.game() else {
+        panic!()
+    };
+    assert!(m.options().any_heart_breaks && m.deal().any_heart_breaks());
+    w.stop().await;
+}

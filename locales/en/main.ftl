@@ -60,7 +60,7 @@ rules-hearts =
     <b>Hearts</b> — four players, each on their own. 52 cards, 13 each.
     Before each deal pass 3 cards: left, right, across, then no passing.
     The 2♣ leads the first trick. Follow suit if you can; the highest card of the suit led takes the trick.
-    Each ♥ is 1 point and the Q♠ 13. Hearts cannot be led until one has been played; no points on the first trick.
+    Each ♥ is 1 point and the Q♠ 13. Hearts cannot be led until one has been discarded on another suit (with the “any heart breaks” setting: played at all), unless you hold only hearts; no points on the first trick.
     With the “shoot the moon” option, whoever takes all 26 points scores 0 and everyone else 26.
     The game ends when someone reaches the target score; the lowest total wins.
 

@@ -61,7 +61,7 @@ rules-hearts =
     <b>Copas</b> — quatro jogadores, cada um por si. 52 cartas, 13 para cada.
     Antes de cada mão passe 3 cartas: à esquerda, à direita, em frente, e depois sem passar.
     O 2♣ abre a primeira vaza. Siga o naipe se puder; a maior carta do naipe de saída leva a vaza.
-    Cada ♥ vale 1 ponto e a D♠ 13. Não se sai de copas antes de alguém jogar uma; na primeira vaza não se jogam pontos.
+    Cada ♥ vale 1 ponto e a D♠ 13. Não se sai de copas antes de alguém descartar uma em outro naipe (com a opção “qualquer copas quebra”: jogar uma), a menos que só tenha copas; na primeira vaza não se jogam pontos.
     Com a opção “acertar a lua”, quem leva os 26 pontos marca 0 e todos os outros levam 26.
     O jogo termina quando alguém chega ao limite; ganha o menor total.
 

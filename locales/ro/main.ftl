@@ -62,7 +62,7 @@ rules-hearts =
     <b>Inimi</b> — patru jucători, fiecare pentru el. 52 de cărți, câte 13.
     Înainte de fiecare mână dai 3 cărți: la stânga, la dreapta, în față, apoi fără schimb.
     2♣ deschide prima levată. Răspunde la culoare dacă poți; cea mai mare carte din culoarea deschisă ia levata.
-    Fiecare ♥ valorează 1 punct, iar Q♠ 13. Nu se deschide cu inimă până nu s-a jucat una; în prima levată nu se joacă puncte.
+    Fiecare ♥ valorează 1 punct, iar Q♠ 13. Nu se deschide cu inimă până nu s-a aruncat una pe altă culoare (cu setarea „orice inimă deschide”: până nu s-a jucat una), decât dacă ai doar inimi; în prima levată nu se joacă puncte.
     Cu opțiunea „nimerește luna”, cine ia toate cele 26 de puncte primește 0, iar ceilalți câte 26.
     Jocul se termină când cineva atinge pragul; câștigă totalul cel mai mic.
 

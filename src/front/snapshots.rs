@@ -1581,3 +1581,75 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
         "#]],
     );
 }
+
+#[test]
+fn a_hearts_hand_on_its_turn_after_a_trick() {
+    let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
+    let mut tricks = crate::table::Tricks::default();
+    // Past the passing and two tricks, into the third.
+    let mut taken = 0;
+    play_tracked(&mut game, &mut tricks, |events| {
+        taken += events.iter().filter(|e| e.trick_taken().is_some()).count();
+        taken == 2
+    });
+    moves(&mut game, 1);
+    let t = with_tricks(info(GameKind::Hearts, 30, false), &tricks);
+    let s = game.awaiting()[0];
+    check(
+        |l| hand_screen(l, &t, &game, s, CardSet::EMPTY),
+        expect![[r#"
+            ── en
+            **Hearts** · Friday <cards>
+            On the table:
+            Alice: 2♠
+
+            Last trick: Alice took 0 points.
+            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+
+            👉 **Your turn**: tap a card to play it.
+            Cards marked ✗ cannot be played now.
+            [✗5♣ | t7.u.y5C] [✗10♣ | t7.u.yTC] [✗5♦ | t7.u.y5D] [✗9♦ | t7.u.y9D] [✗K♦ | t7.u.yKD]
+            [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]
+            [✗K♥ | t7.u.yKH]
+            ── ru
+            **Червы** · Friday <cards>
+            На столе:
+            Alice: 2♠
+
+            Прошлая взятка: Alice, 0 очков.
+            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+
+            👉 **Ваш ход**: нажмите на карту, чтобы сыграть её.
+            Карты с пометкой ✗ сейчас сыграть нельзя.
+            [✗5♣ | t7.u.y5C] [✗10♣ | t7.u.yTC] [✗5♦ | t7.u.y5D] [✗9♦ | t7.u.y9D] [✗K♦ | t7.u.yKD]
+            [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]
+            [✗K♥ | t7.u.yKH]
+            ── pt
+            **Copas** · Friday <cards>
+            Na mesa:
+            Alice: 2♠
+
+            Última vaza: Alice levou 0 pontos.
+            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+
+            👉 **Sua vez**: toque numa carta para jogá-la.
+            As cartas marcadas com ✗ não podem ser jogadas agora.
+            [✗5♣ | t7.u.y5C] [✗10♣ | t7.u.yTC] [✗5♦ | t7.u.y5D] [✗9♦ | t7.u.y9D] [✗K♦ | t7.u.yKD]
+            [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]
+            [✗K♥ | t7.u.yKH]
+            ── ro
+            **Inimi** · Friday <cards>
+            Pe masă:
+            Alice: 2♠
+
+            Ultima levată: Alice a luat 0 puncte.
+            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+
+            👉 **Ești la mutare**: atinge o carte ca s-o joci.
+            Cărțile marcate cu ✗ nu pot fi jucate acum.
+            [✗5♣ | t7.u.y5C] [✗10♣ | t7.u.yTC] [✗5♦ | t7.u.y5D] [✗9♦ | t7.u.y9D] [✗K♦ | t7.u.yKD]
+            [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]
+            [✗K♥ | t7.u.yKH]
+        "#]],
+    );
+}

@@ -26,7 +26,7 @@ use crate::hearts::{Action, Event, HeartsOptions, Match, PassDirection};
 ///
 /// ```json
 /// {"game":"hearts","table":"t1","series":1,"deal":1,"dealer":2,
-///  "options":{"shoot_the_moon":false,"end_score":100},
+///  "options":{"shoot_the_moon":false,"end_score":100,"any_heart_breaks":false},
 ///  "hands":[[…13 cards…],…], "pass_direction":"left", "passes":[[…3…],…],
 ///  "events":[{"kind":"play","seat":3,"card":"2C"},…,{"kind":"trick","winner":1,"points":0},…],
 ///  "deal_points":[4,0,9,13], "total_points":[4,0,9,13], "game_over":false}

@@ -327,6 +327,11 @@ impl FakeBot {
             .sum()
     }
 
+    /// Sends and edits refused with 429, by the limit they hit.
+    pub fn limit_hits(&self) -> LimitHits {
+        self.read(World::limit_hits)
+    }
+
     /// Requests that got an error, by method.
     pub fn failures(&self) -> BTreeMap<String, u64> {
         self.read(World::failures)

@@ -14,3 +14,4 @@ mod kozel_records;
 mod migrations;
 mod service;
 mod telegram;
+mod telegram_limits;

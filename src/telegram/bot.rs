@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
 use super::outbox::{self, Local, Outbox};
-use super::pacing::PacerConfig;
+use super::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::{Config, UpdateMode};
 use crate::front::Front;
@@ -162,6 +162,8 @@ impl Admins for Shared {
 pub struct Tuning {
     pub group_pacing: PacerConfig,
     pub private_pacing: PacerConfig,
+    /// The bot-wide output budget (`KOZYR_TELEGRAM_RATE`).
+    pub budget: OutputBudget,
     pub service: ServiceOptions,
     /// Plays AI seats and away people.
     pub agent: Arc<dyn SeatAgent>,
@@ -174,12 +176,9 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Tuning {
         Tuning {
-            group_pacing: PacerConfig::default(),
-            private_pacing: PacerConfig {
-                min_interval: Duration::ZERO,
-                window: Duration::from_secs(60),
-                max_per_window: 0,
-            },
+            group_pacing: PacerConfig::group(),
+            private_pacing: PacerConfig::private(),
+            budget: OutputBudget::TELEGRAM,
             service: ServiceOptions {
                 ai_delay: Duration::from_millis(1500),
                 ..ServiceOptions::default()
@@ -347,7 +346,12 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         gone: Mutex::new(HashSet::new()),
         admins: Mutex::new(HashMap::new()),
     });
-    let outbox = Outbox::new(shared.clone(), tuning.group_pacing, tuning.private_pacing).await;
+    let limits = Limits {
+        group: tuning.group_pacing,
+        private: tuning.private_pacing,
+        budget: tuning.budget,
+    };
+    let outbox = Outbox::new(shared.clone(), limits).await;
     let (stop_tx, stop_rx) = watch::channel(false);
     let outbox = tokio::spawn(outbox::run(
         outbox,
@@ -484,6 +488,7 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
 pub async fn run(config: Config, heartbeat: std::path::PathBuf) -> Result<(), BotError> {
     let tuning = Tuning {
         agent: configured_agent(&config),
+        budget: OutputBudget::per_second(config.telegram_rate),
         ..Tuning::default()
     };
     let mut running = start(&config, tuning).await?;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use kozyr::fakebot::{FakeBot, FakeBotConfig, LimitHits, UserSpec};
 use teloxide::RequestError;
 use teloxide::prelude::*;
+use teloxide::types::ChatId;
 
 fn retry_after(r: Result<impl std::fmt::Debug, RequestError>) -> Duration {
     match r {
@@ -59,4 +60,161 @@ async fn the_fake_limits_private_chats_and_the_whole_bot() {
     // A second later the buckets have refilled.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     bot.send_message(dm(0), "later").await.unwrap();
+}
+
+// ------------------------------------------------------ the whole bot --
+
+use std::sync::Arc;
+
+use kozyr::fakebot::Author;
+use kozyr::loadtest::Driver;
+use kozyr::telegram::bot::{RunningBot, Tuning, start};
+use kozyr::telegram::pacing::{Budget, PacerConfig};
+
+use crate::support::{bot_config, eventually};
+
+/// Telegram's minute, shortened for the tests: the fake and the bot both
+/// count 20 outputs a group in this window.
+const MINUTE: Duration = Duration::from_secs(6);
+
+/// A fake with all of Telegram's limits (the group minute shortened).
+async fn strict_fake() -> Arc<FakeBot> {
+    Arc::new(
+        FakeBot::start_with(FakeBotConfig {
+            token: "123456:TEST-fake-token-kozyr-limits-0123456789".into(),
+            group_window: MINUTE,
+            ..FakeBotConfig::default().telegram_limits()
+        })
+        .await
+        .unwrap(),
+    )
+}
+
+/// The bot's real limits, the group minute shortened like the fake's.
+fn real_limits() -> Tuning {
+    Tuning {
+        group_pacing: PacerConfig {
+            window: MINUTE,
+            ..PacerConfig::group()
+        },
+        private_pacing: PacerConfig::private(),
+        budget: Budget::TELEGRAM,
+        poll_timeout: Duration::from_secs(1),
+        drain_for: Duration::from_secs(2),
+        service: kozyr::table::runtime::ServiceOptions::default(),
+        ..Tuning::default()
+    }
+}
+
+async fn start_bot(fake: &FakeBot, dir: &tempfile::TempDir, tuning: Tuning) -> RunningBot {
+    start(&bot_config(fake, dir), tuning).await.unwrap()
+}
+
+/// How many of the bot's messages in `chat` read exactly like its first one.
+fn copies_of_first(fake: &FakeBot, chat: ChatId) -> (String, usize) {
+    let bot: Vec<String> = fake
+        .messages(chat)
+        .into_iter()
+        .filter(|m| m.author == Author::Bot)
+        .map(|m| m.text)
+        .collect();
+    let Some(first) = bot.first().cloned() else {
+        return (String::new(), 0);
+    };
+    let n = bot.iter().filter(|t| **t == first).count();
+    (first, n)
+}
+
+/// Issue 11, point 3: replies to commands, welcomes and the lobby share
+/// one scheduler with the table: a group never gets more than 20 outputs
+/// in its minute and no private chat more than Telegram allows, whatever
+/// people type, and no reply is lost.
+#[tokio::test]
+async fn command_replies_and_welcomes_keep_the_limits_and_none_is_lost() {
+    let fake = strict_fake().await;
+    let dir = tempfile::tempdir().unwrap();
+    let bot = start_bot(&fake, &dir, real_limits()).await;
+    let d = Driver::new(fake.clone(), "Limits");
+    // Everyone starts the bot three times, and someone asks for help 25
+    // times in the group, all at once.
+    for _ in 0..3 {
+        for u in d.users {
+            fake.start_bot(u, None).unwrap();
+        }
+    }
+    for _ in 0..25 {
+        fake.user_says(d.group, d.users[0], "/help").unwrap();
+    }
+    // Meanwhile they open a table and sit down.
+    d.open_kozel_table().await.unwrap();
+    eventually(
+        Duration::from_secs(40),
+        Duration::from_millis(100),
+        "every help reply and every welcome",
+        || async {
+            let group_ok = copies_of_first(&fake, d.group).1 == 25;
+            let dms_ok = (0..4).all(|i| copies_of_first(&fake, d.dm(i)).1 >= 3);
+            (group_ok && dms_ok).then_some(())
+        },
+    )
+    .await;
+    bot.stop().await;
+    assert_eq!(
+        fake.limit_hits(),
+        LimitHits::default(),
+        "429s from the fake"
+    );
+    assert!(fake.max_outputs_in_window(d.group, MINUTE) <= 20);
+    for i in 0..4 {
+        let outs = fake.outputs(d.dm(i));
+        for w in outs.windows(2) {
+            assert!(
+                w[1].at.duration_since(w[0].at) >= Duration::from_millis(990),
+                "two outputs in a private chat within a second"
+            );
+        }
+    }
+}
+
+/// Issue 11, point 6: the render that turns the lobby into the game goes
+/// out at once, not after the group's usual 3 s spacing: nobody sees a
+/// Start button after the game began.
+#[tokio::test]
+async fn the_lobby_turns_into_the_game_at_once() {
+    let fake = strict_fake().await;
+    let dir = tempfile::tempdir().unwrap();
+    let bot = start_bot(&fake, &dir, real_limits()).await;
+    let d = Driver::new(fake.clone(), "Start");
+    for u in d.users {
+        fake.start_bot(u, None).unwrap();
+    }
+    fake.user_says(d.group, d.users[0], "/kozel").unwrap();
+    for i in 1..4 {
+        let data = d.lobby_button(&format!("{}", i + 1)).await.unwrap();
+        d.press_ok(d.users[i], d.group, &data).await.unwrap();
+    }
+    let start_data = d.lobby_button("Start").await.unwrap();
+    let (lobby, _) = fake.latest_keyboard(d.group).unwrap();
+    let pressed = tokio::time::Instant::now();
+    d.press_ok(d.users[0], d.group, &start_data).await.unwrap();
+    eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        "the lobby message loses its Start button",
+        || async {
+            let m = fake.message(d.group, lobby)?;
+            let start_gone = m
+                .keyboard
+                .is_none_or(|k| k.with_data(&start_data).is_none());
+            start_gone.then_some(())
+        },
+    )
+    .await;
+    let took = pressed.elapsed();
+    assert!(
+        took < Duration::from_millis(1500),
+        "the Start button stayed {took:?} after the game began"
+    );
+    bot.stop().await;
+    assert_eq!(fake.limit_hits(), LimitHits::default());
 }

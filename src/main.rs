@@ -88,6 +88,17 @@ struct LoadtestArgs {
     /// Keep the database afterwards.
     #[arg(long)]
     keep_db: bool,
+    /// Stop making moves after this many seconds (the deals need not end).
+    #[arg(long)]
+    seconds: Option<u64>,
+    /// The bot-wide output budget per second (`KOZYR_TELEGRAM_RATE`).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    rate: u32,
+    /// Search for the most tables (from --tables, doubling, then halving
+    /// the gap to 10%) at which the acting person's hand shows their turn
+    /// within this p99, in milliseconds.
+    #[arg(long)]
+    search_p99_ms: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -264,7 +275,17 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         seed: args.seed,
         db: args.db,
         keep_db: args.keep_db,
+        duration: args.seconds.map(std::time::Duration::from_secs),
+        rate: args.rate,
     };
+    if let Some(ms) = args.search_p99_ms {
+        let aim = std::time::Duration::from_millis(ms);
+        let best = runtime()?
+            .block_on(kozyr::loadtest::search(options, aim))
+            .map_err(|e| e.to_string())?;
+        println!("largest table count with actor p99 <= {ms} ms: {best}");
+        return Ok(());
+    }
     let report = runtime()?
         .block_on(kozyr::loadtest::run(options))
         .map_err(|e| e.to_string())?;

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 use teloxide::dispatching::{Dispatcher, ShutdownToken};
 use teloxide::error_handlers::LoggingErrorHandler;
 use teloxide::prelude::*;
-use teloxide::update_listeners::Polling;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
+use super::listener::{self, Handled};
 use super::outbox::{self, Local, Outbox};
 use super::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
@@ -50,6 +50,8 @@ pub struct Shared {
     gone: Mutex<HashSet<ChatId>>,
     /// `getChatMember` answers, trusted for [`ADMIN_CACHE`].
     admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
+    /// How fresh the messages the outbox delivered were.
+    freshness: Mutex<outbox::Freshness>,
 }
 
 /// A std mutex whose holder panicked is still usable: every section here
@@ -66,6 +68,16 @@ impl Shared {
     pub fn player_of(&self, user: &teloxide::types::User) -> Player {
         let lang = super::handlers::lang_of(user).unwrap_or(self.default_lang);
         Player::new(super::ids::user_id(user), &user.full_name(), lang)
+    }
+
+    /// The outbox records how fresh a delivered message was.
+    pub(super) fn record_freshness(&self, f: impl FnOnce(&mut outbox::Freshness)) {
+        f(&mut lock(&self.freshness));
+    }
+
+    /// How fresh the delivered messages were so far (`kozyr loadtest`).
+    pub fn freshness(&self) -> outbox::Freshness {
+        lock(&self.freshness).clone()
     }
 
     /// Hands the effects runner work from outside the table service.
@@ -231,6 +243,8 @@ pub struct RunningBot {
     shared: Arc<Shared>,
     shutdown: ShutdownToken,
     dispatcher: Option<JoinHandle<()>>,
+    /// The long-polling task: it confirms the handled updates as it ends.
+    poller: Option<JoinHandle<()>>,
     /// The webhook server, in webhook mode.
     webhook: Option<(std::net::SocketAddr, JoinHandle<()>)>,
     outbox: JoinHandle<()>,
@@ -294,6 +308,9 @@ impl RunningBot {
         if let Some(d) = self.dispatcher {
             let _ = d.await;
         }
+        if let Some(p) = self.poller {
+            let _ = p.await;
+        }
         // The dispatcher stopped the listener, which shuts the server down
         // gracefully; a client holding a connection open does not keep it.
         if let Some((_, mut server)) = self.webhook
@@ -345,6 +362,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         local: local_tx,
         gone: Mutex::new(HashSet::new()),
         admins: Mutex::new(HashMap::new()),
+        freshness: Mutex::new(outbox::Freshness::default()),
     });
     let limits = Limits {
         group: tuning.group_pacing,
@@ -361,8 +379,14 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         tuning.drain_for,
     ));
 
-    let mut dispatcher = Dispatcher::builder(bot.clone(), super::handlers::schema())
-        .dependencies(dptree::deps![shared.clone()])
+    // Every update holds a guard while it is handled: long polling
+    // confirms it to Telegram only once the guard is gone.
+    let handled = Arc::new(Handled::default());
+    let tree = dptree::entry()
+        .map(|upd: Update, handled: Arc<Handled>| handled.guard(upd.id.0))
+        .chain(super::handlers::schema());
+    let mut dispatcher = Dispatcher::builder(bot.clone(), tree)
+        .dependencies(dptree::deps![shared.clone(), handled.clone()])
         .default_handler(|_| async {})
         .error_handler(LoggingErrorHandler::with_custom_text(
             "update handler failed",
@@ -371,13 +395,14 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
     let shutdown = dispatcher.shutdown_token();
     let conflicts = Arc::new(AtomicU64::new(0));
     let mut webhook = None;
+    let mut poller = None;
     let dispatcher = match &config.update_mode {
         UpdateMode::LongPolling => {
-            let listener = Polling::builder(bot.clone())
-                .timeout(tuning.poll_timeout)
-                .delete_webhook()
-                .await
-                .build();
+            if let Err(e) = bot.delete_webhook().await {
+                tracing::warn!(error = %e, "deleteWebhook failed");
+            }
+            let (listener, task) = listener::polling(bot.clone(), tuning.poll_timeout, handled);
+            poller = Some(task);
             let listener_errors = {
                 let conflicts = conflicts.clone();
                 Arc::new(move |e: teloxide::RequestError| {
@@ -433,6 +458,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         shared,
         shutdown,
         dispatcher: Some(dispatcher),
+        poller,
         webhook,
         outbox,
         stop_outbox: stop_tx,

@@ -102,6 +102,39 @@ fn label(chat: i64) -> &'static str {
     }
 }
 
+/// How long messages showed an out-of-date state: from the first change
+/// not yet sent to the delivery of a message showing it (or a later state),
+/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
+/// (`kozyr_output_staleness_seconds`).
+#[derive(Clone, Debug, Default)]
+pub struct Freshness {
+    /// The hand of the person who must act (from the change that made it
+    /// their turn).
+    pub actor: Vec<Duration>,
+    /// The hand of the person who just acted.
+    pub acted: Vec<Duration>,
+    /// Group table messages.
+    pub group: Vec<Duration>,
+    /// Everyone else's hands.
+    pub others: Vec<Duration>,
+}
+
+impl Freshness {
+    fn record(&mut self, chat: i64, prio: Priority, took: Duration) {
+        let (list, label) = match (class_of(&chat), prio) {
+            (Class::Group, _) => (&mut self.group, "group"),
+            (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
+            (Class::Private, Priority::Acted) => (&mut self.acted, "acted"),
+            (Class::Private, _) => (&mut self.others, "others"),
+        };
+        // Bounded: a long-running bot keeps the metric, not every sample.
+        if list.len() < 1_000_000 {
+            list.push(took);
+        }
+        crate::metrics::output_staleness(label, took);
+    }
+}
+
 /// A finished Bot API call.
 struct Done {
     ticket: Ticket<i64>,
@@ -109,6 +142,8 @@ struct Done {
     table: Option<TableId>,
     /// Whether a new message posted by it shows `table` from now on.
     keeps: bool,
+    /// Since when the slot's message was out of date, and how urgent it was.
+    stale: Option<(Instant, Priority)>,
     result: Result<Option<MessageId>, Failure>,
 }
 
@@ -125,6 +160,8 @@ pub struct Outbox {
     sources: HashMap<(i64, i64), Source>,
     /// (private chat, table): hands last shown as the person's turn.
     on_turn: HashSet<(i64, i64)>,
+    /// (chat, table) → since when its message is out of date, and how urgently.
+    stale: HashMap<(i64, i64), (Instant, Priority)>,
     /// The latest view of each table, for names in hands and announcements.
     views: HashMap<TableId, TableView>,
     /// Announcements wait for the table's next render, which follows them in
@@ -174,6 +211,7 @@ impl Outbox {
             refs,
             sources: HashMap::new(),
             on_turn: HashSet::new(),
+            stale: HashMap::new(),
             views: HashMap::new(),
             pending: HashMap::new(),
             done_tx,
@@ -220,6 +258,7 @@ impl Outbox {
                     let content = self.message(&self.shared.front.table_screen(&view));
                     self.queue
                         .set_with(chat.0, Slot::Table(view.id.0), Piece::Show(content), prio);
+                    self.mark_stale(chat.0, view.id.0, prio);
                     self.sources
                         .insert((chat.0, view.id.0), Source::Table(view.clone()));
                 }
@@ -287,6 +326,19 @@ impl Outbox {
                     self.queue.send_with(chat.0, Piece::Show(m), Priority::Turn);
                 }
             }
+        }
+    }
+
+    /// The message of `table` in `chat` is to show something new.
+    fn mark_stale(&mut self, chat: i64, table: i64, prio: Priority) {
+        if !self.queue.is_waiting(&chat, &Slot::Table(table)) {
+            return;
+        }
+        let now = Instant::now();
+        let e = self.stale.entry((chat, table)).or_insert((now, prio));
+        // Becoming someone's turn starts the clock of that turn.
+        if prio < e.1 {
+            *e = (now, prio);
         }
     }
 
@@ -390,13 +442,31 @@ impl Outbox {
                 sources,
                 ..
             } = self;
+            let mut considered = Vec::new();
             let tx = queue.poll_transmit_with(now, |chat, slot, content| match slot {
-                Slot::Table(t) => sources
-                    .get(&(*chat, *t))
-                    .and_then(|s| render(shared, views, s))
-                    .map_or(content, Piece::Show),
+                Slot::Table(t) => {
+                    considered.push((*chat, *t));
+                    sources
+                        .get(&(*chat, *t))
+                        .and_then(|s| render(shared, views, s))
+                        .map_or(content, Piece::Show)
+                }
                 Slot::Menu(_) => content,
             });
+            // Rendered again, these showed what Telegram shows: up to date.
+            let sent = tx.as_ref().and_then(|tx| match &tx.output {
+                Transmission::Set {
+                    slot: Slot::Table(t),
+                    ..
+                } => Some((tx.ticket.chat, *t)),
+                _ => None,
+            });
+            for key in considered {
+                if Some(key) != sent {
+                    self.stale.remove(&key);
+                }
+            }
+            let stale = sent.and_then(|key| self.stale.remove(&key));
             let Some(tx) = tx else {
                 for class in [Class::Group, Class::Private] {
                     let lane = if class == Class::Group {
@@ -463,6 +533,7 @@ impl Outbox {
                     ticket,
                     table,
                     keeps,
+                    stale,
                     result,
                 });
             });
@@ -474,6 +545,10 @@ impl Outbox {
         let chat = done.ticket.chat;
         let outcome = match done.result {
             Ok(new_message) => {
+                if let Some((since, prio)) = done.stale {
+                    self.shared
+                        .record_freshness(|f| f.record(chat, prio, now - since));
+                }
                 if let (Some(m), Some(table), true) = (new_message, done.table, done.keeps) {
                     self.refs.insert((chat, table.0), m);
                     // Recorded before the next output for this chat goes out.
@@ -515,6 +590,10 @@ impl Outbox {
                     }
                     Failure::Rejected => tracing::warn!(chat, "Telegram refused an output"),
                     _ => {}
+                }
+                // Still out of date, since then.
+                if let (Some(stale), Some(table), true) = (done.stale, done.table, done.keeps) {
+                    self.stale.entry((chat, table.0)).or_insert(stale);
                 }
                 let outcome = f.pacing_outcome();
                 if let Outcome::RetryAfter(pause) = outcome {

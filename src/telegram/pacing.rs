@@ -744,6 +744,14 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         s.shown = Some(content);
     }
 
+    /// Whether content for `slot` in `chat` waits to go out.
+    pub fn is_waiting(&self, chat: &K, slot: &S) -> bool {
+        self.chats
+            .get(chat)
+            .and_then(|c| c.slots.get(slot))
+            .is_some_and(|s| s.wanted.is_some())
+    }
+
     /// Whether anything waits or is in flight for `chat`.
     pub fn is_idle(&self, chat: &K) -> bool {
         self.chats

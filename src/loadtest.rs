@@ -759,7 +759,10 @@ pub async fn search(options: LoadOptions, aim: Duration) -> Result<u32, LoadErro
         })
         .await?;
         let ok = meets(&r, aim);
-        println!("--- {n} tables: {}", if ok { "meets the aim" } else { "misses" });
+        println!(
+            "--- {n} tables: {}",
+            if ok { "meets the aim" } else { "misses" }
+        );
         print!("{r}");
         if ok {
             good = good.max(n);

@@ -357,6 +357,12 @@ impl FakeBot {
         self.read(World::pending_updates)
     }
 
+    /// Updates the bot received through getUpdates and has not confirmed
+    /// (by a later call's offset): Telegram would deliver them again.
+    pub fn handed_out_unconfirmed(&self) -> usize {
+        self.read(World::handed_out_unconfirmed)
+    }
+
     pub fn member_status(&self, chat: ChatId, user: UserId) -> Option<MemberStatus> {
         self.read(|w| w.member_status(chat, user))
     }

@@ -179,6 +179,8 @@ pub(crate) struct World {
     /// The bot-wide rate ([`FakeBotConfig::bot_limit`]).
     bot_bucket: Bucket,
     limit_hits: LimitHits,
+    /// The newest update id getUpdates has handed out.
+    handed_out: i64,
 }
 
 fn unix_now() -> i64 {
@@ -243,6 +245,7 @@ impl World {
             poll_generation: 0,
             bot_bucket: Bucket::default(),
             limit_hits: LimitHits::default(),
+            handed_out: 0,
         }
     }
 
@@ -869,11 +872,24 @@ impl World {
             self.updates
                 .retain(|(_, kind, _)| allowed.iter().any(|a| a == kind));
         }
-        self.updates
+        let out: Vec<(i64, Value)> = self
+            .updates
             .iter()
             .take(limit.clamp(1, 100))
-            .map(|(_, _, v)| v.clone())
-            .collect()
+            .map(|(id, _, v)| (*id, v.clone()))
+            .collect();
+        if let Some((id, _)) = out.last() {
+            self.handed_out = self.handed_out.max(*id);
+        }
+        out.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// Updates getUpdates handed out that no later offset confirmed.
+    pub fn handed_out_unconfirmed(&self) -> usize {
+        self.updates
+            .iter()
+            .filter(|(id, _, _)| *id <= self.handed_out)
+            .count()
     }
 
     /// The webhook's URL and secret, as `setWebhook` last set them.

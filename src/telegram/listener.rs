@@ -69,7 +69,10 @@ impl Handled {
         m.retain(|id, since| {
             let keep = since.elapsed() < GIVE_UP_AFTER;
             if !keep {
-                tracing::warn!(update = id, "an update was not handled in time; confirming it anyway");
+                tracing::warn!(
+                    update = id,
+                    "an update was not handled in time; confirming it anyway"
+                );
             }
             keep
         });
@@ -140,7 +143,10 @@ pub fn polling(
     bot: Bot,
     timeout: Duration,
     handled: Arc<Handled>,
-) -> (impl UpdateListener<Err = teloxide::RequestError> + use<>, JoinHandle<()>) {
+) -> (
+    impl UpdateListener<Err = teloxide::RequestError> + use<>,
+    JoinHandle<()>,
+) {
     let (tx, rx) = mpsc::unbounded_channel();
     let (stop_token, stopped) = mk_stop_token();
     let (start_tx, start_rx) = oneshot::channel();

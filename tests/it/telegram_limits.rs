@@ -225,3 +225,179 @@ async fn the_lobby_turns_into_the_game_at_once() {
     bot.stop().await;
     assert_eq!(fake.limit_hits(), LimitHits::default());
 }
+
+// ------------------------------------- a press in flight at a kill -9 --
+
+mod in_flight {
+    use std::io::BufReader;
+    use std::process::{Child, Stdio};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use kozyr::config::Config;
+    use kozyr::fakebot::{FakeBot, FakeBotConfig};
+    use kozyr::loadtest::Driver;
+    use kozyr::store::{Store, StoreOptions};
+    use kozyr::table::{TableEvent, TableId};
+    use kozyr::telegram::bot::start;
+    use sqlx::Connection;
+
+    use crate::support::{db_url, eventually, fast_tuning, respawn, skip_to_ready};
+
+    const CHILD_ENV: &str = "KOZYR_IN_FLIGHT_CHILD";
+    const TEST: &str =
+        "telegram_limits::in_flight::a_press_received_but_not_committed_survives_a_kill";
+    const TOKEN: &str = "123456:FLIGHT-fake-token-kozyr-in-flight-0123456789";
+
+    /// The Also section of issue 11: a press the bot had received but not
+    /// committed when it was killed (-9) is delivered again after the
+    /// restart and applied once, because the update was never confirmed to
+    /// Telegram. The commit is held back by a write lock the test takes on
+    /// the database; the bot is killed while it waits for it.
+    #[test]
+    fn a_press_received_but_not_committed_survives_a_kill() {
+        if std::env::var(CHILD_ENV).is_ok() {
+            child();
+        } else {
+            parent();
+        }
+    }
+
+    fn child() {
+        let rt = tokio::runtime::Runtime::new().expect("runtime");
+        rt.block_on(async {
+            let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
+            let _bot = start(&config, fast_tuning()).await.expect("the bot starts");
+            println!("ready");
+            std::future::pending::<()>().await;
+        });
+    }
+
+    struct Bot(Child);
+
+    impl Drop for Bot {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn spawn(env: &[(&str, String)]) -> Bot {
+        let mut cmd = respawn(TEST);
+        cmd.env(CHILD_ENV, "1")
+            .env("RUST_LOG", "off")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn the bot");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        skip_to_ready(&mut out);
+        Bot(child)
+    }
+
+    fn parent() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let fake = Arc::new(
+                FakeBot::start_with(FakeBotConfig {
+                    token: TOKEN.into(),
+                    ..FakeBotConfig::default()
+                })
+                .await
+                .expect("fake"),
+            );
+            let dir = tempfile::tempdir().expect("tempdir");
+            let url = db_url(&dir);
+            let env = [
+                ("TELOXIDE_TOKEN", TOKEN.to_owned()),
+                ("DATABASE_URL", url.clone()),
+                ("TELOXIDE_API_URL", fake.api_url().to_string()),
+                ("KOZYR_TURN_SECONDS", "0".to_owned()),
+            ];
+            let bot = spawn(&env);
+            let driver = Driver::new(fake.clone(), "Flight");
+            driver.open_kozel_table().await.expect("the table starts");
+            let store = Store::open(&StoreOptions::new(url.clone()))
+                .await
+                .expect("store");
+            let id: TableId = store
+                .open_table(&driver.chat_key())
+                .await
+                .expect("read")
+                .expect("an open table")
+                .id();
+            let t = store.table(id).await.expect("read").expect("table");
+
+            // Hold the database's write lock: the bot receives the press
+            // and cannot commit it.
+            let mut lock = sqlx::SqliteConnection::connect(&url)
+                .await
+                .expect("connect");
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut lock)
+                .await
+                .expect("lock");
+            let d = driver.clone();
+            let tt = t.clone();
+            let play = tokio::spawn(async move { d.play_safe(&tt, Duration::ZERO).await });
+            // The move's press is received (handed out by getUpdates) and
+            // stays unconfirmed while the bot keeps polling.
+            let unconfirmed =
+                || fake.handed_out_unconfirmed() >= 1 && fake.unanswered_callbacks().len() == 1;
+            eventually(
+                Duration::from_secs(3),
+                Duration::from_millis(10),
+                "the bot receives the move",
+                || async { unconfirmed().then_some(()) },
+            )
+            .await;
+            let polls = fake.calls_of("getUpdates");
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            assert!(fake.calls_of("getUpdates") > polls, "the bot kept polling");
+            assert!(
+                unconfirmed(),
+                "the press in flight was confirmed to Telegram"
+            );
+            assert_eq!(
+                store
+                    .table(id)
+                    .await
+                    .expect("read")
+                    .expect("table")
+                    .version(),
+                t.version(),
+                "nothing committed yet"
+            );
+
+            drop(bot); // SIGKILL
+            sqlx::query("ROLLBACK")
+                .execute(&mut lock)
+                .await
+                .expect("unlock");
+            drop(lock);
+            let _bot = spawn(&env);
+            let acked_at = play
+                .await
+                .expect("join")
+                .expect("the press is answered after the restart");
+            assert_eq!(acked_at, t.version());
+            let acts: Vec<u64> = store
+                .events(id)
+                .await
+                .expect("events")
+                .into_iter()
+                .filter(|(v, e)| *v > t.version() && matches!(e, TableEvent::Acted { .. }))
+                .map(|(v, _)| v)
+                .collect();
+            assert_eq!(acts.len(), 1, "the move applied once: {acts:?}");
+            assert!(fake.unanswered_callbacks().is_empty());
+            store.close().await;
+        });
+    }
+}

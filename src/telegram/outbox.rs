@@ -29,6 +29,7 @@ use super::ids;
 use super::markup::Message;
 use super::pacing::{Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket};
 use crate::front::Screen;
+use crate::game::Milestone;
 use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, TableView, UserId};
 
 /// What the handlers ask of the runner, besides the service's effects.
@@ -171,6 +172,19 @@ pub struct Outbox {
     done_rx: mpsc::UnboundedReceiver<Done>,
 }
 
+/// Whether an announcement opens a deal (the series' first, or the next
+/// one after a deal ended): the live table is then posted anew below it.
+fn starts_a_deal(a: &Announcement) -> bool {
+    matches!(
+        a,
+        Announcement::SeriesStarted { .. }
+            | Announcement::Game {
+                milestone: Milestone::Deal,
+                ..
+            }
+    )
+}
+
 /// Renders a slot's source with the latest views and the time of now.
 fn render(
     shared: &Shared,
@@ -249,7 +263,11 @@ impl Outbox {
                 if self.shared.is_chat_gone(chat) {
                     self.pending.remove(&view.id);
                 } else {
-                    for a in self.pending.remove(&view.id).unwrap_or_default() {
+                    let news = self.pending.remove(&view.id).unwrap_or_default();
+                    if news.iter().any(starts_a_deal) {
+                        self.repost(chat.0, view.id.0);
+                    }
+                    for a in news {
                         if let Some(screen) = self.shared.front.announcement(&view, &a) {
                             let m = self.message(&screen);
                             self.queue.send_with(chat.0, Piece::Show(m), prio);
@@ -327,6 +345,18 @@ impl Outbox {
                 }
             }
         }
+    }
+
+    /// A deal starts: the live table moves to the bottom of the chat, below
+    /// the announcements, where people look. The old message keeps what it
+    /// showed and loses its buttons.
+    fn repost(&mut self, chat: i64, table: i64) {
+        let Some(old) = self.refs.remove(&(chat, table)) else {
+            return;
+        };
+        self.queue.forget_slot(&chat, &Slot::Table(table));
+        self.queue
+            .set_with(chat, Slot::Menu(old.0), Piece::NoButtons, Priority::Acted);
     }
 
     /// The message of `table` in `chat` is to show something new.

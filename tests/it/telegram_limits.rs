@@ -401,3 +401,117 @@ mod in_flight {
         });
     }
 }
+
+// ------------------------------------------ the live table at the bottom --
+
+/// The newest message of the bot in `chat` and its id.
+fn newest_from_bot(fake: &FakeBot, chat: ChatId) -> Option<kozyr::fakebot::FakeMessage> {
+    fake.last_bot_message(chat)
+}
+
+/// Issue 11, point 5: when the game begins and when a new deal starts, the
+/// live table is posted anew below the announcements (where people look),
+/// and the old table message keeps its text without buttons.
+#[tokio::test]
+async fn each_deal_starts_with_the_live_table_at_the_bottom() {
+    let fake = Arc::new(
+        FakeBot::start_with(FakeBotConfig {
+            token: "123456:TEST-fake-token-kozyr-bottom-0123456789".into(),
+            ..FakeBotConfig::default()
+        })
+        .await
+        .unwrap(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bot = start_bot(&fake, &dir, crate::support::fast_tuning()).await;
+    let service = bot.service().clone();
+    let d = Driver::new(fake.clone(), "Bottom");
+    d.open_kozel_table().await.unwrap();
+    let id = service
+        .open_table(&d.chat_key())
+        .await
+        .unwrap()
+        .unwrap()
+        .id();
+    // The bot's first message in the group: the lobby, which became the table.
+    let lobby = fake
+        .messages(d.group)
+        .into_iter()
+        .find(|m| m.author == Author::Bot)
+        .unwrap()
+        .id;
+
+    // The table, below "Kozel begins!", is the message the moves edit.
+    let live_below = |after_text: &'static str| {
+        let fake = fake.clone();
+        let group = d.group;
+        async move {
+            let msgs: Vec<_> = fake
+                .messages(group)
+                .into_iter()
+                .filter(|m| m.author == Author::Bot)
+                .collect();
+            let news = msgs.iter().rposition(|m| m.text.contains(after_text))?;
+            (news + 1 == msgs.len() - 1).then(|| msgs[msgs.len() - 1].id)
+        }
+    };
+    let first = eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        "the table posted below the game's start",
+        || live_below("begins"),
+    )
+    .await;
+    assert!(first.0 > lobby.0);
+    eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        "the lobby message loses its buttons",
+        || async {
+            fake.message(d.group, lobby)?
+                .keyboard
+                .is_none()
+                .then_some(())
+        },
+    )
+    .await;
+    let t = service.table(id).await.unwrap().unwrap();
+    d.play_safe(&t, Duration::ZERO).await.unwrap();
+    eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        "the moves edit the new table message",
+        || async { (fake.message(d.group, first)?.edits > 0).then_some(()) },
+    )
+    .await;
+
+    // Play to the end of the deal.
+    let deal = kozyr::loadtest::deal_no(&t);
+    loop {
+        let t = service.table(id).await.unwrap().unwrap();
+        if kozyr::loadtest::deal_no(&t) != deal || t.phase() != kozyr::table::Phase::Playing {
+            break;
+        }
+        d.play_safe(&t, Duration::ZERO).await.unwrap();
+    }
+    let second = eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        "the table posted anew below the deal's result",
+        || live_below("is over"),
+    )
+    .await;
+    assert!(second.0 > first.0);
+    let old = fake.message(d.group, first).unwrap();
+    assert!(
+        old.keyboard.is_none(),
+        "the old table message has no buttons"
+    );
+    assert!(!old.text.is_empty(), "the old table message keeps its text");
+    assert_eq!(
+        newest_from_bot(&fake, d.group).map(|m| m.id),
+        Some(second),
+        "nothing below the live table"
+    );
+    bot.stop().await;
+}

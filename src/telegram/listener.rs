@@ -254,6 +254,12 @@ async fn poll_loop(
     while handled.oldest().is_some() && since.elapsed() < STOP_GRACE {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    if let Some(id) = handled.oldest() {
+        tracing::warn!(
+            update = id,
+            "stopping with updates not handled; Telegram will deliver them again"
+        );
+    }
     let offset = handled.oldest().unwrap_or(next);
     if next > 0
         && let Err(e) = bot

@@ -315,6 +315,7 @@ impl Outbox {
                     Piece::Show(content),
                     prio,
                 );
+                self.mark_stale(chat.0, hand.table.0, prio);
                 self.sources.insert(key, Source::Hand(hand));
             }
             Output::DropHand { table, user, .. } => {

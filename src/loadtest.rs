@@ -181,7 +181,8 @@ impl Driver {
 
     /// The awaited seat's safe move, by its buttons: toggle each card in
     /// the hand message, then press the action button drawn for that
-    /// selection. `think` is waited before each press. Returns the
+    /// selection. `think` is waited before the first press, a sixth of it
+    /// before each of the others. Returns the
     /// version the move was made at.
     pub async fn play_safe(&self, t: &Table, think: Duration) -> Result<u64, DriveError> {
         let seat = *t.awaiting().first().ok_or(DriveError::NoMove)?;
@@ -240,12 +241,16 @@ impl Driver {
             },
         )
         .await?;
+        // A person thinks once per move, then taps the cards and the
+        // action button at a finger's pace.
+        let mut pause = think;
         for c in CardSet::from_bits_truncate(cards.bits() ^ shown.bits()).iter() {
-            sleep(think).await;
+            sleep(pause).await;
+            pause = think / 6;
             self.press_ok(user, dm, &data(TableAction::Toggle(c)))
                 .await?;
         }
-        sleep(think).await;
+        sleep(pause).await;
         let action = make(cards).ok_or(DriveError::NoMove)?;
         self.press_ok(user, dm, &data(action)).await?;
         Ok(t.version())
@@ -273,7 +278,8 @@ pub struct LoadOptions {
     pub tables: u32,
     /// Whole deals each table plays.
     pub deals: u32,
-    /// Each press waits a random time in [think/2, think·3/2].
+    /// Each move waits a random time in [think/2, think·3/2] before its
+    /// first press, and a sixth of that between its presses.
     pub think: Duration,
     pub seed: u64,
     /// Where the SQLite file goes (removed afterwards unless `keep_db`).
@@ -283,6 +289,8 @@ pub struct LoadOptions {
     pub duration: Option<Duration>,
     /// The bot-wide output budget, per second (Telegram: about 30).
     pub rate: u32,
+    /// A table opens this long after the previous one.
+    pub open_every: Duration,
 }
 
 /// Quantiles of a list of durations.
@@ -331,8 +339,11 @@ impl fmt::Display for Quantiles {
 #[derive(Clone, Debug)]
 pub struct LoadReport {
     pub options: LoadOptions,
+    /// How long it took to open every table (before the measured window).
+    pub opening: Duration,
+    /// The measured window: from every table open to the last move.
     pub elapsed: Duration,
-    /// Accepted game moves (lead, beat, pass).
+    /// Accepted game moves (lead, beat, pass) in the window.
     pub moves: u64,
     /// Every accepted press: seats, start, card toggles, moves.
     pub presses: u64,
@@ -389,7 +400,13 @@ impl fmt::Display for LoadReport {
         )?;
         writeln!(
             f,
-            "elapsed                      {:.1} s",
+            "opening the tables           {:.1} s (one every {:?}; not measured below)",
+            self.opening.as_secs_f64(),
+            o.open_every
+        )?;
+        writeln!(
+            f,
+            "measured window              {:.1} s (moves, outputs per move, freshness)",
             self.elapsed.as_secs_f64()
         )?;
         writeln!(
@@ -558,6 +575,11 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
 
     let moves = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
+    // Tables open one after another (`open_every`), as groups come to a
+    // bot over time; the measured window starts once all are open (or
+    // failed) and lasts `duration`: milliseconds since `started`.
+    let opened = Arc::new(AtomicU64::new(0));
+    let stop_at = Arc::new(AtomicU64::new(u64::MAX));
     let mut tasks = Vec::new();
     let mut drivers = Vec::new();
     for n in 0..options.tables {
@@ -566,14 +588,17 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         let service = service.clone();
         let moves = moves.clone();
         let options = options.clone();
+        let (opened, stop_at) = (opened.clone(), stop_at.clone());
         tasks.push(tokio::spawn(async move {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ u64::from(n));
             let mut think = || {
                 let t = options.think.as_secs_f64();
                 Duration::from_secs_f64(t * rng.random_range(0.5..1.5))
             };
-            sleep(think()).await;
-            driver.open_kozel_table().await?;
+            sleep(options.open_every * n).await;
+            let open = driver.open_kozel_table().await;
+            opened.fetch_add(1, Ordering::Relaxed);
+            open?;
             let id: TableId = service
                 .open_table(&driver.chat_key())
                 .await
@@ -588,7 +613,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
                     .map_err(|e| DriveError::Service(e.to_string()))?
                     .ok_or_else(|| DriveError::Service("the table vanished".into()))?;
                 let first = *first_deal.get_or_insert(deal_no(&t));
-                let over = options.duration.is_some_and(|d| started.elapsed() >= d);
+                let over = started.elapsed().as_millis() as u64 >= stop_at.load(Ordering::Relaxed);
                 if over || t.phase() != Phase::Playing || deal_no(&t) >= first + options.deals {
                     return Ok::<(), DriveError>(());
                 }
@@ -598,6 +623,18 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
             }
         }));
     }
+    // The window: from the moment every table is open.
+    while opened.load(Ordering::Relaxed) < u64::from(options.tables) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let window_start = Instant::now();
+    let moves_before = moves.load(Ordering::Relaxed);
+    let _ = shared.take_freshness();
+    let window = options.duration.unwrap_or(Duration::from_secs(3600));
+    stop_at.store(
+        (window_start + window).duration_since(started).as_millis() as u64,
+        Ordering::Relaxed,
+    );
     let mut errors = Vec::new();
     for (n, t) in tasks.into_iter().enumerate() {
         match t.await {
@@ -606,7 +643,10 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
             Err(e) => errors.push(format!("table {n}: {e}")),
         }
     }
-    let elapsed = started.elapsed();
+    let window_end = Instant::now();
+    let elapsed = window_end.duration_since(window_start);
+    let window_moves = moves.load(Ordering::Relaxed) - moves_before;
+    let opening = window_start.duration_since(started);
     // Let the scheduler send what is queued before counting.
     // Nothing changes the tables once the people stopped (no timers, no AI).
     let mut last = Vec::new();
@@ -644,7 +684,12 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let unanswered = answers.iter().filter(|(_, a)| a.is_none()).count();
     let (mut group_outputs, mut dm_outputs, mut max_window) = (0u64, 0u64, 0usize);
     for chat in fake.chats() {
-        let n = fake.outputs(chat).len() as u64;
+        // Outputs per move: those of the measured window.
+        let n = fake
+            .outputs(chat)
+            .iter()
+            .filter(|o| o.at >= window_start && o.at <= window_end)
+            .count() as u64;
         if fake.is_group(chat) {
             group_outputs += n;
             max_window = max_window.max(fake.max_outputs_in_window(chat, Duration::from_secs(60)));
@@ -691,7 +736,8 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         stale_hands_at_end,
         drain,
         elapsed,
-        moves: moves.load(Ordering::Relaxed),
+        moves: window_moves,
+        opening,
         presses,
         errors,
         latency_p50: quantile(0.5),

@@ -80,6 +80,11 @@ impl Shared {
         lock(&self.freshness).clone()
     }
 
+    /// How fresh the delivered messages were, and starts counting anew.
+    pub fn take_freshness(&self) -> outbox::Freshness {
+        std::mem::take(&mut *lock(&self.freshness))
+    }
+
     /// Hands the effects runner work from outside the table service.
     pub fn notify(&self, local: Local) {
         let _ = self.local.send(local);

@@ -161,6 +161,9 @@ pub struct Outbox {
     sources: HashMap<(i64, i64), Source>,
     /// (private chat, table): hands last shown as the person's turn.
     on_turn: HashSet<(i64, i64)>,
+    /// (chat, table) → a hash of what its message showed when the bot last
+    /// stopped: the first render that matches is not sent again.
+    restored: HashMap<(i64, i64), i64>,
     /// (chat, table) → since when its message is out of date, and how urgently.
     stale: HashMap<(i64, i64), (Instant, Priority)>,
     /// The latest view of each table, for names in hands and announcements.
@@ -183,6 +186,24 @@ fn starts_a_deal(a: &Announcement) -> bool {
                 ..
             }
     )
+}
+
+/// A hash of a message's content (FNV-1a over its text and buttons): the
+/// same on every build, unlike std's hasher.
+fn content_hash(m: &Message) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    eat(m.html.as_bytes());
+    eat(&[0xff]);
+    if let Some(kb) = &m.keyboard {
+        eat(serde_json::to_string(kb).unwrap_or_default().as_bytes());
+    }
+    h as i64
 }
 
 /// Renders a slot's source with the latest views and the time of now.
@@ -218,8 +239,25 @@ impl Outbox {
                 tracing::error!(error = %e, "cannot read message ids; messages will be posted anew")
             }
         }
+        let mut restored = HashMap::new();
+        match shared
+            .front
+            .service()
+            .take_shown_hashes(Platform::Telegram)
+            .await
+        {
+            Ok(rows) => {
+                for (table, chat, hash) in rows {
+                    if let Ok(chat) = chat.parse::<i64>() {
+                        restored.insert((chat, table.0), hash);
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read what the messages show"),
+        }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Outbox {
+            restored,
             shared,
             queue: Pacer::with_limits(limits, class_of),
             refs,
@@ -274,6 +312,7 @@ impl Outbox {
                         }
                     }
                     let content = self.message(&self.shared.front.table_screen(&view));
+                    self.restore_shown(chat.0, view.id.0, &content);
                     self.queue
                         .set_with(chat.0, Slot::Table(view.id.0), Piece::Show(content), prio);
                     self.mark_stale(chat.0, view.id.0, prio);
@@ -309,6 +348,7 @@ impl Outbox {
                     Priority::Background
                 };
                 let content = self.render_hand(&hand, &view);
+                self.restore_shown(chat.0, hand.table.0, &content);
                 self.queue.set_with(
                     chat.0,
                     Slot::Table(hand.table.0),
@@ -358,6 +398,48 @@ impl Outbox {
         self.queue.forget_slot(&chat, &Slot::Table(table));
         self.queue
             .set_with(chat, Slot::Menu(old.0), Piece::NoButtons, Priority::Acted);
+    }
+
+    /// Before the first render of a message after a restart: if it is what
+    /// the message showed when the bot stopped, the scheduler knows it is
+    /// shown and does not send it again.
+    fn restore_shown(&mut self, chat: i64, table: i64, content: &Message) {
+        if let Some(hash) = self.restored.remove(&(chat, table))
+            && hash == content_hash(content)
+            && self.refs.contains_key(&(chat, table))
+        {
+            self.queue
+                .assume_shown(chat, Slot::Table(table), Piece::Show(content.clone()));
+        }
+    }
+
+    /// Records what each message shows, for the next start.
+    async fn save_shown(&self) {
+        let rows: Vec<(TableId, String, i64)> = self
+            .queue
+            .shown_all()
+            .filter_map(|(chat, slot, piece)| match (slot, piece) {
+                // A chat with an output in flight may show something newer.
+                (Slot::Table(t), Piece::Show(m))
+                    if self.refs.contains_key(&(*chat, *t)) && self.queue.is_idle(chat) =>
+                {
+                    Some((TableId(*t), chat.to_string(), content_hash(m)))
+                }
+                _ => None,
+            })
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        if let Err(e) = self
+            .shared
+            .front
+            .service()
+            .save_shown_hashes(Platform::Telegram, rows)
+            .await
+        {
+            tracing::warn!(error = %e, "cannot record what the messages show");
+        }
     }
 
     /// The message of `table` in `chat` is to show something new.
@@ -783,4 +865,5 @@ pub async fn run(
             }
         }
     }
+    outbox.save_shown().await;
 }

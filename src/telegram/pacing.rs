@@ -196,9 +196,9 @@ impl Priority {
     pub fn allowance(self) -> Duration {
         match self {
             Priority::Turn => Duration::ZERO,
-            Priority::Acted => Duration::from_millis(250),
-            Priority::Table => Duration::from_secs(1),
-            Priority::Background => Duration::from_secs(3),
+            Priority::Acted => Duration::from_millis(500),
+            Priority::Table => Duration::from_secs(3),
+            Priority::Background => Duration::from_secs(10),
         }
     }
 
@@ -281,6 +281,9 @@ struct InFlight<S, C> {
     due: Option<Instant>,
     prio: Priority,
     output: Output<S, C>,
+    /// Its slot was forgotten meanwhile: the result says nothing about
+    /// what the slot (now another message) shows.
+    orphan: bool,
 }
 
 /// Where a chat is in the wake index.
@@ -649,6 +652,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 due,
                 prio,
                 output: output.clone(),
+                orphan: false,
             });
             self.bucket.take(self.limits.budget, now);
             return Some(Transmit {
@@ -676,6 +680,18 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             prio: flight.prio,
             content,
         };
+        if flight.orphan {
+            match outcome {
+                Outcome::Done | Outcome::NotModified => {}
+                Outcome::RetryAfter(d) => {
+                    unrecord(c);
+                    c.blocked_until = Some(c.blocked_until.map_or(now + d, |b| b.max(now + d)));
+                }
+                Outcome::Gone | Outcome::Failed => unrecord(c),
+            }
+            self.reindex(&ticket.chat);
+            return;
+        }
         match (outcome, flight.output.clone()) {
             (Outcome::Done | Outcome::NotModified, Output::Set { slot, content }) => {
                 if let Some(s) = c.slots.get_mut(&slot) {
@@ -733,6 +749,15 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.chats.get(chat)?.slots.get(slot)?.shown.as_ref()
     }
 
+    /// Every slot with what Telegram shows in it, as far as the pacer knows.
+    pub fn shown_all(&self) -> impl Iterator<Item = (&K, &S, &C)> {
+        self.chats.iter().flat_map(|(k, c)| {
+            c.slots
+                .iter()
+                .filter_map(move |(s, slot)| slot.shown.as_ref().map(|shown| (k, s, shown)))
+        })
+    }
+
     /// Tells the pacer what Telegram shows in `slot` (known from before a
     /// restart), so that the same content is not sent again.
     pub fn assume_shown(&mut self, chat: K, slot: S, content: C) {
@@ -770,6 +795,11 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
     pub fn forget_slot(&mut self, chat: &K, slot: &S) {
         if let Some(c) = self.chats.get_mut(chat) {
             c.slots.remove(slot);
+            if let Some(f) = &mut c.in_flight
+                && matches!(&f.output, Output::Set { slot: s, .. } if s == slot)
+            {
+                f.orphan = true;
+            }
         }
         self.reindex(chat);
     }

@@ -291,6 +291,9 @@ pub struct LoadOptions {
     pub rate: u32,
     /// A table opens this long after the previous one.
     pub open_every: Duration,
+    /// Without Telegram's limits: the fake enforces none, the bot paces
+    /// only groups (the set-up before issue 11, for throughput figures).
+    pub unlimited: bool,
 }
 
 /// Quantiles of a list of durations.
@@ -550,7 +553,11 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let fake = Arc::new(
         FakeBot::start_with(FakeBotConfig {
             token: "123456:LOAD-fake-token-kozyr-loadtest-0123456789".into(),
-            ..FakeBotConfig::default().telegram_limits()
+            ..if options.unlimited {
+                FakeBotConfig::default()
+            } else {
+                FakeBotConfig::default().telegram_limits()
+            }
         })
         .await?,
     );
@@ -564,10 +571,19 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         "KOZYR_TURN_SECONDS" => Some("0".into()),
         _ => None,
     })?;
-    let tuning = Tuning {
-        drain_for: Duration::from_secs(120),
-        budget: crate::telegram::pacing::Budget::per_second(options.rate),
-        ..Tuning::default()
+    let tuning = if options.unlimited {
+        Tuning {
+            drain_for: Duration::from_secs(120),
+            budget: crate::telegram::pacing::Budget::UNLIMITED,
+            private_pacing: crate::telegram::pacing::PacerConfig::unpaced(),
+            ..Tuning::default()
+        }
+    } else {
+        Tuning {
+            drain_for: Duration::from_secs(120),
+            budget: crate::telegram::pacing::Budget::per_second(options.rate),
+            ..Tuning::default()
+        }
     };
     let running = bot::start(&config, tuning).await?;
     let service = running.service().clone();

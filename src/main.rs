@@ -96,6 +96,10 @@ struct LoadtestArgs {
     /// Open a table this many milliseconds after the previous one.
     #[arg(long, default_value_t = 0)]
     open_every_ms: u64,
+    /// No Telegram limits: the fake enforces none and the bot paces only
+    /// groups (throughput of the bot itself).
+    #[arg(long)]
+    unlimited: bool,
     /// The bot-wide output budget per second (`KOZYR_TELEGRAM_RATE`).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1000))]
     rate: u32,
@@ -283,6 +287,7 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         duration: args.seconds.map(std::time::Duration::from_secs),
         rate: args.rate,
         open_every: std::time::Duration::from_millis(args.open_every_ms),
+        unlimited: args.unlimited,
     };
     if let Some(ms) = args.search_p99_ms {
         let aim = std::time::Duration::from_millis(ms);

@@ -18,11 +18,12 @@
 //!   second;
 //! - the whole bot spends at most [`Budget::per_second`] outputs a second
 //!   (a token bucket), and when that budget is short the most urgent work
-//!   goes first: each output is due at the time it was queued plus its
-//!   [`Priority`]'s allowance (the hand of the person who must act now at
-//!   once, the person who just acted soon after, group tables later,
-//!   everyone else's hands last) and the earliest due goes first, so
-//!   nothing waits for ever;
+//!   goes first: the hand of the person who must act now before anything
+//!   else (at most about one per move, so it cannot crowd the rest out
+//!   while people wait for it), then each output is due at the time it was
+//!   queued plus its [`Priority`]'s allowance (the person who just acted
+//!   soon, group tables later, everyone else's hands last) and the earliest
+//!   due goes first, so none of these waits for ever;
 //! - one-off messages (announcements, replies) are queued in order and
 //!   never dropped: a 429 or a network failure retries them;
 //! - a 429 delays only its chat, by its `retry_after`;
@@ -248,9 +249,10 @@ pub enum Outcome {
     Failed,
 }
 
-/// When an output is due, then its place in the queue: the order in which
-/// ready chats are served.
-type Rank = (Option<Instant>, u64);
+/// Whether it is someone else's than the acting person's hand, when it
+/// is due, then its place in the queue: the order in which ready chats are
+/// served.
+type Rank = (bool, Option<Instant>, u64);
 
 #[derive(Clone, Debug)]
 struct Pending<C> {
@@ -262,7 +264,7 @@ struct Pending<C> {
 
 impl<C> Pending<C> {
     fn rank(&self) -> Rank {
-        (self.due, self.seq)
+        (self.prio != Priority::Turn, self.due, self.seq)
     }
 }
 
@@ -623,7 +625,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             }
             self.unindex(&chat);
             let c = self.chats.get_mut(&chat)?;
-            let ((due, seq), prio, slot) = c.next_item().map(|(r, p, s)| (r, p, s.cloned()))?;
+            let ((_, due, seq), prio, slot) = c.next_item().map(|(r, p, s)| (r, p, s.cloned()))?;
             let output = match slot {
                 Some(slot) => {
                     let s = c.slots.get_mut(&slot)?;

@@ -413,17 +413,17 @@ fn a_lower_priority_is_a_head_start_not_starvation() {
     let c = Clock::new();
     let mut p = scheduler();
     let mut now = c.at(0.0);
-    // Urgent work arrives faster than the budget (40/s) for 30 s; an
-    // everyone-else hand queued at the start waits its 10 s head start and
-    // the urgent work queued before that, then goes out while the flood
-    // goes on.
+    // Work of those who just acted arrives faster than the budget (40/s)
+    // for 30 s; an everyone-else hand queued at the start waits its 10 s
+    // head start and the work queued before that, then goes out while the
+    // flood goes on.
     assert!(p.poll_transmit(now).is_none());
     let mut n = 0;
     let mut went = None;
     while now < c.at(30.0) {
         for _ in 0..2 {
             n += 1;
-            p.set_with(1000 + n, "hand", format!("t{n}"), Priority::Turn);
+            p.set_with(1000 + n, "hand", format!("t{n}"), Priority::Acted);
         }
         if n == 2 {
             p.set_with(99, "hand", "background".into(), Priority::Background);
@@ -535,4 +535,22 @@ fn a_repost_while_an_edit_is_in_flight_sends_everything() {
         out.extend(take(&mut p, now));
     }
     assert_eq!(out, ["-1:no buttons", "-1:begins", "-1:game"]);
+}
+
+#[test]
+fn the_acting_persons_hand_goes_before_any_backlog() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    let t0 = c.at(0.0);
+    assert!(p.poll_transmit(t0).is_none());
+    // A backlog of overdue work: a table and other hands queued long ago.
+    p.set_with(-1, "table", "old table".into(), Priority::Table);
+    for chat in 1..=5 {
+        p.set_with(chat, "hand", "old hand".into(), Priority::Background);
+    }
+    let later = c.at(60.0);
+    assert!(p.poll_transmit(later).is_some());
+    p.set_with(99, "hand", "your turn".into(), Priority::Turn);
+    let next = p.poll_transmit(later + secs(0.04)).unwrap();
+    assert_eq!(next.ticket.chat, 99);
 }

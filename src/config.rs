@@ -143,6 +143,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Where to serve Prometheus metrics (`GET /metrics`); `None` is off.
     pub metrics_listen: Option<SocketAddr>,
+    /// The most messages the bot sends and edits a second, in all chats
+    /// (`KOZYR_TELEGRAM_RATE`; Telegram allows about 30).
+    pub telegram_rate: u32,
 }
 
 /// A variable that is missing or malformed; the message names it.
@@ -249,6 +252,18 @@ impl Config {
                 }
             },
         };
+        let telegram_rate = match get("KOZYR_TELEGRAM_RATE") {
+            None => 30,
+            Some(s) => match s.parse::<u32>() {
+                Ok(n) if (1..=1000).contains(&n) => n,
+                _ => {
+                    return Err(bad(
+                        "KOZYR_TELEGRAM_RATE",
+                        "expected 1-1000 messages a second".into(),
+                    ));
+                }
+            },
+        };
         let update_mode = match get("WEBHOOK_URL") {
             None => UpdateMode::LongPolling,
             Some(url) => {
@@ -307,6 +322,7 @@ impl Config {
             ai_think,
             log_format,
             metrics_listen,
+            telegram_rate,
         })
     }
 }
@@ -412,6 +428,16 @@ mod tests {
             &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_AI_THINK_MS", "5")],
             Err("KOZYR_AI_THINK_MS is malformed: expected 10-10000 milliseconds"),
         );
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_TELEGRAM_RATE", "0")],
+            Err("KOZYR_TELEGRAM_RATE is malformed: expected 1-1000 messages a second"),
+        );
+        let c = check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_TELEGRAM_RATE", "20")],
+            Ok(()),
+        )
+        .unwrap();
+        assert_eq!(c.telegram_rate, 20);
         let c = check(
             &[
                 ("TELOXIDE_TOKEN", TOKEN),

@@ -21,7 +21,7 @@ use teloxide::types::{ChatId, MessageId, UserId};
 
 use crate::cards::CardSet;
 use crate::config::Config;
-use crate::fakebot::{CallbackAnswer, FakeBot, FakeBotConfig, SimError, UserSpec};
+use crate::fakebot::{CallbackAnswer, FakeBot, FakeBotConfig, LimitHits, SimError, UserSpec};
 use crate::front::action::{Press, TableAction};
 use crate::game::{GameAction, GameView};
 use crate::hearts;
@@ -181,7 +181,8 @@ impl Driver {
 
     /// The awaited seat's safe move, by its buttons: toggle each card in
     /// the hand message, then press the action button drawn for that
-    /// selection. `think` is waited before each press. Returns the
+    /// selection. `think` is waited before the first press, a sixth of it
+    /// before each of the others. Returns the
     /// version the move was made at.
     pub async fn play_safe(&self, t: &Table, think: Duration) -> Result<u64, DriveError> {
         let seat = *t.awaiting().first().ok_or(DriveError::NoMove)?;
@@ -240,12 +241,16 @@ impl Driver {
             },
         )
         .await?;
+        // A person thinks once per move, then taps the cards and the
+        // action button at a finger's pace.
+        let mut pause = think;
         for c in CardSet::from_bits_truncate(cards.bits() ^ shown.bits()).iter() {
-            sleep(think).await;
+            sleep(pause).await;
+            pause = think / 6;
             self.press_ok(user, dm, &data(TableAction::Toggle(c)))
                 .await?;
         }
-        sleep(think).await;
+        sleep(pause).await;
         let action = make(cards).ok_or(DriveError::NoMove)?;
         self.press_ok(user, dm, &data(action)).await?;
         Ok(t.version())
@@ -273,20 +278,75 @@ pub struct LoadOptions {
     pub tables: u32,
     /// Whole deals each table plays.
     pub deals: u32,
-    /// Each press waits a random time in [think/2, think·3/2].
+    /// Each move waits a random time in [think/2, think·3/2] before its
+    /// first press, and a sixth of that between its presses.
     pub think: Duration,
     pub seed: u64,
     /// Where the SQLite file goes (removed afterwards unless `keep_db`).
     pub db: PathBuf,
     pub keep_db: bool,
+    /// Stop making moves after this long (the deals need not be over).
+    pub duration: Option<Duration>,
+    /// The bot-wide output budget, per second (Telegram: about 30).
+    pub rate: u32,
+    /// A table opens this long after the previous one.
+    pub open_every: Duration,
+    /// Without Telegram's limits: the fake enforces none, the bot paces
+    /// only groups (the set-up before issue 11, for throughput figures).
+    pub unlimited: bool,
+}
+
+/// Quantiles of a list of durations.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Quantiles {
+    pub count: usize,
+    pub p50: Duration,
+    pub p99: Duration,
+    pub max: Duration,
+}
+
+impl Quantiles {
+    pub fn of(mut v: Vec<Duration>) -> Quantiles {
+        v.sort();
+        let q = |q: f64| {
+            if v.is_empty() {
+                Duration::ZERO
+            } else {
+                let i = ((v.len() as f64 - 1.0) * q).round() as usize;
+                v[i.min(v.len() - 1)]
+            }
+        };
+        Quantiles {
+            count: v.len(),
+            p50: q(0.5),
+            p99: q(0.99),
+            max: v.last().copied().unwrap_or_default(),
+        }
+    }
+}
+
+impl fmt::Display for Quantiles {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "p50 {:.2} s  p99 {:.2} s  max {:.2} s  ({} deliveries)",
+            self.p50.as_secs_f64(),
+            self.p99.as_secs_f64(),
+            self.max.as_secs_f64(),
+            self.count
+        )
+    }
 }
 
 /// What `kozyr loadtest` measured.
 #[derive(Clone, Debug)]
 pub struct LoadReport {
     pub options: LoadOptions,
+    /// How long it took to open every table (before the measured window).
+    pub opening: Duration,
+    /// The measured window: from every table open to the last move.
     pub elapsed: Duration,
-    /// Accepted game moves (lead, beat, pass).
+    /// Accepted game moves (lead, beat, pass) in the window.
     pub moves: u64,
     /// Every accepted press: seats, start, card toggles, moves.
     pub presses: u64,
@@ -300,6 +360,21 @@ pub struct LoadReport {
     pub answer_calls: u64,
     pub other_calls: u64,
     pub max_group_outputs_per_minute: usize,
+    /// The most sends and edits of the whole bot within any second.
+    pub max_outputs_per_second: usize,
+    /// 429s the fake answered, by limit.
+    pub limit_hits: LimitHits,
+    /// Freshness of the acting person's hand, of the hand of the person
+    /// who just acted, of group tables, of the other hands.
+    pub fresh_actor: Quantiles,
+    pub fresh_acted: Quantiles,
+    pub fresh_group: Quantiles,
+    pub fresh_others: Quantiles,
+    /// Hands that did not show their table's latest version once the bot
+    /// had sent everything it queued.
+    pub stale_hands_at_end: usize,
+    /// How long the bot took to send what was queued when the people stopped.
+    pub drain: Duration,
     pub peak_rss_kib: Option<u64>,
     pub db_bytes: u64,
 }
@@ -323,12 +398,18 @@ impl fmt::Display for LoadReport {
         let o = &self.options;
         writeln!(
             f,
-            "tables {}  deals/table {}  think {:?}  seed {}",
-            o.tables, o.deals, o.think, o.seed
+            "tables {}  deals/table {}  think {:?}  seed {}  duration {:?}",
+            o.tables, o.deals, o.think, o.seed, o.duration
         )?;
         writeln!(
             f,
-            "elapsed                      {:.1} s",
+            "opening the tables           {:.1} s (one every {:?}; not measured below)",
+            self.opening.as_secs_f64(),
+            o.open_every
+        )?;
+        writeln!(
+            f,
+            "measured window              {:.1} s (moves, outputs per move, freshness)",
             self.elapsed.as_secs_f64()
         )?;
         writeln!(
@@ -376,6 +457,28 @@ impl fmt::Display for LoadReport {
             f,
             "max group outputs in 60 s    {} (limit 20)",
             self.max_group_outputs_per_minute
+        )?;
+        writeln!(
+            f,
+            "outputs/s, whole bot         {:.1} mean, {} max in any second (budget {})",
+            (self.group_outputs + self.dm_outputs) as f64 / self.elapsed.as_secs_f64().max(1e-9),
+            self.max_outputs_per_second,
+            o.rate
+        )?;
+        writeln!(
+            f,
+            "429s (bot-wide/private/group) {} / {} / {}",
+            self.limit_hits.bot, self.limit_hits.private, self.limit_hits.group
+        )?;
+        writeln!(f, "freshness, acting person     {}", self.fresh_actor)?;
+        writeln!(f, "freshness, who just acted    {}", self.fresh_acted)?;
+        writeln!(f, "freshness, group table       {}", self.fresh_group)?;
+        writeln!(f, "freshness, other hands       {}", self.fresh_others)?;
+        writeln!(
+            f,
+            "hands stale at the end       {} (after a drain of {:.1} s)",
+            self.stale_hands_at_end,
+            self.drain.as_secs_f64()
         )?;
         match self.peak_rss_kib {
             Some(k) => writeln!(
@@ -450,7 +553,11 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let fake = Arc::new(
         FakeBot::start_with(FakeBotConfig {
             token: "123456:LOAD-fake-token-kozyr-loadtest-0123456789".into(),
-            ..FakeBotConfig::default()
+            ..if options.unlimited {
+                FakeBotConfig::default()
+            } else {
+                FakeBotConfig::default().telegram_limits()
+            }
         })
         .await?,
     );
@@ -464,29 +571,50 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         "KOZYR_TURN_SECONDS" => Some("0".into()),
         _ => None,
     })?;
-    let tuning = Tuning {
-        drain_for: Duration::from_secs(2),
-        ..Tuning::default()
+    let tuning = if options.unlimited {
+        Tuning {
+            drain_for: Duration::from_secs(120),
+            budget: crate::telegram::pacing::Budget::UNLIMITED,
+            private_pacing: crate::telegram::pacing::PacerConfig::unpaced(),
+            ..Tuning::default()
+        }
+    } else {
+        Tuning {
+            drain_for: Duration::from_secs(120),
+            budget: crate::telegram::pacing::Budget::per_second(options.rate),
+            ..Tuning::default()
+        }
     };
     let running = bot::start(&config, tuning).await?;
     let service = running.service().clone();
+    let shared = running.shared().clone();
 
     let moves = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
+    // Tables open one after another (`open_every`), as groups come to a
+    // bot over time; the measured window starts once all are open (or
+    // failed) and lasts `duration`: milliseconds since `started`.
+    let opened = Arc::new(AtomicU64::new(0));
+    let stop_at = Arc::new(AtomicU64::new(u64::MAX));
     let mut tasks = Vec::new();
+    let mut drivers = Vec::new();
     for n in 0..options.tables {
         let driver = Driver::new(fake.clone(), &format!("T{n}"));
+        drivers.push(driver.clone());
         let service = service.clone();
         let moves = moves.clone();
         let options = options.clone();
+        let (opened, stop_at) = (opened.clone(), stop_at.clone());
         tasks.push(tokio::spawn(async move {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ u64::from(n));
             let mut think = || {
                 let t = options.think.as_secs_f64();
                 Duration::from_secs_f64(t * rng.random_range(0.5..1.5))
             };
-            sleep(think()).await;
-            driver.open_kozel_table().await?;
+            sleep(options.open_every * n).await;
+            let open = driver.open_kozel_table().await;
+            opened.fetch_add(1, Ordering::Relaxed);
+            open?;
             let id: TableId = service
                 .open_table(&driver.chat_key())
                 .await
@@ -501,7 +629,8 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
                     .map_err(|e| DriveError::Service(e.to_string()))?
                     .ok_or_else(|| DriveError::Service("the table vanished".into()))?;
                 let first = *first_deal.get_or_insert(deal_no(&t));
-                if t.phase() != Phase::Playing || deal_no(&t) >= first + options.deals {
+                let over = started.elapsed().as_millis() as u64 >= stop_at.load(Ordering::Relaxed);
+                if over || t.phase() != Phase::Playing || deal_no(&t) >= first + options.deals {
                     return Ok::<(), DriveError>(());
                 }
                 driver.play_safe(&t, think()).await?;
@@ -510,6 +639,18 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
             }
         }));
     }
+    // The window: from the moment every table is open.
+    while opened.load(Ordering::Relaxed) < u64::from(options.tables) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let window_start = Instant::now();
+    let moves_before = moves.load(Ordering::Relaxed);
+    let _ = shared.take_freshness();
+    let window = options.duration.unwrap_or(Duration::from_secs(3600));
+    stop_at.store(
+        (window_start + window).duration_since(started).as_millis() as u64,
+        Ordering::Relaxed,
+    );
     let mut errors = Vec::new();
     for (n, t) in tasks.into_iter().enumerate() {
         match t.await {
@@ -518,9 +659,25 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
             Err(e) => errors.push(format!("table {n}: {e}")),
         }
     }
-    let elapsed = started.elapsed();
-    // Let the paced outbox send what is due before counting.
+    let window_end = Instant::now();
+    let elapsed = window_end.duration_since(window_start);
+    let window_moves = moves.load(Ordering::Relaxed) - moves_before;
+    let opening = window_start.duration_since(started);
+    // Let the scheduler send what is queued before counting.
+    // Nothing changes the tables once the people stopped (no timers, no AI).
+    let mut last = Vec::new();
+    for d in &drivers {
+        if let Ok(Some(t)) = service.open_table(&d.chat_key()).await
+            && t.phase() == Phase::Playing
+        {
+            last.push((d.clone(), t.id(), t.version()));
+        }
+    }
+    let draining = Instant::now();
     running.stop().await;
+    let drain = draining.elapsed();
+    let freshness = shared.freshness();
+    let stale_hands_at_end = stale_hands(&last);
 
     let answers = fake.callback_answers();
     let mut latencies: Vec<Duration> = answers
@@ -543,7 +700,12 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let unanswered = answers.iter().filter(|(_, a)| a.is_none()).count();
     let (mut group_outputs, mut dm_outputs, mut max_window) = (0u64, 0u64, 0usize);
     for chat in fake.chats() {
-        let n = fake.outputs(chat).len() as u64;
+        // Outputs per move: those of the measured window.
+        let n = fake
+            .outputs(chat)
+            .iter()
+            .filter(|o| o.at >= window_start && o.at <= window_end)
+            .count() as u64;
         if fake.is_group(chat) {
             group_outputs += n;
             max_window = max_window.max(fake.max_outputs_in_window(chat, Duration::from_secs(60)));
@@ -566,9 +728,32 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
             .iter()
             .map(|m| calls.get(*m).copied().unwrap_or(0))
             .sum::<u64>();
+    let mut times: Vec<Instant> = fake
+        .chats()
+        .into_iter()
+        .flat_map(|c| fake.outputs(c).into_iter().map(|o| o.at))
+        .collect();
+    times.sort();
+    let mut max_per_second = 0;
+    let mut start = 0;
+    for end in 0..times.len() {
+        while times[end].duration_since(times[start]) >= Duration::from_secs(1) {
+            start += 1;
+        }
+        max_per_second = max_per_second.max(end + 1 - start);
+    }
     let report = LoadReport {
+        max_outputs_per_second: max_per_second,
+        limit_hits: fake.limit_hits(),
+        fresh_actor: Quantiles::of(freshness.actor),
+        fresh_acted: Quantiles::of(freshness.acted),
+        fresh_group: Quantiles::of(freshness.group),
+        fresh_others: Quantiles::of(freshness.others),
+        stale_hands_at_end,
+        drain,
         elapsed,
-        moves: moves.load(Ordering::Relaxed),
+        moves: window_moves,
+        opening,
         presses,
         errors,
         latency_p50: quantile(0.5),
@@ -588,4 +773,76 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         remove_db(&options.db);
     }
     Ok(report)
+}
+
+/// Hands whose newest message with buttons does not carry its table's
+/// latest version (the person would press a stale button).
+fn stale_hands(tables: &[(Driver, TableId, u64)]) -> usize {
+    let mut stale = 0;
+    for (d, id, version) in tables {
+        for seat in 0..4 {
+            let newest = d
+                .fake
+                .messages(d.dm(seat))
+                .into_iter()
+                .rev()
+                .find_map(|m| m.keyboard);
+            let shows_other = newest
+                .iter()
+                .flat_map(|k| k.buttons())
+                .filter_map(|b| match b.callback_data().map(Press::parse) {
+                    Some(Ok(Press::Table { table, version, .. })) if table == *id => Some(version),
+                    _ => None,
+                })
+                .any(|v| v != *version);
+            stale += usize::from(shows_other);
+        }
+    }
+    stale
+}
+
+/// Whether a run met the aim: no errors, no 429, the acting person's hand
+/// fresh within `aim` at p99.
+fn meets(r: &LoadReport, aim: Duration) -> bool {
+    r.errors.is_empty() && r.limit_hits.total() == 0 && r.fresh_actor.p99 <= aim
+}
+
+/// The largest number of tables (from `options.tables`, doubling, then
+/// halving the gap down to a tenth) at which [`meets`] holds; prints each
+/// run's report. 0 if even the first size misses.
+pub async fn search(options: LoadOptions, aim: Duration) -> Result<u32, LoadError> {
+    let mut good = 0;
+    let mut bad: Option<u32> = None;
+    let mut n = options.tables.max(1);
+    loop {
+        let r = run(LoadOptions {
+            tables: n,
+            ..options.clone()
+        })
+        .await?;
+        let ok = meets(&r, aim);
+        println!(
+            "--- {n} tables: {}",
+            if ok { "meets the aim" } else { "misses" }
+        );
+        print!("{r}");
+        if ok {
+            good = good.max(n);
+        } else {
+            bad = Some(bad.map_or(n, |b| b.min(n)));
+        }
+        n = match bad {
+            None if n < 1000 => n * 2,
+            None => return Ok(good),
+            Some(b) => {
+                if b <= good + (good / 10).max(1) {
+                    return Ok(good);
+                }
+                if good == 0 {
+                    return Ok(0);
+                }
+                good + (b - good) / 2
+            }
+        };
+    }
 }

@@ -76,7 +76,8 @@ struct LoadtestArgs {
     /// Whole deals each table plays.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     deals: u32,
-    /// Mean think time before each press, in milliseconds (0: as fast as possible).
+    /// Mean think time before each move (its first press; a sixth of it
+    /// between its presses), in milliseconds (0: as fast as possible).
     #[arg(long, default_value_t = 0)]
     think_ms: u64,
     /// Seed for the think times.
@@ -88,6 +89,25 @@ struct LoadtestArgs {
     /// Keep the database afterwards.
     #[arg(long)]
     keep_db: bool,
+    /// Measure this many seconds of play once every table is open, then
+    /// stop (the deals need not end).
+    #[arg(long)]
+    seconds: Option<u64>,
+    /// Open a table this many milliseconds after the previous one.
+    #[arg(long, default_value_t = 0)]
+    open_every_ms: u64,
+    /// No Telegram limits: the fake enforces none and the bot paces only
+    /// groups (throughput of the bot itself).
+    #[arg(long)]
+    unlimited: bool,
+    /// The bot-wide output budget per second (`KOZYR_TELEGRAM_RATE`).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    rate: u32,
+    /// Search for the most tables (from --tables, doubling, then halving
+    /// the gap to 10%) at which the acting person's hand shows their turn
+    /// within this p99, in milliseconds.
+    #[arg(long)]
+    search_p99_ms: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -268,7 +288,19 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         seed: args.seed,
         db: args.db,
         keep_db: args.keep_db,
+        duration: args.seconds.map(std::time::Duration::from_secs),
+        rate: args.rate,
+        open_every: std::time::Duration::from_millis(args.open_every_ms),
+        unlimited: args.unlimited,
     };
+    if let Some(ms) = args.search_p99_ms {
+        let aim = std::time::Duration::from_millis(ms);
+        let best = runtime()?
+            .block_on(kozyr::loadtest::search(options, aim))
+            .map_err(|e| e.to_string())?;
+        println!("largest table count with actor p99 <= {ms} ms: {best}");
+        return Ok(());
+    }
     let report = runtime()?
         .block_on(kozyr::loadtest::run(options))
         .map_err(|e| e.to_string())?;

@@ -16,6 +16,7 @@
 //! | `kozyr_bot_api_rate_limited_total` | counter | method | of those, 429 Too Many Requests |
 //! | `kozyr_pacer_chats_waiting` | gauge | lane (group, private) | chats with output waiting to go out |
 //! | `kozyr_pacer_pause_seconds` | histogram | lane | pauses a chat's output took for a 429 or a failed call |
+//! | `kozyr_output_staleness_seconds` | histogram | of (actor, acted, group, others) | how long a message showed an out-of-date state before the scheduler delivered the new one |
 //! | `kozyr_db_commit_seconds` | histogram | | one group commit of the store's writer, fsync included |
 //! | `kozyr_db_commit_commands` | histogram | | commands in that group commit |
 
@@ -39,6 +40,7 @@ pub const BOT_API_CALLS: &str = "kozyr_bot_api_calls_total";
 pub const BOT_API_RATE_LIMITED: &str = "kozyr_bot_api_rate_limited_total";
 pub const PACER_CHATS_WAITING: &str = "kozyr_pacer_chats_waiting";
 pub const PACER_PAUSE_SECONDS: &str = "kozyr_pacer_pause_seconds";
+pub const OUTPUT_STALENESS_SECONDS: &str = "kozyr_output_staleness_seconds";
 pub const DB_COMMIT_SECONDS: &str = "kozyr_db_commit_seconds";
 pub const DB_COMMIT_COMMANDS: &str = "kozyr_db_commit_commands";
 
@@ -186,6 +188,11 @@ pub fn failure_outcome(f: &crate::telegram::failure::Failure) -> &'static str {
 /// How many chats of a pacer `lane` have output waiting.
 pub fn pacer_waiting(lane: &'static str, chats: usize) {
     ::metrics::gauge!(PACER_CHATS_WAITING, "lane" => lane).set(chats as f64);
+}
+
+/// How long a message showed an out-of-date state (`of`: whose message).
+pub fn output_staleness(of: &'static str, took: Duration) {
+    ::metrics::histogram!(OUTPUT_STALENESS_SECONDS, "of" => of).record(took.as_secs_f64());
 }
 
 /// A pause a chat's output takes after a 429 or a failed call.

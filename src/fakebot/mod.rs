@@ -327,6 +327,11 @@ impl FakeBot {
             .sum()
     }
 
+    /// Sends and edits refused with 429, by the limit they hit.
+    pub fn limit_hits(&self) -> LimitHits {
+        self.read(World::limit_hits)
+    }
+
     /// Requests that got an error, by method.
     pub fn failures(&self) -> BTreeMap<String, u64> {
         self.read(World::failures)
@@ -350,6 +355,12 @@ impl FakeBot {
     /// Updates queued and not yet confirmed by an offset.
     pub fn pending_updates(&self) -> usize {
         self.read(World::pending_updates)
+    }
+
+    /// Updates the bot received through getUpdates and has not confirmed
+    /// (by a later call's offset): Telegram would deliver them again.
+    pub fn handed_out_unconfirmed(&self) -> usize {
+        self.read(World::handed_out_unconfirmed)
     }
 
     pub fn member_status(&self, chat: ChatId, user: UserId) -> Option<MemberStatus> {

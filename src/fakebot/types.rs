@@ -19,6 +19,38 @@ pub struct FakeBotConfig {
     /// messages in [`FakeBotConfig::group_window`]; `None` disables the check.
     pub group_limit: Option<usize>,
     pub group_window: Duration,
+    /// Answer 429 when the bot as a whole sends or edits faster than this
+    /// (Telegram: about 30 messages a second); `None` disables the check.
+    pub bot_limit: Option<RateLimit>,
+    /// Answer 429 when one private chat gets outputs faster than this
+    /// (Telegram: about one a second, short bursts tolerated).
+    pub private_limit: Option<RateLimit>,
+}
+
+/// A token bucket: `per_second` outputs sustained, up to `burst` at once.
+/// Telegram's FAQ speaks of rates "we may allow short bursts that go over";
+/// a bucket is that rule with a number on the burst.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateLimit {
+    pub per_second: f64,
+    pub burst: f64,
+}
+
+/// How many calls the fake refused with 429 for each of Telegram's limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LimitHits {
+    /// The bot-wide rate ([`FakeBotConfig::bot_limit`]).
+    pub bot: u64,
+    /// One private chat's rate ([`FakeBotConfig::private_limit`]).
+    pub private: u64,
+    /// One group's 20 a minute ([`FakeBotConfig::group_limit`]).
+    pub group: u64,
+}
+
+impl LimitHits {
+    pub fn total(&self) -> u64 {
+        self.bot + self.private + self.group
+    }
 }
 
 impl Default for FakeBotConfig {
@@ -31,6 +63,8 @@ impl Default for FakeBotConfig {
             privacy_mode: true,
             group_limit: None,
             group_window: Duration::from_secs(60),
+            bot_limit: None,
+            private_limit: None,
         }
     }
 }
@@ -40,6 +74,23 @@ impl FakeBotConfig {
     pub fn strict_group_limit(mut self) -> Self {
         self.group_limit = Some(20);
         self
+    }
+
+    /// Turns on all of Telegram's output limits: 20 a minute in a group,
+    /// about 30 a second for the whole bot, about one a second in a
+    /// private chat (a burst of 3 tolerated).
+    pub fn telegram_limits(self) -> Self {
+        FakeBotConfig {
+            bot_limit: Some(RateLimit {
+                per_second: 30.0,
+                burst: 30.0,
+            }),
+            private_limit: Some(RateLimit {
+                per_second: 1.0,
+                burst: 3.0,
+            }),
+            ..self.strict_group_limit()
+        }
     }
 }
 

@@ -91,6 +91,48 @@ struct ChatRec {
     next_message_id: i32,
     migrated_to: Option<ChatId>,
     outputs: Vec<Output>,
+    /// The private chat's rate ([`FakeBotConfig::private_limit`]).
+    bucket: Bucket,
+}
+
+/// A token bucket's state: `tokens` left at `at` (full before first use).
+#[derive(Clone, Copy, Debug, Default)]
+struct Bucket {
+    tokens: f64,
+    at: Option<Instant>,
+}
+
+impl Bucket {
+    fn level(&self, limit: RateLimit, now: Instant) -> f64 {
+        match self.at {
+            None => limit.burst,
+            Some(at) => (self.tokens
+                + now.saturating_duration_since(at).as_secs_f64() * limit.per_second)
+                .min(limit.burst),
+        }
+    }
+
+    /// `Err(wait)` while the bucket is empty.
+    fn check(&self, limit: RateLimit, now: Instant) -> Result<(), std::time::Duration> {
+        let level = self.level(limit, now);
+        if level >= 1.0 {
+            Ok(())
+        } else {
+            Err(std::time::Duration::from_secs_f64(
+                (1.0 - level) / limit.per_second.max(1e-9),
+            ))
+        }
+    }
+
+    fn take(&mut self, limit: RateLimit, now: Instant) {
+        self.tokens = self.level(limit, now) - 1.0;
+        self.at = Some(now);
+    }
+}
+
+/// Telegram's `retry_after`: whole seconds, at least one.
+fn retry_after(wait: std::time::Duration) -> ApiFailure {
+    ApiFailure::retry_after((wait.as_secs_f64().ceil() as u64).max(1))
 }
 
 #[derive(Clone, Debug)]
@@ -134,6 +176,11 @@ pub(crate) struct World {
     webhook_secret: Option<String>,
     /// Bumped by every getUpdates; an older poll that sees a newer one is terminated (409).
     pub poll_generation: u64,
+    /// The bot-wide rate ([`FakeBotConfig::bot_limit`]).
+    bot_bucket: Bucket,
+    limit_hits: LimitHits,
+    /// The newest update id getUpdates has handed out.
+    handed_out: i64,
 }
 
 fn unix_now() -> i64 {
@@ -196,6 +243,9 @@ impl World {
             webhook: None,
             webhook_secret: None,
             poll_generation: 0,
+            bot_bucket: Bucket::default(),
+            limit_hits: LimitHits::default(),
+            handed_out: 0,
         }
     }
 
@@ -822,11 +872,24 @@ impl World {
             self.updates
                 .retain(|(_, kind, _)| allowed.iter().any(|a| a == kind));
         }
-        self.updates
+        let out: Vec<(i64, Value)> = self
+            .updates
             .iter()
             .take(limit.clamp(1, 100))
-            .map(|(_, _, v)| v.clone())
-            .collect()
+            .map(|(id, _, v)| (*id, v.clone()))
+            .collect();
+        if let Some((id, _)) = out.last() {
+            self.handed_out = self.handed_out.max(*id);
+        }
+        out.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// Updates getUpdates handed out that no later offset confirmed.
+    pub fn handed_out_unconfirmed(&self) -> usize {
+        self.updates
+            .iter()
+            .filter(|(id, _, _)| *id <= self.handed_out)
+            .count()
     }
 
     /// The webhook's URL and secret, as `setWebhook` last set them.
@@ -968,27 +1031,58 @@ impl World {
         Ok(c)
     }
 
-    fn check_group_limit(&self, c: &ChatRec, now: Instant) -> Result<(), ApiFailure> {
-        let (Some(limit), ChatKind::Group | ChatKind::Supergroup) =
-            (self.config.group_limit, c.kind)
-        else {
-            return Ok(());
-        };
-        let window = self.config.group_window;
-        let recent: Vec<Instant> = c
-            .outputs
-            .iter()
-            .map(|o| o.at)
-            .filter(|&at| now.saturating_duration_since(at) < window)
-            .collect();
-        if recent.len() < limit {
-            return Ok(());
+    /// Telegram's output limits for one send or edit in `chat`: the
+    /// group's 20 a minute, the private chat's rate, the bot-wide rate.
+    /// Counts the output against them when it may go out.
+    fn check_limits(&mut self, chat: ChatId, now: Instant) -> Result<(), ApiFailure> {
+        let c = self
+            .chats
+            .get(&chat)
+            .ok_or_else(|| ApiFailure::bad("chat not found"))?;
+        match c.kind {
+            ChatKind::Group | ChatKind::Supergroup => {
+                if let Some(limit) = self.config.group_limit {
+                    let window = self.config.group_window;
+                    let recent: Vec<Instant> = c
+                        .outputs
+                        .iter()
+                        .map(|o| o.at)
+                        .filter(|&at| now.saturating_duration_since(at) < window)
+                        .collect();
+                    if recent.len() >= limit {
+                        let frees_at = recent[recent.len() - limit] + window;
+                        self.limit_hits.group += 1;
+                        return Err(retry_after(frees_at.saturating_duration_since(now)));
+                    }
+                }
+            }
+            ChatKind::Private(_) => {
+                if let Some(limit) = self.config.private_limit
+                    && let Err(wait) = c.bucket.check(limit, now)
+                {
+                    self.limit_hits.private += 1;
+                    return Err(retry_after(wait));
+                }
+            }
         }
-        let frees_at = recent[recent.len() - limit] + window;
-        let wait = frees_at.saturating_duration_since(now);
-        Err(ApiFailure::retry_after(
-            wait.as_secs().max(1) + u64::from(wait.subsec_nanos() > 0),
-        ))
+        if let Some(limit) = self.config.bot_limit {
+            if let Err(wait) = self.bot_bucket.check(limit, now) {
+                self.limit_hits.bot += 1;
+                return Err(retry_after(wait));
+            }
+            self.bot_bucket.take(limit, now);
+        }
+        if let (Some(limit), Some(c)) = (self.config.private_limit, self.chats.get_mut(&chat))
+            && matches!(c.kind, ChatKind::Private(_))
+        {
+            c.bucket.take(limit, now);
+        }
+        Ok(())
+    }
+
+    /// How many calls were refused with 429, by limit.
+    pub fn limit_hits(&self) -> LimitHits {
+        self.limit_hits
     }
 
     fn send_message(&mut self, p: &Map<String, Value>, now: Instant) -> ApiResult {
@@ -1009,7 +1103,7 @@ impl World {
         {
             return Err(ApiFailure::bad("message to be replied not found"));
         }
-        self.check_group_limit(chat, now)?;
+        self.check_limits(id, now)?;
         let c = self
             .chats
             .get_mut(&id)
@@ -1077,7 +1171,7 @@ impl World {
                  exactly the same as a current content and reply markup of the message",
             ));
         }
-        self.check_group_limit(chat, now)?;
+        self.check_limits(id, now)?;
         let c = self
             .chats
             .get_mut(&id)
@@ -1277,6 +1371,7 @@ impl ChatRec {
             next_message_id: 1,
             migrated_to: None,
             outputs: Vec::new(),
+            bucket: Bucket::default(),
         }
     }
 

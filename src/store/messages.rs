@@ -56,4 +56,35 @@ impl Store {
         ))
         .await
     }
+
+    /// What the messages of open tables show, as recorded when the
+    /// front-end last stopped: (table, chat id, hash).
+    pub async fn shown_hashes(
+        &self,
+        platform: Platform,
+    ) -> Result<Vec<(TableId, String, i64)>, StoreError> {
+        let rows: Vec<(i64, String, i64)> = sqlx::query_as(
+            "SELECT m.table_id, m.chat_id, m.shown_hash FROM message_refs AS m
+             JOIN tables AS t ON t.id = m.table_id
+             WHERE m.platform = ? AND t.phase != 'closed' AND m.shown_hash IS NOT NULL",
+        )
+        .bind(platform.as_str())
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(t, c, h)| (TableId(t), c, h))
+            .collect())
+    }
+
+    /// Records what messages show (`Some`), or forgets every hash (`None`).
+    pub async fn save_shown_hashes(
+        &self,
+        platform: Platform,
+        rows: Option<Vec<(TableId, String, i64)>>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.commit_prepared(super::Commit::shown_hashes(platform, rows, now))
+            .await
+    }
 }

@@ -35,6 +35,19 @@ pub struct Commit {
     stats: Vec<StatsWrite>,
     chat_lang: Option<(ChatKey, Lang)>,
     message_ref: Option<MessageRefWrite>,
+    shown: Option<ShownWrite>,
+}
+
+/// What a front-end's messages show, as hashes (the `shown_hash` migration).
+#[derive(Debug)]
+enum ShownWrite {
+    /// Forget every hash of the platform.
+    Clear { platform: &'static str },
+    /// (table, chat id, hash) of messages recorded in `message_refs`.
+    Set {
+        platform: &'static str,
+        rows: Vec<(i64, String, i64)>,
+    },
 }
 
 #[derive(Debug)]
@@ -174,6 +187,7 @@ impl Commit {
             stats,
             chat_lang: transition.chat_language.clone(),
             message_ref: None,
+            shown: None,
         })
     }
 
@@ -217,6 +231,25 @@ impl Commit {
         }
     }
 
+    /// Records what messages show (`Some`), or forgets it all (`None`).
+    pub fn shown_hashes(
+        platform: crate::table::Platform,
+        rows: Option<Vec<(crate::table::TableId, String, i64)>>,
+        now: Timestamp,
+    ) -> Commit {
+        let platform = platform.as_str();
+        Commit {
+            shown: Some(match rows {
+                None => ShownWrite::Clear { platform },
+                Some(rows) => ShownWrite::Set {
+                    platform,
+                    rows: rows.into_iter().map(|(t, c, h)| (t.0, c, h)).collect(),
+                },
+            }),
+            ..Commit::nothing(now)
+        }
+    }
+
     fn nothing(now: Timestamp) -> Commit {
         Commit {
             at: now.millis(),
@@ -227,6 +260,7 @@ impl Commit {
             stats: Vec::new(),
             chat_lang: None,
             message_ref: None,
+            shown: None,
         }
     }
 }
@@ -461,13 +495,37 @@ async fn write_one(
         .execute(&mut **tx)
         .await?;
     }
+    match &c.shown {
+        None => {}
+        Some(ShownWrite::Clear { platform }) => {
+            sqlx::query("UPDATE message_refs SET shown_hash = NULL WHERE platform = ?")
+                .bind(*platform)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Some(ShownWrite::Set { platform, rows }) => {
+            for (table, chat, hash) in rows {
+                sqlx::query(
+                    "UPDATE message_refs SET shown_hash = ?
+                     WHERE platform = ? AND table_id = ? AND chat_id = ?",
+                )
+                .bind(*hash)
+                .bind(*platform)
+                .bind(*table)
+                .bind(chat)
+                .execute(&mut **tx)
+                .await?;
+            }
+        }
+    }
     if let Some(m) = &c.message_ref {
         match m.message_id {
             Some(id) => sqlx::query(
                 "INSERT INTO message_refs (platform, table_id, chat_id, message_id, updated_at)
                  VALUES (?, ?, ?, ?, ?)
                  ON CONFLICT (platform, table_id, chat_id) DO UPDATE SET
-                     message_id = excluded.message_id, updated_at = excluded.updated_at",
+                     message_id = excluded.message_id, updated_at = excluded.updated_at,
+                     shown_hash = NULL",
             )
             .bind(m.platform)
             .bind(m.table_id)

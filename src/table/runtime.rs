@@ -575,6 +575,38 @@ impl TableService {
         Ok(self.inner.store.open_message_refs(platform).await?)
     }
 
+    /// What the messages of open tables showed when the front-end of
+    /// `platform` last stopped — (table, chat, hash of the content) — and
+    /// forgets it, so that a later kill (which records nothing) leaves no
+    /// outdated hash behind.
+    pub async fn take_shown_hashes(
+        &self,
+        platform: Platform,
+    ) -> Result<Vec<(TableId, String, i64)>, ServiceError> {
+        let rows = self.inner.store.shown_hashes(platform).await?;
+        if !rows.is_empty() {
+            self.inner
+                .store
+                .save_shown_hashes(platform, None, self.now())
+                .await?;
+        }
+        Ok(rows)
+    }
+
+    /// Records what the messages show (hashes of their content), as a
+    /// front-end stops.
+    pub async fn save_shown_hashes(
+        &self,
+        platform: Platform,
+        rows: Vec<(TableId, String, i64)>,
+    ) -> Result<(), ServiceError> {
+        Ok(self
+            .inner
+            .store
+            .save_shown_hashes(platform, Some(rows), self.now())
+            .await?)
+    }
+
     /// Records (or with `None` forgets) the message showing `table` in
     /// `chat`, so a restart edits the same message.
     pub async fn save_message_ref(

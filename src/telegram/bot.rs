@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 use teloxide::dispatching::{Dispatcher, ShutdownToken};
 use teloxide::error_handlers::LoggingErrorHandler;
 use teloxide::prelude::*;
-use teloxide::update_listeners::Polling;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
+use super::listener::{self, Handled};
 use super::outbox::{self, Local, Outbox};
-use super::pacing::PacerConfig;
+use super::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::{Config, UpdateMode};
 use crate::front::Front;
@@ -50,6 +50,8 @@ pub struct Shared {
     gone: Mutex<HashSet<ChatId>>,
     /// `getChatMember` answers, trusted for [`ADMIN_CACHE`].
     admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
+    /// How fresh the messages the outbox delivered were.
+    freshness: Mutex<outbox::Freshness>,
 }
 
 /// A std mutex whose holder panicked is still usable: every section here
@@ -66,6 +68,21 @@ impl Shared {
     pub fn player_of(&self, user: &teloxide::types::User) -> Player {
         let lang = super::handlers::lang_of(user).unwrap_or(self.default_lang);
         Player::new(super::ids::user_id(user), &user.full_name(), lang)
+    }
+
+    /// The outbox records how fresh a delivered message was.
+    pub(super) fn record_freshness(&self, f: impl FnOnce(&mut outbox::Freshness)) {
+        f(&mut lock(&self.freshness));
+    }
+
+    /// How fresh the delivered messages were so far (`kozyr loadtest`).
+    pub fn freshness(&self) -> outbox::Freshness {
+        lock(&self.freshness).clone()
+    }
+
+    /// How fresh the delivered messages were, and starts counting anew.
+    pub fn take_freshness(&self) -> outbox::Freshness {
+        std::mem::take(&mut *lock(&self.freshness))
     }
 
     /// Hands the effects runner work from outside the table service.
@@ -162,6 +179,8 @@ impl Admins for Shared {
 pub struct Tuning {
     pub group_pacing: PacerConfig,
     pub private_pacing: PacerConfig,
+    /// The bot-wide output budget (`KOZYR_TELEGRAM_RATE`).
+    pub budget: OutputBudget,
     pub service: ServiceOptions,
     /// Plays AI seats and away people.
     pub agent: Arc<dyn SeatAgent>,
@@ -174,12 +193,9 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Tuning {
         Tuning {
-            group_pacing: PacerConfig::default(),
-            private_pacing: PacerConfig {
-                min_interval: Duration::ZERO,
-                window: Duration::from_secs(60),
-                max_per_window: 0,
-            },
+            group_pacing: PacerConfig::group(),
+            private_pacing: PacerConfig::private(),
+            budget: OutputBudget::TELEGRAM,
             service: ServiceOptions {
                 ai_delay: Duration::from_millis(1500),
                 ..ServiceOptions::default()
@@ -232,6 +248,8 @@ pub struct RunningBot {
     shared: Arc<Shared>,
     shutdown: ShutdownToken,
     dispatcher: Option<JoinHandle<()>>,
+    /// The long-polling task: it confirms the handled updates as it ends.
+    poller: Option<JoinHandle<()>>,
     /// The webhook server, in webhook mode.
     webhook: Option<(std::net::SocketAddr, JoinHandle<()>)>,
     outbox: JoinHandle<()>,
@@ -295,6 +313,9 @@ impl RunningBot {
         if let Some(d) = self.dispatcher {
             let _ = d.await;
         }
+        if let Some(p) = self.poller {
+            let _ = p.await;
+        }
         // The dispatcher stopped the listener, which shuts the server down
         // gracefully; a client holding a connection open does not keep it.
         if let Some((_, mut server)) = self.webhook
@@ -346,8 +367,14 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         local: local_tx,
         gone: Mutex::new(HashSet::new()),
         admins: Mutex::new(HashMap::new()),
+        freshness: Mutex::new(outbox::Freshness::default()),
     });
-    let outbox = Outbox::new(shared.clone(), tuning.group_pacing, tuning.private_pacing).await;
+    let limits = Limits {
+        group: tuning.group_pacing,
+        private: tuning.private_pacing,
+        budget: tuning.budget,
+    };
+    let outbox = Outbox::new(shared.clone(), limits).await;
     let (stop_tx, stop_rx) = watch::channel(false);
     let outbox = tokio::spawn(outbox::run(
         outbox,
@@ -357,8 +384,14 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         tuning.drain_for,
     ));
 
-    let mut dispatcher = Dispatcher::builder(bot.clone(), super::handlers::schema())
-        .dependencies(dptree::deps![shared.clone()])
+    // Every update holds a guard while it is handled: long polling
+    // confirms it to Telegram only once the guard is gone.
+    let handled = Arc::new(Handled::default());
+    let tree = dptree::entry()
+        .map(|upd: Update, handled: Arc<Handled>| handled.guard(upd.id.0))
+        .chain(super::handlers::schema());
+    let mut dispatcher = Dispatcher::builder(bot.clone(), tree)
+        .dependencies(dptree::deps![shared.clone(), handled.clone()])
         .default_handler(|_| async {})
         .error_handler(LoggingErrorHandler::with_custom_text(
             "update handler failed",
@@ -367,13 +400,14 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
     let shutdown = dispatcher.shutdown_token();
     let conflicts = Arc::new(AtomicU64::new(0));
     let mut webhook = None;
+    let mut poller = None;
     let dispatcher = match &config.update_mode {
         UpdateMode::LongPolling => {
-            let listener = Polling::builder(bot.clone())
-                .timeout(tuning.poll_timeout)
-                .delete_webhook()
-                .await
-                .build();
+            if let Err(e) = bot.delete_webhook().await {
+                tracing::warn!(error = %e, "deleteWebhook failed");
+            }
+            let (listener, task) = listener::polling(bot.clone(), tuning.poll_timeout, handled);
+            poller = Some(task);
             let listener_errors = {
                 let conflicts = conflicts.clone();
                 Arc::new(move |e: teloxide::RequestError| {
@@ -429,6 +463,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         shared,
         shutdown,
         dispatcher: Some(dispatcher),
+        poller,
         webhook,
         outbox,
         stop_outbox: stop_tx,
@@ -484,6 +519,7 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
 pub async fn run(config: Config, heartbeat: std::path::PathBuf) -> Result<(), BotError> {
     let tuning = Tuning {
         agent: configured_agent(&config),
+        budget: OutputBudget::per_second(config.telegram_rate),
         ..Tuning::default()
     };
     let mut running = start(&config, tuning).await?;

@@ -11,18 +11,16 @@
 use std::sync::Arc;
 
 use teloxide::dispatching::UpdateHandler;
-use teloxide::payloads::{AnswerCallbackQuerySetters, SendMessageSetters};
+use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, ChatMemberUpdated, Message, ParseMode, User};
+use teloxide::types::{CallbackQuery, ChatMemberUpdated, Message, User};
 
 use super::bot::Shared;
 use super::deeplink::DeepLink;
-use super::failure::Failure;
 use super::ids;
-use super::markup;
 use super::outbox::Local;
+use crate::front::Reply;
 use crate::front::core::{BotCommand, Origin};
-use crate::front::{Reply, Screen};
 use crate::i18n::{Args, Lang, key, tr};
 use crate::table::runtime::DedupKey;
 use crate::table::{Platform, Player};
@@ -79,7 +77,7 @@ fn origin_of(msg_chat: &teloxide::types::Chat) -> Origin {
     }
 }
 
-async fn on_message(bot: Bot, shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerResult {
+async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerResult {
     if let Some(to) = msg.migrate_to_chat_id() {
         shared
             .front
@@ -115,7 +113,7 @@ async fn on_message(bot: Bot, shared: Arc<Shared>, upd: Update, msg: Message) ->
                     .await
             }
         };
-        return carry_out(&bot, &shared, &msg.chat, None, replies).await;
+        return carry_out(&shared, &msg.chat, None, replies).await;
     }
     let Some(mut command) = BotCommand::parse(&name, args) else {
         return Ok(());
@@ -129,99 +127,60 @@ async fn on_message(bot: Bot, shared: Arc<Shared>, upd: Update, msg: Message) ->
         .front
         .command(&*shared, &player, &origin, command, dedup)
         .await;
-    carry_out(&bot, &shared, &msg.chat, None, replies).await
-}
-
-/// Sends a screen now, as a reply to a command or a press (not paced:
-/// one per input, in the chat the input came from).
-async fn send_screen(
-    bot: &Bot,
-    shared: &Shared,
-    chat: teloxide::types::ChatId,
-    screen: &Screen,
-) -> Result<Message, teloxide::RequestError> {
-    let m = markup::Message::of(screen, &shared.username);
-    let mut req = bot.send_message(chat, m.html).parse_mode(ParseMode::Html);
-    if let Some(kb) = m.keyboard {
-        req = req.reply_markup(kb);
-    }
-    req.await
+    carry_out(&shared, &msg.chat, None, replies).await
 }
 
 /// Carries out the front-end's replies; returns the popup, if any.
+/// Everything posted or edited goes through the outbox's scheduler, which
+/// keeps Telegram's limits and retries after a 429.
 async fn carry_out(
-    bot: &Bot,
     shared: &Shared,
     chat: &teloxide::types::Chat,
     pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
     replies: Vec<Reply>,
 ) -> HandlerResult {
-    let _ = perform(bot, shared, chat, pressed, replies).await?;
+    let _ = perform(shared, chat, pressed, replies);
     Ok(())
 }
 
-async fn perform(
-    bot: &Bot,
+fn perform(
     shared: &Shared,
     chat: &teloxide::types::Chat,
     pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
     replies: Vec<Reply>,
-) -> Result<Option<String>, teloxide::RequestError> {
+) -> Option<String> {
     let mut popup = None;
     for reply in replies {
         match reply {
-            Reply::Say(screen) => {
-                send_screen(bot, shared, chat.id, &screen).await?;
-            }
+            Reply::Say(screen) => shared.notify(Local::Say {
+                chat: chat.id,
+                screen,
+            }),
             Reply::Popup(text) => popup = Some(text),
             Reply::CloseMenu => {
                 if let Some(m) = pressed {
-                    let _ = bot.edit_message_reply_markup(m.chat().id, m.id()).await;
+                    shared.notify(Local::CloseMenu {
+                        chat: m.chat().id,
+                        message: m.id(),
+                    });
                 }
             }
             Reply::Render(output) => shared.notify(Local::Output(output)),
-            Reply::Seated { table, user, text } => {
-                check_reachable(bot, shared, table, &user, &text).await;
-            }
+            Reply::Seated { table, user, text } => shared.notify(Local::Seated {
+                table,
+                user,
+                screen: text,
+            }),
         }
     }
-    Ok(popup)
-}
-
-/// After a join: can the bot message this person? If not (403), the lobby
-/// shows them a deep link that opens the bot's chat.
-async fn check_reachable(
-    bot: &Bot,
-    shared: &Shared,
-    table: crate::table::TableId,
-    user: &crate::table::UserId,
-    text: &Screen,
-) {
-    let Some(chat) = ids::private_chat_of(user) else {
-        return;
-    };
-    if let Err(e) = send_screen(bot, shared, chat, text).await
-        && Failure::of(&e) == Failure::Unreachable
-        && shared.front.set_unreachable(user, true)
-        && let Ok(Some(view)) = shared.front.service().table_view(table).await
-    {
-        shared.notify(Local::Output(crate::table::Output::RenderTable(Box::new(
-            view,
-        ))));
-    }
+    popup
 }
 
 // ------------------------------------------------------------ callbacks
 
 async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> HandlerResult {
     let player = shared.player_of(&q.from);
-    let popup = match handle_press(&bot, &shared, &q, &player).await {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!(error = %e, "a button press failed");
-            Some(tr(player.lang, key::ERR_TRY_AGAIN, &Args::new()))
-        }
-    };
+    let popup = handle_press(&shared, &q, &player).await;
     let mut req = bot.answer_callback_query(q.id.clone());
     if let Some(text) = popup {
         req = req.text(text);
@@ -230,14 +189,9 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
 }
 
 /// Carries out a press; returns the popup to show, if any.
-async fn handle_press(
-    bot: &Bot,
-    shared: &Shared,
-    q: &CallbackQuery,
-    player: &Player,
-) -> Result<Option<String>, teloxide::RequestError> {
+async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Option<String> {
     let (Some(data), Some(message)) = (q.data.as_deref(), q.message.as_ref()) else {
-        return Ok(Some(tr(player.lang, key::ERR_BAD_BUTTON, &Args::new())));
+        return Some(tr(player.lang, key::ERR_BAD_BUTTON, &Args::new()));
     };
     let chat = match message {
         teloxide::types::MaybeInaccessibleMessage::Regular(m) => m.chat.clone(),
@@ -251,7 +205,7 @@ async fn handle_press(
         .front
         .press(shared, player, &origin, data, dedup)
         .await;
-    perform(bot, shared, &chat, Some(message), replies).await
+    perform(shared, &chat, Some(message), replies)
 }
 
 /// The language a Telegram user's client reports, if kozyr speaks it.

@@ -2,7 +2,8 @@
 //! ([`handlers`]), screens → Bot API calls ([`markup`], [`outbox`]), and
 //! what only Telegram has: pacing within its limits ([`pacing`]), deep
 //! links ([`deeplink`]), command menus ([`commands`]), what failed calls
-//! mean ([`failure`]), webhooks ([`webhook`]), its ids ([`ids`]). It names
+//! mean ([`failure`]), long polling that confirms only handled updates
+//! ([`listener`]), webhooks ([`webhook`]), its ids ([`ids`]). It names
 //! no game and never touches the store: see [`crate::front`].
 
 pub mod bot;
@@ -11,6 +12,7 @@ pub mod deeplink;
 pub mod failure;
 pub mod handlers;
 pub mod ids;
+pub mod listener;
 pub mod markup;
 pub mod outbox;
 pub mod pacing;

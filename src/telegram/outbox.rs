@@ -14,7 +14,7 @@
 //! marked unreachable (the lobby then shows them a deep link, and the turn
 //! timer plays for them).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,8 +27,9 @@ use super::bot::Shared;
 use super::failure::Failure;
 use super::ids;
 use super::markup::Message;
-use super::pacing::{Outcome, Output as Transmission, Pacer, PacerConfig, Ticket};
+use super::pacing::{Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket};
 use crate::front::Screen;
+use crate::game::Milestone;
 use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, TableView, UserId};
 
 /// What the handlers ask of the runner, besides the service's effects.
@@ -36,6 +37,17 @@ use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, Tab
 pub enum Local {
     /// Show this (a selection changed, a table to show again).
     Output(Output),
+    /// Post this in the chat (a reply to a command or a press).
+    Say { chat: ChatId, screen: Screen },
+    /// The message whose button was pressed did its job: remove its buttons.
+    CloseMenu { chat: ChatId, message: MessageId },
+    /// A person took a seat at `table`: tell them privately. If the bot
+    /// cannot message them, their table shows them a deep link.
+    Seated {
+        table: TableId,
+        user: UserId,
+        screen: Screen,
+    },
     /// The bot cannot message this person (they blocked it): their tables
     /// show it, and an AI player takes their seats in play.
     Unreachable(UserId),
@@ -46,40 +58,114 @@ pub enum Local {
     ChatGone(ChatId),
 }
 
-/// Which pacer a transmission came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Lane {
-    Group,
-    Private,
+/// A message of a chat that the scheduler keeps current.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Slot {
+    /// The message showing a table (in a group) or a hand (in a private chat).
+    Table(i64),
+    /// A menu that loses its buttons.
+    Menu(i32),
 }
 
-impl Lane {
-    /// The metrics label.
-    fn label(self) -> &'static str {
-        match self {
-            Lane::Group => "group",
-            Lane::Private => "private",
+/// What a slot shows or a send posts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Piece {
+    Show(Message),
+    /// The message keeps its text and loses its buttons.
+    NoButtons,
+    /// A message about a table (a seat confirmation): a 403 there means the
+    /// table should show the person the bot's deep link.
+    About(TableId, Message),
+}
+
+/// What a slot's content is made from, so that it is rendered again when
+/// it goes out.
+#[derive(Clone, Debug)]
+enum Source {
+    Table(Box<TableView>),
+    Hand(Box<HandView>),
+}
+
+/// Which limits a chat has: Telegram's private chats have positive ids
+/// (the user's), groups negative ones.
+fn class_of(chat: &i64) -> Class {
+    if *chat > 0 {
+        Class::Private
+    } else {
+        Class::Group
+    }
+}
+
+fn label(chat: i64) -> &'static str {
+    match class_of(&chat) {
+        Class::Group => "group",
+        Class::Private => "private",
+    }
+}
+
+/// How long messages showed an out-of-date state: from the first change
+/// not yet sent to the delivery of a message showing it (or a later state),
+/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
+/// (`kozyr_output_staleness_seconds`).
+#[derive(Clone, Debug, Default)]
+pub struct Freshness {
+    /// The hand of the person who must act (from the change that made it
+    /// their turn).
+    pub actor: Vec<Duration>,
+    /// The hand of the person who just acted.
+    pub acted: Vec<Duration>,
+    /// Group table messages.
+    pub group: Vec<Duration>,
+    /// Everyone else's hands.
+    pub others: Vec<Duration>,
+}
+
+impl Freshness {
+    fn record(&mut self, chat: i64, prio: Priority, took: Duration) {
+        let (list, label) = match (class_of(&chat), prio) {
+            (Class::Group, _) => (&mut self.group, "group"),
+            (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
+            (Class::Private, Priority::Acted) => (&mut self.acted, "acted"),
+            (Class::Private, _) => (&mut self.others, "others"),
+        };
+        // Bounded: a long-running bot keeps the metric, not every sample.
+        if list.len() < 1_000_000 {
+            list.push(took);
         }
+        crate::metrics::output_staleness(label, took);
     }
 }
 
 /// A finished Bot API call.
 struct Done {
-    lane: Lane,
     ticket: Ticket<i64>,
+    /// The table the output was about.
     table: Option<TableId>,
+    /// Whether a new message posted by it shows `table` from now on.
+    keeps: bool,
+    /// Since when the slot's message was out of date, and how urgent it was.
+    stale: Option<(Instant, Priority)>,
     result: Result<Option<MessageId>, Failure>,
 }
 
-type Queue = Pacer<i64, i64, Message>;
+type Queue = Pacer<i64, Slot, Piece>;
 
 /// The runner's state; [`run`] drives it.
 pub struct Outbox {
     shared: Arc<Shared>,
-    group: Queue,
-    private: Queue,
+    /// Every output of the bot, in one scheduler.
+    queue: Queue,
     /// (chat, table) → the message showing the table there.
     refs: HashMap<(i64, i64), MessageId>,
+    /// (chat, table) → what that message is rendered from.
+    sources: HashMap<(i64, i64), Source>,
+    /// (private chat, table): hands last shown as the person's turn.
+    on_turn: HashSet<(i64, i64)>,
+    /// (chat, table) → a hash of what its message showed when the bot last
+    /// stopped: the first render that matches is not sent again.
+    restored: HashMap<(i64, i64), i64>,
+    /// (chat, table) → since when its message is out of date, and how urgently.
+    stale: HashMap<(i64, i64), (Instant, Priority)>,
     /// The latest view of each table, for names in hands and announcements.
     views: HashMap<TableId, TableView>,
     /// Announcements wait for the table's next render, which follows them in
@@ -89,8 +175,52 @@ pub struct Outbox {
     done_rx: mpsc::UnboundedReceiver<Done>,
 }
 
+/// Whether an announcement opens a deal (the series' first, or the next
+/// one after a deal ended): the live table is then posted anew below it.
+fn starts_a_deal(a: &Announcement) -> bool {
+    matches!(
+        a,
+        Announcement::SeriesStarted { .. }
+            | Announcement::Game {
+                milestone: Milestone::Deal,
+                ..
+            }
+    )
+}
+
+/// A hash of a message's content (FNV-1a over its text and buttons): the
+/// same on every build, unlike std's hasher.
+fn content_hash(m: &Message) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    eat(m.html.as_bytes());
+    eat(&[0xff]);
+    if let Some(kb) = &m.keyboard {
+        eat(serde_json::to_string(kb).unwrap_or_default().as_bytes());
+    }
+    h as i64
+}
+
+/// Renders a slot's source with the latest views and the time of now.
+fn render(
+    shared: &Shared,
+    views: &HashMap<TableId, TableView>,
+    source: &Source,
+) -> Option<Message> {
+    let screen = match source {
+        Source::Table(view) => shared.front.table_screen(view),
+        Source::Hand(hand) => shared.front.hand_screen(hand, views.get(&hand.table)?),
+    };
+    Some(Message::of(&screen, &shared.username))
+}
+
 impl Outbox {
-    pub async fn new(shared: Arc<Shared>, group: PacerConfig, private: PacerConfig) -> Outbox {
+    pub async fn new(shared: Arc<Shared>, limits: Limits) -> Outbox {
         let mut refs = HashMap::new();
         match shared
             .front
@@ -109,12 +239,31 @@ impl Outbox {
                 tracing::error!(error = %e, "cannot read message ids; messages will be posted anew")
             }
         }
+        let mut restored = HashMap::new();
+        match shared
+            .front
+            .service()
+            .take_shown_hashes(Platform::Telegram)
+            .await
+        {
+            Ok(rows) => {
+                for (table, chat, hash) in rows {
+                    if let Ok(chat) = chat.parse::<i64>() {
+                        restored.insert((chat, table.0), hash);
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read what the messages show"),
+        }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Outbox {
+            restored,
             shared,
-            group: Pacer::new(group),
-            private: Pacer::new(private),
+            queue: Pacer::with_limits(limits, class_of),
             refs,
+            sources: HashMap::new(),
+            on_turn: HashSet::new(),
+            stale: HashMap::new(),
             views: HashMap::new(),
             pending: HashMap::new(),
             done_tx,
@@ -143,20 +292,38 @@ impl Outbox {
                     return;
                 };
                 let closed = view.phase == Phase::Closed;
+                // A render that changes what the buttons do (the lobby
+                // becoming the game, a deal ending) goes before others.
+                let prio = match self.views.get(&view.id) {
+                    Some(old) if old.phase == view.phase => Priority::Table,
+                    _ => Priority::Acted,
+                };
                 if self.shared.is_chat_gone(chat) {
                     self.pending.remove(&view.id);
                 } else {
-                    for a in self.pending.remove(&view.id).unwrap_or_default() {
+                    let news = self.pending.remove(&view.id).unwrap_or_default();
+                    if news.iter().any(starts_a_deal) {
+                        self.repost(chat.0, view.id.0);
+                    }
+                    for a in news {
                         if let Some(screen) = self.shared.front.announcement(&view, &a) {
                             let m = self.message(&screen);
-                            self.group.send(chat.0, m);
+                            self.queue.send_with(chat.0, Piece::Show(m), prio);
                         }
                     }
                     let content = self.message(&self.shared.front.table_screen(&view));
-                    self.group.set(chat.0, view.id.0, content);
+                    self.restore_shown(chat.0, view.id.0, &content);
+                    self.queue
+                        .set_with(chat.0, Slot::Table(view.id.0), Piece::Show(content), prio);
+                    self.mark_stale(chat.0, view.id.0, prio);
+                    self.sources
+                        .insert((chat.0, view.id.0), Source::Table(view.clone()));
                 }
                 if closed {
                     self.views.remove(&view.id);
+                    let id = view.id.0;
+                    self.sources.retain(|(_, t), _| *t != id);
+                    self.on_turn.retain(|(_, t)| *t != id);
                 } else {
                     self.views.insert(view.id, *view);
                 }
@@ -171,8 +338,25 @@ impl Outbox {
                 let Some(view) = self.view_of(hand.table).await else {
                     return;
                 };
+                let key = (chat.0, hand.table.0);
+                let prio = if hand.your_turn {
+                    self.on_turn.insert(key);
+                    Priority::Turn
+                } else if self.on_turn.remove(&key) {
+                    Priority::Acted
+                } else {
+                    Priority::Background
+                };
                 let content = self.render_hand(&hand, &view);
-                self.private.set(chat.0, hand.table.0, content);
+                self.restore_shown(chat.0, hand.table.0, &content);
+                self.queue.set_with(
+                    chat.0,
+                    Slot::Table(hand.table.0),
+                    Piece::Show(content),
+                    prio,
+                );
+                self.mark_stale(chat.0, hand.table.0, prio);
+                self.sources.insert(key, Source::Hand(hand));
             }
             Output::DropHand { table, user, .. } => {
                 self.retire_hand(table, &user);
@@ -198,9 +382,76 @@ impl Outbox {
                         continue;
                     };
                     let m = self.message(&screen);
-                    self.private.send(chat.0, m);
+                    self.queue.send_with(chat.0, Piece::Show(m), Priority::Turn);
                 }
             }
+        }
+    }
+
+    /// A deal starts: the live table moves to the bottom of the chat, below
+    /// the announcements, where people look. The old message keeps what it
+    /// showed and loses its buttons.
+    fn repost(&mut self, chat: i64, table: i64) {
+        let Some(old) = self.refs.remove(&(chat, table)) else {
+            return;
+        };
+        self.queue.forget_slot(&chat, &Slot::Table(table));
+        self.queue
+            .set_with(chat, Slot::Menu(old.0), Piece::NoButtons, Priority::Acted);
+    }
+
+    /// Before the first render of a message after a restart: if it is what
+    /// the message showed when the bot stopped, the scheduler knows it is
+    /// shown and does not send it again.
+    fn restore_shown(&mut self, chat: i64, table: i64, content: &Message) {
+        if let Some(hash) = self.restored.remove(&(chat, table))
+            && hash == content_hash(content)
+            && self.refs.contains_key(&(chat, table))
+        {
+            self.queue
+                .assume_shown(chat, Slot::Table(table), Piece::Show(content.clone()));
+        }
+    }
+
+    /// Records what each message shows, for the next start.
+    async fn save_shown(&self) {
+        let rows: Vec<(TableId, String, i64)> = self
+            .queue
+            .shown_all()
+            .filter_map(|(chat, slot, piece)| match (slot, piece) {
+                // A chat with an output in flight may show something newer.
+                (Slot::Table(t), Piece::Show(m))
+                    if self.refs.contains_key(&(*chat, *t)) && self.queue.is_idle(chat) =>
+                {
+                    Some((TableId(*t), chat.to_string(), content_hash(m)))
+                }
+                _ => None,
+            })
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        if let Err(e) = self
+            .shared
+            .front
+            .service()
+            .save_shown_hashes(Platform::Telegram, rows)
+            .await
+        {
+            tracing::warn!(error = %e, "cannot record what the messages show");
+        }
+    }
+
+    /// The message of `table` in `chat` is to show something new.
+    fn mark_stale(&mut self, chat: i64, table: i64, prio: Priority) {
+        if !self.queue.is_waiting(&chat, &Slot::Table(table)) {
+            return;
+        }
+        let now = Instant::now();
+        let e = self.stale.entry((chat, table)).or_insert((now, prio));
+        // Becoming someone's turn starts the clock of that turn.
+        if prio < e.1 {
+            *e = (now, prio);
         }
     }
 
@@ -212,11 +463,38 @@ impl Outbox {
     pub async fn on_local(&mut self, local: Local) {
         match local {
             Local::Output(o) => self.on_output(o).await,
+            Local::Say { chat, screen } => {
+                if !self.shared.is_chat_gone(chat) {
+                    let m = self.message(&screen);
+                    self.queue
+                        .send_with(chat.0, Piece::Show(m), Priority::Acted);
+                }
+            }
+            Local::CloseMenu { chat, message } => {
+                self.queue.set_with(
+                    chat.0,
+                    Slot::Menu(message.0),
+                    Piece::NoButtons,
+                    Priority::Acted,
+                );
+            }
+            Local::Seated {
+                table,
+                user,
+                screen,
+            } => {
+                if let Some(chat) = ids::private_chat_of(&user) {
+                    let m = self.message(&screen);
+                    self.queue
+                        .send_with(chat.0, Piece::About(table, m), Priority::Acted);
+                }
+            }
             Local::Unreachable(user) => self.lost(&user, None).await,
             Local::Returned(user) => self.returned(&user).await,
             Local::ChatGone(chat) => {
-                self.group.forget(&chat.0);
+                self.queue.forget(&chat.0);
                 self.refs.retain(|(c, _), _| *c != chat.0);
+                self.sources.retain(|(c, _), _| *c != chat.0);
             }
         }
     }
@@ -226,8 +504,9 @@ impl Outbox {
         let Some(chat) = ids::private_chat_of(user) else {
             return;
         };
-        self.private.forget(&chat.0);
+        self.queue.forget(&chat.0);
         self.refs.retain(|(c, _), _| *c != chat.0);
+        self.sources.retain(|(c, _), _| *c != chat.0);
         let tables = self.tables_of(user).await;
         let service = self.shared.front.service().clone();
         for id in tables {
@@ -250,63 +529,127 @@ impl Outbox {
         let Some(chat) = ids::private_chat_of(user) else {
             return;
         };
-        if let Some(shown) = self.private.shown(&chat.0, &table.0).cloned() {
-            self.private.set(
+        let key = (chat.0, table.0);
+        self.sources.remove(&key);
+        self.on_turn.remove(&key);
+        if let Some(Piece::Show(shown)) = self.queue.shown(&chat.0, &Slot::Table(table.0)).cloned()
+        {
+            self.queue.set_with(
                 chat.0,
-                table.0,
-                Message {
+                Slot::Table(table.0),
+                Piece::Show(Message {
                     html: shown.html,
                     keyboard: None,
-                },
+                }),
+                Priority::Background,
             );
         }
     }
 
     fn transmit(&mut self, now: Instant) {
-        for lane in [Lane::Group, Lane::Private] {
-            loop {
-                let pacer = match lane {
-                    Lane::Group => &mut self.group,
-                    Lane::Private => &mut self.private,
-                };
-                let Some(tx) = pacer.poll_transmit(now) else {
-                    crate::metrics::pacer_waiting(lane.label(), pacer.chats_waiting());
-                    break;
-                };
-                let chat = tx.ticket.chat;
-                let (table, known, content, edit) = match tx.output {
-                    Transmission::Set { slot, content } => (
-                        Some(TableId(slot)),
-                        self.refs.get(&(chat, slot)).copied(),
-                        content,
-                        true,
-                    ),
-                    Transmission::Send { content } => (None, None, content, false),
-                };
-                let shared = self.shared.clone();
-                let done = self.done_tx.clone();
-                let ticket = tx.ticket;
-                let method = if edit && known.is_some() {
-                    "editMessageText"
-                } else {
-                    "sendMessage"
-                };
-                tokio::spawn(async move {
-                    let result = deliver(&shared, ChatId(chat), known, &content, edit).await;
-                    crate::metrics::bot_api_call(
-                        method,
-                        result
-                            .as_ref()
-                            .map_or_else(crate::metrics::failure_outcome, |_| "ok"),
-                    );
-                    let _ = done.send(Done {
-                        lane,
-                        ticket,
-                        table,
-                        result,
-                    });
-                });
+        loop {
+            let Outbox {
+                queue,
+                shared,
+                views,
+                sources,
+                ..
+            } = self;
+            let mut considered = Vec::new();
+            let tx = queue.poll_transmit_with(now, |chat, slot, content| match slot {
+                Slot::Table(t) => {
+                    considered.push((*chat, *t));
+                    sources
+                        .get(&(*chat, *t))
+                        .and_then(|s| render(shared, views, s))
+                        .map_or(content, Piece::Show)
+                }
+                Slot::Menu(_) => content,
+            });
+            // Rendered again, these showed what Telegram shows: up to date.
+            let sent = tx.as_ref().and_then(|tx| match &tx.output {
+                Transmission::Set {
+                    slot: Slot::Table(t),
+                    ..
+                } => Some((tx.ticket.chat, *t)),
+                _ => None,
+            });
+            for key in considered {
+                if Some(key) != sent {
+                    self.stale.remove(&key);
+                }
             }
+            let stale = sent.and_then(|key| self.stale.remove(&key));
+            let Some(tx) = tx else {
+                for class in [Class::Group, Class::Private] {
+                    let lane = if class == Class::Group {
+                        "group"
+                    } else {
+                        "private"
+                    };
+                    crate::metrics::pacer_waiting(lane, self.queue.chats_waiting_in(class));
+                }
+                break;
+            };
+            let chat = tx.ticket.chat;
+            // A seat confirmation names its table only for a 403; it is not
+            // the message that shows the table.
+            let keeps = matches!(
+                &tx.output,
+                Transmission::Set {
+                    slot: Slot::Table(_),
+                    ..
+                }
+            );
+            let (table, call) = match tx.output {
+                Transmission::Set {
+                    slot: Slot::Table(t),
+                    content: Piece::Show(m),
+                } => (
+                    Some(TableId(t)),
+                    match self.refs.get(&(chat, t)).copied() {
+                        Some(id) => Call::Edit(id, m),
+                        None => Call::Send(m),
+                    },
+                ),
+                Transmission::Set {
+                    slot: Slot::Menu(id),
+                    ..
+                } => (None, Call::NoButtons(MessageId(id))),
+                Transmission::Send {
+                    content: Piece::About(t, m),
+                } => (Some(t), Call::Send(m)),
+                Transmission::Set {
+                    content: Piece::NoButtons | Piece::About(..),
+                    ..
+                }
+                | Transmission::Send {
+                    content: Piece::NoButtons,
+                } => (None, Call::Nothing),
+                Transmission::Send {
+                    content: Piece::Show(m),
+                } => (None, Call::Send(m)),
+            };
+            let shared = self.shared.clone();
+            let done = self.done_tx.clone();
+            let ticket = tx.ticket;
+            tokio::spawn(async move {
+                let method = call.method();
+                let result = deliver(&shared, ChatId(chat), call).await;
+                crate::metrics::bot_api_call(
+                    method,
+                    result
+                        .as_ref()
+                        .map_or_else(crate::metrics::failure_outcome, |_| "ok"),
+                );
+                let _ = done.send(Done {
+                    ticket,
+                    table,
+                    keeps,
+                    stale,
+                    result,
+                });
+            });
         }
     }
 
@@ -315,7 +658,11 @@ impl Outbox {
         let chat = done.ticket.chat;
         let outcome = match done.result {
             Ok(new_message) => {
-                if let (Some(m), Some(table)) = (new_message, done.table) {
+                if let Some((since, prio)) = done.stale {
+                    self.shared
+                        .record_freshness(|f| f.record(chat, prio, now - since));
+                }
+                if let (Some(m), Some(table), true) = (new_message, done.table, done.keeps) {
                     self.refs.insert((chat, table.0), m);
                     // Recorded before the next output for this chat goes out.
                     if let Err(e) = self
@@ -338,11 +685,11 @@ impl Outbox {
             Err(f) => {
                 match f {
                     Failure::MessageGone => {
-                        if let Some(table) = done.table {
+                        if let (Some(table), true) = (done.table, done.keeps) {
                             self.refs.remove(&(chat, table.0));
                         }
                     }
-                    Failure::Unreachable if done.lane == Lane::Private => {
+                    Failure::Unreachable if class_of(&chat) == Class::Private => {
                         if let Some(user) = ids::user_of_private_chat(ChatId(chat))
                             && self.shared.front.set_unreachable(&user, true)
                         {
@@ -357,17 +704,18 @@ impl Outbox {
                     Failure::Rejected => tracing::warn!(chat, "Telegram refused an output"),
                     _ => {}
                 }
+                // Still out of date, since then.
+                if let (Some(stale), Some(table), true) = (done.stale, done.table, done.keeps) {
+                    self.stale.entry((chat, table.0)).or_insert(stale);
+                }
                 let outcome = f.pacing_outcome();
                 if let Outcome::RetryAfter(pause) = outcome {
-                    crate::metrics::pacer_pause(done.lane.label(), pause)
+                    crate::metrics::pacer_pause(label(chat), pause)
                 }
                 outcome
             }
         };
-        match done.lane {
-            Lane::Group => self.group.on_result(done.ticket, outcome, now),
-            Lane::Private => self.private.on_result(done.ticket, outcome, now),
-        }
+        self.queue.on_result(done.ticket, outcome, now);
     }
 
     /// The open tables `user` sits at or has a hand message of.
@@ -385,6 +733,10 @@ impl Outbox {
     /// where that showed): their tables show it, and an AI player plays
     /// their seats in play until they take them back.
     async fn lost(&mut self, user: &UserId, table: Option<TableId>) {
+        if let Some(t) = table {
+            // Known here, so that its message shows the deep link.
+            let _ = self.view_of(t).await;
+        }
         self.show_unreachable(user).await;
         let mut tables = self.tables_of(user).await;
         tables.extend(table.filter(|t| !tables.contains(t)));
@@ -410,53 +762,69 @@ impl Outbox {
     }
 
     fn next_wake(&self) -> Option<Instant> {
-        let a = self.group.poll_timeout();
-        let b = self.private.poll_timeout();
-        let now = Instant::now();
-        [a, b].into_iter().flatten().map(|t| t.unwrap_or(now)).min()
+        self.queue
+            .poll_timeout()
+            .map(|t| t.unwrap_or_else(Instant::now))
     }
 
     /// Whether nothing waits to go out.
     fn idle(&self) -> bool {
-        self.group.poll_timeout().is_none()
-            && self.private.poll_timeout().is_none()
-            && self.done_rx.is_empty()
+        self.queue.poll_timeout().is_none() && self.done_rx.is_empty()
+    }
+}
+
+/// One Bot API call of the outbox.
+enum Call {
+    Send(Message),
+    Edit(MessageId, Message),
+    NoButtons(MessageId),
+    Nothing,
+}
+
+impl Call {
+    fn method(&self) -> &'static str {
+        match self {
+            Call::Send(_) | Call::Nothing => "sendMessage",
+            Call::Edit(..) => "editMessageText",
+            Call::NoButtons(_) => "editMessageReplyMarkup",
+        }
     }
 }
 
 /// Performs one output. `Ok(Some(id))` when a new message was posted.
-async fn deliver(
-    shared: &Shared,
-    chat: ChatId,
-    known: Option<MessageId>,
-    content: &Message,
-    edit: bool,
-) -> Result<Option<MessageId>, Failure> {
+async fn deliver(shared: &Shared, chat: ChatId, call: Call) -> Result<Option<MessageId>, Failure> {
     let bot = &shared.bot;
-    if let (true, Some(id)) = (edit, known) {
-        let mut req = bot
-            .edit_message_text(chat, id, content.html.clone())
-            .parse_mode(ParseMode::Html);
-        if let Some(kb) = &content.keyboard {
-            req = req.reply_markup(kb.clone());
+    let edited = |r: Result<_, teloxide::RequestError>| match r {
+        Ok(_) => Ok(None),
+        Err(e) => match Failure::of(&e) {
+            Failure::NotModified => Ok(None),
+            f => Err(f),
+        },
+    };
+    match call {
+        Call::Edit(id, content) => {
+            let mut req = bot
+                .edit_message_text(chat, id, content.html)
+                .parse_mode(ParseMode::Html);
+            if let Some(kb) = content.keyboard {
+                req = req.reply_markup(kb);
+            }
+            edited(req.await.map(drop))
         }
-        return match req.await {
-            Ok(_) => Ok(None),
-            Err(e) => match Failure::of(&e) {
-                Failure::NotModified => Ok(None),
-                f => Err(f),
-            },
-        };
-    }
-    let mut req = bot
-        .send_message(chat, content.html.clone())
-        .parse_mode(ParseMode::Html);
-    if let Some(kb) = &content.keyboard {
-        req = req.reply_markup(kb.clone());
-    }
-    match req.await {
-        Ok(m) => Ok(Some(m.id)),
-        Err(e) => Err(Failure::of(&e)),
+        Call::NoButtons(id) => edited(bot.edit_message_reply_markup(chat, id).await.map(drop)),
+        Call::Send(content) => {
+            let mut req = bot
+                .send_message(chat, content.html)
+                .parse_mode(ParseMode::Html);
+            if let Some(kb) = content.keyboard {
+                req = req.reply_markup(kb);
+            }
+            match req.await {
+                Ok(m) => Ok(Some(m.id)),
+                Err(e) => Err(Failure::of(&e)),
+            }
+        }
+        Call::Nothing => Ok(None),
     }
 }
 
@@ -497,4 +865,5 @@ pub async fn run(
             }
         }
     }
+    outbox.save_shown().await;
 }

@@ -1,16 +1,31 @@
-//! Pacing of group output, sans-IO.
+//! The bot's one output scheduler, sans-IO.
 //!
-//! Telegram lets a bot send or edit about 20 messages a minute in one
-//! group, edits included, and answers 429 with `retry_after` beyond that.
-//! teloxide's `Throttle` adaptor paces only sends and freezes every chat on
-//! a 429, so kozyr paces group output itself, per chat:
+//! Telegram lets a bot send or edit about 30 messages a second in all,
+//! about one a second in a private chat and 20 a minute in a group, and
+//! answers 429 with `retry_after` beyond that (and bans a bot that keeps
+//! ignoring it). teloxide's `Throttle` adaptor paces only sends and freezes
+//! every chat on a 429, so kozyr schedules every output itself, in one
+//! place:
 //!
-//! - a *slot* (the table message, a lobby) shows the latest content only:
+//! - a *slot* (a table message, a hand) shows the latest content only:
 //!   newer content replaces content not yet transmitted (latest wins);
-//! - content identical to what Telegram already shows is not transmitted;
-//! - a chat gets at most one output per `min_interval` (3 s) and at most
-//!   `max_per_window` per `window` (20 a minute);
-//! - one-off messages (announcements) are queued in order and never dropped;
+//! - content identical to what Telegram already shows is not transmitted,
+//!   and content is rendered again when it goes out ([`Pacer::poll_transmit_with`]),
+//!   so a delayed message shows the state of the moment it is sent;
+//! - each chat has its class's limits ([`Limits`]): a group at most one
+//!   output per `min_interval` (3 s; `urgent_interval` for an urgent one)
+//!   and `max_per_window` per `window` (20 a minute), a private chat one a
+//!   second;
+//! - the whole bot spends at most [`Budget::per_second`] outputs a second
+//!   (a token bucket), and when that budget is short the most urgent work
+//!   goes first: the hand of the person who must act now before anything
+//!   else (at most about one per move, so it cannot crowd the rest out
+//!   while people wait for it), then each output is due at the time it was
+//!   queued plus its [`Priority`]'s allowance (the person who just acted
+//!   soon, group tables later, everyone else's hands last) and the earliest
+//!   due goes first, so none of these waits for ever;
+//! - one-off messages (announcements, replies) are queued in order and
+//!   never dropped: a 429 or a network failure retries them;
 //! - a 429 delays only its chat, by its `retry_after`;
 //! - one output per chat is in flight at a time, so order is kept.
 //!
@@ -43,19 +58,154 @@ use std::time::{Duration, Instant};
 pub struct PacerConfig {
     /// Least time between two outputs in a chat.
     pub min_interval: Duration,
+    /// Least time between two outputs when the next one is urgent
+    /// ([`Priority::is_urgent`]: it changes what the buttons do, or it is
+    /// the hand of the person who must act). Never below what the chat's
+    /// platform limit allows; the window below still holds.
+    pub urgent_interval: Duration,
     pub window: Duration,
-    /// Most outputs in a chat within any `window`.
+    /// Most outputs in a chat within any `window` (0: no such limit).
     pub max_per_window: usize,
 }
 
 impl Default for PacerConfig {
-    /// Telegram's group limits: 20 a minute, one every 3 seconds.
+    /// Telegram's group limits: 20 a minute, spread at one every 3 seconds
+    /// so that a table always has some of the minute left; an urgent
+    /// output (the lobby turning into the game) need not wait the 3 s.
     fn default() -> Self {
+        PacerConfig::group()
+    }
+}
+
+impl PacerConfig {
+    /// Telegram's group limits (see [`Default`]).
+    pub fn group() -> Self {
         PacerConfig {
             min_interval: Duration::from_secs(3),
+            urgent_interval: Duration::from_millis(500),
             window: Duration::from_secs(60),
             max_per_window: 20,
         }
+    }
+
+    /// Telegram's private-chat limit: about one output a second.
+    pub fn private() -> Self {
+        PacerConfig {
+            min_interval: Duration::from_secs(1),
+            urgent_interval: Duration::from_secs(1),
+            window: Duration::from_secs(60),
+            max_per_window: 0,
+        }
+    }
+
+    /// No per-chat limit at all (tests).
+    pub fn unpaced() -> Self {
+        PacerConfig {
+            min_interval: Duration::ZERO,
+            urgent_interval: Duration::ZERO,
+            window: Duration::from_secs(60),
+            max_per_window: 0,
+        }
+    }
+}
+
+/// The bot-wide budget: a token bucket of `burst` outputs refilled at
+/// `per_second`. `per_second == 0` means no bot-wide limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Budget {
+    /// Telegram's ~30 messages a second, spread evenly (no burst): never
+    /// more than 30 in any second, even for a Telegram that counts in a
+    /// sliding window.
+    pub const TELEGRAM: Budget = Budget {
+        per_second: 30,
+        burst: 1,
+    };
+
+    pub const UNLIMITED: Budget = Budget {
+        per_second: 0,
+        burst: 0,
+    };
+
+    /// A budget of `per_second` (0: unlimited), spread evenly like
+    /// [`Budget::TELEGRAM`].
+    pub fn per_second(per_second: u32) -> Budget {
+        Budget {
+            per_second,
+            burst: 1,
+        }
+    }
+}
+
+/// Which limits a chat has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    Group,
+    Private,
+}
+
+/// Every class's limits and the bot-wide budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub group: PacerConfig,
+    pub private: PacerConfig,
+    pub budget: Budget,
+}
+
+impl Default for Limits {
+    /// Telegram's.
+    fn default() -> Self {
+        Limits {
+            group: PacerConfig::group(),
+            private: PacerConfig::private(),
+            budget: Budget::TELEGRAM,
+        }
+    }
+}
+
+impl Limits {
+    fn of(&self, class: Class) -> &PacerConfig {
+        match class {
+            Class::Group => &self.group,
+            Class::Private => &self.private,
+        }
+    }
+}
+
+/// How urgent an output is when the budget is short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Priority {
+    /// The hand of the person who must act now.
+    Turn,
+    /// What a person who just did something waits for: their hand after
+    /// their move, a reply, a render that changes what buttons do.
+    Acted,
+    /// Group tables and announcements.
+    Table,
+    /// Everyone else's hands.
+    Background,
+}
+
+impl Priority {
+    /// How long after it was queued an output of this priority is due.
+    /// The earliest due goes first: a priority is a head start, not a
+    /// place that lower ones can never reach.
+    pub fn allowance(self) -> Duration {
+        match self {
+            Priority::Turn => Duration::ZERO,
+            Priority::Acted => Duration::from_millis(500),
+            Priority::Table => Duration::from_secs(3),
+            Priority::Background => Duration::from_secs(10),
+        }
+    }
+
+    /// May skip a group's spreading interval (not its window).
+    pub fn is_urgent(self) -> bool {
+        self <= Priority::Acted
     }
 }
 
@@ -99,10 +249,23 @@ pub enum Outcome {
     Failed,
 }
 
+/// Whether it is someone else's than the acting person's hand, when it
+/// is due, then its place in the queue: the order in which ready chats are
+/// served.
+type Rank = (bool, Option<Instant>, u64);
+
 #[derive(Clone, Debug)]
 struct Pending<C> {
     seq: u64,
+    due: Option<Instant>,
+    prio: Priority,
     content: C,
+}
+
+impl<C> Pending<C> {
+    fn rank(&self) -> Rank {
+        (self.prio != Priority::Turn, self.due, self.seq)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -117,24 +280,39 @@ struct Slot<C> {
 struct InFlight<S, C> {
     id: u64,
     seq: u64,
+    due: Option<Instant>,
+    prio: Priority,
     output: Output<S, C>,
+    /// Its slot was forgotten meanwhile: the result says nothing about
+    /// what the slot (now another message) shows.
+    orphan: bool,
+}
+
+/// Where a chat is in the wake index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Index {
+    /// May transmit now; waits only for the budget.
+    Ready(Rank),
+    /// May transmit at this time.
+    Waiting(Instant, Rank),
 }
 
 #[derive(Clone, Debug)]
 struct Chat<S, C> {
+    class: Class,
     slots: BTreeMap<S, Slot<C>>,
     sends: VecDeque<Pending<C>>,
     in_flight: Option<InFlight<S, C>>,
     blocked_until: Option<Instant>,
     /// Times of the latest outputs, at most `max_per_window` of them.
     recent: VecDeque<Instant>,
-    /// This chat's key in the wake index, if it is there.
-    indexed: Option<(Wake, u64)>,
+    indexed: Option<Index>,
 }
 
-impl<S, C> Default for Chat<S, C> {
-    fn default() -> Self {
+impl<S: Ord + Clone, C: Clone + PartialEq> Chat<S, C> {
+    fn new(class: Class) -> Self {
         Chat {
+            class,
             slots: BTreeMap::new(),
             sends: VecDeque::new(),
             in_flight: None,
@@ -143,17 +321,16 @@ impl<S, C> Default for Chat<S, C> {
             indexed: None,
         }
     }
-}
 
-impl<S: Ord + Clone, C: Clone + PartialEq> Chat<S, C> {
-    /// The earliest queued output: (its sequence number, its slot or None for a send).
-    fn next_item(&self) -> Option<(u64, Option<&S>)> {
+    /// The most urgent queued output: its rank, priority, and slot (None
+    /// for a send). Sends keep their order among themselves.
+    fn next_item(&self) -> Option<(Rank, Priority, Option<&S>)> {
         let edit = self
             .slots
             .iter()
-            .filter_map(|(s, slot)| slot.wanted.as_ref().map(|p| (p.seq, Some(s))))
-            .min_by_key(|(seq, _)| *seq);
-        let send = self.sends.front().map(|p| (p.seq, None));
+            .filter_map(|(s, slot)| slot.wanted.as_ref().map(|p| (p.rank(), p.prio, Some(s))))
+            .min_by_key(|(rank, _, _)| *rank);
+        let send = self.sends.front().map(|p| (p.rank(), p.prio, None));
         match (edit, send) {
             (Some(e), Some(s)) => Some(if e.0 < s.0 { e } else { s }),
             (e, s) => e.or(s),
@@ -161,20 +338,28 @@ impl<S: Ord + Clone, C: Clone + PartialEq> Chat<S, C> {
     }
 
     /// When this chat may transmit next, if it has work and nothing in flight.
-    fn ready_at(&self, config: &PacerConfig) -> Option<(Wake, u64)> {
+    fn index(&self, config: &PacerConfig) -> Option<Index> {
         if self.in_flight.is_some() {
             return None;
         }
-        let (seq, _) = self.next_item()?;
+        let (rank, prio, _) = self.next_item()?;
         let mut at: Option<Instant> = self.blocked_until;
         let mut later = |t: Instant| at = Some(at.map_or(t, |a| a.max(t)));
         if let Some(&last) = self.recent.back() {
-            later(last + config.min_interval);
+            let gap = if prio.is_urgent() {
+                config.urgent_interval
+            } else {
+                config.min_interval
+            };
+            later(last + gap);
         }
         if config.max_per_window > 0 && self.recent.len() >= config.max_per_window {
             later(self.recent[self.recent.len() - config.max_per_window] + config.window);
         }
-        Some((at, seq))
+        Some(match at {
+            None => Index::Ready(rank),
+            Some(t) => Index::Waiting(t, rank),
+        })
     }
 
     /// What Telegram will show in `slot` once the output in flight lands.
@@ -189,39 +374,114 @@ impl<S: Ord + Clone, C: Clone + PartialEq> Chat<S, C> {
     }
 }
 
-/// When a chat may transmit: `None` (sorting first) for at once.
-type Wake = Option<Instant>;
+/// The bot-wide token bucket's state: `tokens` left at `at`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Option<Instant>,
+}
 
-/// Paces output per chat. `K` names chats, `S` slots within a chat, `C` is
-/// the content (compared to skip identical outputs).
+impl Bucket {
+    fn level(&self, b: Budget, now: Instant) -> f64 {
+        match self.at {
+            None => f64::from(b.burst),
+            Some(at) => (self.tokens
+                + now.saturating_duration_since(at).as_secs_f64() * f64::from(b.per_second))
+            .min(f64::from(b.burst.max(1))),
+        }
+    }
+
+    /// When the next output may go: `None` at once.
+    fn available_at(&self, b: Budget) -> Option<Instant> {
+        if b.per_second == 0 {
+            return None;
+        }
+        let at = self.at?;
+        (self.tokens < 1.0)
+            .then(|| at + Duration::from_secs_f64((1.0 - self.tokens) / f64::from(b.per_second)))
+    }
+
+    fn take(&mut self, b: Budget, now: Instant) {
+        if b.per_second > 0 {
+            self.tokens = self.level(b, now) - 1.0;
+            self.at = Some(now);
+        }
+    }
+}
+
+/// Paces output per chat and for the whole bot. `K` names chats, `S`
+/// slots within a chat, `C` is the content (compared to skip identical
+/// outputs).
 #[derive(Clone, Debug)]
 pub struct Pacer<K, S, C> {
-    config: PacerConfig,
+    limits: Limits,
+    classify: fn(&K) -> Class,
     chats: BTreeMap<K, Chat<S, C>>,
-    /// Chats with work they may do, by when: (time, sequence, chat).
-    wake: BTreeSet<(Wake, u64, K)>,
+    /// Chats that may transmit now, most urgent first.
+    ready: BTreeSet<(Rank, K)>,
+    /// Chats that may transmit later, by when.
+    waiting: BTreeSet<(Instant, Rank, K)>,
+    /// Chats in the index, by class (for metrics).
+    indexed: [usize; 2],
+    bucket: Bucket,
+    /// The latest time the pacer was told (outputs queued now are due from it).
+    clock: Option<Instant>,
     next_seq: u64,
     next_id: u64,
 }
 
+fn class_index(c: Class) -> usize {
+    match c {
+        Class::Group => 0,
+        Class::Private => 1,
+    }
+}
+
 impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
+    /// A pacer where every chat has `config`'s limits and the bot has no
+    /// budget of its own.
     pub fn new(config: PacerConfig) -> Self {
+        Pacer::with_limits(
+            Limits {
+                group: config,
+                private: config,
+                budget: Budget::UNLIMITED,
+            },
+            |_| Class::Group,
+        )
+    }
+
+    /// A pacer with `limits`; `classify` says which limits a chat has.
+    pub fn with_limits(limits: Limits, classify: fn(&K) -> Class) -> Self {
         Pacer {
-            config,
+            limits,
+            classify,
             chats: BTreeMap::new(),
-            wake: BTreeSet::new(),
+            ready: BTreeSet::new(),
+            waiting: BTreeSet::new(),
+            indexed: [0; 2],
+            bucket: Bucket {
+                tokens: 0.0,
+                at: None,
+            },
+            clock: None,
             next_seq: 0,
             next_id: 0,
         }
     }
 
-    pub fn config(&self) -> PacerConfig {
-        self.config
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// Chats with output waiting to go out (now or when paced), for metrics.
     pub fn chats_waiting(&self) -> usize {
-        self.wake.len()
+        self.ready.len() + self.waiting.len()
+    }
+
+    /// Chats of `class` with output waiting to go out, for metrics.
+    pub fn chats_waiting_in(&self, class: Class) -> usize {
+        self.indexed[class_index(class)]
     }
 
     fn seq(&mut self) -> u64 {
@@ -229,24 +489,62 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.next_seq
     }
 
-    fn reindex(&mut self, chat: &K) {
+    fn due(&self, prio: Priority) -> Option<Instant> {
+        self.clock.map(|t| t + prio.allowance())
+    }
+
+    fn chat(&mut self, chat: &K) -> &mut Chat<S, C> {
+        let class = (self.classify)(chat);
+        self.chats
+            .entry(chat.clone())
+            .or_insert_with(|| Chat::new(class))
+    }
+
+    fn unindex(&mut self, chat: &K) {
         let Some(c) = self.chats.get_mut(chat) else {
             return;
         };
-        if let Some((t, seq)) = c.indexed.take() {
-            self.wake.remove(&(t, seq, chat.clone()));
+        match c.indexed.take() {
+            Some(Index::Ready(rank)) => {
+                self.ready.remove(&(rank, chat.clone()));
+            }
+            Some(Index::Waiting(t, rank)) => {
+                self.waiting.remove(&(t, rank, chat.clone()));
+            }
+            None => return,
         }
-        c.indexed = c.ready_at(&self.config);
-        if let Some((t, seq)) = c.indexed {
-            self.wake.insert((t, seq, chat.clone()));
+        self.indexed[class_index(c.class)] -= 1;
+    }
+
+    fn reindex(&mut self, chat: &K) {
+        self.unindex(chat);
+        let Some(c) = self.chats.get_mut(chat) else {
+            return;
+        };
+        c.indexed = c.index(self.limits.of(c.class));
+        match c.indexed {
+            Some(Index::Ready(rank)) => {
+                self.ready.insert((rank, chat.clone()));
+            }
+            Some(Index::Waiting(t, rank)) => {
+                self.waiting.insert((t, rank, chat.clone()));
+            }
+            None => return,
         }
+        self.indexed[class_index(c.class)] += 1;
     }
 
     /// Makes `slot` in `chat` show `content`, replacing content that has
     /// not gone out yet; nothing happens if Telegram will show it anyway.
     pub fn set(&mut self, chat: K, slot: S, content: C) {
+        self.set_with(chat, slot, content, Priority::Table);
+    }
+
+    /// [`Pacer::set`] with a priority.
+    pub fn set_with(&mut self, chat: K, slot: S, content: C, prio: Priority) {
         let seq = self.seq();
-        let c = self.chats.entry(chat.clone()).or_default();
+        let due = self.due(prio);
+        let c = self.chat(&chat);
         if c.expected(&slot) == Some(&content) {
             if let Some(s) = c.slots.get_mut(&slot) {
                 s.wanted = None;
@@ -256,68 +554,119 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 wanted: None,
                 shown: None,
             });
-            // Keep the place in the queue; only the content is newer.
-            let seq = s.wanted.as_ref().map_or(seq, |p| p.seq);
-            s.wanted = Some(Pending { seq, content });
+            // Keep the place in the queue and the earlier due time; the
+            // content and the priority are the newest.
+            let (seq, due) = match &s.wanted {
+                Some(p) => (p.seq, p.due.min(due).or(p.due).or(due)),
+                None => (seq, due),
+            };
+            s.wanted = Some(Pending {
+                seq,
+                due,
+                prio,
+                content,
+            });
         }
         self.reindex(&chat);
     }
 
     /// Queues a new message in `chat`; sends are never merged or dropped.
     pub fn send(&mut self, chat: K, content: C) {
+        self.send_with(chat, content, Priority::Table);
+    }
+
+    /// [`Pacer::send`] with a priority.
+    pub fn send_with(&mut self, chat: K, content: C, prio: Priority) {
         let seq = self.seq();
-        self.chats
-            .entry(chat.clone())
-            .or_default()
-            .sends
-            .push_back(Pending { seq, content });
+        let due = self.due(prio);
+        self.chat(&chat).sends.push_back(Pending {
+            seq,
+            due,
+            prio,
+            content,
+        });
         self.reindex(&chat);
     }
 
     /// The next output to perform at `now`, if any chat may have one.
     /// Call until `None`, then again at [`Pacer::poll_timeout`].
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit<K, S, C>> {
-        let (at, seq, chat) = self.wake.first()?.clone();
-        if at.is_some_and(|t| t > now) {
-            return None;
-        }
-        self.wake.remove(&(at, seq, chat.clone()));
-        let id = self.next_id;
-        self.next_id += 1;
-        let max = self.config.max_per_window.max(1);
-        let c = self.chats.get_mut(&chat)?;
-        c.indexed = None;
-        let (seq, slot) = c.next_item().map(|(q, s)| (q, s.cloned()))?;
-        let output = match slot {
-            Some(slot) => {
-                let s = c.slots.get_mut(&slot)?;
-                let p = s.wanted.take()?;
-                Output::Set {
-                    slot,
-                    content: p.content,
+        self.poll_transmit_with(now, |_, _, c| c)
+    }
+
+    /// Like [`Pacer::poll_transmit`], with a slot's content made anew by
+    /// `render` as it goes out (a message showing state shows the state of
+    /// the moment it is sent); content that Telegram shows already is
+    /// skipped without spending the budget.
+    pub fn poll_transmit_with(
+        &mut self,
+        now: Instant,
+        mut render: impl FnMut(&K, &S, C) -> C,
+    ) -> Option<Transmit<K, S, C>> {
+        self.clock = Some(self.clock.map_or(now, |c| c.max(now)));
+        loop {
+            while let Some((t, rank, chat)) = self.waiting.first().cloned() {
+                if t > now {
+                    break;
+                }
+                self.waiting.remove(&(t, rank, chat.clone()));
+                self.ready.insert((rank, chat.clone()));
+                if let Some(c) = self.chats.get_mut(&chat) {
+                    c.indexed = Some(Index::Ready(rank));
                 }
             }
-            None => Output::Send {
-                content: c.sends.pop_front()?.content,
-            },
-        };
-        c.recent.push_back(now);
-        while c.recent.len() > max {
-            c.recent.pop_front();
+            let (_, chat) = self.ready.first()?.clone();
+            if self
+                .bucket
+                .available_at(self.limits.budget)
+                .is_some_and(|t| t > now)
+            {
+                return None;
+            }
+            self.unindex(&chat);
+            let c = self.chats.get_mut(&chat)?;
+            let ((_, due, seq), prio, slot) = c.next_item().map(|(r, p, s)| (r, p, s.cloned()))?;
+            let output = match slot {
+                Some(slot) => {
+                    let s = c.slots.get_mut(&slot)?;
+                    let p = s.wanted.take()?;
+                    let content = render(&chat, &slot, p.content);
+                    if s.shown.as_ref() == Some(&content) {
+                        self.reindex(&chat);
+                        continue;
+                    }
+                    Output::Set { slot, content }
+                }
+                None => Output::Send {
+                    content: c.sends.pop_front()?.content,
+                },
+            };
+            let max = self.limits.of(c.class).max_per_window.max(1);
+            c.recent.push_back(now);
+            while c.recent.len() > max {
+                c.recent.pop_front();
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            c.in_flight = Some(InFlight {
+                id,
+                seq,
+                due,
+                prio,
+                output: output.clone(),
+                orphan: false,
+            });
+            self.bucket.take(self.limits.budget, now);
+            return Some(Transmit {
+                ticket: Ticket { chat, id },
+                output,
+            });
         }
-        c.in_flight = Some(InFlight {
-            id,
-            seq,
-            output: output.clone(),
-        });
-        Some(Transmit {
-            ticket: Ticket { chat, id },
-            output,
-        })
     }
 
     /// Reports how a transmission went.
     pub fn on_result(&mut self, ticket: Ticket<K>, outcome: Outcome, now: Instant) {
+        self.clock = Some(self.clock.map_or(now, |c| c.max(now)));
         let Some(c) = self.chats.get_mut(&ticket.chat) else {
             return;
         };
@@ -327,7 +676,25 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         let unrecord = |c: &mut Chat<S, C>| {
             c.recent.pop_back();
         };
-        match (outcome, flight.output) {
+        let retry = |content| Pending {
+            seq: flight.seq,
+            due: flight.due,
+            prio: flight.prio,
+            content,
+        };
+        if flight.orphan {
+            match outcome {
+                Outcome::Done | Outcome::NotModified => {}
+                Outcome::RetryAfter(d) => {
+                    unrecord(c);
+                    c.blocked_until = Some(c.blocked_until.map_or(now + d, |b| b.max(now + d)));
+                }
+                Outcome::Gone | Outcome::Failed => unrecord(c),
+            }
+            self.reindex(&ticket.chat);
+            return;
+        }
+        match (outcome, flight.output.clone()) {
             (Outcome::Done | Outcome::NotModified, Output::Set { slot, content }) => {
                 if let Some(s) = c.slots.get_mut(&slot) {
                     if s.wanted.as_ref().is_some_and(|p| p.content == content) {
@@ -345,20 +712,15 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                         if let Some(s) = c.slots.get_mut(&slot) {
                             // Newer content keeps waiting, at the old place.
                             match &mut s.wanted {
-                                Some(p) => p.seq = p.seq.min(flight.seq),
-                                None => {
-                                    s.wanted = Some(Pending {
-                                        seq: flight.seq,
-                                        content,
-                                    })
+                                Some(p) => {
+                                    p.seq = p.seq.min(flight.seq);
+                                    p.due = p.due.min(flight.due).or(p.due).or(flight.due);
                                 }
+                                None => s.wanted = Some(retry(content)),
                             }
                         }
                     }
-                    Output::Send { content } => c.sends.push_front(Pending {
-                        seq: flight.seq,
-                        content,
-                    }),
+                    Output::Send { content } => c.sends.push_front(retry(content)),
                 }
             }
             (Outcome::Gone, Output::Set { slot, content }) => {
@@ -366,10 +728,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 if let Some(s) = c.slots.get_mut(&slot) {
                     s.shown = None;
                     if s.wanted.is_none() {
-                        s.wanted = Some(Pending {
-                            seq: flight.seq,
-                            content,
-                        });
+                        s.wanted = Some(retry(content));
                     }
                 }
             }
@@ -381,12 +740,43 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
     /// When a chat may next transmit: `Some(None)` at once, `Some(Some(t))`
     /// at `t`, `None` when nothing waits (or only behind outputs in flight).
     pub fn poll_timeout(&self) -> Option<Option<Instant>> {
-        self.wake.first().map(|(t, _, _)| *t)
+        if !self.ready.is_empty() {
+            return Some(self.bucket.available_at(self.limits.budget));
+        }
+        self.waiting.first().map(|(t, _, _)| Some(*t))
     }
 
     /// What the pacer believes `slot` shows in `chat`.
     pub fn shown(&self, chat: &K, slot: &S) -> Option<&C> {
         self.chats.get(chat)?.slots.get(slot)?.shown.as_ref()
+    }
+
+    /// Every slot with what Telegram shows in it, as far as the pacer knows.
+    pub fn shown_all(&self) -> impl Iterator<Item = (&K, &S, &C)> {
+        self.chats.iter().flat_map(|(k, c)| {
+            c.slots
+                .iter()
+                .filter_map(move |(s, slot)| slot.shown.as_ref().map(|shown| (k, s, shown)))
+        })
+    }
+
+    /// Tells the pacer what Telegram shows in `slot` (known from before a
+    /// restart), so that the same content is not sent again.
+    pub fn assume_shown(&mut self, chat: K, slot: S, content: C) {
+        let c = self.chat(&chat);
+        let s = c.slots.entry(slot).or_insert(Slot {
+            wanted: None,
+            shown: None,
+        });
+        s.shown = Some(content);
+    }
+
+    /// Whether content for `slot` in `chat` waits to go out.
+    pub fn is_waiting(&self, chat: &K, slot: &S) -> bool {
+        self.chats
+            .get(chat)
+            .and_then(|c| c.slots.get(slot))
+            .is_some_and(|s| s.wanted.is_some())
     }
 
     /// Whether anything waits or is in flight for `chat`.
@@ -398,44 +788,58 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
 
     /// Drops everything about `chat` (the bot left it, the table closed).
     pub fn forget(&mut self, chat: &K) {
-        if let Some(c) = self.chats.remove(chat)
-            && let Some((t, seq)) = c.indexed
-        {
-            self.wake.remove(&(t, seq, chat.clone()));
+        self.unindex(chat);
+        self.chats.remove(chat);
+    }
+
+    /// Drops what `slot` in `chat` shows and waits for, without touching the
+    /// chat's other slots (a message that is no longer the live one).
+    pub fn forget_slot(&mut self, chat: &K, slot: &S) {
+        if let Some(c) = self.chats.get_mut(chat) {
+            c.slots.remove(slot);
+            if let Some(f) = &mut c.in_flight
+                && matches!(&f.output, Output::Set { slot: s, .. } if s == slot)
+            {
+                f.orphan = true;
+            }
         }
+        self.reindex(chat);
     }
 
     /// A group became a supergroup: its queue moves to the new id. The new
     /// chat shows nothing yet, so every slot is sent anew.
     pub fn migrate(&mut self, from: &K, to: K) {
+        self.unindex(from);
         let Some(mut c) = self.chats.remove(from) else {
             return;
         };
-        if let Some((t, seq)) = c.indexed.take() {
-            self.wake.remove(&(t, seq, from.clone()));
-        }
         if let Some(f) = c.in_flight.take() {
+            let retry = |content| Pending {
+                seq: f.seq,
+                due: f.due,
+                prio: f.prio,
+                content,
+            };
             match f.output {
                 Output::Set { slot, content } => {
                     if let Some(s) = c.slots.get_mut(&slot)
                         && s.wanted.is_none()
                     {
-                        s.wanted = Some(Pending {
-                            seq: f.seq,
-                            content,
-                        });
+                        s.wanted = Some(retry(content));
                     }
                 }
-                Output::Send { content } => c.sends.push_front(Pending {
-                    seq: f.seq,
-                    content,
-                }),
+                Output::Send { content } => c.sends.push_front(retry(content)),
             }
             c.recent.pop_back();
         }
         for s in c.slots.values_mut() {
             if s.wanted.is_none() {
-                s.wanted = s.shown.take().map(|content| Pending { seq: 0, content });
+                s.wanted = s.shown.take().map(|content| Pending {
+                    seq: 0,
+                    due: None,
+                    prio: Priority::Table,
+                    content,
+                });
             }
             s.shown = None;
         }

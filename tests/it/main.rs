@@ -14,4 +14,5 @@ mod kozel_records;
 mod migrations;
 mod service;
 mod telegram;
+mod telegram_limits;
 mod telegram_play;

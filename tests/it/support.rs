@@ -10,7 +10,7 @@ use kozyr::fakebot::FakeBot;
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, UserId};
 use kozyr::telegram::bot::Tuning;
-use kozyr::telegram::pacing::PacerConfig;
+use kozyr::telegram::pacing::{Budget, PacerConfig};
 
 /// This test binary, started again to run only the test named `test` (its
 /// full path, e.g. `crash::name`): the child half of a test that needs a
@@ -92,15 +92,19 @@ pub fn bot_config(fake: &FakeBot, dir: &tempfile::TempDir) -> Config {
     .unwrap()
 }
 
-/// Short group pacing, polls and drain, and AI players without a delay,
+/// Short group pacing, no private or bot-wide pacing (the default fake
+/// enforces no limits), short polls and drain, and AI players without a delay,
 /// so that the whole bot runs fast against the fake.
 pub fn fast_tuning() -> Tuning {
     Tuning {
         group_pacing: PacerConfig {
             min_interval: Duration::from_millis(30),
+            urgent_interval: Duration::from_millis(30),
             window: Duration::from_secs(60),
             max_per_window: 0,
         },
+        private_pacing: PacerConfig::unpaced(),
+        budget: Budget::UNLIMITED,
         service: ServiceOptions::default(),
         poll_timeout: Duration::from_secs(1),
         drain_for: Duration::from_secs(2),

@@ -166,6 +166,7 @@ fn at_most_twenty_a_minute() {
 
     let tight = PacerConfig {
         min_interval: Duration::ZERO,
+        urgent_interval: Duration::ZERO,
         window: secs(60.0),
         max_per_window: 20,
     };
@@ -317,4 +318,239 @@ proptest! {
             }
         }
     }
+}
+
+// ------------------------------------------------ the bot-wide scheduler --
+
+type Q = Pacer<i64, &'static str, String>;
+
+/// Telegram's limits; chats above 0 are private, the others groups.
+fn scheduler() -> Q {
+    Pacer::with_limits(Limits::default(), |c| {
+        if *c > 0 { Class::Private } else { Class::Group }
+    })
+}
+
+/// Outputs that go out at `now` (answered Done) as `chat:content`.
+fn take(p: &mut Q, now: Instant) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(tx) = p.poll_transmit(now) {
+        out.push(match &tx.output {
+            Output::Set { content, .. } | Output::Send { content } => {
+                format!("{}:{content}", tx.ticket.chat)
+            }
+        });
+        p.on_result(tx.ticket, Outcome::Done, now);
+    }
+    out
+}
+
+#[test]
+fn the_whole_bot_stays_within_its_budget() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    for chat in 1..=100 {
+        p.set(chat, "hand", format!("h{chat}"));
+    }
+    // 30 a second, evenly: never more than 30 in a second.
+    let mut times = Vec::new();
+    let mut now = c.at(0.0);
+    while let Some(t) = p.poll_timeout() {
+        now = now.max(t.unwrap_or(now));
+        for _ in take(&mut p, now) {
+            times.push(now);
+        }
+    }
+    assert_eq!(times.len(), 100);
+    for w in times.windows(31) {
+        assert!(
+            w[30].duration_since(w[0]) >= secs(0.999),
+            "31 outputs within a second"
+        );
+    }
+    let last = times[99].duration_since(c.at(0.0));
+    assert!(last >= secs(3.2) && last <= secs(3.4), "{last:?}");
+}
+
+#[test]
+fn a_private_chat_gets_one_output_a_second() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    p.set(7, "hand", "a".into());
+    assert_eq!(take(&mut p, c.at(0.0)), ["7:a"]);
+    p.set(7, "hand", "b".into());
+    p.set_with(7, "other", "x".into(), Priority::Turn);
+    assert!(take(&mut p, c.at(0.9)).is_empty());
+    // The urgent one first; the hand a second after.
+    assert_eq!(take(&mut p, c.at(1.0)), ["7:x"]);
+    assert!(take(&mut p, c.at(1.5)).is_empty());
+    assert_eq!(take(&mut p, c.at(2.0)), ["7:b"]);
+}
+
+#[test]
+fn when_the_budget_is_short_the_person_to_act_goes_first() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    let t0 = c.at(0.0);
+    // Spend the budget of the moment.
+    p.set(1, "hand", "old".into());
+    assert_eq!(take(&mut p, t0).len(), 1);
+    p.set_with(21, "hand", "others".into(), Priority::Background);
+    p.set_with(-1, "table", "table".into(), Priority::Table);
+    p.set_with(22, "hand", "acted".into(), Priority::Acted);
+    p.set_with(23, "hand", "turn".into(), Priority::Turn);
+    let mut order = Vec::new();
+    let mut now = t0;
+    while let Some(t) = p.poll_timeout() {
+        now = now.max(t.unwrap_or(now));
+        order.extend(take(&mut p, now));
+    }
+    assert_eq!(order, ["23:turn", "22:acted", "-1:table", "21:others"]);
+}
+
+#[test]
+fn a_lower_priority_is_a_head_start_not_starvation() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    let mut now = c.at(0.0);
+    // Work of those who just acted arrives faster than the budget (40/s)
+    // for 30 s; an everyone-else hand queued at the start waits its 10 s
+    // head start and the work queued before that, then goes out while the
+    // flood goes on.
+    assert!(p.poll_transmit(now).is_none());
+    let mut n = 0;
+    let mut went = None;
+    while now < c.at(30.0) {
+        for _ in 0..2 {
+            n += 1;
+            p.set_with(1000 + n, "hand", format!("t{n}"), Priority::Acted);
+        }
+        if n == 2 {
+            p.set_with(99, "hand", "background".into(), Priority::Background);
+        }
+        for out in take(&mut p, now) {
+            if out == "99:background" {
+                went.get_or_insert(now);
+            }
+        }
+        now += secs(0.05);
+    }
+    let went = went
+        .expect("the background hand went out")
+        .duration_since(c.at(0.0));
+    assert!(went >= secs(10.0) && went <= secs(25.0), "{went:?}");
+}
+
+#[test]
+fn an_urgent_group_output_need_not_wait_three_seconds() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    p.set(-5, "table", "lobby, seat 4 taken".into());
+    assert_eq!(take(&mut p, c.at(0.0)), ["-5:lobby, seat 4 taken"]);
+    p.set_with(-5, "table", "the game began".into(), Priority::Acted);
+    assert!(take(&mut p, c.at(0.4)).is_empty());
+    assert_eq!(take(&mut p, c.at(0.5)), ["-5:the game began"]);
+    // The ordinary ones keep their three seconds.
+    p.set(-5, "table", "trick 1".into());
+    assert!(take(&mut p, c.at(3.4)).is_empty());
+    assert_eq!(take(&mut p, c.at(3.5)), ["-5:trick 1"]);
+}
+
+#[test]
+fn content_is_rendered_when_it_goes_out() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    p.set(-1, "table", "60 s left".into());
+    let tx = p
+        .poll_transmit_with(c.at(0.0), |_, _, _| "60 s left, rendered".into())
+        .unwrap();
+    assert_eq!(
+        tx.output,
+        Output::Set {
+            slot: "table",
+            content: "60 s left, rendered".to_owned()
+        }
+    );
+    p.on_result(tx.ticket, Outcome::Done, c.at(0.0));
+    // Rendered again it shows what Telegram shows: nothing goes out, and
+    // the budget is not spent.
+    p.set(-1, "table", "queued".into());
+    assert!(
+        p.poll_transmit_with(c.at(5.0), |_, _, _| "60 s left, rendered".into())
+            .is_none()
+    );
+    assert!(p.is_idle(&-1));
+}
+
+#[test]
+fn sends_are_retried_after_a_429_and_never_lost() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    p.send_with(-3, "welcome".into(), Priority::Acted);
+    p.send_with(-3, "help".into(), Priority::Acted);
+    let tx = p.poll_transmit(c.at(0.0)).unwrap();
+    p.on_result(tx.ticket, Outcome::RetryAfter(secs(5.0)), c.at(0.1));
+    assert!(take(&mut p, c.at(4.0)).is_empty());
+    let mut out = take(&mut p, c.at(5.1));
+    let mut now = c.at(5.1);
+    while let Some(t) = p.poll_timeout() {
+        now = now.max(t.unwrap_or(now));
+        out.extend(take(&mut p, now));
+    }
+    assert_eq!(out, ["-3:welcome", "-3:help"]);
+}
+
+#[test]
+fn a_forgotten_slot_starts_afresh_even_with_an_edit_in_flight() {
+    let c = Clock::new();
+    let mut p = pacer();
+    p.set("g", "table", "a".into());
+    let tx = p.poll_transmit(c.at(0.0)).unwrap();
+    // The table moves to a new message while the old one is being edited.
+    p.forget_slot(&"g", &"table");
+    p.set("g", "table", "b".into());
+    p.on_result(tx.ticket, Outcome::Done, c.at(0.1));
+    assert_eq!(p.shown(&"g", &"table"), None);
+    // The new message gets the content, even the same as the old showed.
+    p.set("g", "table", "a".into());
+    assert_eq!(drain(&mut p, c.at(3.0), Outcome::Done), ["g:table=a"]);
+}
+
+#[test]
+fn a_repost_while_an_edit_is_in_flight_sends_everything() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    assert!(p.poll_transmit(c.at(0.0)).is_none());
+    p.set_with(-1, "table", "lobby".into(), Priority::Acted);
+    let tx = p.poll_transmit(c.at(0.0)).unwrap();
+    p.forget_slot(&-1, &"table");
+    p.set_with(-1, "menu", "no buttons".into(), Priority::Acted);
+    p.send_with(-1, "begins".into(), Priority::Acted);
+    p.set_with(-1, "table", "game".into(), Priority::Acted);
+    p.on_result(tx.ticket, Outcome::Done, c.at(0.05));
+    let mut out = Vec::new();
+    let mut now = c.at(0.05);
+    while let Some(t) = p.poll_timeout() {
+        now = now.max(t.unwrap_or(now));
+        out.extend(take(&mut p, now));
+    }
+    assert_eq!(out, ["-1:no buttons", "-1:begins", "-1:game"]);
+}
+
+#[test]
+fn the_acting_persons_hand_goes_before_any_backlog() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    let t0 = c.at(0.0);
+    assert!(p.poll_transmit(t0).is_none());
+    // A backlog of overdue work: a table and other hands queued long ago.
+    p.set_with(-1, "table", "old table".into(), Priority::Table);
+    for chat in 1..=5 {
+        p.set_with(chat, "hand", "old hand".into(), Priority::Background);
+    }
+    let later = c.at(60.0);
+    assert!(p.poll_transmit(later).is_some());
+    p.set_with(99, "hand", "your turn".into(), Priority::Turn);
+    let next = p.poll_transmit(later + secs(0.04)).unwrap();
+    assert_eq!(next.ticket.chat, 99);
 }

@@ -8,6 +8,7 @@
 pub mod ai;
 pub mod cards;
 pub mod config;
+pub mod discord;
 #[cfg(feature = "dev-tools")]
 pub mod fakebot;
 pub mod front;
@@ -19,6 +20,7 @@ pub mod kozel;
 #[cfg(feature = "dev-tools")]
 pub mod loadtest;
 pub mod metrics;
+pub mod serve;
 pub mod sim;
 pub mod startup;
 pub mod store;

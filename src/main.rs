@@ -217,7 +217,10 @@ fn run() -> Result<(), String> {
     // The HTTP client's own logs can carry request URLs, which hold the
     // token: they stay at warnings whatever RUST_LOG says.
     init_logs(
-        &format!("{},reqwest=warn,hyper=warn,hyper_util=warn", config.log),
+        &format!(
+            "{},reqwest=warn,hyper=warn,hyper_util=warn,twilight_http=warn",
+            config.log
+        ),
         config.log_format,
     )?;
     let beat = heartbeat(&config.database_url);
@@ -244,9 +247,7 @@ fn run() -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?;
         }
-        kozyr::telegram::bot::run(config, beat)
-            .await
-            .map_err(|e| e.to_string())
+        kozyr::serve::run(config, beat).await
     })
 }
 

@@ -190,6 +190,15 @@ fn parse_flag(s: &str) -> Option<bool> {
 }
 
 impl TableAction {
+    /// The one card this press is about (selecting it, or playing it), for
+    /// platforms that show a hand's cards as one menu rather than buttons.
+    pub fn card(self) -> Option<Card> {
+        match self {
+            TableAction::Toggle(c) | TableAction::HeartsPlay(c) => Some(c),
+            _ => None,
+        }
+    }
+
     fn write(self, out: &mut String) {
         // Writing to a String cannot fail.
         let _ = match self {

@@ -883,6 +883,24 @@ impl Front {
         }
     }
 
+    /// Sets the whole card selection of `from` at `table` at once (a
+    /// platform's multi-select menu), where [`TableAction::Toggle`] flips
+    /// one card. Cards not in their hand make it stale; the hand comes
+    /// back to be drawn again.
+    pub async fn select_cards(&self, from: &Player, table: TableId, cards: CardSet) -> Vec<Reply> {
+        self.remember_name(&from.id, &from.name);
+        let lang = from.lang;
+        let Ok(Some(hand)) = self.service.hand_of(table, &from.id).await else {
+            return popup(lang, key::ERR_NOT_SEATED);
+        };
+        let held = front_for(&hand.game).hand_cards(&hand.game);
+        if held & cards != cards {
+            return popup(lang, key::ERR_STALE);
+        }
+        self.set_selection(&hand, cards);
+        vec![Reply::Render(Output::RenderHand(Box::new(hand)))]
+    }
+
     // ------------------------------------------------- platform events
 
     /// The platform cannot reach `user` any more (they blocked the bot): an

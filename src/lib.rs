@@ -3,7 +3,8 @@
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 //!
 //! The `dev-tools` feature (off by default, on for tests and benches) adds
-//! [`fakebot`], a fake Telegram Bot API server, and [`loadtest`].
+//! [`fakebot`], a fake Telegram Bot API server, [`fakediscord`], a fake
+//! Discord, and [`loadtest`].
 
 pub mod ai;
 pub mod cards;
@@ -11,6 +12,8 @@ pub mod config;
 pub mod discord;
 #[cfg(feature = "dev-tools")]
 pub mod fakebot;
+#[cfg(feature = "dev-tools")]
+pub mod fakediscord;
 pub mod front;
 pub mod game;
 pub mod health;

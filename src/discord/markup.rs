@@ -13,6 +13,7 @@ use twilight_model::channel::message::component::{
     ActionRow, Button, ButtonStyle, SelectMenu, SelectMenuOption, SelectMenuType,
 };
 
+use crate::cards::{Card, CardSet};
 use crate::front::action::{Press, TableAction};
 use crate::front::rich::Rich;
 use crate::front::{ButtonTarget, Screen};
@@ -232,9 +233,12 @@ pub fn public(
     }
 }
 
-/// Whether a press is about one card (selecting it or playing it).
-fn card_press(p: &Press) -> bool {
-    matches!(p, Press::Table { action, .. } if action.card().is_some())
+/// The card a press is about (selecting it or playing it).
+fn card_of(p: &Press) -> Option<Card> {
+    match p {
+        Press::Table { action, .. } => action.card(),
+        Press::Chat { .. } => None,
+    }
 }
 
 /// A hand: the card buttons become one string select (`bounds`: how many
@@ -247,23 +251,27 @@ pub fn hand(
     placeholder: &str,
 ) -> Message {
     let rows = pressed_rows(screen);
-    let cards: Vec<(String, Press)> = rows
-        .iter()
-        .flatten()
-        .filter(|(_, p)| card_press(p))
-        .cloned()
-        .take(MAX_OPTIONS)
-        .collect();
-    let others: Vec<Vec<(String, String)>> = rows
-        .into_iter()
-        .map(|r| {
-            r.into_iter()
-                .filter(|(_, p)| !card_press(p))
-                .map(|(l, p)| (l, p.encode()))
-                .collect::<Vec<_>>()
-        })
-        .filter(|r| !r.is_empty())
-        .collect();
+    // A card's first button goes into the menu; a second button naming the
+    // same card (Hearts' "Play" for the one card selected) is an action
+    // and stays a button.
+    let mut in_menu = CardSet::EMPTY;
+    let mut cards: Vec<(String, Press)> = Vec::new();
+    let mut others: Vec<Vec<(String, String)>> = Vec::new();
+    for r in rows {
+        let mut kept = Vec::new();
+        for (l, p) in r {
+            match card_of(&p) {
+                Some(c) if !in_menu.contains(c) && cards.len() < MAX_OPTIONS => {
+                    in_menu.insert(c);
+                    cards.push((l, p));
+                }
+                _ => kept.push((l, p.encode())),
+            }
+        }
+        if !kept.is_empty() {
+            others.push(kept);
+        }
+    }
     let mut components = Vec::new();
     if !cards.is_empty() {
         let n = cards.len();

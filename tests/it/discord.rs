@@ -1,0 +1,536 @@
+//! The Discord shell end to end, without network: the strict fake Discord
+//! (`kozyr::fakediscord`), the real twilight gateway and HTTP clients, the
+//! real front-end, table service and SQLite store. Four people open a
+//! table with a slash command, sit down and play a whole Kozel deal and a
+//! whole Hearts deal by clicking only what they see: the public table
+//! message and their own ephemeral hand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kozyr::cards::{Card, CardSet};
+use kozyr::config::Config;
+use kozyr::discord::bot::{RunningDiscord, Tuning, start};
+use kozyr::fakediscord::{FakeDiscord, Seen, TOKEN, User};
+use kozyr::front::action::{Press, TableAction};
+use kozyr::game::{GameAction, GameView};
+use kozyr::table::runtime::ServiceOptions;
+use kozyr::table::{ChatKey, Phase, Table, TableId};
+use kozyr::{hearts, kozel};
+
+use crate::support::{db_url, eventually};
+
+const WAIT: Duration = Duration::from_secs(10);
+const CHANNEL: u64 = 700000000000000007;
+
+struct World {
+    fake: FakeDiscord,
+    dir: tempfile::TempDir,
+    users: [User; 4],
+    bot: Option<RunningDiscord>,
+}
+
+fn tuning() -> Tuning {
+    Tuning {
+        service: ServiceOptions::default(),
+        agent: Arc::new(kozyr::table::runtime::RandomAgent),
+        drain_for: Duration::from_secs(2),
+        ..Tuning::default()
+    }
+}
+
+pub fn discord_config(fake: &FakeDiscord, dir: &tempfile::TempDir) -> Config {
+    let db = db_url(dir);
+    let api = fake.api_url();
+    Config::from_lookup(|k| match k {
+        "DISCORD_TOKEN" => Some(TOKEN.into()),
+        "DISCORD_API_URL" => Some(api.clone()),
+        "DATABASE_URL" => Some(db.clone()),
+        "KOZYR_TURN_SECONDS" => Some("0".into()),
+        _ => None,
+    })
+    .unwrap()
+}
+
+/// The press behind a custom id or select value, if kozyr drew it.
+fn press(data: &str) -> Option<(u64, TableAction)> {
+    match Press::parse(data).ok()? {
+        Press::Table {
+            version, action, ..
+        } => Some((version, action)),
+        Press::Chat { .. } => None,
+    }
+}
+
+impl World {
+    async fn new() -> World {
+        let fake = FakeDiscord::start().await;
+        let users = [
+            User {
+                admin: true,
+                ..User::new(501, "Ann")
+            },
+            User::new(502, "Boris"),
+            User {
+                locale: "pt-BR".into(),
+                ..User::new(503, "Chloe")
+            },
+            User::new(504, "Dmitri"),
+        ];
+        let mut w = World {
+            fake,
+            dir: tempfile::tempdir().unwrap(),
+            users,
+            bot: None,
+        };
+        w.start().await;
+        w
+    }
+
+    async fn start(&mut self) {
+        let config = discord_config(&self.fake, &self.dir);
+        self.bot = Some(start(&config, tuning()).await.unwrap());
+        let fake = &self.fake;
+        eventually(
+            WAIT,
+            Duration::from_millis(10),
+            "the bot connects",
+            || async { fake.connected().then_some(()) },
+        )
+        .await;
+    }
+
+    async fn stop(&mut self) {
+        if let Some(b) = self.bot.take() {
+            b.stop().await;
+        }
+    }
+
+    fn running(&self) -> &RunningDiscord {
+        self.bot.as_ref().unwrap()
+    }
+
+    async fn table(&self, id: TableId) -> Table {
+        self.running().service().table(id).await.unwrap().unwrap()
+    }
+
+    async fn open_table(&self) -> Table {
+        let chat = ChatKey::Discord(CHANNEL);
+        self.running()
+            .service()
+            .open_table(&chat)
+            .await
+            .unwrap()
+            .unwrap()
+    }
+
+    /// Waits until `user` sees a message that `pick` accepts.
+    async fn sees<T>(&self, user: usize, what: &str, pick: impl Fn(&[Seen]) -> Option<T>) -> T {
+        let u = &self.users[user];
+        eventually(WAIT, Duration::from_millis(5), what, || async {
+            pick(&self.fake.seen_by(u, CHANNEL))
+        })
+        .await
+    }
+
+    /// The public table message with a button doing `action`.
+    async fn table_button(&self, user: usize, want: impl Fn(TableAction) -> bool) -> (u64, String) {
+        self.sees(user, "a table button", |seen| {
+            seen.iter().rev().filter(|m| !m.ephemeral).find_map(|m| {
+                m.buttons
+                    .iter()
+                    .find(|(_, id)| press(id).is_some_and(|(_, a)| want(a)))
+                    .map(|(_, id)| (m.id, id.clone()))
+            })
+        })
+        .await
+    }
+
+    /// The table message's "My hand" button: (message, custom id).
+    async fn my_hand_button(&self, user: usize) -> (u64, String) {
+        self.sees(user, "the My hand button", |seen| {
+            seen.iter().rev().filter(|m| !m.ephemeral).find_map(|m| {
+                m.buttons
+                    .iter()
+                    .find(|(_, c)| c.starts_with("hand:"))
+                    .map(|(_, c)| (m.id, c.clone()))
+            })
+        })
+        .await
+    }
+
+    async fn answered(&self, interaction: u64) -> u8 {
+        let fake = &self.fake;
+        eventually(WAIT, Duration::from_millis(5), "an answer", || async {
+            fake.answer_of(interaction)
+        })
+        .await
+    }
+
+    /// The person's hand: their newest ephemeral message with a card menu
+    /// or buttons; "My hand" is clicked when they have none yet.
+    async fn hand(&self, seat: usize, table: TableId) -> u64 {
+        let u = &self.users[seat];
+        let own = |seen: &[Seen]| {
+            seen.iter()
+                .rev()
+                .find(|m| m.ephemeral && (m.select.is_some() || !m.buttons.is_empty()))
+                .map(|m| m.id)
+        };
+        if let Some(id) = own(&self.fake.seen_by(u, CHANNEL)) {
+            return id;
+        }
+        let (msg, id) = self
+            .sees(seat, "the My hand button", |seen| {
+                seen.iter().rev().filter(|m| !m.ephemeral).find_map(|m| {
+                    m.buttons
+                        .iter()
+                        .find(|(_, id)| id == &format!("hand:{}", table.0))
+                        .map(|(_, id)| (m.id, id.clone()))
+                })
+            })
+            .await;
+        let i = self.fake.click(u, msg, &id).unwrap();
+        assert_eq!(self.answered(i).await, 4, "an ephemeral reply");
+        self.sees(seat, "the hand", own).await
+    }
+
+    /// Plays the seat's safe move by picking its cards in the hand's menu
+    /// and clicking the button the bot then drew — what a person sees.
+    async fn play_safe(&self, t: &Table) {
+        let seat = t.awaiting()[0];
+        let action = t.game().unwrap().safe_action(seat).unwrap();
+        let (cards, make): (CardSet, fn(CardSet) -> TableAction) = match action {
+            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead),
+            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass),
+            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat),
+            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass),
+            GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
+                TableAction::HeartsPlay(s.first().unwrap())
+            }),
+            other => panic!("unexpected safe action {other:?}"),
+        };
+        let i = seat.index();
+        let u = &self.users[i];
+        let msg = self.hand(i, t.id()).await;
+        let version = t.version();
+        // The hand as the bot last drew it for this state.
+        let seen = self
+            .sees(i, "the hand at this state", |seen| {
+                seen.iter()
+                    .find(|m| m.id == msg)
+                    .filter(|m| {
+                        m.select.as_ref().is_some_and(|s| {
+                            s.options
+                                .iter()
+                                .any(|(_, v, _)| press(v).is_some_and(|(ver, _)| ver == version))
+                        })
+                    })
+                    .cloned()
+            })
+            .await;
+        let select = seen.select.unwrap();
+        let value_of = |c: Card| {
+            select
+                .options
+                .iter()
+                .find(|(_, v, _)| press(v).is_some_and(|(_, a)| a.card() == Some(c)))
+                .map(|(_, v, _)| v.clone())
+                .unwrap_or_else(|| panic!("{c} is not in the menu"))
+        };
+        let values: Vec<String> = cards.iter().map(value_of).collect();
+        let plays_at_once = values
+            .iter()
+            .all(|v| matches!(press(v), Some((_, TableAction::HeartsPlay(_)))));
+        let q = self.fake.choose(u, msg, &values).unwrap();
+        assert_eq!(self.answered(q).await, 7, "the menu updates the hand");
+        if plays_at_once {
+            return;
+        }
+        let want = make(cards);
+        let id = self
+            .sees(i, "the action button", |seen| {
+                let m = seen.iter().find(|m| m.id == msg)?;
+                m.buttons
+                    .iter()
+                    .find(|(_, id)| press(id) == Some((version, want)))
+                    .map(|(_, id)| id.clone())
+            })
+            .await;
+        let q = self.fake.click(u, msg, &id).unwrap();
+        assert_eq!(self.answered(q).await, 7, "{action:?}");
+    }
+
+    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
+        eventually(
+            WAIT,
+            Duration::from_millis(5),
+            "the table did not move",
+            || async {
+                let t = self.table(id).await;
+                (t.version() > v).then_some(t)
+            },
+        )
+        .await
+    }
+
+    /// Nothing Discord would refuse, every interaction answered.
+    fn assert_clean(&self) {
+        assert_eq!(self.fake.violations(), Vec::<String>::new());
+        assert_eq!(self.fake.unanswered(), Vec::<u64>::new());
+    }
+}
+
+fn deal_no(t: &Table) -> u32 {
+    match t.game().unwrap().public_view() {
+        GameView::Kozel(v) => v.deal_no,
+        GameView::Hearts(v) => v.results.len() as u32 + 1,
+    }
+}
+
+/// Ann opens a table with `/command`, the others click Join, Ann clicks Start.
+async fn open_and_start(w: &World, command: &str) -> TableId {
+    let q = w.fake.slash(&w.users[0], CHANNEL, command);
+    assert_eq!(w.answered(q).await, 4);
+    for i in 1..4 {
+        let (msg, id) = w.table_button(i, |a| a == TableAction::Join).await;
+        let q = w.fake.click(&w.users[i], msg, &id).unwrap();
+        w.answered(q).await;
+        eventually(WAIT, Duration::from_millis(5), "seated", || async {
+            let t = w.open_table().await;
+            (t.seats()
+                .iter()
+                .filter(|(_, s)| s.person().is_some())
+                .count()
+                == i + 1)
+                .then_some(())
+        })
+        .await;
+    }
+    let (msg, id) = w.table_button(0, |a| a == TableAction::Start).await;
+    let q = w.fake.click(&w.users[0], msg, &id).unwrap();
+    w.answered(q).await;
+    let t = eventually(WAIT, Duration::from_millis(5), "started", || async {
+        let t = w.open_table().await;
+        (t.phase() == Phase::Playing).then_some(t)
+    })
+    .await;
+    t.id()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_expired_tokens() {
+    let mut w = World::new().await;
+    let names: Vec<String> = w
+        .fake
+        .commands()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect();
+    for c in [
+        "new", "kozel", "hearts", "score", "stats", "stop", "settings", "help",
+    ] {
+        assert!(names.contains(&c.to_owned()), "/{c} registered: {names:?}");
+    }
+    assert!(w.fake.commands()[0]["description_localizations"]["pt-BR"].is_string());
+
+    let id = open_and_start(&w, "kozel").await;
+    // The table message pings whose turn it is, and no one else.
+    let t = w.table(id).await;
+    let first = t.awaiting()[0].index();
+    w.sees(first, "the turn mention", |seen| {
+        seen.iter()
+            .any(|m| m.content.contains(&format!("<@{}>", w.users[first].id)))
+            .then_some(())
+    })
+    .await;
+
+    // First move.
+    let old = w.table(id).await;
+    w.play_safe(&old).await;
+    let t = w.wait_version_after(id, old.version()).await;
+
+    // A stale action (the state before) from the mover's hand, as an
+    // old client would send it: refused with an ephemeral note, nothing
+    // changes.
+    let seat = old.awaiting()[0].index();
+    let stale_lead = match old.game().unwrap().safe_action(old.awaiting()[0]).unwrap() {
+        GameAction::Kozel(kozel::Action::Lead(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    let stale = Press::Table {
+        table: id,
+        version: old.version(),
+        action: TableAction::Lead(stale_lead),
+    }
+    .encode();
+    let hand = w.hand(seat, id).await;
+    let q = w.fake.click_raw(&w.users[seat], hand, &stale).unwrap();
+    assert_eq!(w.answered(q).await, 4, "an ephemeral refusal");
+    assert_eq!(w.table(id).await.version(), t.version());
+    // Someone else can neither see this hand nor click on it.
+    let other = (seat + 1) % 4;
+    assert!(w.fake.click_raw(&w.users[other], hand, &stale).is_err());
+    assert!(
+        w.fake
+            .seen_by(&w.users[other], CHANNEL)
+            .iter()
+            .all(|m| m.id != hand)
+    );
+    // A hand action sent on the public table message: refused.
+    let (table_msg, _) = w.my_hand_button(other).await;
+    let q = w
+        .fake
+        .click_raw(&w.users[other], table_msg, &stale)
+        .unwrap();
+    assert_eq!(w.answered(q).await, 4, "an ephemeral refusal");
+    assert_eq!(w.table(id).await.version(), t.version());
+    // Nothing of a hand in a public message: no card menu anywhere public.
+    assert!(
+        w.fake
+            .seen_by(&w.users[other], CHANNEL)
+            .iter()
+            .filter(|m| !m.ephemeral)
+            .all(|m| m.select.is_none())
+    );
+
+    // The gateway connection drops: twilight resumes, nothing is lost.
+    w.fake.drop_gateway();
+    let t = w.table(id).await;
+    w.play_safe(&t).await;
+    let t = w.wait_version_after(id, t.version()).await;
+    let (identifies, resumes, _) = w.fake.gateway_counts();
+    assert_eq!(
+        (identifies, resumes),
+        (1, 1),
+        "resumed, not identified again"
+    );
+    // op 7: reconnect and resume.
+    w.fake.send_reconnect();
+    w.play_safe(&t).await;
+    let mut t = w.wait_version_after(id, t.version()).await;
+
+    // Fifteen minutes on Discord's clock: every hand token has expired.
+    // The next edit is refused; the table tells whose turn it is to press
+    // "My hand" again, and that brings a fresh hand.
+    w.fake.advance(Duration::from_secs(15 * 60 + 1));
+    let mover = t.awaiting()[0].index();
+    let before = w
+        .fake
+        .seen_by(&w.users[mover], CHANNEL)
+        .iter()
+        .filter(|m| m.ephemeral)
+        .count();
+    // Another person's move makes the bot try to edit every hand.
+    w.play_safe(&t).await;
+    t = w.wait_version_after(id, t.version()).await;
+    let next = t.awaiting()[0].index();
+    w.sees(next, "the press-My-hand line", |seen| {
+        seen.iter()
+            .filter(|m| !m.ephemeral)
+            .any(|m| {
+                m.content.contains(&format!("<@{}>", w.users[next].id))
+                    && m.content.contains("My hand")
+            })
+            .then_some(())
+    })
+    .await;
+    let _ = before;
+    // Their old hand is not edited any more; "My hand" posts a new one.
+    let seen = w.fake.seen_by(&w.users[next], CHANNEL);
+    let (msg, my_hand) = seen
+        .iter()
+        .rev()
+        .filter(|m| !m.ephemeral)
+        .find_map(|m| {
+            m.buttons
+                .iter()
+                .find(|(_, c)| c.starts_with("hand:"))
+                .map(|(_, c)| (m.id, c.clone()))
+        })
+        .unwrap();
+    let q = w.fake.click(&w.users[next], msg, &my_hand).unwrap();
+    assert_eq!(w.answered(q).await, 4);
+
+    // Everyone finds a fresh hand as they go; the deal finishes.
+    let n = deal_no(&t);
+    let mut moves = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        // A person with an expired hand presses "My hand" again.
+        let s = t.awaiting()[0].index();
+        let stale_hand = w
+            .fake
+            .seen_by(&w.users[s], CHANNEL)
+            .iter()
+            .rev()
+            .find(|m| m.ephemeral && m.select.is_some())
+            .is_some_and(|m| {
+                !m.select
+                    .as_ref()
+                    .unwrap()
+                    .options
+                    .iter()
+                    .any(|(_, v, _)| press(v).is_some_and(|(ver, _)| ver == t.version()))
+            });
+        if stale_hand {
+            let seen = w.fake.seen_by(&w.users[s], CHANNEL);
+            let (msg, my_hand) = seen
+                .iter()
+                .rev()
+                .filter(|m| !m.ephemeral)
+                .find_map(|m| {
+                    m.buttons
+                        .iter()
+                        .find(|(_, c)| c.starts_with("hand:"))
+                        .map(|(_, c)| (m.id, c.clone()))
+                })
+                .unwrap();
+            let q = w.fake.click(&w.users[s], msg, &my_hand).unwrap();
+            assert_eq!(w.answered(q).await, 4);
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    w.assert_clean();
+    let p99 = {
+        let mut l = w.fake.latencies();
+        l.sort();
+        l[(l.len() * 99 / 100).min(l.len() - 1)]
+    };
+    let calls = w.fake.calls();
+    println!(
+        "discord: {} interactions, p99 answer {:?}, {} REST calls",
+        w.fake.latencies().len(),
+        p99,
+        calls.len()
+    );
+    assert!(p99 < Duration::from_secs(3));
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hearts_deal_by_clicks_only() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "hearts").await;
+    let t = w.table(id).await;
+    let n = deal_no(&t);
+    let mut moves = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    w.assert_clean();
+    w.stop().await;
+}

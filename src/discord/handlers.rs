@@ -433,10 +433,11 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     for p in popups {
         followup(shared, &i.token, &text(&p), true).await;
     }
-    if late || hand_now.is_some() || close {
-        if let Some(m) = &seated {
-            followup(shared, &i.token, m, true).await;
-        }
+    // The seat note went out as the answer unless something else did.
+    if (late || hand_now.is_some() || close)
+        && let Some(m) = &seated
+    {
+        followup(shared, &i.token, m, true).await;
     }
     for m in says {
         followup(shared, &i.token, &m, false).await;

@@ -14,6 +14,7 @@ use kozyr::discord::bot::{RunningDiscord, Tuning, start};
 use kozyr::fakediscord::{FakeDiscord, Seen, TOKEN, User};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::{GameAction, GameView};
+use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{ChatKey, Phase, Table, TableId};
 use kozyr::{hearts, kozel};
@@ -27,7 +28,12 @@ struct World {
     fake: FakeDiscord,
     dir: tempfile::TempDir,
     users: [User; 4],
+    /// The bot in this process, or
     bot: Option<RunningDiscord>,
+    /// `kozyr run` as a child process (the SIGKILL test).
+    child: Option<std::process::Child>,
+    /// The test's own view of the database.
+    reader: Option<Store>,
 }
 
 fn tuning() -> Tuning {
@@ -64,6 +70,12 @@ fn press(data: &str) -> Option<(u64, TableAction)> {
 
 impl World {
     async fn new() -> World {
+        let mut w = World::without_bot().await;
+        w.start().await;
+        w
+    }
+
+    async fn without_bot() -> World {
         let fake = FakeDiscord::start().await;
         let users = [
             User {
@@ -77,19 +89,17 @@ impl World {
             },
             User::new(504, "Dmitri"),
         ];
-        let mut w = World {
+        World {
             fake,
             dir: tempfile::tempdir().unwrap(),
             users,
             bot: None,
-        };
-        w.start().await;
-        w
+            child: None,
+            reader: None,
+        }
     }
 
-    async fn start(&mut self) {
-        let config = discord_config(&self.fake, &self.dir);
-        self.bot = Some(start(&config, tuning()).await.unwrap());
+    async fn connected(&self) {
         let fake = &self.fake;
         eventually(
             WAIT,
@@ -100,28 +110,66 @@ impl World {
         .await;
     }
 
+    async fn open_reader(&mut self) {
+        if self.reader.is_none() {
+            let url = db_url(&self.dir);
+            self.reader = Some(Store::open(&StoreOptions::new(url)).await.unwrap());
+        }
+    }
+
+    /// `kozyr run` with only `DISCORD_*` set, as a child process.
+    async fn spawn(&mut self) {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"))
+            .arg("run")
+            .current_dir(self.dir.path())
+            .env_remove("TELOXIDE_TOKEN")
+            .env("DISCORD_TOKEN", TOKEN)
+            .env("DISCORD_API_URL", self.fake.api_url())
+            .env("DATABASE_URL", db_url(&self.dir))
+            .env("KOZYR_TURN_SECONDS", "0")
+            .env("KOZYR_HEALTH_FILE", self.dir.path().join("health"))
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        self.connected().await;
+        self.open_reader().await;
+    }
+
+    /// SIGKILL: no shutdown, no drain.
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+    }
+
+    async fn start(&mut self) {
+        let config = discord_config(&self.fake, &self.dir);
+        self.bot = Some(start(&config, tuning()).await.unwrap());
+        self.connected().await;
+        self.open_reader().await;
+    }
+
     async fn stop(&mut self) {
         if let Some(b) = self.bot.take() {
             b.stop().await;
         }
+        self.kill();
     }
 
-    fn running(&self) -> &RunningDiscord {
-        self.bot.as_ref().unwrap()
+    fn reader(&self) -> &Store {
+        self.reader.as_ref().unwrap()
     }
 
     async fn table(&self, id: TableId) -> Table {
-        self.running().service().table(id).await.unwrap().unwrap()
+        self.reader().table(id).await.unwrap().unwrap()
     }
 
     async fn open_table(&self) -> Table {
         let chat = ChatKey::Discord(CHANNEL);
-        self.running()
-            .service()
-            .open_table(&chat)
-            .await
-            .unwrap()
-            .unwrap()
+        self.reader().open_table(&chat).await.unwrap().unwrap()
     }
 
     /// Waits until `user` sees a message that `pick` accepts.
@@ -212,23 +260,52 @@ impl World {
         };
         let i = seat.index();
         let u = &self.users[i];
-        let msg = self.hand(i, t.id()).await;
         let version = t.version();
-        // The hand as the bot last drew it for this state.
-        let seen = self
-            .sees(i, "the hand at this state", |seen| {
-                seen.iter()
-                    .find(|m| m.id == msg)
-                    .filter(|m| {
-                        m.select.as_ref().is_some_and(|s| {
-                            s.options
-                                .iter()
-                                .any(|(_, v, _)| press(v).is_some_and(|(ver, _)| ver == version))
-                        })
-                    })
-                    .cloned()
+        // The hand as last drawn: it must offer the cards (an older state
+        // does: cards only leave a hand, except at a Hearts pass). A hand
+        // that was not kept up to date (after a restart, an expired
+        // token) is asked for again with "My hand", as a person would.
+        let has_cards = |m: &Seen| {
+            m.select.as_ref().is_some_and(|s| {
+                cards.iter().all(|c| {
+                    s.options
+                        .iter()
+                        .any(|(_, v, _)| press(v).is_some_and(|(_, a)| a.card() == Some(c)))
+                })
             })
-            .await;
+        };
+        let mut msg = self.hand(i, t.id()).await;
+        let mut seen = None;
+        for _ in 0..100 {
+            seen = self
+                .fake
+                .seen_by(u, CHANNEL)
+                .into_iter()
+                .find(|m| m.id == msg && has_cards(m));
+            if seen.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        if seen.is_none() {
+            let (table_msg, my_hand) = self.my_hand_button(i).await;
+            let q = self.fake.click(u, table_msg, &my_hand).unwrap();
+            assert_eq!(self.answered(q).await, 4);
+            msg = self
+                .sees(i, "a fresh hand", |seen| {
+                    seen.iter()
+                        .rev()
+                        .find(|m| m.ephemeral && has_cards(m))
+                        .map(|m| m.id)
+                })
+                .await;
+            seen = self
+                .fake
+                .seen_by(u, CHANNEL)
+                .into_iter()
+                .find(|m| m.id == msg);
+        }
+        let seen = seen.unwrap();
         let select = seen.select.unwrap();
         let value_of = |c: Card| {
             select
@@ -460,38 +537,6 @@ async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_
         if deal_no(&t) != n || t.phase() != Phase::Playing {
             break;
         }
-        // A person with an expired hand presses "My hand" again.
-        let s = t.awaiting()[0].index();
-        let stale_hand = w
-            .fake
-            .seen_by(&w.users[s], CHANNEL)
-            .iter()
-            .rev()
-            .find(|m| m.ephemeral && m.select.is_some())
-            .is_some_and(|m| {
-                !m.select
-                    .as_ref()
-                    .unwrap()
-                    .options
-                    .iter()
-                    .any(|(_, v, _)| press(v).is_some_and(|(ver, _)| ver == t.version()))
-            });
-        if stale_hand {
-            let seen = w.fake.seen_by(&w.users[s], CHANNEL);
-            let (msg, my_hand) = seen
-                .iter()
-                .rev()
-                .filter(|m| !m.ephemeral)
-                .find_map(|m| {
-                    m.buttons
-                        .iter()
-                        .find(|(_, c)| c.starts_with("hand:"))
-                        .map(|(_, c)| (m.id, c.clone()))
-                })
-                .unwrap();
-            let q = w.fake.click(&w.users[s], msg, &my_hand).unwrap();
-            assert_eq!(w.answered(q).await, 4);
-        }
         w.play_safe(&t).await;
         w.wait_version_after(id, t.version()).await;
         moves += 1;
@@ -531,6 +576,59 @@ async fn a_hearts_deal_by_clicks_only() {
         moves += 1;
         assert!(moves < 200, "the deal does not end");
     }
+    w.assert_clean();
+    w.stop().await;
+}
+
+/// `kozyr run` (Discord only) is killed with SIGKILL twice in the middle
+/// of a Kozel deal and started again: the table message is edited in
+/// place, and the hands and buttons people already have keep working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_deal_and_the_old_buttons_still_work() {
+    let mut w = World::without_bot().await;
+    w.spawn().await;
+    let id = open_and_start(&w, "kozel").await;
+    let (table_msg, _) = w.my_hand_button(0).await;
+    let n = deal_no(&w.table(id).await);
+    let mut moves = 0;
+    let mut kills = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        if moves % 5 == 2 && kills < 2 {
+            // Everyone has a hand message with buttons by now, or soon.
+            w.kill();
+            kills += 1;
+            let fake = &w.fake;
+            eventually(
+                WAIT,
+                Duration::from_millis(10),
+                "the fake sees it gone",
+                || async { (!fake.connected()).then_some(()) },
+            )
+            .await;
+            w.spawn().await;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    assert_eq!(kills, 2);
+    // One table message all along, edited in place.
+    let (after, _) = w.my_hand_button(0).await;
+    assert_eq!(after, table_msg);
+    let public_tables = w
+        .fake
+        .seen_by(&w.users[0], CHANNEL)
+        .iter()
+        .filter(|m| !m.ephemeral && m.buttons.iter().any(|(_, c)| c.starts_with("hand:")))
+        .count();
+    assert_eq!(public_tables, 1);
+    let (identifies, _, _) = w.fake.gateway_counts();
+    assert_eq!(identifies, 3, "a new session after each start");
     w.assert_clean();
     w.stop().await;
 }

@@ -559,24 +559,62 @@ async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_
     w.stop().await;
 }
 
+/// A whole Hearts deal by clicks; on the way Discord answers the table
+/// message's edits with 429s (twilight waits out its bucket, the other
+/// routes go on) and then refuses to edit it at all (30046, an old
+/// message): the table is posted anew and play goes on. Prints the REST
+/// calls per move and the p99 time from interaction to answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hearts_deal_by_clicks_only() {
+async fn a_hearts_deal_by_clicks_through_429s_and_a_message_too_old_to_edit() {
     let mut w = World::new().await;
     let id = open_and_start(&w, "hearts").await;
+    let (first_msg, _) = w.my_hand_button(0).await;
     let t = w.table(id).await;
     let n = deal_no(&t);
+    let calls_before = w.fake.calls().len();
     let mut moves = 0;
     loop {
         let t = w.table(id).await;
         if deal_no(&t) != n || t.phase() != Phase::Playing {
             break;
         }
+        if moves == 6 {
+            w.fake.rate_limit("PATCH /channels", 3);
+        }
+        if moves == 20 {
+            w.fake.refuse_edits_of(first_msg);
+        }
         w.play_safe(&t).await;
         w.wait_version_after(id, t.version()).await;
         moves += 1;
         assert!(moves < 200, "the deal does not end");
     }
+    // The table was posted anew once its message could not be edited.
+    let (now_msg, _) = w.my_hand_button(0).await;
+    assert_ne!(now_msg, first_msg);
+    let calls = w.fake.calls();
+    assert_eq!(calls.iter().filter(|c| c.status == 429).count(), 3);
+    assert!(calls.iter().any(|c| c.status == 400), "the 30046 refusal");
     w.assert_clean();
+    let deal_calls = &calls[calls_before..];
+    let mut routes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for c in deal_calls {
+        *routes.entry(c.route.as_str()).or_default() += 1;
+    }
+    let mut l = w.fake.latencies();
+    l.sort();
+    let p99 = l[(l.len() * 99 / 100).min(l.len() - 1)];
+    println!(
+        "discord hearts deal: {moves} moves, {} REST calls ({:.1} per move) {routes:?}; \
+         {} interactions, p50 {:?}, p99 {:?}, max {:?}",
+        deal_calls.len(),
+        deal_calls.len() as f64 / f64::from(moves),
+        l.len(),
+        l[l.len() / 2],
+        p99,
+        l[l.len() - 1]
+    );
+    assert!(p99 < Duration::from_secs(3));
     w.stop().await;
 }
 

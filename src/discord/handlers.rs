@@ -220,6 +220,12 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
         return;
     };
     let dedup = DedupKey::update(Platform::Discord, i.id.get());
+    // A channel speaks its server's language until it chooses one.
+    if !s.origin.private
+        && let Some(l) = i.guild_locale.as_deref().and_then(ids::lang_of)
+    {
+        shared.front.adopt_chat_language(&s.origin.chat, l).await;
+    }
     let (replies, late) = in_time(
         shared,
         i,

@@ -111,6 +111,11 @@ impl FakeDiscord {
         lock(&self.inner).heartbeat_ms = d.as_millis() as u64;
     }
 
+    /// The server's language (`guild_locale`), `en-US` at first.
+    pub fn set_guild_locale(&self, locale: &str) {
+        lock(&self.inner).guild_locale = locale.to_owned();
+    }
+
     // ------------------------------------------------------ people act
 
     /// `user` types `/name` in `channel`; the interaction's id.

@@ -96,6 +96,7 @@ const FIFTEEN_MINUTES_MS: u64 = 15 * 60 * 1000;
 
 pub struct World {
     url: String,
+    pub guild_locale: String,
     pub heartbeat_ms: u64,
     pub violations: Vec<String>,
     pub calls: Vec<Call>,
@@ -150,6 +151,7 @@ impl World {
     pub fn new(url: String) -> World {
         World {
             url,
+            guild_locale: "en-US".into(),
             heartbeat_ms: 41_250,
             violations: Vec::new(),
             calls: Vec::new(),
@@ -284,7 +286,7 @@ impl World {
             "channel_id": channel.to_string(),
             "member": {"user": user_json(user), "roles": [], "joined_at": "2026-01-01T00:00:00.000000+00:00",
                        "deaf": false, "mute": false, "flags": 0, "permissions": perms.to_string()},
-            "token": token, "version": 1, "locale": user.locale, "guild_locale": "en-US",
+            "token": token, "version": 1, "locale": user.locale, "guild_locale": self.guild_locale,
             "app_permissions": "2048", "entitlements": [], "authorizing_integration_owners": {},
             "attachment_size_limit": 8388608, "context": 0,
         });

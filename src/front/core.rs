@@ -883,6 +883,28 @@ impl Front {
         }
     }
 
+    /// A platform that knows a chat's language (Discord: the server's
+    /// `guild_locale`) gives it to a chat that has none yet; a chat that
+    /// chose one (or opened a table in one) keeps it.
+    pub async fn adopt_chat_language(&self, chat: &ChatKey, lang: Lang) {
+        if !matches!(self.service.chat_language(chat).await, Ok(None)) {
+            return;
+        }
+        let r = self
+            .submit(
+                Target::Chat(chat.clone()),
+                Actor::System,
+                Command::SetLanguage { lang },
+                None,
+            )
+            .await;
+        if let Err(e) = r
+            && e.rejection().is_none()
+        {
+            tracing::warn!(error = %e, "keeping a chat's language failed");
+        }
+    }
+
     /// Sets the whole card selection of `from` at `table` at once (a
     /// platform's multi-select menu), where [`TableAction::Toggle`] flips
     /// one card. Cards not in their hand make it stale; the hand comes

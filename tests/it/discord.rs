@@ -618,6 +618,42 @@ async fn a_hearts_deal_by_clicks_through_429s_and_a_message_too_old_to_edit() {
     w.stop().await;
 }
 
+/// A channel speaks its server's language (`guild_locale`), a hand its
+/// owner's (`locale`); every slash command is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_speaks_its_servers_language_and_a_hand_its_owners() {
+    let mut w = World::new().await;
+    w.fake.set_guild_locale("ru");
+    // Chloe's client is in Portuguese; the server is Russian.
+    let q = w.fake.slash(&w.users[2], CHANNEL, "kozel");
+    assert_eq!(w.answered(q).await, 4);
+    w.sees(2, "a Russian table", |seen| {
+        seen.iter()
+            .any(|m| !m.ephemeral && m.content.contains("Козёл"))
+            .then_some(())
+    })
+    .await;
+    for c in ["score", "stats", "help", "settings", "new", "stop"] {
+        let q = w.fake.slash(&w.users[1], CHANNEL, c);
+        assert_eq!(w.answered(q).await, 4, "/{c}");
+    }
+    // Boris is no admin: his /settings got a refusal without buttons. Ann
+    // (Manage Server) gets the settings menu.
+    let menus = |w: &World| {
+        w.fake
+            .seen_by(&w.users[3], CHANNEL)
+            .iter()
+            .filter(|m| !m.ephemeral && m.buttons.iter().any(|(_, c)| c.starts_with('c')))
+            .count()
+    };
+    let before = menus(&w);
+    let q = w.fake.slash(&w.users[0], CHANNEL, "settings");
+    assert_eq!(w.answered(q).await, 4);
+    assert_eq!(menus(&w), before + 1, "Ann's settings menu");
+    w.assert_clean();
+    w.stop().await;
+}
+
 /// `kozyr run` (Discord only) is killed with SIGKILL twice in the middle
 /// of a Kozel deal and started again: the table message is edited in
 /// place, and the hands and buttons people already have keep working.

@@ -706,3 +706,49 @@ async fn kill_9_mid_deal_and_the_old_buttons_still_work() {
     w.assert_clean();
     w.stop().await;
 }
+
+/// The shard heartbeats at the interval HELLO gives, and the gateway
+/// connection stays up on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_come_on_time() {
+    let mut w = World::without_bot().await;
+    w.fake.set_heartbeat_interval(Duration::from_millis(100));
+    w.start().await;
+    tokio::time::sleep(Duration::from_millis(1050)).await;
+    let (identifies, _, beats) = w.fake.gateway_counts();
+    assert_eq!(identifies, 1);
+    assert!(
+        (8..=13).contains(&beats),
+        "{beats} heartbeats in ~1 s at 100 ms"
+    );
+    assert!(w.fake.connected());
+    w.stop().await;
+}
+
+/// `kozyr run` with a malformed `DISCORD_TOKEN`, or no token at all: one
+/// line naming the variable, the token never printed, exit 1.
+#[test]
+fn kozyr_run_names_a_missing_or_malformed_discord_token() {
+    let dir = tempfile::tempdir().unwrap();
+    for (token, names) in [
+        (None, "DISCORD_TOKEN"),
+        (Some("not-a-discord-token-at-all-but-long"), "DISCORD_TOKEN"),
+    ] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"));
+        cmd.arg("run")
+            .current_dir(dir.path())
+            .env_remove("TELOXIDE_TOKEN")
+            .env_remove("DISCORD_TOKEN");
+        if let Some(t) = token {
+            cmd.env("DISCORD_TOKEN", t);
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(names), "{err}");
+        if let Some(t) = token {
+            assert!(!err.contains(t), "the token is not printed: {err}");
+        }
+    }
+}

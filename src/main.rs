@@ -21,7 +21,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the Telegram bot (the default). Configuration from the
+    /// Run the bot (the default) on every platform whose token is set
+    /// (Telegram, Discord). Configuration from the
     /// environment and a `.env` file; see `.env.example`.
     Run,
     /// Exit 0 while the running bot's heartbeat is fresh (Docker HEALTHCHECK).

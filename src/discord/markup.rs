@@ -252,7 +252,7 @@ pub fn hand(
 ) -> Message {
     let rows = pressed_rows(screen);
     // A card's first button goes into the menu; a second button naming the
-    // same card (Hearts' "Play" for the one card selected) is an action
+    // same card (a "Play" button for the one card selected) is an action
     // and stays a button.
     let mut in_menu = CardSet::EMPTY;
     let mut cards: Vec<(String, Press)> = Vec::new();

@@ -258,14 +258,16 @@ impl Outbox {
             return;
         };
         let message = slot.message;
+        let shown = slot.shown;
         let (m, pinged) = self.table_message(&view);
-        let slot = self.tables.get_mut(&table).expect("slot");
         let h = hash_of(&m);
-        if slot.shown == Some(h) && message.is_some() {
+        if shown == Some(h) && message.is_some() {
             return;
         }
-        slot.busy = true;
-        slot.shown = Some(h);
+        if let Some(slot) = self.tables.get_mut(&table) {
+            slot.busy = true;
+            slot.shown = Some(h);
+        }
         let closed = view.phase == Phase::Closed;
         if closed {
             self.shared.forget_table(table);

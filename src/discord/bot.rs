@@ -99,11 +99,16 @@ impl Shared {
     }
 
     /// Records what the hand shows now (after an edit through `token`).
+    /// An edit through an older token may have landed on the same message
+    /// after a newer answer drew it: unless it showed the same, what the
+    /// message shows is unknown, and the next render is sent.
     pub fn hand_shown(&self, user: &UserId, table: TableId, token: &str, shown: u64) {
-        if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table))
-            && t.token == token
-        {
-            t.shown = Some(shown);
+        if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table)) {
+            if t.token == token {
+                t.shown = Some(shown);
+            } else if t.shown != Some(shown) {
+                t.shown = None;
+            }
         }
     }
 

@@ -375,6 +375,9 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     .await;
     let mut popups = popups.into_iter();
     let mut updated_hand = None;
+    // Whether the interaction's original response is the pressed message
+    // (an update, or a deferred one) rather than a new ephemeral note.
+    let mut original_is_pressed = true;
     if late {
         // Deferred as an update of the pressed message: edit it now.
         if let Some(m) = &hand_now {
@@ -408,6 +411,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         )
         .await;
     } else if let Some(p) = popups.next() {
+        original_is_pressed = false;
         respond(
             shared,
             i,
@@ -416,6 +420,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         )
         .await;
     } else if let Some(m) = &seated {
+        original_is_pressed = false;
         respond(
             shared,
             i,
@@ -432,9 +437,19 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         )
         .await;
     }
-    // The pressed hand message is now this interaction's original response.
-    if from_hand && let Some(table) = table_of_hand {
+    // The pressed hand message is now this interaction's original response:
+    // its token edits the hand from now on.
+    if from_hand
+        && original_is_pressed
+        && let Some(table) = table_of_hand
+    {
         shared.hand_token(&s.player.id, table, i.token.clone(), updated_hand);
+        // An edit of this hand still in flight may land after the answer
+        // with an older state: the outbox draws it again if so (nothing is
+        // sent when the message already shows the newest state).
+        if let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await {
+            shared.notify(Local::Output(Output::RenderHand(Box::new(h))));
+        }
     }
     for p in popups {
         followup(shared, &i.token, &text(&p), true).await;

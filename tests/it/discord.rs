@@ -58,6 +58,13 @@ pub fn discord_config(fake: &FakeDiscord, dir: &tempfile::TempDir) -> Config {
     .unwrap()
 }
 
+impl Drop for World {
+    /// A failed test must not leave `kozyr run` behind.
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// The press behind a custom id or select value, if kozyr drew it.
 fn press(data: &str) -> Option<(u64, TableAction)> {
     match Press::parse(data).ok()? {
@@ -130,6 +137,7 @@ impl World {
             .env("KOZYR_HEALTH_FILE", self.dir.path().join("health"))
             .env("RUST_LOG", "warn")
             .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
         self.child = Some(child);
@@ -205,6 +213,20 @@ impl World {
             })
         })
         .await
+    }
+
+    /// Clicks the table message's button doing `action`. The button's id
+    /// carries the table's version, so an edit can replace it between
+    /// reading and clicking: then the person clicks what they see now.
+    async fn click_table(&self, user: usize, action: TableAction) -> u64 {
+        for _ in 0..50 {
+            let (msg, id) = self.table_button(user, |a| a == action).await;
+            if let Ok(q) = self.fake.click(&self.users[user], msg, &id) {
+                return q;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("cannot click {action:?}");
     }
 
     async fn answered(&self, interaction: u64) -> u8 {
@@ -305,21 +327,41 @@ impl World {
                 .into_iter()
                 .find(|m| m.id == msg);
         }
-        let seen = seen.unwrap();
-        let select = seen.select.unwrap();
-        let value_of = |c: Card| {
-            select
-                .options
-                .iter()
-                .find(|(_, v, _)| press(v).is_some_and(|(_, a)| a.card() == Some(c)))
-                .map(|(_, v, _)| v.clone())
-                .unwrap_or_else(|| panic!("{c} is not in the menu"))
-        };
-        let values: Vec<String> = cards.iter().map(value_of).collect();
+        let _ = seen;
+        // The menu's values carry the version it was drawn at: when the
+        // hand is edited between reading and choosing, choose again from
+        // what is shown now.
+        let mut chosen = None;
+        for _ in 0..50 {
+            let Some(m) = self
+                .fake
+                .seen_by(u, CHANNEL)
+                .into_iter()
+                .find(|m| m.id == msg)
+            else {
+                break;
+            };
+            let Some(select) = m.select else { break };
+            let value_of = |c: Card| {
+                select
+                    .options
+                    .iter()
+                    .find(|(_, v, _)| press(v).is_some_and(|(_, a)| a.card() == Some(c)))
+                    .map(|(_, v, _)| v.clone())
+            };
+            let Some(values) = cards.iter().map(value_of).collect::<Option<Vec<String>>>() else {
+                break;
+            };
+            if let Ok(q) = self.fake.choose(u, msg, &values) {
+                chosen = Some((q, values));
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let (q, values) = chosen.unwrap_or_else(|| panic!("cannot choose {cards} in the menu"));
         let plays_at_once = values
             .iter()
             .all(|v| matches!(press(v), Some((_, TableAction::HeartsPlay(_)))));
-        let q = self.fake.choose(u, msg, &values).unwrap();
         assert_eq!(self.answered(q).await, 7, "the menu updates the hand");
         if plays_at_once {
             return;
@@ -370,8 +412,7 @@ async fn open_and_start(w: &World, command: &str) -> TableId {
     let q = w.fake.slash(&w.users[0], CHANNEL, command);
     assert_eq!(w.answered(q).await, 4);
     for i in 1..4 {
-        let (msg, id) = w.table_button(i, |a| a == TableAction::Join).await;
-        let q = w.fake.click(&w.users[i], msg, &id).unwrap();
+        let q = w.click_table(i, TableAction::Join).await;
         w.answered(q).await;
         eventually(WAIT, Duration::from_millis(5), "seated", || async {
             let t = w.open_table().await;
@@ -384,8 +425,7 @@ async fn open_and_start(w: &World, command: &str) -> TableId {
         })
         .await;
     }
-    let (msg, id) = w.table_button(0, |a| a == TableAction::Start).await;
-    let q = w.fake.click(&w.users[0], msg, &id).unwrap();
+    let q = w.click_table(0, TableAction::Start).await;
     w.answered(q).await;
     let t = eventually(WAIT, Duration::from_millis(5), "started", || async {
         let t = w.open_table().await;

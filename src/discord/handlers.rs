@@ -186,15 +186,23 @@ async fn in_time<T>(
     deferred: (InteractionResponseType, bool),
     work: impl std::future::Future<Output = T>,
 ) -> (T, bool) {
+    let defer = || async {
+        let data = deferred.1.then(|| InteractionResponseData {
+            flags: Some(MessageFlags::EPHEMERAL),
+            ..Default::default()
+        });
+        respond(shared, i, deferred.0, data).await;
+    };
+    // Zero (tests) defers every interaction.
+    if defer_after.is_zero() {
+        defer().await;
+        return (work.await, true);
+    }
     tokio::pin!(work);
     tokio::select! {
         r = &mut work => (r, false),
         _ = tokio::time::sleep(defer_after) => {
-            let data = deferred.1.then(|| InteractionResponseData {
-                flags: Some(MessageFlags::EPHEMERAL),
-                ..Default::default()
-            });
-            respond(shared, i, deferred.0, data).await;
+            defer().await;
             (work.await, true)
         }
     }
@@ -254,18 +262,14 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
         Some(m) => (m.clone(), false),
         None => (text("✅"), true),
     };
-    if late {
+    if late && ephemeral {
+        // The deferred "thinking…" note has nothing to say: it goes.
         let client = shared.http.interaction(shared.app);
-        let mentions = no_mentions();
-        let r = client
-            .update_response(&i.token)
-            .content(Some(&first.content))
-            .components(Some(&first.components))
-            .allowed_mentions(Some(&mentions))
-            .await;
-        if let Err(e) = r {
-            tracing::warn!(error = %e, "editing a deferred answer failed");
+        if let Err(e) = client.delete_response(&i.token).await {
+            tracing::warn!(error = %e, "removing a deferred answer failed");
         }
+    } else if late {
+        edit_original(shared, &i.token, &first).await;
     } else {
         respond(
             shared,
@@ -313,7 +317,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         Ask::Press(&c.custom_id)
     };
     if let Ask::MyHand(table) = ask {
-        my_hand(shared, i, &s.player.id, table, lang).await;
+        my_hand(shared, i, &s.player.id, table, lang, defer_after).await;
         return;
     }
     let dedup = DedupKey::callback(Platform::Discord, &i.id.get().to_string());
@@ -383,6 +387,17 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         if let Some(m) = &hand_now {
             edit_original(shared, &i.token, m).await;
             updated_hand = Some(hash_of(m));
+        } else if close {
+            let content = i
+                .message
+                .as_ref()
+                .map(|m| m.content.clone())
+                .unwrap_or_default();
+            let m = Message {
+                content,
+                components: Vec::new(),
+            };
+            edit_original(shared, &i.token, &m).await;
         }
     } else if let Some(m) = &hand_now {
         respond(
@@ -536,37 +551,66 @@ async fn cards(
 
 /// "My hand": the person's hand as an ephemeral reply, whose token then
 /// keeps it up to date.
-async fn my_hand(shared: &Shared, i: &Interaction, user: &UserId, table: TableId, lang: Lang) {
-    let hand = shared
-        .front
-        .service()
-        .hand_of(table, user)
-        .await
-        .ok()
-        .flatten();
-    let m = match &hand {
-        Some(h) => hand_message(shared, h).await,
-        None => None,
+async fn my_hand(
+    shared: &Shared,
+    i: &Interaction,
+    user: &UserId,
+    table: TableId,
+    lang: Lang,
+    defer_after: Duration,
+) {
+    let work = async {
+        let hand = shared
+            .front
+            .service()
+            .hand_of(table, user)
+            .await
+            .ok()
+            .flatten();
+        match &hand {
+            Some(h) => hand_message(shared, h).await,
+            None => None,
+        }
     };
+    let (m, late) = in_time(
+        shared,
+        i,
+        defer_after,
+        (
+            InteractionResponseType::DeferredChannelMessageWithSource,
+            true,
+        ),
+        work,
+    )
+    .await;
     let Some(m) = m else {
         let t = text(&tr(lang, key::DISCORD_NO_HAND, &Args::new()));
+        if late {
+            edit_original(shared, &i.token, &t).await;
+        } else {
+            respond(
+                shared,
+                i,
+                InteractionResponseType::ChannelMessageWithSource,
+                Some(data(&t, true)),
+            )
+            .await;
+        }
+        return;
+    };
+    let shown = if late {
+        edit_original(shared, &i.token, &m).await;
+        true
+    } else {
         respond(
             shared,
             i,
             InteractionResponseType::ChannelMessageWithSource,
-            Some(data(&t, true)),
+            Some(data(&m, true)),
         )
-        .await;
-        return;
+        .await
     };
-    if respond(
-        shared,
-        i,
-        InteractionResponseType::ChannelMessageWithSource,
-        Some(data(&m, true)),
-    )
-    .await
-    {
+    if shown {
         shared.hand_token(user, table, i.token.clone(), Some(hash_of(&m)));
         // The table message may have asked them to press "My hand".
         if let Ok(Some(view)) = shared.front.service().table_view(table).await {

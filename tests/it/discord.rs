@@ -34,6 +34,10 @@ struct World {
     child: Option<std::process::Child>,
     /// The test's own view of the database.
     reader: Option<Store>,
+    /// How the bot answers: (a reply, an update) — 4 and 7 at once, 5 and
+    /// 6 when it defers.
+    answers: (u8, u8),
+    defer_after: Duration,
 }
 
 fn tuning() -> Tuning {
@@ -103,6 +107,8 @@ impl World {
             bot: None,
             child: None,
             reader: None,
+            answers: (4, 7),
+            defer_after: Tuning::default().defer_after,
         }
     }
 
@@ -155,7 +161,11 @@ impl World {
 
     async fn start(&mut self) {
         let config = discord_config(&self.fake, &self.dir);
-        self.bot = Some(start(&config, tuning()).await.unwrap());
+        let tuning = Tuning {
+            defer_after: self.defer_after,
+            ..tuning()
+        };
+        self.bot = Some(start(&config, tuning).await.unwrap());
         self.connected().await;
         self.open_reader().await;
     }
@@ -261,7 +271,7 @@ impl World {
             })
             .await;
         let i = self.fake.click(u, msg, &id).unwrap();
-        assert_eq!(self.answered(i).await, 4, "an ephemeral reply");
+        assert_eq!(self.answered(i).await, self.answers.0, "an ephemeral reply");
         self.sees(seat, "the hand", own).await
     }
 
@@ -312,7 +322,7 @@ impl World {
         if seen.is_none() {
             let (table_msg, my_hand) = self.my_hand_button(i).await;
             let q = self.fake.click(u, table_msg, &my_hand).unwrap();
-            assert_eq!(self.answered(q).await, 4);
+            assert_eq!(self.answered(q).await, self.answers.0);
             msg = self
                 .sees(i, "a fresh hand", |seen| {
                     seen.iter()
@@ -362,7 +372,11 @@ impl World {
         let plays_at_once = values
             .iter()
             .all(|v| matches!(press(v), Some((_, TableAction::HeartsPlay(_)))));
-        assert_eq!(self.answered(q).await, 7, "the menu updates the hand");
+        assert_eq!(
+            self.answered(q).await,
+            self.answers.1,
+            "the menu updates the hand"
+        );
         if plays_at_once {
             return;
         }
@@ -377,7 +391,7 @@ impl World {
             })
             .await;
         let q = self.fake.click(u, msg, &id).unwrap();
-        assert_eq!(self.answered(q).await, 7, "{action:?}");
+        assert_eq!(self.answered(q).await, self.answers.1, "{action:?}");
     }
 
     async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
@@ -410,7 +424,7 @@ fn deal_no(t: &Table) -> u32 {
 /// Ann opens a table with `/command`, the others click Join, Ann clicks Start.
 async fn open_and_start(w: &World, command: &str) -> TableId {
     let q = w.fake.slash(&w.users[0], CHANNEL, command);
-    assert_eq!(w.answered(q).await, 4);
+    assert_eq!(w.answered(q).await, w.answers.0);
     for i in 1..4 {
         let q = w.click_table(i, TableAction::Join).await;
         w.answered(q).await;
@@ -791,4 +805,30 @@ fn kozyr_run_names_a_missing_or_malformed_discord_token() {
             assert!(!err.contains(t), "the token is not printed: {err}");
         }
     }
+}
+
+/// When the front-end is slow, every interaction is deferred first (within
+/// Discord's 3 s) and finished afterwards through its token: here the bot
+/// defers everything at once, and a Kozel deal still plays through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_answers_carry_a_whole_deal() {
+    let mut w = World::without_bot().await;
+    w.defer_after = Duration::ZERO;
+    w.answers = (5, 6);
+    w.start().await;
+    let id = open_and_start(&w, "kozel").await;
+    let n = deal_no(&w.table(id).await);
+    let mut moves = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    w.assert_clean();
+    w.stop().await;
 }

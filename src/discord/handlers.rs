@@ -404,7 +404,8 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             shared,
             i,
             InteractionResponseType::UpdateMessage,
-            Some(data(m, true)),
+            // An update keeps the message's own flags (ephemeral stays so).
+            Some(data(m, false)),
         )
         .await;
         updated_hand = Some(hash_of(m));
@@ -422,7 +423,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             shared,
             i,
             InteractionResponseType::UpdateMessage,
-            Some(data(&m, from_hand)),
+            Some(data(&m, false)),
         )
         .await;
     } else if let Some(p) = popups.next() {

@@ -71,6 +71,11 @@ enum Done {
     },
     /// An announcement.
     Other,
+    /// A turn ping was posted (or not).
+    Ping {
+        table: TableId,
+        posted: Option<Id<MessageMarker>>,
+    },
 }
 
 #[derive(Default)]
@@ -92,6 +97,8 @@ pub struct Outbox {
     shared: Arc<Shared>,
     tables: HashMap<TableId, Slot>,
     hands: HashMap<(UserId, TableId), HandSlot>,
+    /// Per table: who the last turn ping named, and its message.
+    pings: HashMap<TableId, (Vec<u64>, Option<Id<MessageMarker>>)>,
     done_tx: mpsc::UnboundedSender<Done>,
     done_rx: mpsc::UnboundedReceiver<Done>,
     in_flight: usize,
@@ -117,6 +124,7 @@ impl Outbox {
             shared,
             tables,
             hands: HashMap::new(),
+            pings: HashMap::new(),
             done_tx,
             done_rx,
             in_flight: 0,
@@ -199,11 +207,18 @@ impl Outbox {
 
     /// The public message of `view`: the table, whose turn it is (they are
     /// mentioned, and only they), and the "My hand" button in play.
-    fn table_message(&self, view: &TableView) -> (Message, Vec<Id<UserMarker>>) {
+    /// Also: the turn lines of the people awaited whose hand is not open
+    /// (no live token), who get a new message that pings them — a mention
+    /// added by an edit notifies no one.
+    fn table_message(
+        &self,
+        view: &TableView,
+    ) -> (Message, Vec<Id<UserMarker>>, Vec<(u64, String)>) {
         let screen = self.shared.front.table_screen(view);
         let lang = view.settings.lang;
         let mut lines = Vec::new();
         let mut pinged = Vec::new();
+        let mut away = Vec::new();
         if view.phase == Phase::Playing {
             for &seat in &view.awaiting {
                 let SeatState::Person {
@@ -224,6 +239,7 @@ impl Outbox {
                 if self.shared.fresh_token(&player.id, view.id).is_none() {
                     line.push_str(": ");
                     line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
+                    away.push((u.get(), line.clone()));
                 }
                 lines.push(line);
                 pinged.push(u);
@@ -241,7 +257,60 @@ impl Outbox {
             extra.as_deref(),
             hand_button.as_ref().map(|(l, id)| (l.as_str(), id.clone())),
         );
-        (m, pinged)
+        (m, pinged, away)
+    }
+
+    /// Pings the people awaited whose hand is not open with a new message
+    /// (the previous ping goes), once per change of who they are.
+    fn ping(
+        &mut self,
+        table: TableId,
+        channel: Id<ChannelMarker>,
+        away: Vec<(u64, String)>,
+        closed: bool,
+    ) {
+        let who: Vec<u64> = if closed {
+            Vec::new()
+        } else {
+            away.iter().map(|(u, _)| *u).collect()
+        };
+        let last = self.pings.entry(table).or_default();
+        if last.0 == who {
+            return;
+        }
+        last.0 = who.clone();
+        let old = last.1.take();
+        let shared = self.shared.clone();
+        let done = self.done_tx.clone();
+        self.in_flight += 1;
+        tokio::spawn(async move {
+            if let Some(old) = old
+                && let Err(e) = shared.http.delete_message(channel, old).await
+            {
+                tracing::debug!(error = %e, "removing a turn ping failed");
+            }
+            let mut posted = None;
+            if !who.is_empty() {
+                let mentions = AllowedMentions {
+                    users: who.iter().filter_map(|u| Id::new_checked(*u)).collect(),
+                    ..AllowedMentions::default()
+                };
+                let m = Message {
+                    content: markup::clip(
+                        away.iter()
+                            .map(|(_, l)| l.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    ),
+                    components: Vec::new(),
+                };
+                match post(&shared, channel, &m, &mentions).await {
+                    Ok(id) => posted = id,
+                    Err(e) => tracing::warn!(error = %e, "a turn ping failed"),
+                }
+            }
+            let _ = done.send(Done::Ping { table, posted });
+        });
     }
 
     fn kick_table(&mut self, table: TableId) {
@@ -259,7 +328,8 @@ impl Outbox {
         };
         let message = slot.message;
         let shown = slot.shown;
-        let (m, pinged) = self.table_message(&view);
+        let (m, pinged, away) = self.table_message(&view);
+        self.ping(table, channel, away, view.phase == Phase::Closed);
         let h = hash_of(&m);
         if shown == Some(h) && message.is_some() {
             return;
@@ -439,6 +509,11 @@ impl Outbox {
                 }
             }
             Done::Other => {}
+            Done::Ping { table, posted } => {
+                if let Some(p) = self.pings.get_mut(&table) {
+                    p.1 = posted;
+                }
+            }
             Done::Hand {
                 user,
                 table,

@@ -727,6 +727,19 @@ impl World {
                 let id = self.new_message(channel, body, None);
                 Answer::ok(self.message_json(&self.messages[&id]))
             }
+            ("DELETE", ["channels", channel, "messages", message]) => {
+                let (Ok(channel), Ok(message)) = (channel.parse::<u64>(), message.parse::<u64>())
+                else {
+                    return Answer::error(404, 10008, "Unknown Message");
+                };
+                match self.messages.get_mut(&message) {
+                    Some(m) if m.channel == channel && !m.deleted && m.ephemeral_for.is_none() => {
+                        m.deleted = true;
+                        Answer::empty()
+                    }
+                    _ => Answer::error(404, 10008, "Unknown Message"),
+                }
+            }
             ("PATCH", ["channels", channel, "messages", message]) => {
                 let (Ok(channel), Ok(message)) = (channel.parse::<u64>(), message.parse::<u64>())
                 else {

@@ -476,10 +476,30 @@ async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_
     })
     .await;
 
+    // Nobody has opened a hand yet: a new message pings the first to move
+    // (a mention added by an edit notifies no one).
+    let ping = |w: &World, seat: usize| {
+        w.fake
+            .seen_by(&w.users[seat], CHANNEL)
+            .iter()
+            .filter(|m| !m.ephemeral && m.buttons.is_empty())
+            .filter(|m| m.content.starts_with(&format!("<@{}>", w.users[seat].id)))
+            .count()
+    };
+    let first_ping = w
+        .sees(first, "a ping", |_| (ping(&w, first) == 1).then_some(()))
+        .await;
+    let _ = first_ping;
+
     // First move.
     let old = w.table(id).await;
     w.play_safe(&old).await;
     let t = w.wait_version_after(id, old.version()).await;
+    // The first mover's ping went once the turn passed.
+    w.sees(first, "the old ping gone", |_| {
+        (ping(&w, first) == 0).then_some(())
+    })
+    .await;
 
     // A stale action (the state before) from the mover's hand, as an
     // old client would send it: refused with an ephemeral note, nothing

@@ -486,10 +486,8 @@ async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_
             .filter(|m| m.content.starts_with(&format!("<@{}>", w.users[seat].id)))
             .count()
     };
-    let first_ping = w
-        .sees(first, "a ping", |_| (ping(&w, first) == 1).then_some(()))
+    w.sees(first, "a ping", |_| (ping(&w, first) == 1).then_some(()))
         .await;
-    let _ = first_ping;
 
     // First move.
     let old = w.table(id).await;

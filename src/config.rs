@@ -224,6 +224,11 @@ pub struct DiscordConfig {
     pub gateway_url: Option<String>,
     /// Registers the slash commands in this one server only (quick testing).
     pub guild_id: Option<u64>,
+    /// The application's public key (hex): turns on the HTTP interactions
+    /// endpoint, which checks Discord's signatures with it.
+    pub public_key: Option<String>,
+    /// Where the HTTP interactions endpoint listens.
+    pub interactions_listen: SocketAddr,
 }
 
 /// Everything `kozyr run` needs.
@@ -308,11 +313,31 @@ impl Config {
                         bad("DISCORD_GUILD_ID", "expected a server's numeric id".into())
                     })?),
                 };
+                let public_key = get("DISCORD_PUBLIC_KEY");
+                if let Some(k) = &public_key
+                    && (k.len() != 64 || !k.bytes().all(|b| b.is_ascii_hexdigit()))
+                {
+                    return Err(bad(
+                        "DISCORD_PUBLIC_KEY",
+                        "expected the 64 hex digits of the application's public key".into(),
+                    ));
+                }
+                let interactions_listen = get("DISCORD_INTERACTIONS_LISTEN")
+                    .unwrap_or_else(|| "0.0.0.0:8444".into())
+                    .parse()
+                    .map_err(|_| {
+                        bad(
+                            "DISCORD_INTERACTIONS_LISTEN",
+                            "expected an address such as 0.0.0.0:8444".into(),
+                        )
+                    })?;
                 Some(DiscordConfig {
                     token,
                     api_url,
                     gateway_url,
                     guild_id,
+                    public_key,
+                    interactions_listen,
                 })
             }
         };

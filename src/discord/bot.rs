@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use twilight_gateway::{Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt as _};
 use twilight_http::Client;
+use twilight_model::http::interaction::InteractionResponse;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
@@ -53,6 +54,9 @@ pub struct Shared {
     perms: Mutex<HashMap<(u64, u64), bool>>,
     local: mpsc::UnboundedSender<Local>,
     token_life: Duration,
+    /// Interactions that came over the HTTP endpoint: their first answer
+    /// is its HTTP response, not a REST call.
+    over_http: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<InteractionResponse>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -60,6 +64,26 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// The first answer to `interaction` goes to `tx` (the HTTP endpoint).
+    pub fn answer_over_http(
+        &self,
+        interaction: u64,
+        tx: tokio::sync::oneshot::Sender<InteractionResponse>,
+    ) {
+        lock(&self.over_http).insert(interaction, tx);
+    }
+
+    /// Hands the answer to the HTTP request that brought the interaction;
+    /// `None` when it came from the gateway.
+    pub fn answered_over_http(
+        &self,
+        interaction: u64,
+        answer: InteractionResponse,
+    ) -> Option<bool> {
+        let tx = lock(&self.over_http).remove(&interaction)?;
+        Some(tx.send(answer).is_ok())
+    }
+
     pub fn notify(&self, local: Local) {
         let _ = self.local.send(local);
     }
@@ -196,6 +220,8 @@ pub struct RunningDiscord {
     stop_outbox: watch::Sender<bool>,
     /// Whether this shell started the table service (and stops it).
     owns_service: bool,
+    /// The HTTP interactions endpoint, with `DISCORD_PUBLIC_KEY`.
+    endpoint: Option<(std::net::SocketAddr, JoinHandle<()>)>,
 }
 
 impl RunningDiscord {
@@ -207,11 +233,19 @@ impl RunningDiscord {
         self.shared.front.service()
     }
 
+    /// Where the HTTP interactions endpoint listens, when it is on.
+    pub fn interactions_addr(&self) -> Option<std::net::SocketAddr> {
+        self.endpoint.as_ref().map(|(a, _)| *a)
+    }
+
     /// Stops the gateway, finishes what is queued (for a while) and, if it
     /// owns it, stops the table service and closes the database.
     pub async fn stop(self) {
         let _ = self.stop_gateway.send(true);
         let _ = self.gateway.await;
+        if let Some((_, server)) = &self.endpoint {
+            server.abort();
+        }
         if self.owns_service {
             self.shared.front.service().shutdown().await;
         }
@@ -297,6 +331,7 @@ pub async fn start_on(
         perms: Mutex::new(HashMap::new()),
         local: local_tx,
         token_life: tuning.token_life,
+        over_http: Mutex::new(HashMap::new()),
     });
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone()).await;
@@ -307,6 +342,28 @@ pub async fn start_on(
         stop_outbox_rx,
         tuning.drain_for,
     ));
+    let endpoint = match &discord.public_key {
+        Some(key) => {
+            let verifier = super::endpoint::Verifier::from_hex(key)
+                .map_err(|e| DiscordError::Http(format!("DISCORD_PUBLIC_KEY: {e}")))?;
+            let listen = discord.interactions_listen;
+            let listener = tokio::net::TcpListener::bind(listen)
+                .await
+                .map_err(|e| DiscordError::Http(format!("cannot listen on {listen}: {e}")))?;
+            let addr = listener
+                .local_addr()
+                .map_err(|e| DiscordError::Http(e.to_string()))?;
+            let app = super::endpoint::router(shared.clone(), verifier, tuning.defer_after);
+            let server = tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, app).await {
+                    tracing::error!(error = %e, "the interactions endpoint failed");
+                }
+            });
+            tracing::info!(%addr, path = super::endpoint::PATH, "Discord interactions endpoint");
+            Some((addr, server))
+        }
+        None => None,
+    };
     let (stop_gateway, stop_rx) = watch::channel(false);
     let gateway = tokio::spawn(gateway_loop(
         shared.clone(),
@@ -322,6 +379,7 @@ pub async fn start_on(
         outbox,
         stop_outbox,
         owns_service: false,
+        endpoint,
     })
 }
 

@@ -146,10 +146,14 @@ async fn respond(
     kind: InteractionResponseType,
     data: Option<InteractionResponseData>,
 ) -> bool {
+    let answer = InteractionResponse { kind, data };
+    if let Some(sent) = shared.answered_over_http(i.id.get(), answer.clone()) {
+        return sent;
+    }
     let r = shared
         .http
         .interaction(shared.app)
-        .create_response(i.id, &i.token, &InteractionResponse { kind, data })
+        .create_response(i.id, &i.token, &answer)
         .await;
     match r {
         Ok(_) => true,

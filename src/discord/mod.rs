@@ -5,6 +5,7 @@
 
 pub mod bot;
 pub mod commands;
+pub mod endpoint;
 pub mod handlers;
 pub mod ids;
 pub mod markup;

@@ -125,6 +125,11 @@ impl FakeDiscord {
         id
     }
 
+    /// The JSON of a slash command for an HTTP interactions endpoint.
+    pub fn slash_for_http(&self, user: &User, channel: u64, name: &str) -> Value {
+        lock(&self.inner).slash_for_http(user, channel, name)
+    }
+
     /// `user` clicks the button `custom_id` on `message`, which they must
     /// be able to see.
     pub fn click(&self, user: &User, message: u64, custom_id: &str) -> Result<u64, String> {

@@ -317,6 +317,18 @@ impl World {
         id
     }
 
+    /// A slash command as Discord would post it to an HTTP interactions
+    /// endpoint (not dispatched on the gateway); the test answers it over
+    /// HTTP, so the fake counts it answered.
+    pub fn slash_for_http(&mut self, user: &User, channel: u64, name: &str) -> Value {
+        let data = json!({"id": "1", "name": name, "type": 1});
+        let (id, v) = self.interaction_json(user, channel, 2, data, None);
+        if let Some(ix) = self.interactions.get_mut(&id) {
+            ix.answered = Some(0);
+        }
+        v
+    }
+
     fn visible(&self, user: u64, message: u64) -> Result<&Msg, String> {
         match self.messages.get(&message) {
             Some(m) if !m.deleted && m.ephemeral_for.is_none_or(|u| u == user) => Ok(m),

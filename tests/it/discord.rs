@@ -850,3 +850,85 @@ async fn deferred_answers_carry_a_whole_deal() {
     w.assert_clean();
     w.stop().await;
 }
+
+/// The HTTP interactions endpoint (`DISCORD_PUBLIC_KEY`): a request without
+/// Discord's signature is refused (401), a PING is answered PONG, and a
+/// slash command is answered in the HTTP response itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_interactions_endpoint_checks_signatures() {
+    use ed25519_dalek::{Signer, SigningKey};
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let key = SigningKey::from_bytes(&[9; 32]);
+    let w = World::without_bot().await;
+    let db = db_url(&w.dir);
+    let api = w.fake.api_url();
+    let public = hex(key.verifying_key().as_bytes());
+    let config = Config::from_lookup(|k| match k {
+        "DISCORD_TOKEN" => Some(TOKEN.into()),
+        "DISCORD_API_URL" => Some(api.clone()),
+        "DATABASE_URL" => Some(db.clone()),
+        "KOZYR_TURN_SECONDS" => Some("0".into()),
+        "DISCORD_PUBLIC_KEY" => Some(public.clone()),
+        "DISCORD_INTERACTIONS_LISTEN" => Some("127.0.0.1:0".into()),
+        _ => None,
+    })
+    .unwrap();
+    let bot = start(&config, tuning()).await.unwrap();
+    let url = format!(
+        "http://{}{}",
+        bot.interactions_addr().unwrap(),
+        kozyr::discord::endpoint::PATH
+    );
+    let client = reqwest::Client::new();
+    let send = |body: String, sign: bool| {
+        let ts = "1764547200".to_owned();
+        let mut msg = ts.clone().into_bytes();
+        msg.extend_from_slice(body.as_bytes());
+        let sig = if sign {
+            hex(&key.sign(&msg).to_bytes())
+        } else {
+            hex(&[0u8; 64])
+        };
+        client
+            .post(&url)
+            .header("x-signature-ed25519", sig)
+            .header("x-signature-timestamp", ts)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let ping =
+        serde_json::json!({"id": "1", "application_id": kozyr::fakediscord::APP_ID.to_string(),
+        "type": 1, "token": "t", "version": 1, "entitlements": [],
+        "authorizing_integration_owners": {}, "attachment_size_limit": 0})
+        .to_string();
+    let r = send(ping.clone(), false).await.unwrap();
+    assert_eq!(r.status(), 401);
+    let r = send(ping, true).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["type"], 1);
+
+    let cmd = w
+        .fake
+        .slash_for_http(&w.users[0], CHANNEL, "kozel")
+        .to_string();
+    let r = send(cmd, true).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let answer: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(answer["type"], 4, "{answer}");
+    assert_eq!(answer["data"]["flags"], 64, "{answer}");
+    // The table itself is posted in the channel.
+    w.sees(0, "the lobby", |seen| {
+        seen.iter()
+            .any(|m| {
+                !m.ephemeral
+                    && m.buttons
+                        .iter()
+                        .any(|(_, c)| press(c).is_some_and(|(_, a)| a == TableAction::Join))
+            })
+            .then_some(())
+    })
+    .await;
+    assert_eq!(w.fake.violations(), Vec::<String>::new());
+    bot.stop().await;
+}

@@ -57,6 +57,8 @@ pub struct Shared {
     /// Interactions that came over the HTTP endpoint: their first answer
     /// is its HTTP response, not a REST call.
     over_http: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<InteractionResponse>>>,
+    /// Hands the outbox is editing right now.
+    editing: Mutex<std::collections::HashSet<(UserId, TableId)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -134,6 +136,22 @@ impl Shared {
                 t.shown = None;
             }
         }
+    }
+
+    /// Marks an outbox edit of a hand as started or finished.
+    pub fn set_editing(&self, user: &UserId, table: TableId, on: bool) {
+        let mut e = lock(&self.editing);
+        if on {
+            e.insert((user.clone(), table));
+        } else {
+            e.remove(&(user.clone(), table));
+        }
+    }
+
+    /// Whether an outbox edit of the hand may still land (with an older
+    /// state) after an answer that drew it.
+    pub fn is_editing(&self, user: &UserId, table: TableId) -> bool {
+        lock(&self.editing).contains(&(user.clone(), table))
     }
 
     /// Forgets a token Discord refused (expired), or a hand that is gone.
@@ -332,6 +350,7 @@ pub async fn start_on(
         local: local_tx,
         token_life: tuning.token_life,
         over_http: Mutex::new(HashMap::new()),
+        editing: Mutex::new(std::collections::HashSet::new()),
     });
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone()).await;

@@ -463,7 +463,10 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         && original_is_pressed
         && let Some(table) = table_of_hand
     {
-        shared.hand_token(&s.player.id, table, i.token.clone(), updated_hand);
+        // What the message shows is known only when no outbox edit of it
+        // can still land after this answer.
+        let shown = updated_hand.filter(|_| !shared.is_editing(&s.player.id, table));
+        shared.hand_token(&s.player.id, table, i.token.clone(), shown);
         // An edit of this hand still in flight may land after the answer
         // with an older state: the outbox draws it again if so (nothing is
         // sent when the message already shows the newest state).

@@ -414,11 +414,18 @@ impl Outbox {
             return;
         };
         slot.busy = true;
+        self.shared.set_editing(&key.0, key.1, true);
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
         self.in_flight += 1;
         tokio::spawn(async move {
             let mut expired = false;
+            // The newest state, whatever the output carried: edits of one
+            // hand may overtake each other on the way.
+            let hand = match shared.front.service().hand_of(key.1, &key.0).await {
+                Ok(Some(h)) => h,
+                _ => hand,
+            };
             if let Some(m) = hand_message(&shared, &hand).await {
                 let h = hash_of(&m);
                 if token.shown != Some(h) {
@@ -447,6 +454,7 @@ impl Outbox {
                     }
                 }
             }
+            shared.set_editing(&key.0, key.1, false);
             let _ = done.send(Done::Hand {
                 user: key.0,
                 table: key.1,

@@ -122,10 +122,122 @@ pub fn log_colours(stdout_is_terminal: bool, no_color: Option<&str>) -> bool {
 /// has the right shape, so it is caught by value before any network call.
 pub const PLACEHOLDER_TOKEN: &str = "123456789:replace-with-your-token-from-botfather";
 
+/// A Discord bot token (`<base64 application id>.<timestamp>.<hmac>`).
+/// Its `Debug` and `Display` never show the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DiscordToken {
+    token: String,
+    application_id: u64,
+}
+
+impl DiscordToken {
+    /// Checks the shape the Developer Portal gives bot tokens: three parts
+    /// separated by dots, the first the application's id in base64.
+    ///
+    /// ```
+    /// use kozyr::config::DiscordToken;
+    /// let t = DiscordToken::parse("MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789").unwrap();
+    /// assert_eq!(t.application_id(), 123456789012345678);
+    /// assert_eq!(t.to_string(), "123456789012345678.***");
+    /// assert!(DiscordToken::parse("123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11").is_err());
+    /// ```
+    pub fn parse(s: &str) -> Result<DiscordToken, &'static str> {
+        let s = s.trim();
+        let parts: Vec<&str> = s.split('.').collect();
+        let url_safe = |p: &str| {
+            p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        };
+        if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !url_safe(p)) {
+            return Err("expected three parts separated by dots, as the Developer Portal gives it");
+        }
+        let id = base64_decode(parts[0])
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|d| d.parse::<u64>().ok())
+            .filter(|&id| id > 0)
+            .ok_or("the part before the first '.' must be the application's id in base64")?;
+        if parts[2].len() < 20 {
+            return Err("the part after the last '.' is too short for a bot token");
+        }
+        Ok(DiscordToken {
+            token: s.to_owned(),
+            application_id: id,
+        })
+    }
+
+    /// The token itself, for the Discord clients only.
+    pub fn expose(&self) -> &str {
+        &self.token
+    }
+
+    /// The application's (and its bot user's) id, read from the token.
+    pub fn application_id(&self) -> u64 {
+        self.application_id
+    }
+}
+
+/// Standard or URL-safe base64, padding optional (token parts omit it).
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for b in s.trim_end_matches('=').bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+            bits &= (1 << n) - 1;
+        }
+    }
+    Some(out)
+}
+
+impl fmt::Debug for DiscordToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DiscordToken({}.***)", self.application_id)
+    }
+}
+
+impl fmt::Display for DiscordToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.***", self.application_id)
+    }
+}
+
+/// The Discord side of the configuration (`DISCORD_*`).
+#[derive(Clone, Debug)]
+pub struct DiscordConfig {
+    pub token: DiscordToken,
+    /// `scheme://host:port` of a Discord-compatible REST API (a proxy, a
+    /// test's fake); requests go to `{api_url}/api/v10/…`.
+    pub api_url: Option<String>,
+    /// Overrides the gateway URL that `GET /gateway/bot` returns.
+    pub gateway_url: Option<String>,
+    /// Registers the slash commands in this one server only (quick testing).
+    pub guild_id: Option<u64>,
+    /// The application's public key (hex): turns on the HTTP interactions
+    /// endpoint, which checks Discord's signatures with it.
+    pub public_key: Option<String>,
+    /// Where the HTTP interactions endpoint listens.
+    pub interactions_listen: SocketAddr,
+}
+
 /// Everything `kozyr run` needs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    pub token: Token,
+    /// Telegram's bot token; `None` runs without Telegram.
+    pub token: Option<Token>,
+    /// Discord's settings; `None` runs without Discord.
+    pub discord: Option<DiscordConfig>,
     pub database_url: String,
     /// A self-hosted Bot API server (or a test's fake one).
     pub api_url: Option<String>,
@@ -174,11 +286,67 @@ impl Config {
         };
         let bad = |var: &'static str, why: String| ConfigError::Malformed { var, why };
 
-        let token = get("TELOXIDE_TOKEN").ok_or(ConfigError::Missing("TELOXIDE_TOKEN"))?;
-        if token == PLACEHOLDER_TOKEN || token.contains("replace-with-your-token") {
-            return Err(ConfigError::PlaceholderToken);
+        let token = match get("TELOXIDE_TOKEN") {
+            None => None,
+            Some(t) if t == PLACEHOLDER_TOKEN || t.contains("replace-with-your-token") => {
+                return Err(ConfigError::PlaceholderToken);
+            }
+            Some(t) => Some(Token::parse(&t).map_err(|why| bad("TELOXIDE_TOKEN", why.into()))?),
+        };
+        let discord = match get("DISCORD_TOKEN") {
+            None => None,
+            Some(t) => {
+                let token =
+                    DiscordToken::parse(&t).map_err(|why| bad("DISCORD_TOKEN", why.into()))?;
+                let api_url = get("DISCORD_API_URL");
+                if let Some(u) = &api_url
+                    && !(u.starts_with("http://") || u.starts_with("https://"))
+                {
+                    return Err(bad("DISCORD_API_URL", "expected an http(s) URL".into()));
+                }
+                let gateway_url = get("DISCORD_GATEWAY_URL");
+                if let Some(u) = &gateway_url
+                    && !(u.starts_with("ws://") || u.starts_with("wss://"))
+                {
+                    return Err(bad("DISCORD_GATEWAY_URL", "expected a ws(s) URL".into()));
+                }
+                let guild_id = match get("DISCORD_GUILD_ID") {
+                    None => None,
+                    Some(g) => Some(g.parse::<u64>().ok().filter(|&g| g > 0).ok_or_else(|| {
+                        bad("DISCORD_GUILD_ID", "expected a server's numeric id".into())
+                    })?),
+                };
+                let public_key = get("DISCORD_PUBLIC_KEY");
+                if let Some(k) = &public_key
+                    && (k.len() != 64 || !k.bytes().all(|b| b.is_ascii_hexdigit()))
+                {
+                    return Err(bad(
+                        "DISCORD_PUBLIC_KEY",
+                        "expected the 64 hex digits of the application's public key".into(),
+                    ));
+                }
+                let interactions_listen = get("DISCORD_INTERACTIONS_LISTEN")
+                    .unwrap_or_else(|| "0.0.0.0:8444".into())
+                    .parse()
+                    .map_err(|_| {
+                        bad(
+                            "DISCORD_INTERACTIONS_LISTEN",
+                            "expected an address such as 0.0.0.0:8444".into(),
+                        )
+                    })?;
+                Some(DiscordConfig {
+                    token,
+                    api_url,
+                    gateway_url,
+                    guild_id,
+                    public_key,
+                    interactions_listen,
+                })
+            }
+        };
+        if token.is_none() && discord.is_none() {
+            return Err(ConfigError::Missing("TELOXIDE_TOKEN or DISCORD_TOKEN"));
         }
-        let token = Token::parse(&token).map_err(|why| bad("TELOXIDE_TOKEN", why.into()))?;
 
         let database_url = get("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.into());
         if !database_url.starts_with("sqlite:") {
@@ -311,6 +479,7 @@ impl Config {
         };
         Ok(Config {
             token,
+            discord,
             database_url,
             api_url,
             log: get("RUST_LOG").unwrap_or_else(|| "info".into()),
@@ -350,10 +519,13 @@ mod tests {
 
     #[test]
     fn variables() {
-        check(&[], Err("TELOXIDE_TOKEN is not set (see .env.example)"));
+        check(
+            &[],
+            Err("TELOXIDE_TOKEN or DISCORD_TOKEN is not set (see .env.example)"),
+        );
         check(
             &[("TELOXIDE_TOKEN", "  ")],
-            Err("TELOXIDE_TOKEN is not set (see .env.example)"),
+            Err("TELOXIDE_TOKEN or DISCORD_TOKEN is not set (see .env.example)"),
         );
         check(
             &[("TELOXIDE_TOKEN", "abc:def")],
@@ -454,6 +626,61 @@ mod tests {
     }
 
     #[test]
+    fn discord_variables() {
+        const DISCORD: &str =
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789";
+        let c = check(&[("DISCORD_TOKEN", DISCORD)], Ok(())).unwrap();
+        assert!(c.token.is_none());
+        let d = c.discord.unwrap();
+        assert_eq!(d.token.application_id(), 123456789012345678);
+        assert_eq!((d.api_url, d.gateway_url, d.guild_id), (None, None, None));
+        let shown = format!("{:?} {}", d.token, d.token);
+        assert!(!shown.contains("abcdefghij"), "{shown}");
+        check(
+            &[("DISCORD_TOKEN", "abc")],
+            Err(
+                "DISCORD_TOKEN is malformed: expected three parts separated by dots, as the Developer Portal gives it",
+            ),
+        );
+        check(
+            &[(
+                "DISCORD_TOKEN",
+                "bm9wZQ.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789",
+            )],
+            Err(
+                "DISCORD_TOKEN is malformed: the part before the first '.' must be the application's id in base64",
+            ),
+        );
+        check(
+            &[("DISCORD_TOKEN", DISCORD), ("DISCORD_GUILD_ID", "x")],
+            Err("DISCORD_GUILD_ID is malformed: expected a server's numeric id"),
+        );
+        check(
+            &[
+                ("DISCORD_TOKEN", DISCORD),
+                ("DISCORD_GATEWAY_URL", "http://x"),
+            ],
+            Err("DISCORD_GATEWAY_URL is malformed: expected a ws(s) URL"),
+        );
+        let c = check(
+            &[
+                ("DISCORD_TOKEN", DISCORD),
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("DISCORD_API_URL", "http://127.0.0.1:9"),
+                ("DISCORD_GUILD_ID", "42"),
+            ],
+            Ok(()),
+        )
+        .unwrap();
+        assert!(c.token.is_some());
+        let d = c.discord.unwrap();
+        assert_eq!(
+            (d.api_url.as_deref(), d.guild_id),
+            (Some("http://127.0.0.1:9"), Some(42))
+        );
+    }
+
+    #[test]
     fn the_example_token_asks_for_a_real_one() {
         check(
             &[("TELOXIDE_TOKEN", PLACEHOLDER_TOKEN)],
@@ -499,7 +726,7 @@ mod tests {
     #[test]
     fn the_token_never_shows() {
         let c = check(&[("TELOXIDE_TOKEN", TOKEN)], Ok(())).unwrap();
-        let shown = format!("{c:?} {}", c.token);
+        let shown = format!("{c:?} {}", c.token.as_ref().unwrap());
         assert!(!shown.contains("AAE-abc"), "{shown}");
         assert!(shown.contains("123456789"));
     }

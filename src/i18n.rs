@@ -570,6 +570,13 @@ pub mod key {
         html STOPPED = "stopped" (name: text);
         html KICKED = "kicked" (name: text);
         html KICK_HOW = "kick-how";
+
+        // Discord: the table message's hand button and turn line, the card menu.
+        plain DISCORD_MY_HAND = "discord-my-hand";
+        plain DISCORD_YOUR_TURN = "discord-your-turn";
+        plain DISCORD_PRESS_MY_HAND = "discord-press-my-hand";
+        plain DISCORD_PICK_CARDS = "discord-pick-cards";
+        plain DISCORD_NO_HAND = "discord-no-hand";
     }
 }
 

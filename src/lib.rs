@@ -3,13 +3,17 @@
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 //!
 //! The `dev-tools` feature (off by default, on for tests and benches) adds
-//! [`fakebot`], a fake Telegram Bot API server, and [`loadtest`].
+//! [`fakebot`], a fake Telegram Bot API server, [`fakediscord`], a fake
+//! Discord, and [`loadtest`].
 
 pub mod ai;
 pub mod cards;
 pub mod config;
+pub mod discord;
 #[cfg(feature = "dev-tools")]
 pub mod fakebot;
+#[cfg(feature = "dev-tools")]
+pub mod fakediscord;
 pub mod front;
 pub mod game;
 pub mod health;
@@ -19,6 +23,7 @@ pub mod kozel;
 #[cfg(feature = "dev-tools")]
 pub mod loadtest;
 pub mod metrics;
+pub mod serve;
 pub mod sim;
 pub mod startup;
 pub mod store;

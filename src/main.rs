@@ -21,7 +21,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the Telegram bot (the default). Configuration from the
+    /// Run the bot (the default) on every platform whose token is set
+    /// (Telegram, Discord). Configuration from the
     /// environment and a `.env` file; see `.env.example`.
     Run,
     /// Exit 0 while the running bot's heartbeat is fresh (Docker HEALTHCHECK).
@@ -241,7 +242,10 @@ fn run() -> Result<(), String> {
     // The HTTP client's own logs can carry request URLs, which hold the
     // token: they stay at warnings whatever RUST_LOG says.
     init_logs(
-        &format!("{},reqwest=warn,hyper=warn,hyper_util=warn", config.log),
+        &format!(
+            "{},reqwest=warn,hyper=warn,hyper_util=warn,twilight_http=warn",
+            config.log
+        ),
         config.log_format,
     )?;
     let beat = heartbeat(&config.database_url);
@@ -268,9 +272,7 @@ fn run() -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?;
         }
-        kozyr::telegram::bot::run(config, beat)
-            .await
-            .map_err(|e| e.to_string())
+        kozyr::serve::run(config, beat).await
     })
 }
 

@@ -316,3 +316,11 @@ btn-stop-no = No, keep playing
 stopped = The table was stopped by { $name }.
 kicked = { $name } left the table; an AI player takes the seat.
 kick-how = Reply to a player's message with /kick.
+
+## Discord
+
+discord-my-hand = My hand
+discord-your-turn = your turn
+discord-press-my-hand = press “My hand” to see your cards
+discord-pick-cards = Choose cards
+discord-no-hand = You have no cards at this table.

@@ -332,3 +332,11 @@ btn-stop-no = Não, continuar
 stopped = A mesa foi fechada por { $name }.
 kicked = { $name } saiu da mesa; um robô fica no lugar.
 kick-how = Responda à mensagem de um jogador com /kick.
+
+## Discord
+
+discord-my-hand = Minha mão
+discord-your-turn = é a sua vez
+discord-press-my-hand = toque em “Minha mão” para ver suas cartas
+discord-pick-cards = Escolha as cartas
+discord-no-hand = Você não tem cartas nesta mesa.

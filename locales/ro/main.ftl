@@ -350,3 +350,11 @@ btn-stop-no = Nu, jucăm mai departe
 stopped = Masa a fost închisă de { $name }.
 kicked = { $name } a plecat de la masă; un robot îi ia locul.
 kick-how = Răspunde la mesajul unui jucător cu /kick.
+
+## Discord
+
+discord-my-hand = Mâna mea
+discord-your-turn = e rândul tău
+discord-press-my-hand = apasă „Mâna mea” ca să-ți vezi cărțile
+discord-pick-cards = Alege cărțile
+discord-no-hand = Nu ai cărți la această masă.

@@ -366,3 +366,11 @@ btn-stop-no = Нет, играем дальше
 stopped = { $name } закрыл(а) стол.
 kicked = { $name } покидает стол; место занимает бот.
 kick-how = Ответьте на сообщение игрока командой /kick.
+
+## Discord
+
+discord-my-hand = Мои карты
+discord-your-turn = ваш ход
+discord-press-my-hand = нажмите «Мои карты», чтобы увидеть свои карты
+discord-pick-cards = Выберите карты
+discord-no-hand = У вас нет карт за этим столом.

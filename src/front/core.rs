@@ -885,6 +885,46 @@ impl Front {
         }
     }
 
+    /// A platform that knows a chat's language (Discord: the server's
+    /// `guild_locale`) gives it to a chat that has none yet; a chat that
+    /// chose one (or opened a table in one) keeps it.
+    pub async fn adopt_chat_language(&self, chat: &ChatKey, lang: Lang) {
+        if !matches!(self.service.chat_language(chat).await, Ok(None)) {
+            return;
+        }
+        let r = self
+            .submit(
+                Target::Chat(chat.clone()),
+                Actor::System,
+                Command::SetLanguage { lang },
+                None,
+            )
+            .await;
+        if let Err(e) = r
+            && e.rejection().is_none()
+        {
+            tracing::warn!(error = %e, "keeping a chat's language failed");
+        }
+    }
+
+    /// Sets the whole card selection of `from` at `table` at once (a
+    /// platform's multi-select menu), where [`TableAction::Toggle`] flips
+    /// one card. Cards not in their hand make it stale; the hand comes
+    /// back to be drawn again.
+    pub async fn select_cards(&self, from: &Player, table: TableId, cards: CardSet) -> Vec<Reply> {
+        self.remember_name(&from.id, &from.name);
+        let lang = from.lang;
+        let Ok(Some(hand)) = self.service.hand_of(table, &from.id).await else {
+            return popup(lang, key::ERR_NOT_SEATED);
+        };
+        let held = front_for(&hand.game).hand_cards(&hand.game);
+        if held & cards != cards {
+            return popup(lang, key::ERR_STALE);
+        }
+        self.set_selection(&hand, cards);
+        vec![Reply::Render(Output::RenderHand(Box::new(hand)))]
+    }
+
     // ------------------------------------------------- platform events
 
     /// The platform cannot reach `user` any more (they blocked the bot): an

@@ -23,6 +23,7 @@ pub mod outputs;
 pub mod present;
 pub mod rich;
 pub mod screen;
+pub mod select;
 
 #[cfg(test)]
 mod snapshots;

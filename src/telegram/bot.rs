@@ -38,7 +38,7 @@ const WEBHOOK_GRACE: Duration = Duration::from_secs(2);
 /// What the Telegram shell shares between update handlers and the effects
 /// runner: the neutral front-end, and what only Telegram needs.
 pub struct Shared {
-    pub front: Front,
+    pub front: Arc<Front>,
     pub bot: Bot,
     /// The bot's username, for deep links and `/cmd@bot` mentions.
     pub username: String,
@@ -232,6 +232,8 @@ pub enum BotError {
     Startup(#[from] crate::startup::StartupError),
     #[error("TELOXIDE_API_URL is malformed: {0}")]
     ApiUrl(String),
+    #[error("TELOXIDE_TOKEN is not set")]
+    NoToken,
     #[error("the bot has no username (is the token a bot's?)")]
     NoUsername,
     #[error("WEBHOOK_URL is malformed: {0}")]
@@ -255,6 +257,8 @@ pub struct RunningBot {
     outbox: JoinHandle<()>,
     stop_outbox: watch::Sender<bool>,
     conflicts: Arc<AtomicU64>,
+    /// Whether this bot started the table service (and stops it).
+    owns_service: bool,
 }
 
 impl RunningBot {
@@ -326,18 +330,55 @@ impl RunningBot {
             server.abort();
             let _ = server.await;
         }
-        self.shared.front.service().shutdown().await;
+        if self.owns_service {
+            self.shared.front.service().shutdown().await;
+        }
         let service = self.shared.front.service().clone();
         let _ = self.stop_outbox.send(true);
         let _ = self.outbox.await;
-        service.close().await;
+        if self.owns_service {
+            service.close().await;
+        }
     }
 }
 
 /// Starts the bot: opens the store, starts the table service and the
 /// effects runner, registers the command menus and starts polling.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
-    let mut bot = Bot::new(config.token.expose());
+    let (service, effects) = TableService::builder_from_config(config)
+        .await?
+        .agent(tuning.agent.clone())
+        .options(tuning.service.clone())
+        .start()
+        .await?;
+    let defaults = Defaults {
+        lang: config.default_language,
+        turn_timer: config.default_turn_timer,
+    };
+    let front = Arc::new(Front::new(service, defaults));
+    match start_on(config, tuning, front.clone(), effects).await {
+        Ok(mut running) => {
+            running.owns_service = true;
+            Ok(running)
+        }
+        Err(e) => {
+            front.service().shutdown().await;
+            front.service().clone().close().await;
+            Err(e)
+        }
+    }
+}
+
+/// Starts the bot on a front-end others share (`kozyr run` with Discord
+/// too); `effects` are the service's outputs for Telegram chats.
+pub async fn start_on(
+    config: &Config,
+    tuning: Tuning,
+    front: Arc<Front>,
+    effects: mpsc::UnboundedReceiver<crate::table::Output>,
+) -> Result<RunningBot, BotError> {
+    let token = config.token.as_ref().ok_or(BotError::NoToken)?;
+    let mut bot = Bot::new(token.expose());
     if let Some(url) = &config.api_url {
         let url = url::Url::parse(url).map_err(|e| BotError::ApiUrl(e.to_string()))?;
         bot = bot.set_api_url(url);
@@ -348,19 +389,9 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
     let default_lang = config.default_language;
     register_commands(&bot, default_lang).await;
 
-    let (service, effects) = TableService::builder_from_config(config)
-        .await?
-        .agent(tuning.agent.clone())
-        .options(tuning.service.clone())
-        .start()
-        .await?;
     let (local_tx, local_rx) = mpsc::unbounded_channel();
-    let defaults = Defaults {
-        lang: default_lang,
-        turn_timer: config.default_turn_timer,
-    };
     let shared = Arc::new(Shared {
-        front: Front::new(service, defaults),
+        front,
         bot: bot.clone(),
         username,
         default_lang,
@@ -468,6 +499,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
         outbox,
         stop_outbox: stop_tx,
         conflicts,
+        owns_service: false,
     })
 }
 
@@ -515,44 +547,8 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
     }
 }
 
-/// `kozyr run`: runs until SIGINT or SIGTERM, touching the heartbeat file.
-pub async fn run(config: Config, heartbeat: std::path::PathBuf) -> Result<(), BotError> {
-    let tuning = Tuning {
-        agent: configured_agent(&config),
-        budget: OutputBudget::per_second(config.telegram_rate),
-        ..Tuning::default()
-    };
-    let mut running = start(&config, tuning).await?;
-    match running.webhook_addr() {
-        Some(addr) => tracing::info!(bot = %config.token, %addr, "kozyr is running (webhook)"),
-        None => tracing::info!(bot = %config.token, "kozyr is running (long polling)"),
-    }
-    let token = running.shutdown_token();
-    let signals = tokio::spawn(async move {
-        wait_for_signal().await;
-        tracing::info!("signal received; shutting down");
-        if let Ok(done) = token.shutdown() {
-            done.await;
-        }
-    });
-    let beat = tokio::spawn(async move {
-        let mut every = tokio::time::interval(crate::health::BEAT_EVERY);
-        loop {
-            every.tick().await;
-            if let Err(e) = crate::health::beat(&heartbeat) {
-                tracing::warn!(error = %e, path = %heartbeat.display(), "cannot write the heartbeat");
-            }
-        }
-    });
-    running.wait().await;
-    beat.abort();
-    signals.abort();
-    running.stop().await;
-    tracing::info!("stopped");
-    Ok(())
-}
-
-async fn wait_for_signal() {
+/// Waits for SIGINT or SIGTERM.
+pub async fn wait_for_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

@@ -8,6 +8,7 @@ mod admin;
 mod chaos;
 mod chaos_kill;
 mod crash;
+mod discord;
 mod fakebot;
 mod hearts_records;
 mod kozel_records;

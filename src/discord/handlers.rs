@@ -1,0 +1,628 @@
+//! Interactions in: slash commands become [`BotCommand`]s, component
+//! presses go to [`Front::press`](crate::front::Front::press) (the card
+//! menu to `Front::select_cards`), and every interaction is answered
+//! exactly once within Discord's 3 seconds — at once with what the press
+//! changed (`UPDATE_MESSAGE`), or deferred when the front-end is slow.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use twilight_model::application::interaction::{Interaction, InteractionData, InteractionType};
+use twilight_model::channel::message::{AllowedMentions, Component, MessageFlags};
+use twilight_model::guild::Permissions;
+use twilight_model::http::interaction::{
+    InteractionResponse, InteractionResponseData, InteractionResponseType,
+};
+
+use super::bot::Shared;
+use super::ids;
+use super::markup::{self, Message};
+use super::outbox::Local;
+use crate::cards::CardSet;
+use crate::front::Reply;
+use crate::front::action::{Press, TableAction};
+use crate::front::core::{BotCommand, Origin};
+use crate::i18n::{Args, Lang, key, tr};
+use crate::table::runtime::DedupKey;
+use crate::table::{HandView, Output, Platform, Player, TableId, UserId};
+
+/// Nobody is pinged by what kozyr posts unless it says so.
+pub fn no_mentions() -> AllowedMentions {
+    AllowedMentions::default()
+}
+
+fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
+    InteractionResponseData {
+        allowed_mentions: Some(no_mentions()),
+        components: Some(m.components.clone()),
+        content: Some(m.content.clone()),
+        flags: ephemeral.then_some(MessageFlags::EPHEMERAL),
+        ..Default::default()
+    }
+}
+
+fn text(t: &str) -> Message {
+    Message {
+        content: markup::clip(t.to_owned()),
+        components: Vec::new(),
+    }
+}
+
+/// A hash of a message, to skip edits that change nothing.
+pub fn hash_of(m: &Message) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    m.content.hash(&mut h);
+    format!("{:?}", m.components).hash(&mut h);
+    h.finish()
+}
+
+/// A person's hand as a Discord message, with their selection ticked.
+pub async fn hand_message(shared: &Shared, hand: &HandView) -> Option<Message> {
+    let view = shared.front.service().table_view(hand.table).await.ok()??;
+    let screen = shared.front.hand_screen(hand, &view);
+    let selection = shared.front.selection(hand);
+    let selected = move |p: &Press| matches!(p, Press::Table { action: TableAction::Toggle(c), .. } if selection.contains(*c));
+    let lang = hand.player.lang;
+    Some(markup::hand(
+        &screen,
+        crate::front::select::bounds_of(hand),
+        &selected,
+        &tr(lang, key::DISCORD_PICK_CARDS, &Args::new()),
+    ))
+}
+
+/// Who sent an interaction, where.
+struct Sender {
+    player: Player,
+    origin: Origin,
+}
+
+fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
+    let user = i
+        .member
+        .as_ref()
+        .and_then(|m| m.user.as_ref())
+        .or(i.user.as_ref())?;
+    #[allow(deprecated)]
+    let channel = i.channel.as_ref().map(|c| c.id).or(i.channel_id)?;
+    let name = i
+        .member
+        .as_ref()
+        .and_then(|m| m.nick.clone())
+        .or_else(|| user.global_name.clone())
+        .unwrap_or_else(|| user.name.clone());
+    let lang = i
+        .locale
+        .as_deref()
+        .and_then(ids::lang_of)
+        .or_else(|| i.guild_locale.as_deref().and_then(ids::lang_of))
+        .unwrap_or(shared.default_lang);
+    if let Some(perms) = i.member.as_ref().and_then(|m| m.permissions) {
+        let admin = perms.intersects(
+            Permissions::ADMINISTRATOR | Permissions::MANAGE_GUILD | Permissions::MANAGE_CHANNELS,
+        );
+        shared.set_admin(channel.get(), user.id.get(), admin);
+    }
+    let title = i
+        .channel
+        .as_ref()
+        .and_then(|c| c.name.clone())
+        .map(|n| format!("#{n}"));
+    Some(Sender {
+        player: Player::new(ids::user_id(user.id), &name, lang),
+        origin: Origin {
+            chat: ids::chat_key(channel),
+            private: i.guild_id.is_none(),
+            title,
+        },
+    })
+}
+
+/// Handles one interaction from the gateway.
+pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Duration) {
+    let started = Instant::now();
+    let what = match i.kind {
+        InteractionType::ApplicationCommand => {
+            command(&shared, &i, defer_after).await;
+            "command"
+        }
+        InteractionType::MessageComponent => {
+            component(&shared, &i, defer_after).await;
+            "component"
+        }
+        InteractionType::Ping => {
+            respond(&shared, &i, InteractionResponseType::Pong, None).await;
+            "ping"
+        }
+        _ => return,
+    };
+    tracing::debug!(what, elapsed = ?started.elapsed(), "interaction answered");
+}
+
+async fn respond(
+    shared: &Shared,
+    i: &Interaction,
+    kind: InteractionResponseType,
+    data: Option<InteractionResponseData>,
+) -> bool {
+    let answer = InteractionResponse { kind, data };
+    if let Some(sent) = shared.answered_over_http(i.id.get(), answer.clone()) {
+        return sent;
+    }
+    let r = shared
+        .http
+        .interaction(shared.app)
+        .create_response(i.id, &i.token, &answer)
+        .await;
+    match r {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "answering an interaction failed");
+            false
+        }
+    }
+}
+
+async fn followup(shared: &Shared, token: &str, m: &Message, ephemeral: bool) {
+    let client = shared.http.interaction(shared.app);
+    let mentions = no_mentions();
+    let mut req = client
+        .create_followup(token)
+        .content(&m.content)
+        .components(&m.components)
+        .allowed_mentions(Some(&mentions));
+    if ephemeral {
+        req = req.flags(MessageFlags::EPHEMERAL);
+    }
+    if let Err(e) = req.await {
+        tracing::warn!(error = %e, "a follow-up message failed");
+    }
+}
+
+/// Runs `work`; if it has not finished after `defer_after`, the
+/// interaction is deferred first (`deferred` says how) so Discord's 3
+/// seconds are kept. Returns the result and whether it was deferred.
+async fn in_time<T>(
+    shared: &Shared,
+    i: &Interaction,
+    defer_after: Duration,
+    deferred: (InteractionResponseType, bool),
+    work: impl std::future::Future<Output = T>,
+) -> (T, bool) {
+    let defer = || async {
+        let data = deferred.1.then(|| InteractionResponseData {
+            flags: Some(MessageFlags::EPHEMERAL),
+            ..Default::default()
+        });
+        respond(shared, i, deferred.0, data).await;
+    };
+    // Zero (tests) defers every interaction.
+    if defer_after.is_zero() {
+        defer().await;
+        return (work.await, true);
+    }
+    tokio::pin!(work);
+    tokio::select! {
+        r = &mut work => (r, false),
+        _ = tokio::time::sleep(defer_after) => {
+            defer().await;
+            (work.await, true)
+        }
+    }
+}
+
+async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
+    let Some(InteractionData::ApplicationCommand(cmd)) = &i.data else {
+        return;
+    };
+    let Some(s) = sender(shared, i) else {
+        return;
+    };
+    let lang = s.player.lang;
+    let Some(command) = BotCommand::parse(&cmd.name, "") else {
+        let m = text(&tr(lang, key::ERR_BAD_BUTTON, &Args::new()));
+        respond(
+            shared,
+            i,
+            InteractionResponseType::ChannelMessageWithSource,
+            Some(data(&m, true)),
+        )
+        .await;
+        return;
+    };
+    let dedup = DedupKey::update(Platform::Discord, i.id.get());
+    // A channel speaks its server's language until it chooses one.
+    if !s.origin.private
+        && let Some(l) = i.guild_locale.as_deref().and_then(ids::lang_of)
+    {
+        shared.front.adopt_chat_language(&s.origin.chat, l).await;
+    }
+    let (replies, late) = in_time(
+        shared,
+        i,
+        defer_after,
+        (
+            InteractionResponseType::DeferredChannelMessageWithSource,
+            false,
+        ),
+        shared
+            .front
+            .command(shared, &s.player, &s.origin, command, dedup),
+    )
+    .await;
+    let mut says: Vec<Message> = Vec::new();
+    for r in replies {
+        match r {
+            Reply::Say(screen) => says.push(markup::public(&screen, None, None)),
+            Reply::Popup(t) => says.push(text(&t)),
+            Reply::Render(o) => shared.notify(Local::Output(o)),
+            Reply::CloseMenu | Reply::Seated { .. } => {}
+        }
+    }
+    // A command that opened a table shows it as the table message; the
+    // interaction itself only needs a quiet, private acknowledgement.
+    let (first, ephemeral) = match says.first() {
+        Some(m) => (m.clone(), false),
+        None => (text("✅"), true),
+    };
+    if late && ephemeral {
+        // The deferred "thinking…" note has nothing to say: it goes.
+        let client = shared.http.interaction(shared.app);
+        if let Err(e) = client.delete_response(&i.token).await {
+            tracing::warn!(error = %e, "removing a deferred answer failed");
+        }
+    } else if late {
+        edit_original(shared, &i.token, &first).await;
+    } else {
+        respond(
+            shared,
+            i,
+            InteractionResponseType::ChannelMessageWithSource,
+            Some(data(&first, ephemeral)),
+        )
+        .await;
+    }
+    for m in says.iter().skip(1) {
+        followup(shared, &i.token, m, false).await;
+    }
+}
+
+/// What a component interaction asks for.
+enum Ask<'a> {
+    MyHand(TableId),
+    Cards(&'a [String]),
+    Press(&'a str),
+}
+
+async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
+    let Some(InteractionData::MessageComponent(c)) = &i.data else {
+        return;
+    };
+    let Some(s) = sender(shared, i) else {
+        return;
+    };
+    let lang = s.player.lang;
+    // A hand is an ephemeral message: only its owner sees or presses it.
+    let from_hand = i
+        .message
+        .as_ref()
+        .and_then(|m| m.flags)
+        .is_some_and(|f| f.contains(MessageFlags::EPHEMERAL));
+    let origin = Origin {
+        private: from_hand,
+        ..s.origin.clone()
+    };
+    let ask = if let Some(table) = markup::parse_my_hand(&c.custom_id) {
+        Ask::MyHand(table)
+    } else if c.custom_id == markup::CARD_MENU_ID {
+        Ask::Cards(&c.values)
+    } else {
+        Ask::Press(&c.custom_id)
+    };
+    if let Ask::MyHand(table) = ask {
+        my_hand(shared, i, &s.player.id, table, lang, defer_after).await;
+        return;
+    }
+    let dedup = DedupKey::callback(Platform::Discord, &i.id.get().to_string());
+    let work = async {
+        let replies = match ask {
+            Ask::MyHand(_) => Vec::new(),
+            Ask::Press(data) => {
+                shared
+                    .front
+                    .press(shared, &s.player, &origin, data, dedup)
+                    .await
+            }
+            Ask::Cards(values) if !from_hand => {
+                let _ = values;
+                vec![Reply::Popup(tr(lang, key::ERR_BAD_BUTTON, &Args::new()))]
+            }
+            Ask::Cards(values) => cards(shared, &s.player, &origin, values, dedup).await,
+        };
+        // What the hand shows after the press: the message pressed on is
+        // updated in the answer itself.
+        let mut hand_now = None;
+        let mut popups = Vec::new();
+        let mut says = Vec::new();
+        let mut close = false;
+        let mut seated = None;
+        let mut table_of_hand = None;
+        for r in replies {
+            match r {
+                Reply::Render(Output::RenderHand(h)) if from_hand && h.player.id == s.player.id => {
+                    table_of_hand = Some(h.table);
+                    hand_now = hand_message(shared, &h).await;
+                }
+                Reply::Render(o) => shared.notify(Local::Output(o)),
+                Reply::Popup(t) => popups.push(t),
+                Reply::Say(screen) => says.push(markup::public(&screen, None, None)),
+                Reply::CloseMenu => close = true,
+                Reply::Seated { text: t, .. } => seated = Some(markup::public(&t, None, None)),
+            }
+        }
+        // A move from the hand changed it: show the state after the move.
+        if from_hand
+            && hand_now.is_none()
+            && popups.is_empty()
+            && let Some(table) = pressed_table(c.custom_id.as_str(), &c.values)
+            && let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await
+        {
+            table_of_hand = Some(table);
+            hand_now = hand_message(shared, &h).await;
+        }
+        (hand_now, table_of_hand, popups, says, close, seated)
+    };
+    let ((hand_now, table_of_hand, popups, says, close, seated), late) = in_time(
+        shared,
+        i,
+        defer_after,
+        (InteractionResponseType::DeferredUpdateMessage, false),
+        work,
+    )
+    .await;
+    let mut popups = popups.into_iter();
+    let mut updated_hand = None;
+    // Whether the interaction's original response is the pressed message
+    // (an update, or a deferred one) rather than a new ephemeral note.
+    let mut original_is_pressed = true;
+    if late {
+        // Deferred as an update of the pressed message: edit it now.
+        if let Some(m) = &hand_now {
+            edit_original(shared, &i.token, m).await;
+            updated_hand = Some(hash_of(m));
+        } else if close {
+            let content = i
+                .message
+                .as_ref()
+                .map(|m| m.content.clone())
+                .unwrap_or_default();
+            let m = Message {
+                content,
+                components: Vec::new(),
+            };
+            edit_original(shared, &i.token, &m).await;
+        }
+    } else if let Some(m) = &hand_now {
+        respond(
+            shared,
+            i,
+            InteractionResponseType::UpdateMessage,
+            // An update keeps the message's own flags (ephemeral stays so).
+            Some(data(m, false)),
+        )
+        .await;
+        updated_hand = Some(hash_of(m));
+    } else if close {
+        let content = i
+            .message
+            .as_ref()
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        let m = Message {
+            content,
+            components: Vec::<Component>::new(),
+        };
+        respond(
+            shared,
+            i,
+            InteractionResponseType::UpdateMessage,
+            Some(data(&m, false)),
+        )
+        .await;
+    } else if let Some(p) = popups.next() {
+        original_is_pressed = false;
+        respond(
+            shared,
+            i,
+            InteractionResponseType::ChannelMessageWithSource,
+            Some(data(&text(&p), true)),
+        )
+        .await;
+    } else if let Some(m) = &seated {
+        original_is_pressed = false;
+        respond(
+            shared,
+            i,
+            InteractionResponseType::ChannelMessageWithSource,
+            Some(data(m, true)),
+        )
+        .await;
+    } else {
+        respond(
+            shared,
+            i,
+            InteractionResponseType::DeferredUpdateMessage,
+            None,
+        )
+        .await;
+    }
+    // The pressed hand message is now this interaction's original response:
+    // its token edits the hand from now on.
+    if from_hand
+        && original_is_pressed
+        && let Some(table) = table_of_hand
+    {
+        // What the message shows is known only when no outbox edit of it
+        // can still land after this answer.
+        let shown = updated_hand.filter(|_| !shared.is_editing(&s.player.id, table));
+        shared.hand_token(&s.player.id, table, i.token.clone(), shown);
+        // An edit of this hand still in flight may land after the answer
+        // with an older state: the outbox draws it again if so (nothing is
+        // sent when the message already shows the newest state).
+        if let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await {
+            shared.notify(Local::Output(Output::RenderHand(Box::new(h))));
+        }
+    }
+    for p in popups {
+        followup(shared, &i.token, &text(&p), true).await;
+    }
+    // The seat note went out as the answer unless something else did.
+    if (late || hand_now.is_some() || close)
+        && let Some(m) = &seated
+    {
+        followup(shared, &i.token, m, true).await;
+    }
+    for m in says {
+        followup(shared, &i.token, &m, false).await;
+    }
+}
+
+async fn edit_original(shared: &Shared, token: &str, m: &Message) {
+    let client = shared.http.interaction(shared.app);
+    let mentions = no_mentions();
+    let r = client
+        .update_response(token)
+        .content(Some(&m.content))
+        .components(Some(&m.components))
+        .allowed_mentions(Some(&mentions))
+        .await;
+    if let Err(e) = r {
+        tracing::warn!(error = %e, "editing a hand failed");
+    }
+}
+
+/// The table a hand press (or card menu) is about.
+fn pressed_table(custom_id: &str, values: &[String]) -> Option<TableId> {
+    let data = if custom_id == markup::CARD_MENU_ID {
+        values.first()?.as_str()
+    } else {
+        custom_id
+    };
+    match Press::parse(data).ok()? {
+        Press::Table { table, .. } => Some(table),
+        Press::Chat { .. } => None,
+    }
+}
+
+/// The card menu: a set of cards to select (every value a card to
+/// toggle), or one card that plays at once.
+async fn cards(
+    shared: &Shared,
+    from: &Player,
+    origin: &Origin,
+    values: &[String],
+    dedup: DedupKey,
+) -> Vec<Reply> {
+    let lang = from.lang;
+    let bad = || vec![Reply::Popup(tr(lang, key::ERR_BAD_BUTTON, &Args::new()))];
+    let presses: Vec<Press> = match values.iter().map(|v| Press::parse(v)).collect() {
+        Ok(p) => p,
+        Err(_) => return bad(),
+    };
+    let toggles: Option<(TableId, CardSet)> = presses
+        .iter()
+        .try_fold(None, |acc: Option<(TableId, CardSet)>, p| match p {
+            Press::Table {
+                table,
+                action: TableAction::Toggle(c),
+                ..
+            } => match acc {
+                None => Some(Some((*table, CardSet::from_iter([*c])))),
+                Some((t, mut set)) if t == *table => {
+                    set.insert(*c);
+                    Some(Some((t, set)))
+                }
+                Some(_) => None,
+            },
+            _ => None,
+        })
+        .flatten();
+    if let Some((table, set)) = toggles {
+        return shared.front.select_cards(from, table, set).await;
+    }
+    match values {
+        [one] => shared.front.press(shared, from, origin, one, dedup).await,
+        _ => bad(),
+    }
+}
+
+/// "My hand": the person's hand as an ephemeral reply, whose token then
+/// keeps it up to date.
+async fn my_hand(
+    shared: &Shared,
+    i: &Interaction,
+    user: &UserId,
+    table: TableId,
+    lang: Lang,
+    defer_after: Duration,
+) {
+    let work = async {
+        let hand = shared
+            .front
+            .service()
+            .hand_of(table, user)
+            .await
+            .ok()
+            .flatten();
+        match &hand {
+            Some(h) => hand_message(shared, h).await,
+            None => None,
+        }
+    };
+    let (m, late) = in_time(
+        shared,
+        i,
+        defer_after,
+        (
+            InteractionResponseType::DeferredChannelMessageWithSource,
+            true,
+        ),
+        work,
+    )
+    .await;
+    let Some(m) = m else {
+        let t = text(&tr(lang, key::DISCORD_NO_HAND, &Args::new()));
+        if late {
+            edit_original(shared, &i.token, &t).await;
+        } else {
+            respond(
+                shared,
+                i,
+                InteractionResponseType::ChannelMessageWithSource,
+                Some(data(&t, true)),
+            )
+            .await;
+        }
+        return;
+    };
+    let shown = if late {
+        edit_original(shared, &i.token, &m).await;
+        true
+    } else {
+        respond(
+            shared,
+            i,
+            InteractionResponseType::ChannelMessageWithSource,
+            Some(data(&m, true)),
+        )
+        .await
+    };
+    if shown {
+        shared.hand_token(user, table, i.token.clone(), Some(hash_of(&m)));
+        // The table message may have asked them to press "My hand".
+        if let Ok(Some(view)) = shared.front.service().table_view(table).await {
+            shared.notify(Local::Output(Output::RenderTable(Box::new(view))));
+        }
+    }
+}

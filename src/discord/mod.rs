@@ -1,0 +1,12 @@
+//! The Discord shell: slash commands and component presses from the
+//! gateway into [`crate::front::Front`], screens out as messages, hands as
+//! ephemeral replies edited through the player's newest interaction token.
+//! Names no game and never touches the store (`docs/PLATFORMS.md`).
+
+pub mod bot;
+pub mod commands;
+pub mod endpoint;
+pub mod handlers;
+pub mod ids;
+pub mod markup;
+pub mod outbox;

@@ -1,0 +1,603 @@
+//! The service's outputs as Discord REST calls.
+//!
+//! One public message per table, edited in place: at most one call per
+//! table in flight and only the newest state is sent (latest wins);
+//! twilight's rate limiter reads Discord's headers and holds a request
+//! until its route's bucket allows it, so a 429 delays only that route.
+//! Hands are edited through the player's newest interaction token while
+//! Discord keeps it; a refused (expired) token is forgotten and the table
+//! message then asks the person to press "My hand" again. Message ids are
+//! kept through the service, so a restart edits the same messages.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+use twilight_http::api_error::ApiError;
+use twilight_http::error::{Error as HttpError, ErrorType};
+use twilight_model::channel::message::{AllowedMentions, MessageFlags};
+use twilight_model::id::Id;
+use twilight_model::id::marker::{ChannelMarker, MessageMarker, UserMarker};
+
+use super::bot::Shared;
+use super::handlers::{hand_message, hash_of, no_mentions};
+use super::ids;
+use super::markup::{self, Message};
+use crate::i18n::{Args, key, tr};
+use crate::table::{HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId};
+
+/// Work for the outbox from the handlers.
+#[derive(Clone, Debug)]
+pub enum Local {
+    Output(Output),
+}
+
+/// Discord's error codes that matter here.
+const UNKNOWN_MESSAGE: u64 = 10008;
+const UNKNOWN_WEBHOOK: u64 = 10015;
+const INVALID_WEBHOOK_TOKEN: u64 = 50027;
+/// "Maximum number of edits to messages older than 1 hour reached."
+const OLD_MESSAGE_EDITS: u64 = 30046;
+
+fn api_code(e: &HttpError) -> Option<u64> {
+    match e.kind() {
+        ErrorType::Response {
+            error: ApiError::General(g),
+            ..
+        } => Some(g.code),
+        _ => None,
+    }
+}
+
+fn status(e: &HttpError) -> Option<u16> {
+    match e.kind() {
+        ErrorType::Response { status, .. } => Some(status.get()),
+        _ => None,
+    }
+}
+
+/// A finished call.
+enum Done {
+    Table {
+        table: TableId,
+        posted: Option<Id<MessageMarker>>,
+        gone: bool,
+    },
+    Hand {
+        user: UserId,
+        table: TableId,
+        expired: bool,
+    },
+    /// An announcement.
+    Other,
+    /// A turn ping was posted (or not).
+    Ping {
+        table: TableId,
+        posted: Option<Id<MessageMarker>>,
+    },
+}
+
+#[derive(Default)]
+struct Slot {
+    message: Option<Id<MessageMarker>>,
+    latest: Option<TableView>,
+    busy: bool,
+    /// The last content sent, to skip edits that change nothing.
+    shown: Option<u64>,
+}
+
+#[derive(Default)]
+struct HandSlot {
+    latest: Option<HandView>,
+    busy: bool,
+}
+
+pub struct Outbox {
+    shared: Arc<Shared>,
+    tables: HashMap<TableId, Slot>,
+    hands: HashMap<(UserId, TableId), HandSlot>,
+    /// Per table: who the last turn ping named, and its message.
+    pings: HashMap<TableId, (Vec<u64>, Option<Id<MessageMarker>>)>,
+    done_tx: mpsc::UnboundedSender<Done>,
+    done_rx: mpsc::UnboundedReceiver<Done>,
+    in_flight: usize,
+}
+
+impl Outbox {
+    pub async fn new(shared: Arc<Shared>) -> Outbox {
+        let mut tables: HashMap<TableId, Slot> = HashMap::new();
+        match shared.front.service().message_refs(Platform::Discord).await {
+            Ok(rows) => {
+                for (table, _chat, message) in rows {
+                    if let Some(m) = u64::try_from(message).ok().and_then(Id::new_checked) {
+                        tables.entry(table).or_default().message = Some(m);
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read message ids; tables will be posted anew")
+            }
+        }
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        Outbox {
+            shared,
+            tables,
+            hands: HashMap::new(),
+            pings: HashMap::new(),
+            done_tx,
+            done_rx,
+            in_flight: 0,
+        }
+    }
+
+    fn on_output(&mut self, output: Output) {
+        match output {
+            Output::RenderTable(view) => {
+                if ids::channel_of(&view.chat).is_none() {
+                    return;
+                }
+                let id = view.id;
+                self.tables.entry(id).or_default().latest = Some(*view);
+                self.kick_table(id);
+            }
+            Output::RenderHand(hand) => {
+                if ids::user_of(&hand.player.id).is_none() {
+                    return;
+                }
+                let key = (hand.player.id.clone(), hand.table);
+                self.hands.entry(key.clone()).or_default().latest = Some(*hand);
+                self.kick_hand(key);
+            }
+            Output::DropHand { table, user, .. } => {
+                self.hands.remove(&(user.clone(), table));
+                self.shared.forget_hand(&user, table, None);
+            }
+            Output::Announce {
+                chat,
+                table,
+                announcement,
+            } => {
+                let Some(channel) = ids::channel_of(&chat) else {
+                    return;
+                };
+                let shared = self.shared.clone();
+                self.in_flight += 1;
+                let done = self.done_tx.clone();
+                tokio::spawn(async move {
+                    // Worded with the state after it, as Telegram does.
+                    if let Ok(Some(view)) = shared.front.service().table_view(table).await
+                        && let Some(screen) = shared.front.announcement(&view, &announcement)
+                    {
+                        let m = markup::public(&screen, None, None);
+                        if let Err(e) = post(&shared, channel, &m, &no_mentions()).await {
+                            tracing::warn!(error = %e, "an announcement failed");
+                        }
+                    }
+                    let _ = done.send(Done::Other);
+                });
+            }
+            Output::Remind(spec) => {
+                if ids::channel_of(&spec.chat).is_none() {
+                    return;
+                }
+                for (player, screen) in self.shared.front.reminders(&spec) {
+                    let Some(t) = self.shared.fresh_token(&player.id, spec.table) else {
+                        continue;
+                    };
+                    let shared = self.shared.clone();
+                    let m = markup::public(&screen, None, None);
+                    tokio::spawn(async move {
+                        let client = shared.http.interaction(shared.app);
+                        let mentions = no_mentions();
+                        let r = client
+                            .create_followup(&t.token)
+                            .content(&m.content)
+                            .flags(MessageFlags::EPHEMERAL)
+                            .allowed_mentions(Some(&mentions))
+                            .await;
+                        if let Err(e) = r {
+                            tracing::debug!(error = %e, "a reminder failed");
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /// The public message of `view`: the table, whose turn it is (they are
+    /// mentioned, and only they), and the "My hand" button in play.
+    /// Also: the turn lines of the people awaited whose hand is not open
+    /// (no live token), who get a new message that pings them — a mention
+    /// added by an edit notifies no one.
+    fn table_message(
+        &self,
+        view: &TableView,
+    ) -> (Message, Vec<Id<UserMarker>>, Vec<(u64, String)>) {
+        let screen = self.shared.front.table_screen(view);
+        let lang = view.settings.lang;
+        let mut lines = Vec::new();
+        let mut pinged = Vec::new();
+        let mut away = Vec::new();
+        if view.phase == Phase::Playing {
+            for &seat in &view.awaiting {
+                let SeatState::Person {
+                    player,
+                    away: false,
+                } = &view.seats[seat]
+                else {
+                    continue;
+                };
+                let Some(u) = ids::user_of(&player.id) else {
+                    continue;
+                };
+                let mut line = format!(
+                    "<@{}> — {}",
+                    u.get(),
+                    tr(lang, key::DISCORD_YOUR_TURN, &Args::new())
+                );
+                if self.shared.fresh_token(&player.id, view.id).is_none() {
+                    line.push_str(": ");
+                    line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
+                    away.push((u.get(), line.clone()));
+                }
+                lines.push(line);
+                pinged.push(u);
+            }
+        }
+        let extra = (!lines.is_empty()).then(|| lines.join("\n"));
+        let hand_button = matches!(view.phase, Phase::Playing | Phase::Finished).then(|| {
+            (
+                tr(lang, key::DISCORD_MY_HAND, &Args::new()),
+                markup::my_hand_id(view.id),
+            )
+        });
+        let m = markup::public(
+            &screen,
+            extra.as_deref(),
+            hand_button.as_ref().map(|(l, id)| (l.as_str(), id.clone())),
+        );
+        (m, pinged, away)
+    }
+
+    /// Pings the people awaited whose hand is not open with a new message
+    /// (the previous ping goes), once per change of who they are.
+    fn ping(
+        &mut self,
+        table: TableId,
+        channel: Id<ChannelMarker>,
+        away: Vec<(u64, String)>,
+        closed: bool,
+    ) {
+        let who: Vec<u64> = if closed {
+            Vec::new()
+        } else {
+            away.iter().map(|(u, _)| *u).collect()
+        };
+        let last = self.pings.entry(table).or_default();
+        if last.0 == who {
+            return;
+        }
+        last.0 = who.clone();
+        let old = last.1.take();
+        let shared = self.shared.clone();
+        let done = self.done_tx.clone();
+        self.in_flight += 1;
+        tokio::spawn(async move {
+            if let Some(old) = old
+                && let Err(e) = shared.http.delete_message(channel, old).await
+            {
+                tracing::debug!(error = %e, "removing a turn ping failed");
+            }
+            let mut posted = None;
+            if !who.is_empty() {
+                let mentions = AllowedMentions {
+                    users: who.iter().filter_map(|u| Id::new_checked(*u)).collect(),
+                    ..AllowedMentions::default()
+                };
+                let m = Message {
+                    content: markup::clip(
+                        away.iter()
+                            .map(|(_, l)| l.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    ),
+                    components: Vec::new(),
+                };
+                match post(&shared, channel, &m, &mentions).await {
+                    Ok(id) => posted = id,
+                    Err(e) => tracing::warn!(error = %e, "a turn ping failed"),
+                }
+            }
+            let _ = done.send(Done::Ping { table, posted });
+        });
+    }
+
+    fn kick_table(&mut self, table: TableId) {
+        let Some(slot) = self.tables.get_mut(&table) else {
+            return;
+        };
+        if slot.busy {
+            return;
+        }
+        let Some(view) = slot.latest.take() else {
+            return;
+        };
+        let Some(channel) = ids::channel_of(&view.chat) else {
+            return;
+        };
+        let message = slot.message;
+        let shown = slot.shown;
+        let (m, pinged, away) = self.table_message(&view);
+        self.ping(table, channel, away, view.phase == Phase::Closed);
+        let h = hash_of(&m);
+        if shown == Some(h) && message.is_some() {
+            return;
+        }
+        if let Some(slot) = self.tables.get_mut(&table) {
+            slot.busy = true;
+            slot.shown = Some(h);
+        }
+        let closed = view.phase == Phase::Closed;
+        if closed {
+            self.shared.forget_table(table);
+        }
+        let shared = self.shared.clone();
+        let done = self.done_tx.clone();
+        self.in_flight += 1;
+        tokio::spawn(async move {
+            let mentions = AllowedMentions {
+                users: pinged,
+                ..AllowedMentions::default()
+            };
+            let mut posted = None;
+            let mut gone = false;
+            let edit = match message {
+                Some(id) => {
+                    let r = shared
+                        .http
+                        .update_message(channel, id)
+                        .content(Some(&m.content))
+                        .components(Some(&m.components))
+                        .allowed_mentions(Some(&mentions))
+                        .await;
+                    match r {
+                        Ok(_) => true,
+                        Err(e) => {
+                            let code = api_code(&e);
+                            if matches!(code, Some(UNKNOWN_MESSAGE | OLD_MESSAGE_EDITS)) {
+                                tracing::info!(
+                                    ?code,
+                                    "the table message cannot be edited; posting it anew"
+                                );
+                                false
+                            } else {
+                                tracing::warn!(error = %e, "editing a table message failed");
+                                if status(&e) == Some(403) {
+                                    gone = true;
+                                }
+                                true
+                            }
+                        }
+                    }
+                }
+                None => false,
+            };
+            if !edit && !gone {
+                match post(&shared, channel, &m, &mentions).await {
+                    Ok(id) => posted = id,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "posting a table message failed");
+                        gone = status(&e) == Some(403) || api_code(&e) == Some(10003);
+                    }
+                }
+            }
+            let _ = done.send(Done::Table {
+                table,
+                posted,
+                gone,
+            });
+        });
+    }
+
+    fn kick_hand(&mut self, key: (UserId, TableId)) {
+        let Some(slot) = self.hands.get_mut(&key) else {
+            return;
+        };
+        if slot.busy {
+            return;
+        }
+        let Some(hand) = slot.latest.take() else {
+            return;
+        };
+        let Some(token) = self.shared.fresh_token(&key.0, key.1) else {
+            return;
+        };
+        slot.busy = true;
+        self.shared.set_editing(&key.0, key.1, true);
+        let shared = self.shared.clone();
+        let done = self.done_tx.clone();
+        self.in_flight += 1;
+        tokio::spawn(async move {
+            let mut expired = false;
+            // The newest state, whatever the output carried: edits of one
+            // hand may overtake each other on the way.
+            let hand = match shared.front.service().hand_of(key.1, &key.0).await {
+                Ok(Some(h)) => h,
+                _ => hand,
+            };
+            if let Some(m) = hand_message(&shared, &hand).await {
+                let h = hash_of(&m);
+                if token.shown != Some(h) {
+                    let client = shared.http.interaction(shared.app);
+                    let mentions = no_mentions();
+                    let r = client
+                        .update_response(&token.token)
+                        .content(Some(&m.content))
+                        .components(Some(&m.components))
+                        .allowed_mentions(Some(&mentions))
+                        .await;
+                    match r {
+                        Ok(_) => shared.hand_shown(&key.0, key.1, &token.token, h),
+                        Err(e) => {
+                            let code = api_code(&e);
+                            if matches!(
+                                code,
+                                Some(UNKNOWN_WEBHOOK | INVALID_WEBHOOK_TOKEN | UNKNOWN_MESSAGE)
+                            ) || status(&e) == Some(401)
+                            {
+                                expired = shared.forget_hand(&key.0, key.1, Some(&token.token));
+                            } else {
+                                tracing::warn!(error = %e, "editing a hand failed");
+                            }
+                        }
+                    }
+                }
+            }
+            shared.set_editing(&key.0, key.1, false);
+            let _ = done.send(Done::Hand {
+                user: key.0,
+                table: key.1,
+                expired,
+            });
+        });
+    }
+
+    async fn on_done(&mut self, d: Done) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        match d {
+            Done::Table {
+                table,
+                posted,
+                gone,
+            } => {
+                let Some(slot) = self.tables.get_mut(&table) else {
+                    return;
+                };
+                slot.busy = false;
+                if let Some(id) = posted {
+                    slot.message = Some(id);
+                    if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
+                        let chat = view.chat.to_string();
+                        let r = self
+                            .shared
+                            .front
+                            .service()
+                            .save_message_ref(
+                                Platform::Discord,
+                                table,
+                                &chat,
+                                Some(id.get() as i64),
+                            )
+                            .await;
+                        if let Err(e) = r {
+                            tracing::warn!(error = %e, "cannot keep a message id");
+                        }
+                    }
+                }
+                if gone {
+                    // The channel is gone or closed to the bot: its table stops.
+                    if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
+                        self.shared.front.chat_gone(&view.chat).await;
+                    }
+                }
+                if self.tables.get(&table).is_some_and(|s| s.latest.is_some()) {
+                    self.kick_table(table);
+                } else if self
+                    .tables
+                    .get(&table)
+                    .is_some_and(|s| s.message.is_some() && s.latest.is_none())
+                {
+                    // A closed table's slot goes once its last state is shown.
+                    if let Ok(Some(v)) = self.shared.front.service().table_view(table).await
+                        && v.phase == Phase::Closed
+                    {
+                        self.tables.remove(&table);
+                    }
+                }
+            }
+            Done::Other => {}
+            Done::Ping { table, posted } => {
+                if let Some(p) = self.pings.get_mut(&table) {
+                    p.1 = posted;
+                }
+            }
+            Done::Hand {
+                user,
+                table,
+                expired,
+            } => {
+                let key = (user, table);
+                if let Some(s) = self.hands.get_mut(&key) {
+                    s.busy = false;
+                }
+                if expired {
+                    // Their hand can no longer be edited: the table message
+                    // tells them to press "My hand" when it is their turn.
+                    if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
+                        self.tables.entry(table).or_default().latest = Some(view);
+                        self.kick_table(table);
+                    }
+                }
+                if self.hands.get(&key).is_some_and(|s| s.latest.is_some()) {
+                    self.kick_hand(key);
+                }
+            }
+        }
+    }
+}
+
+/// Posts `m` in `channel`; the new message's id, when Discord's answer
+/// could be read.
+async fn post(
+    shared: &Shared,
+    channel: Id<ChannelMarker>,
+    m: &Message,
+    mentions: &AllowedMentions,
+) -> Result<Option<Id<MessageMarker>>, HttpError> {
+    let r = shared
+        .http
+        .create_message(channel)
+        .content(&m.content)
+        .components(&m.components)
+        .allowed_mentions(Some(mentions))
+        .await?;
+    match r.model().await {
+        Ok(msg) => Ok(Some(msg.id)),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read a posted message");
+            Ok(None)
+        }
+    }
+}
+
+/// Runs the outbox until stopped, then sends what is queued for `drain_for`.
+pub async fn run(
+    mut outbox: Outbox,
+    mut effects: mpsc::UnboundedReceiver<Output>,
+    mut local: mpsc::UnboundedReceiver<Local>,
+    mut stop: watch::Receiver<bool>,
+    drain_for: Duration,
+) {
+    loop {
+        tokio::select! {
+            o = effects.recv() => match o {
+                Some(o) => outbox.on_output(o),
+                None => break,
+            },
+            Some(Local::Output(o)) = local.recv() => outbox.on_output(o),
+            Some(d) = outbox.done_rx.recv() => outbox.on_done(d).await,
+            _ = stop.changed() => break,
+        }
+    }
+    let deadline = tokio::time::Instant::now() + drain_for;
+    while let Ok(o) = effects.try_recv() {
+        outbox.on_output(o);
+    }
+    while outbox.in_flight > 0 {
+        match tokio::time::timeout_at(deadline, outbox.done_rx.recv()).await {
+            Ok(Some(d)) => outbox.on_done(d).await,
+            _ => break,
+        }
+    }
+}

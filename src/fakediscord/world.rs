@@ -1,0 +1,913 @@
+//! The fake's state and rules: sessions and their events, interactions,
+//! messages, the clock, and every check Discord makes.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{APP_ID, Answer, GUILD_ID, TOKEN};
+
+/// A person in the fake server.
+#[derive(Clone, Debug)]
+pub struct User {
+    pub id: u64,
+    pub name: String,
+    /// Their client's language (`en-US`, `ru`, `pt-BR`, `ro`).
+    pub locale: String,
+    /// Manage Server (an admin); else no special permission.
+    pub admin: bool,
+}
+
+impl User {
+    pub fn new(id: u64, name: &str) -> User {
+        User {
+            id,
+            name: name.to_owned(),
+            locale: "en-US".into(),
+            admin: false,
+        }
+    }
+}
+
+/// One REST call the bot made.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub method: String,
+    /// The route with ids and tokens replaced (`PATCH /channels/:id/messages/:id`).
+    pub route: String,
+    pub at: Instant,
+    pub status: u16,
+}
+
+/// A select menu as a person sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeenSelect {
+    /// (label, value, ticked)
+    pub options: Vec<(String, String, bool)>,
+    pub min: usize,
+    pub max: usize,
+}
+
+/// A message as a person sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seen {
+    pub id: u64,
+    pub content: String,
+    /// (label, custom_id), row by row.
+    pub buttons: Vec<(String, String)>,
+    pub select: Option<SeenSelect>,
+    pub ephemeral: bool,
+}
+
+struct Msg {
+    id: u64,
+    channel: u64,
+    content: String,
+    components: Value,
+    /// Visible to this person only.
+    ephemeral_for: Option<u64>,
+    deleted: bool,
+}
+
+struct Interaction {
+    user: u64,
+    channel: u64,
+    /// The message a component was on.
+    message: Option<u64>,
+    dispatched: Instant,
+    /// On the fake clock.
+    dispatched_ms: u64,
+    answered: Option<u8>,
+    /// The interaction's original response message.
+    original: Option<u64>,
+    ephemeral_original: bool,
+}
+
+struct Session {
+    /// (seq, text) dispatched to this session.
+    events: Vec<(u64, String)>,
+    seq: u64,
+    ended: bool,
+}
+
+const THREE_SECONDS: Duration = Duration::from_secs(3);
+const FIFTEEN_MINUTES_MS: u64 = 15 * 60 * 1000;
+
+pub struct World {
+    url: String,
+    pub guild_locale: String,
+    pub heartbeat_ms: u64,
+    pub violations: Vec<String>,
+    pub calls: Vec<Call>,
+    pub latencies: Vec<Duration>,
+    pub limits: Vec<(String, usize)>,
+    pub too_old: HashSet<u64>,
+    pub commands: Vec<Value>,
+    pub identifies: usize,
+    pub resumes: usize,
+    pub heartbeats: usize,
+    pub connected: usize,
+    sessions: HashMap<String, Session>,
+    /// The newest session: interactions go there.
+    current: Option<String>,
+    interactions: HashMap<u64, Interaction>,
+    by_token: HashMap<String, u64>,
+    messages: HashMap<u64, Msg>,
+    users: HashMap<u64, User>,
+    next_id: u64,
+    started: Instant,
+    offset_ms: u64,
+}
+
+fn user_json(u: &User) -> Value {
+    json!({"id": u.id.to_string(), "username": u.name, "global_name": u.name,
+           "discriminator": "0", "avatar": null})
+}
+
+fn bot_json() -> Value {
+    json!({"id": APP_ID.to_string(), "username": "kozyr", "discriminator": "0",
+           "avatar": null, "bot": true})
+}
+
+/// The route of a path, ids and tokens replaced.
+fn route_of(method: &str, path: &str) -> String {
+    let parts: Vec<&str> = path
+        .split('/')
+        .map(|p| {
+            if p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty() {
+                ":id"
+            } else if p.len() > 30 {
+                ":token"
+            } else {
+                p
+            }
+        })
+        .collect();
+    format!("{method} /{}", parts.join("/"))
+}
+
+impl World {
+    pub fn new(url: String) -> World {
+        World {
+            url,
+            guild_locale: "en-US".into(),
+            heartbeat_ms: 41_250,
+            violations: Vec::new(),
+            calls: Vec::new(),
+            latencies: Vec::new(),
+            limits: Vec::new(),
+            too_old: HashSet::new(),
+            commands: Vec::new(),
+            identifies: 0,
+            resumes: 0,
+            heartbeats: 0,
+            connected: 0,
+            sessions: HashMap::new(),
+            current: None,
+            interactions: HashMap::new(),
+            by_token: HashMap::new(),
+            messages: HashMap::new(),
+            users: HashMap::new(),
+            next_id: 1_000_000_000_000_000_000,
+            started: Instant::now(),
+            offset_ms: 0,
+        }
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64 + self.offset_ms
+    }
+
+    pub fn advance(&mut self, d: Duration) {
+        self.offset_ms += d.as_millis() as u64;
+    }
+
+    // ------------------------------------------------------------ gateway
+
+    pub fn identify(&mut self, token: &str) -> Result<(String, String), u16> {
+        if token != TOKEN && token != format!("Bot {TOKEN}") {
+            self.violations.push("IDENTIFY with a wrong token".into());
+            return Err(4004);
+        }
+        self.identifies += 1;
+        let sid = format!("session-{}", self.id());
+        let ready = json!({"op": 0, "t": "READY", "s": 1, "d": {
+            "v": 10, "user": {"id": APP_ID.to_string(), "username": "kozyr", "discriminator": "0",
+                "avatar": null, "bot": true, "mfa_enabled": false, "verified": true}, "guilds": [], "session_id": sid,
+            "resume_gateway_url": self.url, "shard": [0, 1],
+            "application": {"id": APP_ID.to_string(), "flags": 0}}});
+        self.sessions.insert(
+            sid.clone(),
+            Session {
+                events: Vec::new(),
+                seq: 1,
+                ended: false,
+            },
+        );
+        self.current = Some(sid.clone());
+        Ok((sid, ready.to_string()))
+    }
+
+    pub fn resume(&mut self, sid: &str, seq: u64) -> bool {
+        match self.sessions.get(sid) {
+            Some(s) if !s.ended && seq <= s.seq => {
+                self.resumes += 1;
+                self.current = Some(sid.to_owned());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn resumed_event(&mut self, sid: &str) -> Option<(u64, String)> {
+        let s = self.sessions.get_mut(sid)?;
+        s.seq += 1;
+        let text = json!({"op": 0, "t": "RESUMED", "s": s.seq, "d": {}}).to_string();
+        Some((s.seq, text))
+    }
+
+    pub fn end_session(&mut self, sid: &str) {
+        if let Some(s) = self.sessions.get_mut(sid) {
+            s.ended = true;
+        }
+    }
+
+    pub fn events_after(&self, sid: &str, seq: u64) -> Vec<(u64, String)> {
+        self.sessions.get(sid).map_or_else(Vec::new, |s| {
+            s.events.iter().filter(|(n, _)| *n > seq).cloned().collect()
+        })
+    }
+
+    pub fn delivered(&mut self, _sid: &str, _seq: u64) {}
+
+    fn dispatch(&mut self, interaction: Value) {
+        let Some(sid) = self.current.clone() else {
+            self.violations
+                .push("an interaction with no session to take it".into());
+            return;
+        };
+        let Some(s) = self.sessions.get_mut(&sid) else {
+            return;
+        };
+        s.seq += 1;
+        let text =
+            json!({"op": 0, "t": "INTERACTION_CREATE", "s": s.seq, "d": interaction}).to_string();
+        s.events.push((s.seq, text));
+    }
+
+    // -------------------------------------------------------------- people
+
+    fn interaction_json(
+        &mut self,
+        user: &User,
+        channel: u64,
+        kind: u8,
+        data: Value,
+        message: Option<u64>,
+    ) -> (u64, Value) {
+        self.users.insert(user.id, user.clone());
+        let id = self.id();
+        let token = format!("itoken-{id}-{}", "x".repeat(40));
+        let perms: u64 = if user.admin {
+            0x20 | 0x10 | 0x800 | 0x400
+        } else {
+            0x800 | 0x400
+        };
+        let mut v = json!({
+            "id": id.to_string(), "application_id": APP_ID.to_string(), "type": kind,
+            "data": data, "guild_id": GUILD_ID.to_string(),
+            "channel": {"id": channel.to_string(), "type": 0, "name": "cards"},
+            "channel_id": channel.to_string(),
+            "member": {"user": user_json(user), "roles": [], "joined_at": "2026-01-01T00:00:00.000000+00:00",
+                       "deaf": false, "mute": false, "flags": 0, "permissions": perms.to_string()},
+            "token": token, "version": 1, "locale": user.locale, "guild_locale": self.guild_locale,
+            "app_permissions": "2048", "entitlements": [], "authorizing_integration_owners": {},
+            "attachment_size_limit": 8388608, "context": 0,
+        });
+        if let Some(m) = message.and_then(|m| self.messages.get(&m)) {
+            v["message"] = self.message_json(m);
+        }
+        self.interactions.insert(
+            id,
+            Interaction {
+                user: user.id,
+                channel,
+                message,
+                dispatched: Instant::now(),
+                dispatched_ms: self.now_ms(),
+                answered: None,
+                original: None,
+                ephemeral_original: false,
+            },
+        );
+        self.by_token.insert(token, id);
+        (id, v)
+    }
+
+    pub fn slash(&mut self, user: &User, channel: u64, name: &str) -> u64 {
+        let data = json!({"id": "1", "name": name, "type": 1});
+        let (id, v) = self.interaction_json(user, channel, 2, data, None);
+        self.dispatch(v);
+        id
+    }
+
+    /// A slash command as Discord would post it to an HTTP interactions
+    /// endpoint (not dispatched on the gateway); the test answers it over
+    /// HTTP, so the fake counts it answered.
+    pub fn slash_for_http(&mut self, user: &User, channel: u64, name: &str) -> Value {
+        let data = json!({"id": "1", "name": name, "type": 1});
+        let (id, v) = self.interaction_json(user, channel, 2, data, None);
+        if let Some(ix) = self.interactions.get_mut(&id) {
+            ix.answered = Some(0);
+        }
+        v
+    }
+
+    fn visible(&self, user: u64, message: u64) -> Result<&Msg, String> {
+        match self.messages.get(&message) {
+            Some(m) if !m.deleted && m.ephemeral_for.is_none_or(|u| u == user) => Ok(m),
+            _ => Err(format!("message {message} is not one this person can see")),
+        }
+    }
+
+    fn components_of(m: &Msg) -> Vec<Value> {
+        m.components
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|row| row["components"].as_array().cloned().unwrap_or_default())
+            .collect()
+    }
+
+    pub fn click(&mut self, user: &User, message: u64, custom_id: &str) -> Result<u64, String> {
+        let m = self.visible(user.id, message)?;
+        let found = Self::components_of(m)
+            .iter()
+            .any(|c| c["type"] == 2 && c["custom_id"] == custom_id && c["disabled"] != true);
+        if !found {
+            return Err(format!("no button {custom_id} on message {message}"));
+        }
+        let channel = m.channel;
+        let data = json!({"custom_id": custom_id, "component_type": 2});
+        let (id, v) = self.interaction_json(user, channel, 3, data, Some(message));
+        self.dispatch(v);
+        Ok(id)
+    }
+
+    pub fn click_raw(&mut self, user: &User, message: u64, custom_id: &str) -> Result<u64, String> {
+        let channel = self.visible(user.id, message)?.channel;
+        let data = json!({"custom_id": custom_id, "component_type": 2});
+        let (id, v) = self.interaction_json(user, channel, 3, data, Some(message));
+        self.dispatch(v);
+        Ok(id)
+    }
+
+    pub fn choose(&mut self, user: &User, message: u64, values: &[String]) -> Result<u64, String> {
+        let m = self.visible(user.id, message)?;
+        let select = Self::components_of(m)
+            .into_iter()
+            .find(|c| c["type"] == 3)
+            .ok_or_else(|| format!("no select menu on message {message}"))?;
+        let options: Vec<String> = select["options"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o["value"].as_str().map(str::to_owned))
+            .collect();
+        if let Some(v) = values.iter().find(|v| !options.contains(v)) {
+            return Err(format!("{v} is not an option"));
+        }
+        let min = select["min_values"].as_u64().unwrap_or(1) as usize;
+        let max = select["max_values"].as_u64().unwrap_or(1) as usize;
+        if values.len() < min || values.len() > max {
+            return Err(format!(
+                "{} values, the menu takes {min}-{max}",
+                values.len()
+            ));
+        }
+        let custom_id = select["custom_id"].clone();
+        let channel = m.channel;
+        let data = json!({"custom_id": custom_id, "component_type": 3, "values": values});
+        let (id, v) = self.interaction_json(user, channel, 3, data, Some(message));
+        self.dispatch(v);
+        Ok(id)
+    }
+
+    pub fn seen_by(&self, user: u64, channel: u64) -> Vec<Seen> {
+        let mut ms: Vec<&Msg> = self
+            .messages
+            .values()
+            .filter(|m| {
+                m.channel == channel && !m.deleted && m.ephemeral_for.is_none_or(|u| u == user)
+            })
+            .collect();
+        ms.sort_by_key(|m| m.id);
+        ms.into_iter()
+            .map(|m| {
+                let comps = Self::components_of(m);
+                let buttons = comps
+                    .iter()
+                    .filter(|c| c["type"] == 2)
+                    .map(|c| {
+                        (
+                            c["label"].as_str().unwrap_or("").to_owned(),
+                            c["custom_id"].as_str().unwrap_or("").to_owned(),
+                        )
+                    })
+                    .collect();
+                let select = comps.iter().find(|c| c["type"] == 3).map(|s| SeenSelect {
+                    options: s["options"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|o| {
+                            (
+                                o["label"].as_str().unwrap_or("").to_owned(),
+                                o["value"].as_str().unwrap_or("").to_owned(),
+                                o["default"] == true,
+                            )
+                        })
+                        .collect(),
+                    min: s["min_values"].as_u64().unwrap_or(1) as usize,
+                    max: s["max_values"].as_u64().unwrap_or(1) as usize,
+                });
+                Seen {
+                    id: m.id,
+                    content: m.content.clone(),
+                    buttons,
+                    select,
+                    ephemeral: m.ephemeral_for.is_some(),
+                }
+            })
+            .collect()
+    }
+
+    pub fn answer_of(&self, interaction: u64) -> Option<u8> {
+        self.interactions.get(&interaction)?.answered
+    }
+
+    pub fn unanswered(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .interactions
+            .iter()
+            .filter(|(_, i)| i.answered.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        v.sort();
+        v
+    }
+
+    // ---------------------------------------------------------- messages
+
+    fn message_json(&self, m: &Msg) -> Value {
+        let mut v = json!({
+            "id": m.id.to_string(), "channel_id": m.channel.to_string(), "author": bot_json(),
+            "content": m.content, "timestamp": "2026-01-01T00:00:00.000000+00:00",
+            "edited_timestamp": null, "tts": false, "mention_everyone": false, "mentions": [],
+            "mention_roles": [], "attachments": [], "embeds": [], "pinned": false, "type": 0,
+            "components": m.components,
+        });
+        if m.ephemeral_for.is_some() {
+            v["flags"] = json!(64);
+        }
+        v
+    }
+
+    /// Checks a message payload as Discord does; the first problem.
+    fn check_payload(&self, body: &Value) -> Result<(), String> {
+        if let Some(c) = body["content"].as_str()
+            && c.chars().count() > 2000
+        {
+            return Err(format!("content of {} characters", c.chars().count()));
+        }
+        let Some(rows) = body.get("components") else {
+            return Ok(());
+        };
+        if rows.is_null() {
+            return Ok(());
+        }
+        let rows = rows.as_array().ok_or("components is not a list")?;
+        if rows.len() > 5 {
+            return Err(format!("{} rows", rows.len()));
+        }
+        let mut ids = HashSet::new();
+        for row in rows {
+            if row["type"] != 1 {
+                return Err("a top-level component that is not an action row".into());
+            }
+            let items = row["components"]
+                .as_array()
+                .ok_or("a row without components")?;
+            if items.is_empty() {
+                return Err("an empty row".into());
+            }
+            let selects = items.iter().filter(|c| c["type"] == 3).count();
+            if selects > 0 && items.len() > 1 {
+                return Err("a select menu shares its row".into());
+            }
+            if items.len() > 5 {
+                return Err(format!("{} buttons in a row", items.len()));
+            }
+            for c in items {
+                let id = c["custom_id"].as_str().unwrap_or("");
+                if id.is_empty() || id.chars().count() > 100 {
+                    return Err(format!("custom_id {id:?} not 1-100 characters"));
+                }
+                if !ids.insert(id.to_owned()) {
+                    return Err(format!("custom_id {id} twice in a message"));
+                }
+                match c["type"].as_u64() {
+                    Some(2) => {
+                        let label = c["label"].as_str().unwrap_or("");
+                        if label.chars().count() > 80 {
+                            return Err("a button label over 80 characters".into());
+                        }
+                    }
+                    Some(3) => {
+                        let opts = c["options"].as_array().ok_or("a select without options")?;
+                        if opts.is_empty() || opts.len() > 25 {
+                            return Err(format!("a select with {} options", opts.len()));
+                        }
+                        let min = c["min_values"].as_u64().unwrap_or(1);
+                        let max = c["max_values"].as_u64().unwrap_or(1);
+                        if min > max || max == 0 || max > opts.len() as u64 || min > 25 {
+                            return Err(format!("select min {min} max {max} of {}", opts.len()));
+                        }
+                        let mut values = HashSet::new();
+                        for o in opts {
+                            let v = o["value"].as_str().unwrap_or("");
+                            if v.is_empty() || v.len() > 100 || !values.insert(v.to_owned()) {
+                                return Err(format!("select option value {v:?}"));
+                            }
+                        }
+                    }
+                    other => return Err(format!("component type {other:?}")),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn new_message(&mut self, channel: u64, body: &Value, ephemeral_for: Option<u64>) -> u64 {
+        let id = self.id();
+        self.messages.insert(
+            id,
+            Msg {
+                id,
+                channel,
+                content: body["content"].as_str().unwrap_or("").to_owned(),
+                components: body.get("components").cloned().unwrap_or(json!([])),
+                ephemeral_for,
+                deleted: false,
+            },
+        );
+        id
+    }
+
+    fn edit_message(&mut self, id: u64, body: &Value) {
+        if let Some(m) = self.messages.get_mut(&id) {
+            if let Some(c) = body.get("content").and_then(Value::as_str) {
+                m.content = c.to_owned();
+            }
+            if let Some(c) = body.get("components")
+                && !c.is_null()
+            {
+                m.components = c.clone();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------- REST
+
+    /// Answers one REST call; the rate-limit bucket of its route.
+    pub fn rest(
+        &mut self,
+        method: &str,
+        path: &str,
+        auth: Option<&str>,
+        body: &Value,
+    ) -> (Answer, String) {
+        let route = route_of(method, path);
+        let bucket = format!(
+            "{:x}",
+            route.len() * 31 + route.bytes().map(usize::from).sum::<usize>()
+        );
+        let answer = self.rest_inner(method, path, &route, auth, body);
+        self.calls.push(Call {
+            method: method.to_owned(),
+            route: route.clone(),
+            at: Instant::now(),
+            status: answer.status,
+        });
+        (answer, bucket)
+    }
+
+    fn rest_inner(
+        &mut self,
+        method: &str,
+        path: &str,
+        route: &str,
+        auth: Option<&str>,
+        body: &Value,
+    ) -> Answer {
+        if let Some(l) = self
+            .limits
+            .iter_mut()
+            .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
+        {
+            l.1 -= 1;
+            return Answer {
+                status: 429,
+                body: json!({"message": "You are being rate limited.", "retry_after": 0.2, "global": false}),
+            };
+        }
+        let segs: Vec<&str> = path.split('/').collect();
+        let bot_auth = auth == Some(&format!("Bot {TOKEN}"));
+        let webhook = segs.first() == Some(&"webhooks") || segs.first() == Some(&"interactions");
+        if !webhook && !bot_auth {
+            self.violations
+                .push(format!("{route} without the bot token"));
+            return Answer::error(401, 0, "401: Unauthorized");
+        }
+        match (method, segs.as_slice()) {
+            ("GET", ["gateway", "bot"]) => Answer::ok(json!({
+                "url": self.url, "shards": 1,
+                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}})),
+            ("PUT", ["applications", app, "commands"])
+            | ("PUT", ["applications", app, "guilds", _, "commands"]) => {
+                if *app != APP_ID.to_string() {
+                    return Answer::error(403, 50001, "Missing Access");
+                }
+                let Some(list) = body.as_array() else {
+                    return self.refuse(route, "commands are not a list");
+                };
+                for c in list {
+                    let name = c["name"].as_str().unwrap_or("");
+                    let desc = c["description"].as_str().unwrap_or("");
+                    let ok_name = !name.is_empty()
+                        && name.len() <= 32
+                        && name.chars().all(|ch| {
+                            ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-' || ch == '_'
+                        });
+                    if !ok_name || desc.is_empty() || desc.chars().count() > 100 {
+                        return self.refuse(route, &format!("command {name:?}"));
+                    }
+                    for (_, d) in c["description_localizations"]
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                    {
+                        if d.as_str()
+                            .is_none_or(|d| d.is_empty() || d.chars().count() > 100)
+                        {
+                            return self.refuse(route, &format!("a description of {name}"));
+                        }
+                    }
+                }
+                self.commands = list.clone();
+                let out: Vec<Value> = list
+                    .iter()
+                    .map(|c| {
+                        let mut c = c.clone();
+                        c["id"] = json!("1");
+                        c["application_id"] = json!(APP_ID.to_string());
+                        c["version"] = json!("1");
+                        c
+                    })
+                    .collect();
+                Answer::ok(Value::Array(out))
+            }
+            ("POST", ["interactions", id, token, "callback"]) => {
+                self.callback(route, id, token, body)
+            }
+            ("PATCH", ["webhooks", _, token, "messages", "@original"]) => {
+                let Some(ix) = self.valid_token(token) else {
+                    return Answer::error(401, 50027, "Invalid Webhook Token");
+                };
+                let Some(orig) = self.interactions[&ix].original else {
+                    return Answer::error(404, 10015, "Unknown Webhook");
+                };
+                if let Err(e) = self.check_payload(body) {
+                    return self.refuse(route, &e);
+                }
+                self.edit_message(orig, body);
+                let m = &self.messages[&orig];
+                Answer::ok(self.message_json(m))
+            }
+            ("DELETE", ["webhooks", _, token, "messages", "@original"]) => {
+                let Some(ix) = self.valid_token(token) else {
+                    return Answer::error(401, 50027, "Invalid Webhook Token");
+                };
+                if let Some(o) = self.interactions[&ix].original
+                    && let Some(m) = self.messages.get_mut(&o)
+                {
+                    m.deleted = true;
+                }
+                Answer::empty()
+            }
+            ("POST", ["webhooks", _, token]) => {
+                let Some(ix) = self.valid_token(token) else {
+                    return Answer::error(401, 50027, "Invalid Webhook Token");
+                };
+                if self.interactions[&ix].answered.is_none() {
+                    return Answer::error(404, 10015, "Unknown Webhook");
+                }
+                if let Err(e) = self.check_payload(body) {
+                    return self.refuse(route, &e);
+                }
+                let (user, channel) = (self.interactions[&ix].user, self.interactions[&ix].channel);
+                let eph = body["flags"].as_u64().unwrap_or(0) & 64 != 0;
+                let id = self.new_message(channel, body, eph.then_some(user));
+                Answer::ok(self.message_json(&self.messages[&id]))
+            }
+            ("POST", ["channels", channel, "messages"]) => {
+                let Ok(channel) = channel.parse::<u64>() else {
+                    return Answer::error(404, 10003, "Unknown Channel");
+                };
+                if let Err(e) = self.check_payload(body) {
+                    return self.refuse(route, &e);
+                }
+                if body["content"].as_str().unwrap_or("").is_empty() {
+                    return self.refuse(route, "an empty message");
+                }
+                let id = self.new_message(channel, body, None);
+                Answer::ok(self.message_json(&self.messages[&id]))
+            }
+            ("DELETE", ["channels", channel, "messages", message]) => {
+                let (Ok(channel), Ok(message)) = (channel.parse::<u64>(), message.parse::<u64>())
+                else {
+                    return Answer::error(404, 10008, "Unknown Message");
+                };
+                match self.messages.get_mut(&message) {
+                    Some(m) if m.channel == channel && !m.deleted && m.ephemeral_for.is_none() => {
+                        m.deleted = true;
+                        Answer::empty()
+                    }
+                    _ => Answer::error(404, 10008, "Unknown Message"),
+                }
+            }
+            ("PATCH", ["channels", channel, "messages", message]) => {
+                let (Ok(channel), Ok(message)) = (channel.parse::<u64>(), message.parse::<u64>())
+                else {
+                    return Answer::error(404, 10008, "Unknown Message");
+                };
+                match self.messages.get(&message) {
+                    Some(m) if m.channel == channel && !m.deleted && m.ephemeral_for.is_none() => {}
+                    _ => return Answer::error(404, 10008, "Unknown Message"),
+                }
+                if self.too_old.contains(&message) {
+                    return Answer::error(
+                        400,
+                        30046,
+                        "Maximum number of edits to messages older than 1 hour reached. Try again later.",
+                    );
+                }
+                if let Err(e) = self.check_payload(body) {
+                    return self.refuse(route, &e);
+                }
+                self.edit_message(message, body);
+                Answer::ok(self.message_json(&self.messages[&message]))
+            }
+            _ => {
+                self.violations
+                    .push(format!("{route}: a route the fake does not know"));
+                Answer::error(404, 0, "404: Not Found")
+            }
+        }
+    }
+
+    fn refuse(&mut self, route: &str, why: &str) -> Answer {
+        self.violations.push(format!("{route}: {why}"));
+        Answer::error(400, 50035, &format!("Invalid Form Body: {why}"))
+    }
+
+    /// The interaction of a webhook token Discord still takes.
+    fn valid_token(&self, token: &str) -> Option<u64> {
+        let id = *self.by_token.get(token)?;
+        let ix = &self.interactions[&id];
+        (self.now_ms().saturating_sub(ix.dispatched_ms) < FIFTEEN_MINUTES_MS).then_some(id)
+    }
+
+    fn callback(&mut self, route: &str, id: &str, token: &str, body: &Value) -> Answer {
+        let Some(&ix_id) = id
+            .parse::<u64>()
+            .ok()
+            .and_then(|i| self.by_token.get(token).filter(|t| **t == i))
+        else {
+            self.violations
+                .push(format!("{route}: unknown interaction"));
+            return Answer::error(404, 10062, "Unknown interaction");
+        };
+        let (answered, dispatched, message, channel, user) = {
+            let ix = &self.interactions[&ix_id];
+            (ix.answered, ix.dispatched, ix.message, ix.channel, ix.user)
+        };
+        if answered.is_some() {
+            self.violations
+                .push(format!("interaction {ix_id} answered twice"));
+            return Answer::error(400, 40060, "Interaction has already been acknowledged.");
+        }
+        let late = dispatched.elapsed();
+        if late > THREE_SECONDS {
+            self.violations
+                .push(format!("interaction {ix_id} answered after {late:?}"));
+            return Answer::error(404, 10062, "Unknown interaction");
+        }
+        let kind = body["type"].as_u64().unwrap_or(0) as u8;
+        let data = &body["data"];
+        if let Err(e) = self.check_payload(data) {
+            return self.refuse(route, &e);
+        }
+        let eph = data["flags"].as_u64().unwrap_or(0) & 64 != 0;
+        let original = match kind {
+            4 => {
+                if data["content"].as_str().unwrap_or("").is_empty() {
+                    return self.refuse(route, "an empty message");
+                }
+                Some(self.new_message(channel, data, eph.then_some(user)))
+            }
+            5 => Some(self.new_message(channel, &json!({"content": ""}), eph.then_some(user))),
+            6 | 7 => {
+                let Some(m) = message else {
+                    return self.refuse(route, "an update answer to a command");
+                };
+                if kind == 7 {
+                    self.edit_message(m, data);
+                }
+                Some(m)
+            }
+            1 => None,
+            other => return self.refuse(route, &format!("response type {other}")),
+        };
+        let ix = self.interactions.get_mut(&ix_id).expect("interaction");
+        ix.answered = Some(kind);
+        ix.original = original;
+        ix.ephemeral_original = eph;
+        self.latencies.push(late);
+        Answer::empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_fake_sends_is_what_twilight_reads() {
+        let mut w = World::new("ws://127.0.0.1:1".into());
+        let (_, ready) = w.identify(TOKEN).unwrap();
+        let v: Value = serde_json::from_str(&ready).unwrap();
+        let _: twilight_model::gateway::payload::incoming::Ready =
+            serde_json::from_value(v["d"].clone()).unwrap();
+        let ann = User::new(5, "Ann");
+        let body = json!({"content": "hi", "components": [{"type": 1, "components": [
+            {"type": 2, "style": 2, "label": "Go", "custom_id": "go"}]}]});
+        let m = w.new_message(77, &body, None);
+        let _: twilight_model::channel::Message =
+            serde_json::from_value(w.message_json(&w.messages[&m])).unwrap();
+        w.slash(&ann, 77, "kozel");
+        w.click(&ann, m, "go").unwrap();
+        for (_, text) in w.events_after(w.current.as_deref().unwrap(), 0) {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            let i: twilight_model::application::interaction::Interaction =
+                serde_json::from_value(v["d"].clone()).unwrap();
+            assert_eq!(i.author_id().map(|u| u.get()), Some(5));
+        }
+        assert!(w.click(&ann, m, "nope").is_err());
+        assert!(w.violations.is_empty(), "{:?}", w.violations);
+    }
+
+    #[test]
+    fn payloads_past_discords_limits_are_refused() {
+        let w = World::new(String::new());
+        let button = |id: &str| json!({"type": 2, "style": 2, "label": "x", "custom_id": id});
+        let row = |items: Vec<Value>| json!({"type": 1, "components": items});
+        let six: Vec<Value> = (0..6).map(|i| button(&format!("b{i}"))).collect();
+        assert!(w.check_payload(&json!({"components": [row(six)]})).is_err());
+        assert!(
+            w.check_payload(
+                &json!({"components": [row(vec![button("a")]), row(vec![button("a")])]})
+            )
+            .is_err()
+        );
+        assert!(
+            w.check_payload(&json!({"content": "x".repeat(2001)}))
+                .is_err()
+        );
+        let select = json!({"type": 3, "custom_id": "s", "options": [{"label": "a", "value": "a"}], "min_values": 1, "max_values": 1});
+        assert!(
+            w.check_payload(&json!({"components": [row(vec![select.clone(), button("b")])]}))
+                .is_err()
+        );
+        assert!(
+            w.check_payload(&json!({"components": [row(vec![select])]}))
+                .is_ok()
+        );
+    }
+}

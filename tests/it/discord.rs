@@ -1,0 +1,951 @@
+//! The Discord shell end to end, without network: the strict fake Discord
+//! (`kozyr::fakediscord`), the real twilight gateway and HTTP clients, the
+//! real front-end, table service and SQLite store. Four people open a
+//! table with a slash command, sit down and play a whole Kozel deal and a
+//! whole Hearts deal by clicking only what they see: the public table
+//! message and their own ephemeral hand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kozyr::cards::{Card, CardSet};
+use kozyr::config::Config;
+use kozyr::discord::bot::{RunningDiscord, Tuning, start};
+use kozyr::fakediscord::{FakeDiscord, Seen, TOKEN, User};
+use kozyr::front::action::{Press, TableAction};
+use kozyr::game::{GameAction, GameView};
+use kozyr::store::{Store, StoreOptions};
+use kozyr::table::runtime::ServiceOptions;
+use kozyr::table::{ChatKey, Phase, Table, TableId};
+use kozyr::{hearts, kozel};
+
+use crate::support::{db_url, eventually};
+
+const WAIT: Duration = Duration::from_secs(10);
+const CHANNEL: u64 = 700000000000000007;
+
+struct World {
+    fake: FakeDiscord,
+    dir: tempfile::TempDir,
+    users: [User; 4],
+    /// The bot in this process, or
+    bot: Option<RunningDiscord>,
+    /// `kozyr run` as a child process (the SIGKILL test).
+    child: Option<std::process::Child>,
+    /// The test's own view of the database.
+    reader: Option<Store>,
+    /// How the bot answers: (a reply, an update) — 4 and 7 at once, 5 and
+    /// 6 when it defers.
+    answers: (u8, u8),
+    defer_after: Duration,
+}
+
+fn tuning() -> Tuning {
+    Tuning {
+        service: ServiceOptions::default(),
+        agent: Arc::new(kozyr::table::runtime::RandomAgent),
+        drain_for: Duration::from_secs(2),
+        ..Tuning::default()
+    }
+}
+
+pub fn discord_config(fake: &FakeDiscord, dir: &tempfile::TempDir) -> Config {
+    let db = db_url(dir);
+    let api = fake.api_url();
+    Config::from_lookup(|k| match k {
+        "DISCORD_TOKEN" => Some(TOKEN.into()),
+        "DISCORD_API_URL" => Some(api.clone()),
+        "DATABASE_URL" => Some(db.clone()),
+        "KOZYR_TURN_SECONDS" => Some("0".into()),
+        _ => None,
+    })
+    .unwrap()
+}
+
+impl Drop for World {
+    /// A failed test must not leave `kozyr run` behind.
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The press behind a custom id or select value, if kozyr drew it.
+fn press(data: &str) -> Option<(u64, TableAction)> {
+    match Press::parse(data).ok()? {
+        Press::Table {
+            version, action, ..
+        } => Some((version, action)),
+        Press::Chat { .. } => None,
+    }
+}
+
+impl World {
+    async fn new() -> World {
+        let mut w = World::without_bot().await;
+        w.start().await;
+        w
+    }
+
+    async fn without_bot() -> World {
+        let fake = FakeDiscord::start().await;
+        let users = [
+            User {
+                admin: true,
+                ..User::new(501, "Ann")
+            },
+            User::new(502, "Boris"),
+            User {
+                locale: "pt-BR".into(),
+                ..User::new(503, "Chloe")
+            },
+            User::new(504, "Dmitri"),
+        ];
+        World {
+            fake,
+            dir: tempfile::tempdir().unwrap(),
+            users,
+            bot: None,
+            child: None,
+            reader: None,
+            answers: (4, 7),
+            defer_after: Tuning::default().defer_after,
+        }
+    }
+
+    async fn connected(&self) {
+        let fake = &self.fake;
+        eventually(
+            WAIT,
+            Duration::from_millis(10),
+            "the bot connects",
+            || async { fake.connected().then_some(()) },
+        )
+        .await;
+    }
+
+    async fn open_reader(&mut self) {
+        if self.reader.is_none() {
+            let url = db_url(&self.dir);
+            self.reader = Some(Store::open(&StoreOptions::new(url)).await.unwrap());
+        }
+    }
+
+    /// `kozyr run` with only `DISCORD_*` set, as a child process.
+    async fn spawn(&mut self) {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"))
+            .arg("run")
+            .current_dir(self.dir.path())
+            .env_remove("TELOXIDE_TOKEN")
+            .env("DISCORD_TOKEN", TOKEN)
+            .env("DISCORD_API_URL", self.fake.api_url())
+            .env("DATABASE_URL", db_url(&self.dir))
+            .env("KOZYR_TURN_SECONDS", "0")
+            .env("KOZYR_HEALTH_FILE", self.dir.path().join("health"))
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        self.connected().await;
+        self.open_reader().await;
+    }
+
+    /// SIGKILL: no shutdown, no drain.
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+    }
+
+    async fn start(&mut self) {
+        let config = discord_config(&self.fake, &self.dir);
+        let tuning = Tuning {
+            defer_after: self.defer_after,
+            ..tuning()
+        };
+        self.bot = Some(start(&config, tuning).await.unwrap());
+        self.connected().await;
+        self.open_reader().await;
+    }
+
+    async fn stop(&mut self) {
+        if let Some(b) = self.bot.take() {
+            b.stop().await;
+        }
+        self.kill();
+    }
+
+    fn reader(&self) -> &Store {
+        self.reader.as_ref().unwrap()
+    }
+
+    async fn table(&self, id: TableId) -> Table {
+        self.reader().table(id).await.unwrap().unwrap()
+    }
+
+    async fn open_table(&self) -> Table {
+        let chat = ChatKey::Discord(CHANNEL);
+        self.reader().open_table(&chat).await.unwrap().unwrap()
+    }
+
+    /// Waits until `user` sees a message that `pick` accepts.
+    async fn sees<T>(&self, user: usize, what: &str, pick: impl Fn(&[Seen]) -> Option<T>) -> T {
+        let u = &self.users[user];
+        eventually(WAIT, Duration::from_millis(5), what, || async {
+            pick(&self.fake.seen_by(u, CHANNEL))
+        })
+        .await
+    }
+
+    /// The public table message with a button doing `action`.
+    async fn table_button(&self, user: usize, want: impl Fn(TableAction) -> bool) -> (u64, String) {
+        self.sees(user, "a table button", |seen| {
+            seen.iter().rev().filter(|m| !m.ephemeral).find_map(|m| {
+                m.buttons
+                    .iter()
+                    .find(|(_, id)| press(id).is_some_and(|(_, a)| want(a)))
+                    .map(|(_, id)| (m.id, id.clone()))
+            })
+        })
+        .await
+    }
+
+    /// The table message's "My hand" button: (message, custom id).
+    async fn my_hand_button(&self, user: usize) -> (u64, String) {
+        self.sees(user, "the My hand button", |seen| {
+            seen.iter().rev().filter(|m| !m.ephemeral).find_map(|m| {
+                m.buttons
+                    .iter()
+                    .find(|(_, c)| c.starts_with("hand:"))
+                    .map(|(_, c)| (m.id, c.clone()))
+            })
+        })
+        .await
+    }
+
+    /// Clicks the table message's button doing `action`. The button's id
+    /// carries the table's version, so an edit can replace it between
+    /// reading and clicking: then the person clicks what they see now.
+    async fn click_table(&self, user: usize, action: TableAction) -> u64 {
+        for _ in 0..50 {
+            let (msg, id) = self.table_button(user, |a| a == action).await;
+            if let Ok(q) = self.fake.click(&self.users[user], msg, &id) {
+                return q;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("cannot click {action:?}");
+    }
+
+    async fn answered(&self, interaction: u64) -> u8 {
+        let fake = &self.fake;
+        eventually(WAIT, Duration::from_millis(5), "an answer", || async {
+            fake.answer_of(interaction)
+        })
+        .await
+    }
+
+    /// The person's hand: their newest ephemeral message with a card menu
+    /// or buttons; "My hand" is clicked when they have none yet.
+    async fn hand(&self, seat: usize, table: TableId) -> u64 {
+        let u = &self.users[seat];
+        let own = |seen: &[Seen]| {
+            seen.iter()
+                .rev()
+                .find(|m| m.ephemeral && (m.select.is_some() || !m.buttons.is_empty()))
+                .map(|m| m.id)
+        };
+        if let Some(id) = own(&self.fake.seen_by(u, CHANNEL)) {
+            return id;
+        }
+        let (msg, id) = self
+            .sees(seat, "the My hand button", |seen| {
+                seen.iter().rev().filter(|m| !m.ephemeral).find_map(|m| {
+                    m.buttons
+                        .iter()
+                        .find(|(_, id)| id == &format!("hand:{}", table.0))
+                        .map(|(_, id)| (m.id, id.clone()))
+                })
+            })
+            .await;
+        let i = self.fake.click(u, msg, &id).unwrap();
+        assert_eq!(self.answered(i).await, self.answers.0, "an ephemeral reply");
+        self.sees(seat, "the hand", own).await
+    }
+
+    /// Plays the seat's safe move by picking its cards in the hand's menu
+    /// and clicking the button the bot then drew — what a person sees.
+    async fn play_safe(&self, t: &Table) {
+        let seat = t.awaiting()[0];
+        let action = t.game().unwrap().safe_action(seat).unwrap();
+        let (cards, make): (CardSet, fn(CardSet) -> TableAction) = match action {
+            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead),
+            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass),
+            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat),
+            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass),
+            GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
+                TableAction::HeartsPlay(s.first().unwrap())
+            }),
+            other => panic!("unexpected safe action {other:?}"),
+        };
+        let i = seat.index();
+        let u = &self.users[i];
+        let version = t.version();
+        // The hand as last drawn: it must offer the cards (an older state
+        // does: cards only leave a hand, except at a Hearts pass). A hand
+        // that was not kept up to date (after a restart, an expired
+        // token) is asked for again with "My hand", as a person would.
+        let has_cards = |m: &Seen| {
+            m.select.as_ref().is_some_and(|s| {
+                cards.iter().all(|c| {
+                    s.options
+                        .iter()
+                        .any(|(_, v, _)| press(v).is_some_and(|(_, a)| a.card() == Some(c)))
+                })
+            })
+        };
+        let mut msg = self.hand(i, t.id()).await;
+        let mut seen = None;
+        for _ in 0..100 {
+            seen = self
+                .fake
+                .seen_by(u, CHANNEL)
+                .into_iter()
+                .find(|m| m.id == msg && has_cards(m));
+            if seen.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        if seen.is_none() {
+            let (table_msg, my_hand) = self.my_hand_button(i).await;
+            let q = self.fake.click(u, table_msg, &my_hand).unwrap();
+            assert_eq!(self.answered(q).await, self.answers.0);
+            msg = self
+                .sees(i, "a fresh hand", |seen| {
+                    seen.iter()
+                        .rev()
+                        .find(|m| m.ephemeral && has_cards(m))
+                        .map(|m| m.id)
+                })
+                .await;
+            seen = self
+                .fake
+                .seen_by(u, CHANNEL)
+                .into_iter()
+                .find(|m| m.id == msg);
+        }
+        let _ = seen;
+        // The menu's values carry the version it was drawn at: when the
+        // hand is edited between reading and choosing, choose again from
+        // what is shown now.
+        let mut chosen = None;
+        for _ in 0..300 {
+            let Some(m) = self
+                .fake
+                .seen_by(u, CHANNEL)
+                .into_iter()
+                .find(|m| m.id == msg)
+            else {
+                break;
+            };
+            let Some(select) = m.select else { break };
+            // A card that plays at once must be chosen from the hand as it
+            // is now: a play drawn at an older version is refused as stale.
+            let value_of = |c: Card| {
+                select
+                    .options
+                    .iter()
+                    .find(|(_, v, _)| {
+                        press(v).is_some_and(|(drawn, a)| {
+                            a.card() == Some(c)
+                                && (drawn == version || !matches!(a, TableAction::HeartsPlay(_)))
+                        })
+                    })
+                    .map(|(_, v, _)| v.clone())
+            };
+            let Some(values) = cards.iter().map(value_of).collect::<Option<Vec<String>>>() else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            if let Ok(q) = self.fake.choose(u, msg, &values) {
+                chosen = Some((q, values));
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let (q, values) = chosen.unwrap_or_else(|| panic!("cannot choose {cards} in the menu"));
+        let plays_at_once = values
+            .iter()
+            .all(|v| matches!(press(v), Some((_, TableAction::HeartsPlay(_)))));
+        assert_eq!(
+            self.answered(q).await,
+            self.answers.1,
+            "the menu updates the hand"
+        );
+        if plays_at_once {
+            return;
+        }
+        let want = make(cards);
+        let id = self
+            .sees(i, "the action button", |seen| {
+                let m = seen.iter().find(|m| m.id == msg)?;
+                m.buttons
+                    .iter()
+                    .find(|(_, id)| press(id) == Some((version, want)))
+                    .map(|(_, id)| id.clone())
+            })
+            .await;
+        let q = self.fake.click(u, msg, &id).unwrap();
+        assert_eq!(self.answered(q).await, self.answers.1, "{action:?}");
+    }
+
+    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
+        eventually(
+            WAIT,
+            Duration::from_millis(5),
+            "the table did not move",
+            || async {
+                let t = self.table(id).await;
+                (t.version() > v).then_some(t)
+            },
+        )
+        .await
+    }
+
+    /// Nothing Discord would refuse, every interaction answered.
+    fn assert_clean(&self) {
+        assert_eq!(self.fake.violations(), Vec::<String>::new());
+        assert_eq!(self.fake.unanswered(), Vec::<u64>::new());
+    }
+}
+
+fn deal_no(t: &Table) -> u32 {
+    match t.game().unwrap().public_view() {
+        GameView::Kozel(v) => v.deal_no,
+        GameView::Hearts(v) => v.results.len() as u32 + 1,
+    }
+}
+
+/// Ann opens a table with `/command`, the others click Join, Ann clicks Start.
+async fn open_and_start(w: &World, command: &str) -> TableId {
+    let q = w.fake.slash(&w.users[0], CHANNEL, command);
+    assert_eq!(w.answered(q).await, w.answers.0);
+    for i in 1..4 {
+        let q = w.click_table(i, TableAction::Join).await;
+        w.answered(q).await;
+        eventually(WAIT, Duration::from_millis(5), "seated", || async {
+            let t = w.open_table().await;
+            (t.seats()
+                .iter()
+                .filter(|(_, s)| s.person().is_some())
+                .count()
+                == i + 1)
+                .then_some(())
+        })
+        .await;
+    }
+    let q = w.click_table(0, TableAction::Start).await;
+    w.answered(q).await;
+    let t = eventually(WAIT, Duration::from_millis(5), "started", || async {
+        let t = w.open_table().await;
+        (t.phase() == Phase::Playing).then_some(t)
+    })
+    .await;
+    t.id()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_expired_tokens() {
+    let mut w = World::new().await;
+    let names: Vec<String> = w
+        .fake
+        .commands()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect();
+    for c in [
+        "new", "kozel", "hearts", "score", "stats", "stop", "settings", "help",
+    ] {
+        assert!(names.contains(&c.to_owned()), "/{c} registered: {names:?}");
+    }
+    assert!(w.fake.commands()[0]["description_localizations"]["pt-BR"].is_string());
+
+    let id = open_and_start(&w, "kozel").await;
+    // The table message pings whose turn it is, and no one else.
+    let t = w.table(id).await;
+    let first = t.awaiting()[0].index();
+    w.sees(first, "the turn mention", |seen| {
+        seen.iter()
+            .any(|m| m.content.contains(&format!("<@{}>", w.users[first].id)))
+            .then_some(())
+    })
+    .await;
+
+    // Nobody has opened a hand yet: a new message pings the first to move
+    // (a mention added by an edit notifies no one).
+    let ping = |w: &World, seat: usize| {
+        w.fake
+            .seen_by(&w.users[seat], CHANNEL)
+            .iter()
+            .filter(|m| !m.ephemeral && m.buttons.is_empty())
+            .filter(|m| m.content.starts_with(&format!("<@{}>", w.users[seat].id)))
+            .count()
+    };
+    w.sees(first, "a ping", |_| (ping(&w, first) == 1).then_some(()))
+        .await;
+
+    // First move.
+    let old = w.table(id).await;
+    w.play_safe(&old).await;
+    let t = w.wait_version_after(id, old.version()).await;
+    // The first mover's ping went once the turn passed.
+    w.sees(first, "the old ping gone", |_| {
+        (ping(&w, first) == 0).then_some(())
+    })
+    .await;
+
+    // A stale action (the state before) from the mover's hand, as an
+    // old client would send it: refused with an ephemeral note, nothing
+    // changes.
+    let seat = old.awaiting()[0].index();
+    let stale_lead = match old.game().unwrap().safe_action(old.awaiting()[0]).unwrap() {
+        GameAction::Kozel(kozel::Action::Lead(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    let stale = Press::Table {
+        table: id,
+        version: old.version(),
+        action: TableAction::Lead(stale_lead),
+    }
+    .encode();
+    let hand = w.hand(seat, id).await;
+    let q = w.fake.click_raw(&w.users[seat], hand, &stale).unwrap();
+    assert_eq!(w.answered(q).await, 4, "an ephemeral refusal");
+    assert_eq!(w.table(id).await.version(), t.version());
+    // Someone else can neither see this hand nor click on it.
+    let other = (seat + 1) % 4;
+    assert!(w.fake.click_raw(&w.users[other], hand, &stale).is_err());
+    assert!(
+        w.fake
+            .seen_by(&w.users[other], CHANNEL)
+            .iter()
+            .all(|m| m.id != hand)
+    );
+    // A hand action sent on the public table message: refused.
+    let (table_msg, _) = w.my_hand_button(other).await;
+    let q = w
+        .fake
+        .click_raw(&w.users[other], table_msg, &stale)
+        .unwrap();
+    assert_eq!(w.answered(q).await, 4, "an ephemeral refusal");
+    assert_eq!(w.table(id).await.version(), t.version());
+    // Nothing of a hand in a public message: no card menu anywhere public.
+    assert!(
+        w.fake
+            .seen_by(&w.users[other], CHANNEL)
+            .iter()
+            .filter(|m| !m.ephemeral)
+            .all(|m| m.select.is_none())
+    );
+
+    // The gateway connection drops: twilight resumes, nothing is lost.
+    w.fake.drop_gateway();
+    let t = w.table(id).await;
+    w.play_safe(&t).await;
+    let t = w.wait_version_after(id, t.version()).await;
+    let (identifies, resumes, _) = w.fake.gateway_counts();
+    assert_eq!(
+        (identifies, resumes),
+        (1, 1),
+        "resumed, not identified again"
+    );
+    // op 7: reconnect and resume.
+    w.fake.send_reconnect();
+    w.play_safe(&t).await;
+    let mut t = w.wait_version_after(id, t.version()).await;
+
+    // Fifteen minutes on Discord's clock: every hand token has expired.
+    // The next edit is refused; the table tells whose turn it is to press
+    // "My hand" again, and that brings a fresh hand.
+    w.fake.advance(Duration::from_secs(15 * 60 + 1));
+    let mover = t.awaiting()[0].index();
+    let before = w
+        .fake
+        .seen_by(&w.users[mover], CHANNEL)
+        .iter()
+        .filter(|m| m.ephemeral)
+        .count();
+    // Another person's move makes the bot try to edit every hand.
+    w.play_safe(&t).await;
+    t = w.wait_version_after(id, t.version()).await;
+    let next = t.awaiting()[0].index();
+    w.sees(next, "the press-My-hand line", |seen| {
+        seen.iter()
+            .filter(|m| !m.ephemeral)
+            .any(|m| {
+                m.content.contains(&format!("<@{}>", w.users[next].id))
+                    && m.content.contains("My hand")
+            })
+            .then_some(())
+    })
+    .await;
+    let _ = before;
+    // Their old hand is not edited any more; "My hand" posts a new one.
+    let seen = w.fake.seen_by(&w.users[next], CHANNEL);
+    let (msg, my_hand) = seen
+        .iter()
+        .rev()
+        .filter(|m| !m.ephemeral)
+        .find_map(|m| {
+            m.buttons
+                .iter()
+                .find(|(_, c)| c.starts_with("hand:"))
+                .map(|(_, c)| (m.id, c.clone()))
+        })
+        .unwrap();
+    let q = w.fake.click(&w.users[next], msg, &my_hand).unwrap();
+    assert_eq!(w.answered(q).await, 4);
+
+    // Everyone finds a fresh hand as they go; the deal finishes.
+    let n = deal_no(&t);
+    let mut moves = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    w.assert_clean();
+    let p99 = {
+        let mut l = w.fake.latencies();
+        l.sort();
+        l[(l.len() * 99 / 100).min(l.len() - 1)]
+    };
+    let calls = w.fake.calls();
+    println!(
+        "discord: {} interactions, p99 answer {:?}, {} REST calls",
+        w.fake.latencies().len(),
+        p99,
+        calls.len()
+    );
+    assert!(p99 < Duration::from_secs(3));
+    w.stop().await;
+}
+
+/// A whole Hearts deal by clicks; on the way Discord answers the table
+/// message's edits with 429s (twilight waits out its bucket, the other
+/// routes go on) and then refuses to edit it at all (30046, an old
+/// message): the table is posted anew and play goes on. Prints the REST
+/// calls per move and the p99 time from interaction to answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hearts_deal_by_clicks_through_429s_and_a_message_too_old_to_edit() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "hearts").await;
+    let (first_msg, _) = w.my_hand_button(0).await;
+    let t = w.table(id).await;
+    let n = deal_no(&t);
+    let calls_before = w.fake.calls().len();
+    let mut moves = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        if moves == 6 {
+            w.fake.rate_limit("PATCH /channels", 3);
+        }
+        if moves == 20 {
+            w.fake.refuse_edits_of(first_msg);
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    // The table was posted anew once its message could not be edited.
+    // One-press Hearts cards play a deal faster than the route's 429s
+    // (0.2 s each) are waited out, so the table catches up after the deal.
+    let mut now_msg = first_msg;
+    for _ in 0..500 {
+        now_msg = w.my_hand_button(0).await.0;
+        if now_msg != first_msg {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_ne!(now_msg, first_msg);
+    let calls = w.fake.calls();
+    assert_eq!(calls.iter().filter(|c| c.status == 429).count(), 3);
+    assert!(calls.iter().any(|c| c.status == 400), "the 30046 refusal");
+    w.assert_clean();
+    let deal_calls = &calls[calls_before..];
+    let mut routes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for c in deal_calls {
+        *routes.entry(c.route.as_str()).or_default() += 1;
+    }
+    let mut l = w.fake.latencies();
+    l.sort();
+    let p99 = l[(l.len() * 99 / 100).min(l.len() - 1)];
+    println!(
+        "discord hearts deal: {moves} moves, {} REST calls ({:.1} per move) {routes:?}; \
+         {} interactions, p50 {:?}, p99 {:?}, max {:?}",
+        deal_calls.len(),
+        deal_calls.len() as f64 / f64::from(moves),
+        l.len(),
+        l[l.len() / 2],
+        p99,
+        l[l.len() - 1]
+    );
+    assert!(p99 < Duration::from_secs(3));
+    w.stop().await;
+}
+
+/// A channel speaks its server's language (`guild_locale`), a hand its
+/// owner's (`locale`); every slash command is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_speaks_its_servers_language_and_a_hand_its_owners() {
+    let mut w = World::new().await;
+    w.fake.set_guild_locale("ru");
+    // Chloe's client is in Portuguese; the server is Russian.
+    let q = w.fake.slash(&w.users[2], CHANNEL, "kozel");
+    assert_eq!(w.answered(q).await, 4);
+    w.sees(2, "a Russian table", |seen| {
+        seen.iter()
+            .any(|m| !m.ephemeral && m.content.contains("Козёл"))
+            .then_some(())
+    })
+    .await;
+    for c in ["score", "stats", "help", "settings", "new", "stop"] {
+        let q = w.fake.slash(&w.users[1], CHANNEL, c);
+        assert_eq!(w.answered(q).await, 4, "/{c}");
+    }
+    // Boris is no admin: his /settings got a refusal without buttons. Ann
+    // (Manage Server) gets the settings menu.
+    let menus = |w: &World| {
+        w.fake
+            .seen_by(&w.users[3], CHANNEL)
+            .iter()
+            .filter(|m| !m.ephemeral && m.buttons.iter().any(|(_, c)| c.starts_with('c')))
+            .count()
+    };
+    let before = menus(&w);
+    let q = w.fake.slash(&w.users[0], CHANNEL, "settings");
+    assert_eq!(w.answered(q).await, 4);
+    assert_eq!(menus(&w), before + 1, "Ann's settings menu");
+    w.assert_clean();
+    w.stop().await;
+}
+
+/// `kozyr run` (Discord only) is killed with SIGKILL twice in the middle
+/// of a Kozel deal and started again: the table message is edited in
+/// place, and the hands and buttons people already have keep working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_deal_and_the_old_buttons_still_work() {
+    let mut w = World::without_bot().await;
+    w.spawn().await;
+    let id = open_and_start(&w, "kozel").await;
+    let (table_msg, _) = w.my_hand_button(0).await;
+    let n = deal_no(&w.table(id).await);
+    let mut moves = 0;
+    let mut kills = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        if moves % 5 == 2 && kills < 2 {
+            // Everyone has a hand message with buttons by now, or soon.
+            w.kill();
+            kills += 1;
+            let fake = &w.fake;
+            eventually(
+                WAIT,
+                Duration::from_millis(10),
+                "the fake sees it gone",
+                || async { (!fake.connected()).then_some(()) },
+            )
+            .await;
+            w.spawn().await;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    assert_eq!(kills, 2);
+    // One table message all along, edited in place.
+    let (after, _) = w.my_hand_button(0).await;
+    assert_eq!(after, table_msg);
+    let public_tables = w
+        .fake
+        .seen_by(&w.users[0], CHANNEL)
+        .iter()
+        .filter(|m| !m.ephemeral && m.buttons.iter().any(|(_, c)| c.starts_with("hand:")))
+        .count();
+    assert_eq!(public_tables, 1);
+    let (identifies, _, _) = w.fake.gateway_counts();
+    assert_eq!(identifies, 3, "a new session after each start");
+    w.assert_clean();
+    w.stop().await;
+}
+
+/// The shard heartbeats at the interval HELLO gives, and the gateway
+/// connection stays up on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_come_on_time() {
+    let mut w = World::without_bot().await;
+    w.fake.set_heartbeat_interval(Duration::from_millis(100));
+    w.start().await;
+    tokio::time::sleep(Duration::from_millis(1050)).await;
+    let (identifies, _, beats) = w.fake.gateway_counts();
+    assert_eq!(identifies, 1);
+    assert!(
+        (8..=13).contains(&beats),
+        "{beats} heartbeats in ~1 s at 100 ms"
+    );
+    assert!(w.fake.connected());
+    w.stop().await;
+}
+
+/// `kozyr run` with a malformed `DISCORD_TOKEN`, or no token at all: one
+/// line naming the variable, the token never printed, exit 1.
+#[test]
+fn kozyr_run_names_a_missing_or_malformed_discord_token() {
+    let dir = tempfile::tempdir().unwrap();
+    for (token, names) in [
+        (None, "DISCORD_TOKEN"),
+        (Some("not-a-discord-token-at-all-but-long"), "DISCORD_TOKEN"),
+    ] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"));
+        cmd.arg("run")
+            .current_dir(dir.path())
+            .env_remove("TELOXIDE_TOKEN")
+            .env_remove("DISCORD_TOKEN");
+        if let Some(t) = token {
+            cmd.env("DISCORD_TOKEN", t);
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(names), "{err}");
+        if let Some(t) = token {
+            assert!(!err.contains(t), "the token is not printed: {err}");
+        }
+    }
+}
+
+/// When the front-end is slow, every interaction is deferred first (within
+/// Discord's 3 s) and finished afterwards through its token: here the bot
+/// defers everything at once, and a Kozel deal still plays through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_answers_carry_a_whole_deal() {
+    let mut w = World::without_bot().await;
+    w.defer_after = Duration::ZERO;
+    w.answers = (5, 6);
+    w.start().await;
+    let id = open_and_start(&w, "kozel").await;
+    let n = deal_no(&w.table(id).await);
+    let mut moves = 0;
+    loop {
+        let t = w.table(id).await;
+        if deal_no(&t) != n || t.phase() != Phase::Playing {
+            break;
+        }
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    w.assert_clean();
+    w.stop().await;
+}
+
+/// The HTTP interactions endpoint (`DISCORD_PUBLIC_KEY`): a request without
+/// Discord's signature is refused (401), a PING is answered PONG, and a
+/// slash command is answered in the HTTP response itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_interactions_endpoint_checks_signatures() {
+    use ed25519_dalek::{Signer, SigningKey};
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let key = SigningKey::from_bytes(&[9; 32]);
+    let w = World::without_bot().await;
+    let db = db_url(&w.dir);
+    let api = w.fake.api_url();
+    let public = hex(key.verifying_key().as_bytes());
+    let config = Config::from_lookup(|k| match k {
+        "DISCORD_TOKEN" => Some(TOKEN.into()),
+        "DISCORD_API_URL" => Some(api.clone()),
+        "DATABASE_URL" => Some(db.clone()),
+        "KOZYR_TURN_SECONDS" => Some("0".into()),
+        "DISCORD_PUBLIC_KEY" => Some(public.clone()),
+        "DISCORD_INTERACTIONS_LISTEN" => Some("127.0.0.1:0".into()),
+        _ => None,
+    })
+    .unwrap();
+    let bot = start(&config, tuning()).await.unwrap();
+    let url = format!(
+        "http://{}{}",
+        bot.interactions_addr().unwrap(),
+        kozyr::discord::endpoint::PATH
+    );
+    let client = reqwest::Client::new();
+    let send = |body: String, sign: bool| {
+        let ts = "1764547200".to_owned();
+        let mut msg = ts.clone().into_bytes();
+        msg.extend_from_slice(body.as_bytes());
+        let sig = if sign {
+            hex(&key.sign(&msg).to_bytes())
+        } else {
+            hex(&[0u8; 64])
+        };
+        client
+            .post(&url)
+            .header("x-signature-ed25519", sig)
+            .header("x-signature-timestamp", ts)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let ping =
+        serde_json::json!({"id": "1", "application_id": kozyr::fakediscord::APP_ID.to_string(),
+        "type": 1, "token": "t", "version": 1, "entitlements": [],
+        "authorizing_integration_owners": {}, "attachment_size_limit": 0})
+        .to_string();
+    let r = send(ping.clone(), false).await.unwrap();
+    assert_eq!(r.status(), 401);
+    let r = send(ping, true).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["type"], 1);
+
+    let cmd = w
+        .fake
+        .slash_for_http(&w.users[0], CHANNEL, "kozel")
+        .to_string();
+    let r = send(cmd, true).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let answer: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(answer["type"], 4, "{answer}");
+    assert_eq!(answer["data"]["flags"], 64, "{answer}");
+    // The table itself is posted in the channel.
+    w.sees(0, "the lobby", |seen| {
+        seen.iter()
+            .any(|m| {
+                !m.ephemeral
+                    && m.buttons
+                        .iter()
+                        .any(|(_, c)| press(c).is_some_and(|(_, a)| a == TableAction::Join))
+            })
+            .then_some(())
+    })
+    .await;
+    assert_eq!(w.fake.violations(), Vec::<String>::new());
+    bot.stop().await;
+}

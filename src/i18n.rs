@@ -416,7 +416,7 @@ pub mod key {
         html TABLE_STOCK = "table-stock" (count: num);
         html TABLE_STOCK_EMPTY = "table-stock-empty";
         html TABLE_TURN = "table-turn" (name: text);
-        html TABLE_TURN_TIMED = "table-turn-timed" (name: text, seconds: num);
+        html TABLE_TURN_ALLOWANCE = "table-turn-allowance" (name: text, seconds: num);
         html TABLE_TO_LEAD = "table-to-lead" (name: text);
         html TABLE_PLAYED = "table-played" (name: text, cards: text);
         html TABLE_PASSED = "table-passed" (name: text, backs: text);
@@ -461,6 +461,7 @@ pub mod key {
         html HAND_YOUR_LEAD = "hand-your-lead";
         html HAND_YOUR_ANSWER = "hand-your-answer" (count: num);
         html HAND_WAITING = "hand-waiting" (name: text);
+        html HAND_TURN_ALLOWANCE = "hand-turn-allowance" (seconds: num);
         html HAND_SELECTED = "hand-selected" (cards: text);
         html HAND_SELECT_HINT = "hand-select-hint";
         html HAND_CAN_BEAT = "hand-can-beat" (options: text);

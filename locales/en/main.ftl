@@ -98,7 +98,7 @@ table-stock =
     }
 table-stock-empty = The stock is empty.
 table-turn = Turn: <b>{ $name }</b>
-table-turn-timed = Turn: <b>{ $name }</b> · ⏳ { $seconds } s
+table-turn-allowance = Turn: <b>{ $name }</b> · ⏳ { $seconds } s a move
 table-to-lead = <b>{ $name }</b> leads.
 table-played = { $name }: { $cards }
 table-passed = { $name }: { $backs } (passed)
@@ -182,6 +182,7 @@ hand-your-answer =
        *[other] 👉 <b>Your turn</b>: beat or pass { $count } cards.
     }
 hand-waiting = Waiting for { $name }.
+hand-turn-allowance = ⏳ You have { $seconds } s a move.
 hand-selected = Selected: { $cards }
 hand-select-hint = Tap cards to select them.
 hand-can-beat = Can beat: { $options }

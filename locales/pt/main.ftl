@@ -100,7 +100,7 @@ table-stock =
     }
 table-stock-empty = O monte acabou.
 table-turn = Vez de <b>{ $name }</b>
-table-turn-timed = Vez de <b>{ $name }</b> · ⏳ { $seconds } s
+table-turn-allowance = Vez de <b>{ $name }</b> · ⏳ { $seconds } s por jogada
 table-to-lead = <b>{ $name }</b> sai.
 table-played = { $name }: { $cards }
 table-passed = { $name }: { $backs } (passou)
@@ -191,6 +191,7 @@ hand-your-answer =
        *[other] 👉 <b>Sua vez</b>: bata ou passe { $count } cartas.
     }
 hand-waiting = Esperando { $name }.
+hand-turn-allowance = ⏳ Você tem { $seconds } s por jogada.
 hand-selected = Escolhidas: { $cards }
 hand-select-hint = Toque nas cartas para escolhê-las.
 hand-can-beat = Dá para bater com: { $options }

@@ -102,7 +102,7 @@ table-stock =
     }
 table-stock-empty = Pachetul s-a terminat.
 table-turn = La mutare: <b>{ $name }</b>
-table-turn-timed = La mutare: <b>{ $name }</b> · ⏳ { $seconds } s
+table-turn-allowance = La mutare: <b>{ $name }</b> · ⏳ { $seconds } s pe mutare
 table-to-lead = Deschide <b>{ $name }</b>.
 table-played = { $name }: { $cards }
 table-passed = { $name }: { $backs } (aruncate)
@@ -196,6 +196,7 @@ hand-your-answer =
        *[other] 👉 <b>Ești la mutare</b>: bate sau aruncă { $count } de cărți.
     }
 hand-waiting = Îl așteptăm pe { $name }.
+hand-turn-allowance = ⏳ Ai { $seconds } s pe mutare.
 hand-selected = Alese: { $cards }
 hand-select-hint = Atinge cărțile ca să le alegi.
 hand-can-beat = Poți bate cu: { $options }

@@ -102,7 +102,7 @@ table-stock =
     }
 table-stock-empty = Колода кончилась.
 table-turn = Ход: <b>{ $name }</b>
-table-turn-timed = Ход: <b>{ $name }</b> · ⏳ { $seconds } с
+table-turn-allowance = Ход: <b>{ $name }</b> · ⏳ { $seconds } с на ход
 table-to-lead = Заходит <b>{ $name }</b>.
 table-played = { $name }: { $cards }
 table-passed = { $name }: { $backs } (сброс)
@@ -206,6 +206,7 @@ hand-your-answer =
        *[other] 👉 <b>Ваш ход</b>: побейте или сбросьте { $count } карты.
     }
 hand-waiting = Ждём: { $name }.
+hand-turn-allowance = ⏳ На каждый ход — { $seconds } с.
 hand-selected = Выбрано: { $cards }
 hand-select-hint = Нажимайте на карты, чтобы выбрать их.
 hand-can-beat = Можно побить: { $options }

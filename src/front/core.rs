@@ -329,7 +329,7 @@ impl Front {
     // ---------------------------------------------------------- screens
 
     fn info(&self, view: &TableView) -> present::TableInfo {
-        outputs::table_info(view, self.service.now(), &|u| self.is_unreachable(u))
+        outputs::table_info(view, &|u| self.is_unreachable(u))
     }
 
     /// The table message for `view`. A closed table's card selections are

@@ -20,11 +20,7 @@ pub fn time_left(deadline: Timestamp, now: Timestamp) -> Duration {
 /// Who sits where, and the rest of what every screen of the table shows.
 /// The one place seats become [`Occupant`]s, so the table message, hands,
 /// results and `/score` name everyone alike (AI players included).
-pub fn table_info(
-    view: &TableView,
-    now: Timestamp,
-    unreachable: &dyn Fn(&UserId) -> bool,
-) -> TableInfo {
+pub fn table_info(view: &TableView, unreachable: &dyn Fn(&UserId) -> bool) -> TableInfo {
     let mut ai = 0u8;
     let seats = PerSeat::from_fn(|s| match &view.seats[s] {
         SeatState::Empty => None,
@@ -45,7 +41,14 @@ pub fn table_info(
         version: view.version,
         game: view.kind,
         seats,
-        turn_time_left: view.deadline.map(|d| time_left(d, now)),
+        // The allowance while a turn is timed, never the time left: a
+        // screen is drawn once and stays up for many seconds (the group
+        // pacer spaces its edits), so a count would be wrong as soon as
+        // it is shown and disagree between the table and the hand.
+        turn_allowance: view
+            .deadline
+            .and(view.settings.turn_timer)
+            .map(|t| Duration::from_secs(u64::from(t.secs()))),
         last_trick: view.last_trick.clone(),
         last_deal: view.last_deal.clone(),
     }

@@ -85,7 +85,7 @@ fn info(kind: GameKind, version: u64, ai: bool) -> TableInfo {
                 Occupant::human(NAMES[s.index()])
             })
         }),
-        turn_time_left: None,
+        turn_allowance: None,
         last_trick: None,
         last_deal: None,
     }
@@ -381,14 +381,14 @@ fn kozel_table_and_hands() {
     let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
     moves(&mut game, 3);
     let mut t = info(GameKind::Kozel, 40, true);
-    t.turn_time_left = Some(std::time::Duration::from_secs(42));
+    t.turn_allowance = Some(std::time::Duration::from_secs(60));
     check(
         |l| present::table(l, &t, &game.view(seat(0))),
         expect![[r#"
             ── en
             **Kozel** · deal 1
             Trump: A♥ (hearts) · Stock: 20 cards
-            Turn: **Carla** · ⏳ 40 s
+            Turn: **Carla** · ⏳ 60 s a move
 
             🤖 Bot 1: **9♦**
             Alice: 🂠 (passed)
@@ -401,7 +401,7 @@ fn kozel_table_and_hands() {
             ── ru
             **Козёл** · сдача 1
             Козырь: A♥ (червы) · В колоде: 20 карт
-            Ход: **Carla** · ⏳ 40 с
+            Ход: **Carla** · ⏳ 60 с на ход
 
             🤖 Бот 1: **9♦**
             Alice: 🂠 (сброс)
@@ -414,7 +414,7 @@ fn kozel_table_and_hands() {
             ── pt
             **Kozel** · mão 1
             Trunfo: A♥ (copas) · Monte: 20 cartas
-            Vez de **Carla** · ⏳ 40 s
+            Vez de **Carla** · ⏳ 60 s por jogada
 
             🤖 Robô 1: **9♦**
             Alice: 🂠 (passou)
@@ -427,7 +427,7 @@ fn kozel_table_and_hands() {
             ── ro
             **Kozel** · mâna 1
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
-            La mutare: **Carla** · ⏳ 40 s
+            La mutare: **Carla** · ⏳ 60 s pe mutare
 
             🤖 Robot 1: **9♦**
             Alice: 🂠 (aruncate)
@@ -456,7 +456,7 @@ fn kozel_table_and_hands() {
             Boris: 🂠 (passed)
 
             👉 **Your turn**: beat or pass 1 card.
-            ⏰ 40 s left for your move.
+            ⏳ You have 60 s a move.
             Selected: 7♠
             Your selection does not beat; you can pass it.
             Can beat: K♦
@@ -471,7 +471,7 @@ fn kozel_table_and_hands() {
             Boris: 🂠 (сброс)
 
             👉 **Ваш ход**: побейте или сбросьте 1 карту.
-            ⏰ На ход осталось 40 с.
+            ⏳ На каждый ход — 60 с.
             Выбрано: 7♠
             Выбранные карты не бьют; их можно сбросить.
             Можно побить: K♦
@@ -486,7 +486,7 @@ fn kozel_table_and_hands() {
             Boris: 🂠 (passou)
 
             👉 **Sua vez**: bata ou passe 1 carta.
-            ⏰ Faltam 40 s para a sua jogada.
+            ⏳ Você tem 60 s por jogada.
             Escolhidas: 7♠
             Sua escolha não bate; você pode passá-la.
             Dá para bater com: K♦
@@ -501,7 +501,7 @@ fn kozel_table_and_hands() {
             Boris: 🂠 (aruncate)
 
             👉 **Ești la mutare**: bate sau aruncă 1 carte.
-            ⏰ Mai ai 40 s pentru mutare.
+            ⏳ Ai 60 s pe mutare.
             Alese: 7♠
             Alegerea ta nu bate; o poți arunca.
             Poți bate cu: K♦
@@ -942,14 +942,14 @@ fn score_names_ai_players_as_the_table_does() {
     check(
         |l| {
             let v = table_view(l, &game);
-            let info = outputs::table_info(&v, Timestamp::from_millis(0), &|_| false);
+            let info = outputs::table_info(&v, &|_| false);
             outputs::score_screen(&v, &info).unwrap()
         },
         expect![[r#"
             ── en
             **Kozel** · deal 1
             Trump: A♥ (hearts) · Stock: 20 cards
-            Turn: **Boris** · ⏳ 60 s
+            Turn: **Boris** · ⏳ 60 s a move
 
             🤖 Bot 1: **9♦**
             Alice: 🂠 (passed)
@@ -961,7 +961,7 @@ fn score_names_ai_players_as_the_table_does() {
             ── ru
             **Козёл** · сдача 1
             Козырь: A♥ (червы) · В колоде: 20 карт
-            Ход: **Boris** · ⏳ 60 с
+            Ход: **Boris** · ⏳ 60 с на ход
 
             🤖 Бот 1: **9♦**
             Alice: 🂠 (сброс)
@@ -973,7 +973,7 @@ fn score_names_ai_players_as_the_table_does() {
             ── pt
             **Kozel** · mão 1
             Trunfo: A♥ (copas) · Monte: 20 cartas
-            Vez de **Boris** · ⏳ 60 s
+            Vez de **Boris** · ⏳ 60 s por jogada
 
             🤖 Robô 1: **9♦**
             Alice: 🂠 (passou)
@@ -985,7 +985,7 @@ fn score_names_ai_players_as_the_table_does() {
             ── ro
             **Kozel** · mâna 1
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
-            La mutare: **Boris** · ⏳ 60 s
+            La mutare: **Boris** · ⏳ 60 s pe mutare
 
             🤖 Robot 1: **9♦**
             Alice: 🂠 (aruncate)
@@ -1004,7 +1004,7 @@ fn announcements_and_reminders() {
     let said = |a: Announcement| {
         move |l: Lang| {
             let v = table_view(l, game);
-            let info = outputs::table_info(&v, Timestamp::from_millis(0), &|_| false);
+            let info = outputs::table_info(&v, &|_| false);
             outputs::announcement_screen(&v, &info, &a, &|u| {
                 (*u == UserId::Telegram(9)).then(|| "Admin Eve".to_owned())
             })
@@ -1129,13 +1129,13 @@ fn announcements_and_reminders() {
         |l| outputs::reminder_screen(l, std::time::Duration::from_secs(15)),
         expect![[r#"
             ── en
-            ⏰ 10 s left for your move.
+            ⏰ 15 s left for your move.
             ── ru
-            ⏰ На ход осталось 10 с.
+            ⏰ На ход осталось 15 с.
             ── pt
-            ⏰ Faltam 10 s para a sua jogada.
+            ⏰ Faltam 15 s para a sua jogada.
             ── ro
-            ⏰ Mai ai 10 s pentru mutare.
+            ⏰ Mai ai 15 s pentru mutare.
         "#]],
     );
 }

@@ -371,12 +371,9 @@ impl Outbox {
             Output::Remind(spec) => {
                 // Not a new group message: the group may get about 20
                 // outputs a minute, shared by every table message edit. The
-                // table message shows the time left (one edit, latest wins),
-                // and the awaited person is reminded in their own chat.
-                let Some(view) = self.view_of(spec.table).await else {
-                    return;
-                };
-                Box::pin(self.on_output(Output::RenderTable(Box::new(view)))).await;
+                // table message states the turn's allowance, which has not
+                // changed, so it needs no edit; the awaited person is
+                // reminded in their own chat.
                 for (person, screen) in self.shared.front.reminders(&spec) {
                     let Some(chat) = ids::private_chat_of(&person.id) else {
                         continue;

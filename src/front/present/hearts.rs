@@ -68,13 +68,13 @@ fn trick_lines(lang: Lang, info: &TableInfo, v: &View, out: &mut Vec<String>) {
 fn turn_line(lang: Lang, info: &TableInfo, v: &View) -> Option<String> {
     let seat = v.deal.to_act?;
     let name = info.name(lang, seat);
-    Some(match info.turn_time_left {
-        Some(left) => line(
+    Some(match info.turn_allowance {
+        Some(allowance) => line(
             lang,
-            key::TABLE_TURN_TIMED,
+            key::TABLE_TURN_ALLOWANCE,
             Args::new()
                 .text("name", name)
-                .num("seconds", shown_seconds(left)),
+                .num("seconds", shown_seconds(allowance)),
         ),
         None => line(lang, key::TABLE_TURN, Args::new().text("name", name)),
     })
@@ -316,11 +316,11 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
         ));
     }
     let my_turn = choices.pass || !choices.plays.is_empty();
-    if let (Some(left), true) = (t.turn_time_left, my_turn) {
+    if let (Some(allowance), true) = (t.turn_allowance, my_turn) {
         out.push(line(
             lang,
-            key::TIMER_REMINDER_DM,
-            Args::new().num("seconds", shown_seconds(left)),
+            key::HAND_TURN_ALLOWANCE,
+            Args::new().num("seconds", shown_seconds(allowance)),
         ));
     }
     // Selecting is for passing; in play a tap plays the card.

@@ -127,13 +127,13 @@ fn table_lines(lang: Lang, info: &TableInfo, v: &SeriesView, out: &mut Vec<Strin
 fn turn_line(lang: Lang, info: &TableInfo, v: &SeriesView) -> Option<String> {
     let seat = v.deal.to_act?;
     let name = info.name(lang, seat);
-    Some(match info.turn_time_left {
-        Some(left) => line(
+    Some(match info.turn_allowance {
+        Some(allowance) => line(
             lang,
-            key::TABLE_TURN_TIMED,
+            key::TABLE_TURN_ALLOWANCE,
             Args::new()
                 .text("name", name)
-                .num("seconds", shown_seconds(left)),
+                .num("seconds", shown_seconds(allowance)),
         ),
         None if v.deal.width == 0 => line(lang, key::TABLE_TO_LEAD, Args::new().text("name", name)),
         None => line(lang, key::TABLE_TURN, Args::new().text("name", name)),
@@ -350,14 +350,13 @@ fn prompt_lines(
             Args::new().text("name", name),
         ));
     }
-    if let Some(left) = info.table.turn_time_left
+    if let Some(allowance) = info.table.turn_allowance
         && d.to_act == Some(info.seat)
     {
-        let seconds = shown_seconds(left);
         out.push(line(
             lang,
-            key::TIMER_REMINDER_DM,
-            Args::new().num("seconds", seconds),
+            key::HAND_TURN_ALLOWANCE,
+            Args::new().num("seconds", shown_seconds(allowance)),
         ));
     }
     if choices.molodka {

@@ -93,8 +93,10 @@ pub struct TableInfo {
     pub version: u64,
     pub game: GameKind,
     pub seats: PerSeat<Option<Occupant>>,
-    /// Time left for the seat to act, when a turn timer runs.
-    pub turn_time_left: Option<Duration>,
+    /// How long a seat has for each move while a turn timer runs (the
+    /// table's setting, not the time left): a fixed fact, so the table
+    /// message and the hands agree and never go stale between edits.
+    pub turn_allowance: Option<Duration>,
     /// The last trick taken in this deal: its cards, who took it, its points.
     pub last_trick: Option<TrickTaken>,
     /// How the previous deal ended, while the next deal's first trick is
@@ -130,15 +132,11 @@ pub struct HandInfo<'a> {
     pub selection: CardSet,
 }
 
-/// Seconds to show for a turn timer: whole tens while there is time, so the
-/// table message does not need an edit every second; exact in the last ten.
-/// The count is of whole seconds begun, so a fresh turn shows its full time
-/// (a 60 s turn drawn a few milliseconds in is "60 s", not "50 s"); it
-/// never shows a second more than is left.
-pub fn shown_seconds(left: Duration) -> u32 {
-    let begun = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-    let secs = u32::try_from(begun).unwrap_or(u32::MAX);
-    if secs >= 10 { secs / 10 * 10 } else { secs }
+/// Whole seconds begun of `time`: a reminder sent a few milliseconds
+/// after it was due says "15 s", never "14 s"; an allowance is shown as set.
+pub fn shown_seconds(time: Duration) -> u32 {
+    let begun = time.as_secs() + u64::from(time.subsec_nanos() > 0);
+    u32::try_from(begun).unwrap_or(u32::MAX)
 }
 
 fn line(lang: Lang, key: Key, args: Args) -> String {

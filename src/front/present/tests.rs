@@ -40,7 +40,7 @@ fn info(version: u64, hostile: bool) -> TableInfo {
         version,
         game: GameKind::Kozel,
         seats,
-        turn_time_left: None,
+        turn_allowance: None,
         last_trick: None,
         last_deal: None,
     }
@@ -126,8 +126,8 @@ fn every_rendering_of_random_games_fits_telegram() {
         while !game.is_over() && steps < 700 {
             steps += 1;
             t.version += 1;
-            t.turn_time_left =
-                (steps % 3 == 0).then(|| Duration::from_millis(rng.random_range(0..200_000)));
+            t.turn_allowance =
+                (steps % 3 == 0).then(|| Duration::from_secs(rng.random_range(5..86_400)));
             let public = table(lang, &t, &game.view(seat(0)));
             check_limits(&public);
             assert!(
@@ -508,7 +508,7 @@ fn the_table_message_shows_turn_timer_trick_and_score() {
     )
     .unwrap();
     let mut t = info(1, false);
-    t.turn_time_left = Some(Duration::from_millis(43_500));
+    t.turn_allowance = Some(Duration::from_secs(45));
     t.last_trick = Some(crate::table::TrickTaken {
         winner: seat(2),
         points: 21,
@@ -518,7 +518,10 @@ fn the_table_message_shows_turn_timer_trick_and_score() {
     let text = parse_html(&r.text).unwrap().text;
     let next = t.name(Lang::En, leader.next());
     assert!(text.starts_with("Kozel · deal 1\nTrump: "), "{text}");
-    assert!(text.contains(&format!("Turn: {next} · ⏳ 40 s")), "{text}");
+    assert!(
+        text.contains(&format!("Turn: {next} · ⏳ 45 s a move")),
+        "{text}"
+    );
     assert!(
         r.text.contains(&format!("<b>{}</b>", card.glyph())),
         "the winning play is bold"
@@ -760,11 +763,11 @@ fn names_are_cleaned_and_cut() {
     let long = Occupant::human("x".repeat(64)).display(Lang::En);
     assert_eq!(long.chars().count(), 32);
     assert!(long.ends_with('…'));
-    assert_eq!(shown_seconds(Duration::from_millis(43_500)), 40);
-    // A fresh 60 s turn, drawn 20 ms after its deadline was set.
-    assert_eq!(shown_seconds(Duration::from_millis(59_980)), 60);
-    assert_eq!(shown_seconds(Duration::from_millis(59_000)), 50);
-    assert_eq!(shown_seconds(Duration::from_millis(9_100)), 10);
+    // Whole seconds begun: a reminder due at 15 s and sent 20 ms late
+    // still says 15 s; an allowance reads as it was set.
+    assert_eq!(shown_seconds(Duration::from_millis(14_980)), 15);
+    assert_eq!(shown_seconds(Duration::from_secs(60)), 60);
+    assert_eq!(shown_seconds(Duration::from_secs(45)), 45);
     assert_eq!(shown_seconds(Duration::from_millis(8_000)), 8);
     assert_eq!(shown_seconds(Duration::ZERO), 0);
 }

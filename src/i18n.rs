@@ -517,6 +517,7 @@ pub mod key {
         plain ERR_TABLE_FULL = "err-table-full";
         plain ERR_SEAT_TAKEN = "err-seat-taken";
         plain ERR_STALE = "err-stale";
+        plain ERR_MENU_CLOSED = "err-menu-closed";
         plain ERR_NOT_ALLOWED = "err-not-allowed";
         plain ERR_ADMIN_ONLY = "err-admin-only";
         plain ERR_NO_TABLE = "err-no-table";

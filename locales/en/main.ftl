@@ -248,6 +248,7 @@ err-already-seated = You are already seated.
 err-table-full = The table is full.
 err-seat-taken = That seat is taken.
 err-stale = This button is out of date: use the newest message.
+err-menu-closed = This menu is closed: send the command again for a new one.
 err-not-allowed = You are not allowed to do that.
 err-admin-only = Only the creator or a group admin can do that.
 err-no-table = There is no open table here: send /new.

@@ -257,6 +257,7 @@ err-already-seated = Você já está sentado.
 err-table-full = A mesa está cheia.
 err-seat-taken = Este lugar está ocupado.
 err-stale = Este botão está desatualizado: use a mensagem mais recente.
+err-menu-closed = Este menu já foi fechado: envie o comando de novo para abrir outro.
 err-not-allowed = Você não pode fazer isso.
 err-admin-only = Só o criador da mesa ou um admin do grupo pode fazer isso.
 err-no-table = Não há mesa aberta aqui: envie /new.

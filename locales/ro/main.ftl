@@ -264,6 +264,7 @@ err-already-seated = Stai deja la masă.
 err-table-full = Masa e plină.
 err-seat-taken = Locul e ocupat.
 err-stale = Butonul acesta e vechi: folosește mesajul cel mai nou.
+err-menu-closed = Meniul acesta s-a închis: trimite din nou comanda pentru unul nou.
 err-not-allowed = Nu ai voie să faci asta.
 err-admin-only = Doar creatorul mesei sau un administrator al grupului poate face asta.
 err-no-table = Aici nu e nicio masă deschisă: trimite /new.

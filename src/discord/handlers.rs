@@ -257,7 +257,7 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
             Reply::Say(screen) => says.push(markup::public(&screen, None, None)),
             Reply::Popup(t) => says.push(text(&t)),
             Reply::Render(o) => shared.notify(Local::Output(o)),
-            Reply::CloseMenu | Reply::Seated { .. } => {}
+            Reply::CloseMenu | Reply::ReplaceMenu(_) | Reply::Seated { .. } => {}
         }
     }
     // A command that opened a table shows it as the table message; the
@@ -346,6 +346,8 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         let mut popups = Vec::new();
         let mut says = Vec::new();
         let mut close = false;
+        // What a closed menu shows instead of its buttons, if not its text.
+        let mut closing = None;
         let mut seated = None;
         let mut table_of_hand = None;
         for r in replies {
@@ -358,6 +360,10 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
                 Reply::Popup(t) => popups.push(t),
                 Reply::Say(screen) => says.push(markup::public(&screen, None, None)),
                 Reply::CloseMenu => close = true,
+                Reply::ReplaceMenu(screen) => {
+                    close = true;
+                    closing = Some(markup::public(&screen, None, None).content);
+                }
                 Reply::Seated { text: t, .. } => seated = Some(markup::public(&t, None, None)),
             }
         }
@@ -371,9 +377,16 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             table_of_hand = Some(table);
             hand_now = hand_message(shared, &h).await;
         }
-        (hand_now, table_of_hand, popups, says, close, seated)
+        (
+            hand_now,
+            table_of_hand,
+            popups,
+            says,
+            (close, closing),
+            seated,
+        )
     };
-    let ((hand_now, table_of_hand, popups, says, close, seated), late) = in_time(
+    let ((hand_now, table_of_hand, popups, says, (close, closing), seated), late) = in_time(
         shared,
         i,
         defer_after,
@@ -392,11 +405,12 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             edit_original(shared, &i.token, m).await;
             updated_hand = Some(hash_of(m));
         } else if close {
-            let content = i
-                .message
-                .as_ref()
-                .map(|m| m.content.clone())
-                .unwrap_or_default();
+            let content = closing.clone().unwrap_or_else(|| {
+                i.message
+                    .as_ref()
+                    .map(|m| m.content.clone())
+                    .unwrap_or_default()
+            });
             let m = Message {
                 content,
                 components: Vec::new(),
@@ -414,11 +428,12 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         .await;
         updated_hand = Some(hash_of(m));
     } else if close {
-        let content = i
-            .message
-            .as_ref()
-            .map(|m| m.content.clone())
-            .unwrap_or_default();
+        let content = closing.clone().unwrap_or_else(|| {
+            i.message
+                .as_ref()
+                .map(|m| m.content.clone())
+                .unwrap_or_default()
+        });
         let m = Message {
             content,
             components: Vec::<Component>::new(),

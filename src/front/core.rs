@@ -102,6 +102,9 @@ pub enum Reply {
     Popup(String),
     /// The message whose button was pressed did its job: remove its buttons.
     CloseMenu,
+    /// The menu whose button was pressed did its job: it shows this
+    /// instead (what was chosen), without buttons.
+    ReplaceMenu(Screen),
     /// Show this again (a selection changed, a person came back).
     Render(Output),
     /// The person took a seat: tell them privately; a shell that finds it
@@ -241,6 +244,18 @@ pub fn refusal(lang: Lang, e: &ServiceError) -> String {
         },
     };
     tr(lang, k, &Args::new())
+}
+
+/// What the settings message shows of `s`; `version` goes on its buttons.
+fn settings_info(s: &Settings, version: u64) -> SettingsInfo {
+    SettingsInfo {
+        version,
+        lang: s.lang,
+        turn_timer: s.turn_timer.map(TurnTimer::secs),
+        hearts_end_score: s.options.hearts.end_score,
+        shoot_the_moon: s.options.hearts.shoot_the_moon,
+        any_heart_breaks: s.options.hearts.any_heart_breaks,
+    }
 }
 
 /// Whether a table button belongs on a hand message (the person's private
@@ -474,14 +489,7 @@ impl Front {
                 let s = table
                     .as_ref()
                     .map_or_else(|| self.new_table_settings(lang), |t| t.settings);
-                let info = SettingsInfo {
-                    version: table.as_ref().map_or(0, |t| t.version),
-                    lang: s.lang,
-                    turn_timer: s.turn_timer.map(TurnTimer::secs),
-                    hearts_end_score: s.options.hearts.end_score,
-                    shoot_the_moon: s.options.hearts.shoot_the_moon,
-                    any_heart_breaks: s.options.hearts.any_heart_breaks,
-                };
+                let info = settings_info(&s, table.as_ref().map_or(0, |t| t.version));
                 vec![Reply::Say(present::settings(lang, &info))]
             }
             BotCommand::Stop => match self.service.open_table_view(chat).await.ok().flatten() {
@@ -721,9 +729,11 @@ impl Front {
                 )
                 .await
             {
+                // The menu did its job: it says what the chat speaks now,
+                // in that language, and keeps no buttons.
                 Ok(_) => vec![
                     Reply::Popup(tr(lang, key::SETTINGS_SAVED, &Args::new())),
-                    Reply::Say(Screen::text(tr_html(
+                    Reply::ReplaceMenu(Screen::text(tr_html(
                         l,
                         key::LANG_SET,
                         &Args::new().text("lang", l.native_name()),
@@ -761,7 +771,14 @@ impl Front {
             )
             .await
         {
-            Ok(_) => popup(lang, key::SETTINGS_SAVED),
+            // The menu did its job: it shows the settings now in force,
+            // without buttons (`/settings` opens a new one).
+            Ok(_) => vec![
+                Reply::Popup(tr(lang, key::SETTINGS_SAVED, &Args::new())),
+                Reply::ReplaceMenu(Screen::text(
+                    present::settings(chat_lang, &settings_info(&settings, 0)).text,
+                )),
+            ],
             Err(e) => vec![Reply::Popup(refusal(lang, &e))],
         }
     }

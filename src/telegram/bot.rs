@@ -52,6 +52,20 @@ pub struct Shared {
     admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
     /// How fresh the messages the outbox delivered were.
     freshness: Mutex<outbox::Freshness>,
+    /// Menus that did their job, newest last: a press on one of their
+    /// buttons (still shown until the paced edit that removes them goes
+    /// out, or pressed from an old client) changes nothing.
+    closed_menus: Mutex<ClosedMenus>,
+}
+
+/// How many closed menus are remembered; older ones are forgotten first
+/// (their edits went out long ago).
+const CLOSED_MENUS: usize = 4096;
+
+#[derive(Default)]
+struct ClosedMenus {
+    set: HashSet<(ChatId, teloxide::types::MessageId)>,
+    order: std::collections::VecDeque<(ChatId, teloxide::types::MessageId)>,
 }
 
 /// A std mutex whose holder panicked is still usable: every section here
@@ -68,6 +82,24 @@ impl Shared {
     pub fn player_of(&self, user: &teloxide::types::User) -> Player {
         let lang = super::handlers::lang_of(user).unwrap_or(self.default_lang);
         Player::new(super::ids::user_id(user), &user.full_name(), lang)
+    }
+
+    /// The menu `message` did its job: its buttons no longer act.
+    pub(super) fn close_menu(&self, chat: ChatId, message: teloxide::types::MessageId) {
+        let mut c = lock(&self.closed_menus);
+        if c.set.insert((chat, message)) {
+            c.order.push_back((chat, message));
+            while c.order.len() > CLOSED_MENUS {
+                if let Some(old) = c.order.pop_front() {
+                    c.set.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Whether `message` is a menu that did its job.
+    pub(super) fn is_closed_menu(&self, chat: ChatId, message: teloxide::types::MessageId) -> bool {
+        lock(&self.closed_menus).set.contains(&(chat, message))
     }
 
     /// The outbox records how fresh a delivered message was.
@@ -399,6 +431,7 @@ pub async fn start_on(
         gone: Mutex::new(HashSet::new()),
         admins: Mutex::new(HashMap::new()),
         freshness: Mutex::new(outbox::Freshness::default()),
+        closed_menus: Mutex::new(ClosedMenus::default()),
     });
     let limits = Limits {
         group: tuning.group_pacing,

@@ -159,9 +159,21 @@ fn perform(
             Reply::Popup(text) => popup = Some(text),
             Reply::CloseMenu => {
                 if let Some(m) = pressed {
+                    shared.close_menu(m.chat().id, m.id());
                     shared.notify(Local::CloseMenu {
                         chat: m.chat().id,
                         message: m.id(),
+                        screen: None,
+                    });
+                }
+            }
+            Reply::ReplaceMenu(screen) => {
+                if let Some(m) = pressed {
+                    shared.close_menu(m.chat().id, m.id());
+                    shared.notify(Local::CloseMenu {
+                        chat: m.chat().id,
+                        message: m.id(),
+                        screen: Some(screen),
                     });
                 }
             }
@@ -197,6 +209,11 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
         teloxide::types::MaybeInaccessibleMessage::Regular(m) => m.chat.clone(),
         teloxide::types::MaybeInaccessibleMessage::Inaccessible(m) => m.chat.clone(),
     };
+    // A menu that did its job keeps no working buttons, even while the
+    // edit that removes them waits for the group's turn.
+    if shared.is_closed_menu(chat.id, message.id()) {
+        return Some(tr(player.lang, key::ERR_MENU_CLOSED, &Args::new()));
+    }
     let mut origin = origin_of(&chat);
     // A hand's buttons count only in the presser's own private chat.
     origin.private = ids::private_chat_of(&player.id) == Some(chat.id);

@@ -39,8 +39,13 @@ pub enum Local {
     Output(Output),
     /// Post this in the chat (a reply to a command or a press).
     Say { chat: ChatId, screen: Screen },
-    /// The message whose button was pressed did its job: remove its buttons.
-    CloseMenu { chat: ChatId, message: MessageId },
+    /// A menu did its job: it loses its buttons, and shows `screen`
+    /// (without buttons) instead when there is one.
+    CloseMenu {
+        chat: ChatId,
+        message: MessageId,
+        screen: Option<Screen>,
+    },
     /// A person took a seat at `table`: tell them privately. If the bot
     /// cannot message them, their table shows them a deep link.
     Seated {
@@ -467,13 +472,17 @@ impl Outbox {
                         .send_with(chat.0, Piece::Show(m), Priority::Acted);
                 }
             }
-            Local::CloseMenu { chat, message } => {
-                self.queue.set_with(
-                    chat.0,
-                    Slot::Menu(message.0),
-                    Piece::NoButtons,
-                    Priority::Acted,
-                );
+            Local::CloseMenu {
+                chat,
+                message,
+                screen,
+            } => {
+                let piece = match screen {
+                    Some(s) => Piece::Show(self.message(&Screen::text(s.text))),
+                    None => Piece::NoButtons,
+                };
+                self.queue
+                    .set_with(chat.0, Slot::Menu(message.0), piece, Priority::Acted);
             }
             Local::Seated {
                 table,
@@ -609,6 +618,10 @@ impl Outbox {
                         None => Call::Send(m),
                     },
                 ),
+                Transmission::Set {
+                    slot: Slot::Menu(id),
+                    content: Piece::Show(m),
+                } => (None, Call::Edit(MessageId(id), m)),
                 Transmission::Set {
                     slot: Slot::Menu(id),
                     ..

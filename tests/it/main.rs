@@ -17,3 +17,4 @@ mod service;
 mod telegram;
 mod telegram_limits;
 mod telegram_play;
+mod telegram_screens;

@@ -1,0 +1,896 @@
+//! Issue 11, points 6, 7 and 8, end to end through the fake Bot API, the
+//! real teloxide client, handler tree, scheduler, table service and store.
+//! People press only buttons the bot drew, and the tests read what the
+//! group and the hands show.
+//!
+//! - the turn timer: the group table and the acting person's hand state the
+//!   same full allowance, however late the paced group edit goes out, and
+//!   a later render in the same turn says the same;
+//! - ticks: quick taps (faster than a private chat's one edit a second),
+//!   some twice, while other seats move, settle on exactly the cards
+//!   tapped an odd number of times, every tap answered; a new deal starts
+//!   with nothing ticked, even a card of the last move dealt again;
+//! - menus: `/new`, `/settings`, `/lang` and the `/stop` prompt keep no
+//!   working buttons once their job is done; an old button of a closed
+//!   menu changes nothing and says so.
+
+use std::time::{Duration, Instant};
+
+use kozyr::cards::{CardSet, Seat};
+use kozyr::fakebot::{FakeBot, FakeBotConfig, FakeMessage, LimitHits, UserSpec};
+use kozyr::front::action::{Press, TableAction};
+use kozyr::game::{Game, GameAction, GameKind, GameOptions, GameView};
+use kozyr::kozel;
+use kozyr::table::{ChatKey, Phase, Platform, Table, TableId};
+use kozyr::telegram::bot::{RunningBot, Tuning, start};
+use kozyr::telegram::pacing::{Budget, PacerConfig};
+use teloxide::types::{ChatId, MessageId, UserId};
+
+use crate::support::{bot_config, eventually, fast_tuning};
+
+/// Paced outputs take seconds (3 s between group edits, 1 s in a private
+/// chat), so waits are generous.
+const WAIT: Duration = Duration::from_secs(20);
+const NAMES: [&str; 4] = ["Ann", "Boris", "Chloe", "Dmitri"];
+
+/// Telegram's minute, shortened for the tests as in `telegram_limits`.
+const MINUTE: Duration = Duration::from_secs(6);
+
+/// The bot's real limits, the group minute shortened like the fake's.
+fn real_limits() -> Tuning {
+    Tuning {
+        group_pacing: PacerConfig {
+            window: MINUTE,
+            ..PacerConfig::group()
+        },
+        private_pacing: PacerConfig::private(),
+        budget: Budget::TELEGRAM,
+        poll_timeout: Duration::from_secs(1),
+        drain_for: Duration::from_secs(2),
+        service: kozyr::table::runtime::ServiceOptions::default(),
+        ..Tuning::default()
+    }
+}
+
+/// A fake that enforces Telegram's limits (the group minute shortened).
+fn strict() -> FakeBotConfig {
+    FakeBotConfig {
+        token: "123456:TEST-fake-token-kozyr-screens-0123456789".into(),
+        group_window: MINUTE,
+        ..FakeBotConfig::default().telegram_limits()
+    }
+}
+
+fn lenient() -> FakeBotConfig {
+    FakeBotConfig {
+        token: "123456:TEST-fake-token-kozyr-screens-0123456789".into(),
+        ..FakeBotConfig::default()
+    }
+}
+
+struct World {
+    fake: FakeBot,
+    _dir: tempfile::TempDir,
+    users: [UserId; 4],
+    group: ChatId,
+    bot: Option<RunningBot>,
+}
+
+impl World {
+    /// The bot against a fake set up by `fake`, with `turn_secs` of turn
+    /// timer for new tables (`None`: no timer).
+    async fn new(fake: FakeBotConfig, tuning: Tuning, turn_secs: Option<u32>) -> World {
+        let fake = FakeBot::start_with(fake).await.unwrap();
+        let users = NAMES.map(|n| fake.add_user(UserSpec::new(n).language("en")));
+        let group = fake.add_group("Friday cards", &users);
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = bot_config(&fake, &dir);
+        config.default_turn_timer = turn_secs.and_then(kozyr::table::TurnTimer::from_secs);
+        let bot = start(&config, tuning).await.unwrap();
+        for &u in &users {
+            fake.start_bot(u, None).unwrap();
+        }
+        World {
+            fake,
+            _dir: dir,
+            users,
+            group,
+            bot: Some(bot),
+        }
+    }
+
+    async fn stop(&mut self) {
+        if let Some(b) = self.bot.take() {
+            b.stop().await;
+        }
+    }
+
+    fn dm(&self, seat: usize) -> ChatId {
+        FakeBot::private_chat(self.users[seat])
+    }
+
+    async fn table(&self, id: TableId) -> Table {
+        let s = self.bot.as_ref().unwrap().service();
+        s.table(id).await.unwrap().unwrap()
+    }
+
+    async fn open_table(&self) -> Option<Table> {
+        let chat = ChatKey::new(Platform::Telegram, self.group.0.to_string()).unwrap();
+        let s = self.bot.as_ref().unwrap().service();
+        s.open_table(&chat).await.unwrap()
+    }
+
+    /// Presses `data` on message `msg` (a button it shows) and waits for
+    /// the answer; returns the popup.
+    async fn press_on(
+        &self,
+        user: UserId,
+        chat: ChatId,
+        msg: MessageId,
+        data: &str,
+    ) -> Option<String> {
+        let q = self.fake.press(user, chat, msg, data).unwrap();
+        self.answer(&q).await
+    }
+
+    async fn answer(&self, q: &str) -> Option<String> {
+        self.fake
+            .wait_for(WAIT, |f| f.callback_answer(q))
+            .await
+            .unwrap()
+            .text
+    }
+
+    /// Presses the button with `data` on the newest message of `chat`
+    /// showing it (waiting for the bot to draw it); returns the popup.
+    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> Option<String> {
+        let msg = self
+            .fake
+            .wait_for(WAIT, |f| {
+                f.messages(chat)
+                    .into_iter()
+                    .rev()
+                    .find(|m| {
+                        m.keyboard
+                            .as_ref()
+                            .is_some_and(|k| k.with_data(data).is_some())
+                    })
+                    .map(|m| m.id)
+            })
+            .await
+            .unwrap_or_else(|_| panic!("nobody sees a button {data} in {chat}"));
+        self.press_on(user, chat, msg, data).await
+    }
+
+    /// The newest group message with a button labelled with `label`, and
+    /// that button's data.
+    async fn group_button(&self, label: &str) -> (MessageId, String) {
+        self.fake
+            .wait_for(WAIT, |f| {
+                f.messages(self.group).into_iter().rev().find_map(|m| {
+                    let b = m.keyboard?.find(label)?.callback_data()?.to_owned();
+                    Some((m.id, b))
+                })
+            })
+            .await
+            .unwrap_or_else(|_| panic!("no group button {label}"))
+    }
+
+    async fn press_label(&self, user: UserId, label: &str) -> Option<String> {
+        let (msg, data) = self.group_button(label).await;
+        self.press_on(user, self.group, msg, &data).await
+    }
+
+    /// The newest message in `chat` that `pred` accepts, once there is one.
+    async fn shown(
+        &self,
+        chat: ChatId,
+        what: &str,
+        pred: impl Fn(&FakeMessage) -> bool,
+    ) -> FakeMessage {
+        self.fake
+            .wait_for(WAIT, |f| {
+                f.messages(chat).into_iter().rev().find(|m| pred(m))
+            })
+            .await
+            .unwrap_or_else(|_| {
+                let seen: Vec<String> = self
+                    .fake
+                    .messages(chat)
+                    .into_iter()
+                    .map(|m| m.text)
+                    .collect();
+                panic!("{what} never shown in {chat}; it shows {seen:#?}")
+            })
+    }
+
+    /// The seat's hand message as drawn for `version` (its buttons carry it).
+    async fn hand_at(&self, seat: usize, id: TableId, version: u64) -> FakeMessage {
+        self.shown(self.dm(seat), "the hand", |m| {
+            m.keyboard.as_ref().is_some_and(|k| {
+                k.buttons().any(|b| {
+                    matches!(b.callback_data().map(Press::parse),
+                        Some(Ok(Press::Table { table, version: v, .. })) if table == id && v == version)
+                })
+            })
+        })
+        .await
+    }
+
+    /// The seat's newest hand message (the one with card buttons).
+    fn hand_now(&self, seat: usize) -> Option<FakeMessage> {
+        self.fake
+            .messages(self.dm(seat))
+            .into_iter()
+            .rev()
+            .find(|m| {
+                m.keyboard
+                    .as_ref()
+                    .is_some_and(|k| k.buttons().any(|b| card_toggle(b).is_some()))
+            })
+    }
+
+    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
+        eventually(
+            WAIT,
+            Duration::from_millis(5),
+            "the table did not move",
+            || async {
+                let t = self.table(id).await;
+                (t.version() > v).then_some(t)
+            },
+        )
+        .await
+    }
+
+    /// `/kozel`, the others take seats 2-4 from the lobby, Start.
+    async fn open_kozel(&self) -> TableId {
+        self.fake
+            .user_says(self.group, self.users[0], "/kozel")
+            .unwrap();
+        for i in 1..4 {
+            let popup = self
+                .press_label(self.users[i], &format!("Seat {}", i + 1))
+                .await;
+            assert_eq!(popup, None);
+        }
+        assert_eq!(self.press_label(self.users[0], "Start").await, None);
+        let t = self.open_table().await.unwrap();
+        assert_eq!(t.phase(), Phase::Playing);
+        t.id()
+    }
+
+    /// The awaited seat's move, pressed from its hand: the cards, then the
+    /// move's button. Beats when it can, else the game's safe move (the
+    /// same choice as [`policy`]).
+    async fn play(&self, t: &Table) -> Table {
+        let seat = t.awaiting()[0];
+        let action = policy(t.game().unwrap(), seat);
+        let (cards, button) = match action {
+            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead(s)),
+            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat(s)),
+            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass(s)),
+            other => panic!("{other:?}"),
+        };
+        let i = seat.index();
+        let (user, dm) = (self.users[i], self.dm(i));
+        let data = |action| {
+            Press::Table {
+                table: t.id(),
+                version: t.version(),
+                action,
+            }
+            .encode()
+        };
+        for c in cards.iter() {
+            assert_eq!(
+                self.press(user, dm, &data(TableAction::Toggle(c))).await,
+                None
+            );
+        }
+        assert_eq!(
+            self.press(user, dm, &data(button)).await,
+            None,
+            "{action:?}"
+        );
+        self.wait_version_after(t.id(), t.version()).await
+    }
+}
+
+/// The move the tests make for `seat`: a beat when there is one (so tricks
+/// change hands), else the game's safe move.
+fn policy(game: &Game, seat: Seat) -> GameAction {
+    let legal = game.legal_actions(seat);
+    legal
+        .iter()
+        .copied()
+        .find(|a| matches!(a, GameAction::Kozel(kozel::Action::Beat(_))))
+        .unwrap_or_else(|| game.safe_action(seat).unwrap())
+}
+
+fn deal_no(game: &Game) -> u32 {
+    match game.public_view() {
+        GameView::Kozel(v) => v.deal_no,
+        GameView::Hearts(v) => v.results.len() as u32 + 1,
+    }
+}
+
+fn kozel_hand(game: &Game, seat: Seat) -> CardSet {
+    match game.view(seat) {
+        GameView::Kozel(v) => v.deal.hand,
+        GameView::Hearts(_) => unreachable!(),
+    }
+}
+
+/// The card a hand button selects, if it is a card toggle.
+fn card_toggle(b: &kozyr::fakebot::Button) -> Option<kozyr::cards::Card> {
+    match b.callback_data().map(Press::parse) {
+        Some(Ok(Press::Table {
+            action: TableAction::Toggle(c),
+            ..
+        })) => Some(c),
+        _ => None,
+    }
+}
+
+/// The cards a hand message shows ticked, from its buttons ("✓7♠").
+fn ticked(m: &FakeMessage) -> CardSet {
+    let mut out = CardSet::EMPTY;
+    for b in m.keyboard.iter().flat_map(|k| k.buttons()) {
+        if let Some(c) = card_toggle(b)
+            && b.text.starts_with('✓')
+        {
+            out.insert(c);
+        }
+    }
+    out
+}
+
+/// The button data that toggles `card` on message `m`, if it shows one.
+fn toggle_on(m: &FakeMessage, card: kozyr::cards::Card) -> Option<String> {
+    m.keyboard
+        .as_ref()?
+        .buttons()
+        .find(|b| card_toggle(b) == Some(card))
+        .and_then(|b| b.callback_data().map(str::to_owned))
+}
+
+// ------------------------------------------------------------- point 7 --
+
+/// Issue 11, point 7: the group table and the acting person's hand state
+/// the same full allowance for the turn, also when the paced group edit
+/// goes out seconds after the turn began, and a later render in the same
+/// turn says the same: nothing pretends to count down.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_group_and_the_hand_state_the_same_full_allowance() {
+    let mut w = World::new(strict(), real_limits(), Some(60)).await;
+    let id = w.open_kozel().await;
+    let mut t = w.table(id).await;
+    let allowance = "⏳ 60 s a move";
+    let in_hand = "⏳ You have 60 s a move.";
+    let turn_line = |t: &Table| format!("Turn: {} · {allowance}", NAMES[t.awaiting()[0].index()]);
+
+    // The first turn: the table and the leader's hand; the others' hands
+    // state no allowance (it is not their move).
+    let first = turn_line(&t);
+    w.shown(w.group, "the first turn with its allowance", |m| {
+        m.text.starts_with("Kozel · deal 1") && m.text.contains(&first)
+    })
+    .await;
+    let leader = t.awaiting()[0].index();
+    for s in 0..4 {
+        let m = w.hand_at(s, id, t.version()).await;
+        assert_eq!(
+            m.text.contains(in_hand),
+            s == leader,
+            "seat {s}: {}",
+            m.text
+        );
+        assert!(!m.text.contains("left"), "{}", m.text);
+    }
+
+    // Three moves at once, then the group edit for the fourth turn goes
+    // out when the group's pacing lets it (3 s between edits): it still
+    // states the full allowance, as does the hand of whoever must act.
+    let mut delays = Vec::new();
+    for _ in 0..3 {
+        t = w.play(&t).await;
+        let moved = Instant::now();
+        let line = turn_line(&t);
+        let msg = w
+            .shown(w.group, "the next turn with its allowance", |m| {
+                m.text.starts_with("Kozel · deal 1") && m.text.contains(&line)
+            })
+            .await;
+        delays.push(moved.elapsed());
+        assert!(!msg.text.contains(" s left"), "{}", msg.text);
+        let actor = t.awaiting()[0].index();
+        let hand = w.hand_at(actor, id, t.version()).await;
+        assert!(hand.text.contains(in_hand), "{}", hand.text);
+    }
+    assert!(
+        delays.iter().any(|d| *d >= Duration::from_secs(2)),
+        "a group edit went out seconds after its turn began: {delays:?}"
+    );
+
+    // A later render in the same turn: the person taps a card; the hand
+    // shows it ticked and the same allowance; the table has not changed.
+    let actor = t.awaiting()[0].index();
+    let hand = w.hand_at(actor, id, t.version()).await;
+    let card = kozel_hand(t.game().unwrap(), t.awaiting()[0])
+        .iter()
+        .next()
+        .unwrap();
+    let data = toggle_on(&hand, card).unwrap();
+    assert_eq!(
+        w.press_on(w.users[actor], w.dm(actor), hand.id, &data)
+            .await,
+        None
+    );
+    let again = w
+        .shown(w.dm(actor), "the hand with the card ticked", |m| {
+            m.id == hand.id && ticked(m).contains(card)
+        })
+        .await;
+    assert!(again.text.contains(in_hand), "{}", again.text);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let table = w
+        .shown(w.group, "the table", |m| {
+            m.text.starts_with("Kozel · deal 1")
+        })
+        .await;
+    assert!(table.text.contains(&turn_line(&t)), "{}", table.text);
+    assert_eq!(w.table(id).await.version(), t.version());
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+    assert_eq!(
+        w.fake.limit_hits(),
+        LimitHits::default(),
+        "429s from the fake"
+    );
+}
+
+// ------------------------------------------------------------- point 8 --
+
+/// Issue 11, point 8: a person taps cards faster than their private chat
+/// may be edited (one edit a second), some twice, while the other seats
+/// move and their hand is redrawn for it; every tap is answered, and when
+/// things settle the hand shows ticked exactly the cards tapped an odd
+/// number of times. At a human pace, a tap shows at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_taps_settle_on_exactly_the_cards_tapped_an_odd_number_of_times() {
+    let mut w = World::new(strict(), real_limits(), None).await;
+    let id = w.open_kozel().await;
+    let mut t = w.table(id).await;
+    // The tapper acts third: the two seats before them move meanwhile.
+    let leader = t.awaiting()[0];
+    let tapper = leader.next().next();
+    let i = tapper.index();
+    let cards: Vec<_> = kozel_hand(t.game().unwrap(), tapper).iter().collect();
+    assert_eq!(cards.len(), 4);
+    w.hand_at(i, id, t.version()).await;
+    let outputs_before = w.fake.outputs(w.dm(i)).len();
+
+    // Taps on whatever hand message the person sees, 150 ms apart.
+    let mut counts = [0u32; 4];
+    let mut queries = Vec::new();
+    let bursts: [&[usize]; 3] = [&[0, 1, 0, 2], &[1, 3, 0], &[3, 2, 2]];
+    for (b, burst) in bursts.iter().enumerate() {
+        for &k in *burst {
+            let m = w.hand_now(i).unwrap();
+            let data = toggle_on(&m, cards[k]).unwrap();
+            queries.push(w.fake.press(w.users[i], w.dm(i), m.id, &data).unwrap());
+            counts[k] += 1;
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+        // Another seat moves while the taps are still being drawn: the
+        // tapper's hand is redrawn for the new trick too.
+        if b < 2 {
+            t = w.play(&t).await;
+        }
+    }
+    for q in &queries {
+        assert_eq!(
+            w.answer(q).await,
+            None,
+            "a tap is answered without a refusal"
+        );
+    }
+    let expected: CardSet = cards
+        .iter()
+        .zip(counts)
+        .filter(|(_, n)| n % 2 == 1)
+        .map(|(c, _)| *c)
+        .collect();
+    assert_eq!(expected.len(), 2, "{counts:?}");
+    let settled = |w: &World| w.hand_now(i).filter(|m| ticked(m) == expected);
+    let m = w
+        .fake
+        .wait_for(WAIT, |_| settled(&w))
+        .await
+        .unwrap_or_else(|_| panic!("the hand never showed {expected:?}: {:?}", w.hand_now(i)));
+    assert!(m.text.contains("Selected: "), "{}", m.text);
+    // The taps came faster than the chat may be edited: they coalesced.
+    let drawn = w.fake.outputs(w.dm(i)).len() - outputs_before;
+    assert!(
+        drawn < queries.len(),
+        "{drawn} outputs for {} taps",
+        queries.len()
+    );
+    // Settled: nothing drawn later takes the ticks back.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let m = w.hand_now(i).unwrap();
+    assert_eq!(ticked(&m), expected, "{}", m.text);
+
+    // One more tap at a human pace shows on the hand.
+    let data = toggle_on(&m, cards[1]).unwrap();
+    let before = m.edits;
+    assert_eq!(w.press_on(w.users[i], w.dm(i), m.id, &data).await, None);
+    let mut now = expected;
+    now.insert(cards[1]);
+    let shown = w
+        .shown(w.dm(i), "the tapped card ticked", |m| ticked(m) == now)
+        .await;
+    assert!(shown.edits > before);
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+    assert_eq!(
+        w.fake.limit_hits(),
+        LimitHits::default(),
+        "429s from the fake"
+    );
+}
+
+/// How the first deal's last move is made in [`deal_two_starts_unticked`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LastMove {
+    /// The person selects the cards and presses the move's button.
+    Pressed,
+    /// The person selects a card and waits: the turn timer runs out and
+    /// the safe move is played for them (the selection stays theirs).
+    TimedOut,
+}
+
+/// The first series seed from `from` on whose first deal, played by
+/// [`policy`], the last move is the game's safe move and is made by a seat
+/// that is dealt one of that move's cards again in the second deal:
+/// (seed, seat, the card, how many moves the deal takes).
+fn seed_with_a_card_dealt_again(from: u64) -> (u64, Seat, kozyr::cards::Card, usize) {
+    for seed in from..from + 5_000 {
+        let mut game = Game::new(GameKind::Kozel, GameOptions::default(), seed);
+        let mut last = None;
+        let mut moves = 0;
+        while deal_no(&game) == 1 {
+            moves += 1;
+            let seat = game.awaiting()[0];
+            let action = policy(&game, seat);
+            let safe = game.safe_action(seat) == Some(action);
+            game.apply(seat, action).unwrap();
+            last = Some((seat, action, safe));
+        }
+        let Some((seat, GameAction::Kozel(a), true)) = last else {
+            continue;
+        };
+        let cards = match a {
+            kozel::Action::Lead(s) | kozel::Action::Beat(s) | kozel::Action::Pass(s) => s,
+            _ => continue,
+        };
+        if game.is_over() {
+            continue;
+        }
+        if let Some(c) = (cards & kozel_hand(&game, seat)).iter().next() {
+            return (seed, seat, c, moves);
+        }
+    }
+    panic!("no seed from {from} deals a last card again");
+}
+
+/// Plays the first deal of a seeded series whose last mover is dealt a
+/// card of their last move again, that last move made as `last`; checks
+/// that no hand of the second deal shows anything ticked, as first drawn
+/// and once things settle, and that one tap ticks the card dealt again.
+async fn deal_two_starts_unticked(last: LastMove) {
+    let (seed, last_seat, again, moves) = seed_with_a_card_dealt_again(1);
+    let mut tuning = fast_tuning();
+    tuning.service.seed = Some(seed);
+    let timer = (last == LastMove::TimedOut).then_some(kozyr::table::TurnTimer::MIN_SECS);
+    let mut w = World::new(lenient(), tuning, timer).await;
+    let id = w.open_kozel().await;
+    let mut t = w.table(id).await;
+    let i = last_seat.index();
+    for played in 0.. {
+        let seat = t.awaiting()[0];
+        if last == LastMove::TimedOut && played + 1 == moves {
+            assert_eq!(seat, last_seat, "the seeded deal went as simulated");
+            // Select the card that comes again, then let the time run out.
+            let m = w.hand_at(i, id, t.version()).await;
+            let data = toggle_on(&m, again).unwrap();
+            assert_eq!(w.press_on(w.users[i], w.dm(i), m.id, &data).await, None);
+            w.shown(w.dm(i), "the last card ticked", |m| {
+                ticked(m).contains(again)
+            })
+            .await;
+            t = w.wait_version_after(id, t.version()).await;
+            assert_eq!(
+                deal_no(t.game().unwrap()),
+                2,
+                "the timed-out move ended the deal"
+            );
+            break;
+        }
+        let before = t.awaiting()[0];
+        t = w.play(&t).await;
+        if deal_no(t.game().unwrap()) == 2 {
+            assert_eq!(before, last_seat, "the seeded deal went as simulated");
+            assert_eq!(last, LastMove::Pressed);
+            break;
+        }
+    }
+    let hand = kozel_hand(t.game().unwrap(), last_seat);
+    assert!(hand.contains(again), "{again} is dealt again");
+    for s in 0..4 {
+        let m = w.hand_at(s, id, t.version()).await;
+        assert_eq!(ticked(&m), CardSet::EMPTY, "seat {s}: {}", m.text);
+        assert!(!m.text.contains("Selected: "), "{}", m.text);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let m = w.hand_now(i).unwrap();
+    assert_eq!(ticked(&m), CardSet::EMPTY, "{}", m.text);
+    // Tapping the card dealt again selects it (one tap, one tick).
+    let data = toggle_on(&m, again).unwrap();
+    assert_eq!(w.press_on(w.users[i], w.dm(i), m.id, &data).await, None);
+    w.shown(w.dm(i), "the card dealt again ticked by one tap", |m| {
+        ticked(m) == CardSet::single(again)
+    })
+    .await;
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}
+
+/// Issue 11, point 8: the cards a person selected for their last move of
+/// a deal are not shown ticked in the next deal's hand, even the card
+/// that the next deal gives them again (the stale 10♣).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_deal_starts_with_nothing_ticked_even_a_card_dealt_again() {
+    deal_two_starts_unticked(LastMove::Pressed).await;
+}
+
+/// Issue 11, point 8: a selection the person still holds when the deal
+/// ends (the timer played their last card for them) is not shown in the
+/// next deal's hand, though the same card is dealt to them again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_selection_left_when_the_timer_ends_the_deal_is_not_shown_in_the_next() {
+    deal_two_starts_unticked(LastMove::TimedOut).await;
+}
+
+// ------------------------------------------------------------- point 6 --
+
+/// The message `id` in `chat` once it shows no buttons, with its text.
+async fn closed(w: &World, chat: ChatId, id: MessageId, what: &str) -> FakeMessage {
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.message(chat, id).filter(|m| {
+                m.keyboard
+                    .as_ref()
+                    .is_none_or(|k| k.buttons().next().is_none())
+            })
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{what} kept its buttons: {:?}", w.fake.message(chat, id)))
+}
+
+/// An old button of a closed menu, pressed from a client that still shows
+/// it: refused with a clear answer.
+async fn press_old(w: &World, user: UserId, msg: MessageId, data: &str) {
+    let q = w.fake.press_raw(user, w.group, msg, data).unwrap();
+    assert_eq!(
+        w.answer(&q).await.as_deref(),
+        Some("This menu is closed: send the command again for a new one."),
+    );
+}
+
+/// Issue 11, point 6: every menu closes when its job is done. The `/new`
+/// game menu, `/settings` (a timer, a Hearts option, its language row),
+/// `/lang` and the `/stop` prompt (no, then yes): once a choice is made
+/// the menu keeps no buttons (settings and languages say what is in
+/// force now), and a press on an old button of a closed menu changes
+/// nothing and says the menu is closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_menu_closes_when_its_job_is_done() {
+    let mut w = World::new(lenient(), fast_tuning(), None).await;
+    let [ann, boris, ..] = w.users;
+
+    // /new: Kozel chosen; the menu loses its buttons, the lobby opens.
+    w.fake.user_says(w.group, ann, "/new").unwrap();
+    let (menu, kozel) = w.group_button("Kozel").await;
+    let hearts = w
+        .fake
+        .message(w.group, menu)
+        .unwrap()
+        .keyboard
+        .unwrap()
+        .find("Hearts")
+        .unwrap()
+        .callback_data()
+        .unwrap()
+        .to_owned();
+    assert_eq!(w.press_on(ann, w.group, menu, &kozel).await, None);
+    closed(&w, w.group, menu, "the /new menu").await;
+    let t = w.open_table().await.unwrap();
+    assert_eq!(t.kind(), GameKind::Kozel);
+    press_old(&w, boris, menu, &hearts).await;
+    press_old(&w, ann, menu, &kozel).await;
+    let same = w.open_table().await.unwrap();
+    assert_eq!((same.id(), same.version()), (t.id(), t.version()));
+
+    // /settings: a timer chosen; the menu shows the settings in force
+    // without buttons; its other buttons do nothing now.
+    w.fake.user_says(w.group, ann, "/settings").unwrap();
+    let (menu, secs30) = w.group_button("30 s").await;
+    let keyboard = w.fake.message(w.group, menu).unwrap().keyboard.unwrap();
+    let data = |label: &str| {
+        keyboard
+            .find(label)
+            .unwrap()
+            .callback_data()
+            .unwrap()
+            .to_owned()
+    };
+    let (no_limit, moon, russian) = (data("No limit"), data("moon"), data("Русский"));
+    assert_eq!(
+        w.press_on(ann, w.group, menu, &secs30).await.as_deref(),
+        Some("Saved.")
+    );
+    let m = closed(&w, w.group, menu, "the settings menu").await;
+    assert!(m.text.starts_with("Settings"), "{}", m.text);
+    assert!(m.text.contains("Turn timer: 30 s"), "{}", m.text);
+    let v = w.open_table().await.unwrap();
+    for old in [&no_limit, &moon, &russian, &secs30] {
+        press_old(&w, ann, menu, old).await;
+    }
+    let after = w.open_table().await.unwrap();
+    assert_eq!(
+        after.version(),
+        v.version(),
+        "old settings buttons change nothing"
+    );
+    assert_eq!(after.settings().turn_timer.map(|t| t.secs()), Some(30));
+
+    // /settings again: a Hearts option, then its language row.
+    w.fake.user_says(w.group, ann, "/settings").unwrap();
+    let (menu, moon) = w
+        .fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.group).into_iter().rev().find_map(|m| {
+                (m.text.contains("Turn timer: 30 s") && m.id != menu)
+                    .then_some(())
+                    .and(
+                        m.keyboard
+                            .as_ref()?
+                            .find("moon")?
+                            .callback_data()
+                            .map(|d| (m.id, d.to_owned())),
+                    )
+            })
+        })
+        .await
+        .unwrap();
+    let shoot_before = w
+        .open_table()
+        .await
+        .unwrap()
+        .settings()
+        .options
+        .hearts
+        .shoot_the_moon;
+    assert_eq!(
+        w.press_on(ann, w.group, menu, &moon).await.as_deref(),
+        Some("Saved.")
+    );
+    let m = closed(&w, w.group, menu, "the second settings menu").await;
+    assert!(m.text.starts_with("Settings"), "{}", m.text);
+    press_old(&w, ann, menu, &moon).await;
+    assert_eq!(
+        w.open_table()
+            .await
+            .unwrap()
+            .settings()
+            .options
+            .hearts
+            .shoot_the_moon,
+        !shoot_before,
+        "one press, one change"
+    );
+    w.fake.user_says(w.group, ann, "/settings").unwrap();
+    let (menu, pt) = w
+        .fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.group).into_iter().rev().find_map(|m| {
+                let d = m
+                    .keyboard
+                    .as_ref()?
+                    .find("Português")?
+                    .callback_data()?
+                    .to_owned();
+                m.text.starts_with("Settings").then_some((m.id, d))
+            })
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        w.press_on(ann, w.group, menu, &pt).await.as_deref(),
+        Some("Saved.")
+    );
+    let m = closed(&w, w.group, menu, "the settings menu after a language").await;
+    assert_eq!(m.text, "Idioma: Português");
+    press_old(&w, ann, menu, &pt).await;
+
+    // /lang: back to English; the menu says so, without buttons.
+    w.fake.user_says(w.group, ann, "/lang").unwrap();
+    let (menu, en) = w.group_button("English").await;
+    let ru = w
+        .fake
+        .message(w.group, menu)
+        .unwrap()
+        .keyboard
+        .unwrap()
+        .find("Русский")
+        .unwrap()
+        .callback_data()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        w.press_on(ann, w.group, menu, &en).await.as_deref(),
+        Some("Saved.")
+    );
+    let m = closed(&w, w.group, menu, "the language menu").await;
+    assert_eq!(m.text, "Language: English");
+    press_old(&w, ann, menu, &ru).await;
+    assert_eq!(
+        w.open_table().await.unwrap().settings().lang,
+        kozyr::i18n::Lang::En
+    );
+
+    // /stop: "No" closes the prompt and keeps the table; its old "Yes"
+    // does nothing. A second prompt's "Yes" stops the table.
+    w.fake.user_says(w.group, ann, "/stop").unwrap();
+    let (menu, no) = w.group_button("No, keep playing").await;
+    let yes = w
+        .fake
+        .message(w.group, menu)
+        .unwrap()
+        .keyboard
+        .unwrap()
+        .find("Yes, stop it")
+        .unwrap()
+        .callback_data()
+        .unwrap()
+        .to_owned();
+    assert_eq!(w.press_on(ann, w.group, menu, &no).await, None);
+    closed(&w, w.group, menu, "the stop prompt after No").await;
+    press_old(&w, ann, menu, &yes).await;
+    let kept = w.open_table().await.expect("the table goes on");
+    assert_eq!(kept.id(), t.id());
+    w.fake.user_says(w.group, ann, "/stop").unwrap();
+    let (menu2, yes2) = w
+        .fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.group).into_iter().rev().find_map(|m| {
+                let d = m
+                    .keyboard
+                    .as_ref()?
+                    .find("Yes, stop it")?
+                    .callback_data()?
+                    .to_owned();
+                (m.id != menu).then_some((m.id, d))
+            })
+        })
+        .await
+        .unwrap();
+    assert_eq!(w.press_on(ann, w.group, menu2, &yes2).await, None);
+    closed(&w, w.group, menu2, "the stop prompt after Yes").await;
+    assert!(w.open_table().await.is_none(), "the table was stopped");
+    press_old(&w, ann, menu2, &yes2).await;
+    assert!(w.fake.unanswered_callbacks().is_empty());
+    w.stop().await;
+}

@@ -764,7 +764,7 @@ async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
         .wait_for(WAIT, |f| f.messages(w.dm(i)).get(dm_before).cloned())
         .await
         .unwrap();
-    assert!(reminder.text.contains("10 s left"), "{}", reminder.text);
+    assert!(reminder.text.contains("15 s left"), "{}", reminder.text);
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(group_sends(&w), sends_before, "no new group message");
     w.stop().await;

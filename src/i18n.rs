@@ -567,6 +567,7 @@ pub mod key {
 
         // Stop and kick.
         html STOP_CONFIRM = "stop-confirm";
+        html STOP_KEPT = "stop-kept";
         plain BTN_STOP_YES = "btn-stop-yes";
         plain BTN_STOP_NO = "btn-stop-no";
         html STOPPED = "stopped" (name: text);

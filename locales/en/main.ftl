@@ -313,6 +313,7 @@ stats-empty = No finished games in this chat yet.
 ## Stop and kick
 
 stop-confirm = Stop this table? The game in progress will be lost.
+stop-kept = The table was not stopped: the game goes on.
 btn-stop-yes = Yes, stop it
 btn-stop-no = No, keep playing
 stopped = The table was stopped by { $name }.

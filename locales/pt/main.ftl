@@ -329,6 +329,7 @@ stats-empty = Ainda não há jogos terminados neste chat.
 ## Fechar e remover
 
 stop-confirm = Fechar esta mesa? O jogo em andamento será perdido.
+stop-kept = A mesa não foi fechada: o jogo continua.
 btn-stop-yes = Sim, fechar
 btn-stop-no = Não, continuar
 stopped = A mesa foi fechada por { $name }.

@@ -347,6 +347,7 @@ stats-empty = Încă nu sunt jocuri terminate în acest chat.
 ## Închidere și scoatere
 
 stop-confirm = Închizi masa? Jocul în desfășurare se pierde.
+stop-kept = Masa nu s-a închis: jocul continuă.
 btn-stop-yes = Da, închide
 btn-stop-no = Nu, jucăm mai departe
 stopped = Masa a fost închisă de { $name }.

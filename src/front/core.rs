@@ -733,11 +733,7 @@ impl Front {
                 // in that language, and keeps no buttons.
                 Ok(_) => vec![
                     Reply::Popup(tr(lang, key::SETTINGS_SAVED, &Args::new())),
-                    Reply::ReplaceMenu(Screen::text(tr_html(
-                        l,
-                        key::LANG_SET,
-                        &Args::new().text("lang", l.native_name()),
-                    ))),
+                    Reply::ReplaceMenu(present::language_set(l)),
                 ],
                 Err(e) => vec![Reply::Popup(refusal(lang, &e))],
             };
@@ -775,8 +771,9 @@ impl Front {
             // without buttons (`/settings` opens a new one).
             Ok(_) => vec![
                 Reply::Popup(tr(lang, key::SETTINGS_SAVED, &Args::new())),
-                Reply::ReplaceMenu(Screen::text(
-                    present::settings(chat_lang, &settings_info(&settings, 0)).text,
+                Reply::ReplaceMenu(present::settings_saved(
+                    chat_lang,
+                    &settings_info(&settings, 0),
                 )),
             ],
             Err(e) => vec![Reply::Popup(refusal(lang, &e))],
@@ -858,7 +855,11 @@ impl Front {
                 TableAction::AddAi => Command::AddAi { seat: None },
                 TableAction::Start => Command::Start,
                 TableAction::TakeBack => Command::TakeBack,
-                TableAction::Stop { confirm: false } => return vec![Reply::CloseMenu],
+                // The prompt did its job: it says the table goes on, in
+                // the table's language, as it asked in.
+                TableAction::Stop { confirm: false } => {
+                    return vec![Reply::ReplaceMenu(present::stop_kept(view.settings.lang))];
+                }
                 TableAction::Stop { confirm: true } => Command::Stop,
                 TableAction::Rematch => {
                     // The button carries the version of the finished state:

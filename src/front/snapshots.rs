@@ -376,6 +376,79 @@ fn menus_and_prompts() {
     );
 }
 
+/// What each menu shows once its job is done: no buttons, and for the
+/// settings, a language and a kept table, what is in force now.
+#[test]
+fn menus_once_closed() {
+    let s = SettingsInfo {
+        version: 0,
+        lang: Lang::En,
+        turn_timer: Some(30),
+        hearts_end_score: 100,
+        shoot_the_moon: true,
+        any_heart_breaks: false,
+    };
+    check(
+        |l| present::settings_saved(l, &SettingsInfo { lang: l, ..s }),
+        expect![[r#"
+            ── en
+            **Settings**
+            Language: English
+            Turn timer: 30 s
+            Hearts ends at 100 points
+            Shoot the moon: on
+            Hearts are broken only by a heart discarded on another suit
+            ── ru
+            **Настройки**
+            Язык: Русский
+            Таймер хода: 30 с
+            Червы идут до 100 очков
+            Выстрел в луну: включён
+            Червы вскрывает только черва, сброшенная на другую масть
+            ── pt
+            **Configurações**
+            Idioma: Português
+            Tempo por jogada: 30 s
+            Copas termina em 100 pontos
+            Acertar a lua: ligado
+            Copas só são quebradas por uma copas descartada em outro naipe
+            ── ro
+            **Setări**
+            Limba: Română
+            Timp de mutare: 30 s
+            Inimi se joacă până la 100 de puncte
+            Nimerește luna: activat
+            Inimile se deschid doar cu o inimă aruncată pe altă culoare
+        "#]],
+    );
+    check(
+        present::language_set,
+        expect![[r#"
+        ── en
+        Language: English
+        ── ru
+        Язык: Русский
+        ── pt
+        Idioma: Português
+        ── ro
+        Limba: Română
+    "#]],
+    );
+    check(
+        present::stop_kept,
+        expect![[r#"
+        ── en
+        The table was not stopped: the game goes on.
+        ── ru
+        Стол не закрыт: игра продолжается.
+        ── pt
+        A mesa não foi fechada: o jogo continua.
+        ── ro
+        Masa nu s-a închis: jocul continuă.
+    "#]],
+    );
+}
+
 #[test]
 fn kozel_table_and_hands() {
     let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 11);

@@ -867,7 +867,8 @@ async fn every_menu_closes_when_its_job_is_done() {
         .unwrap()
         .to_owned();
     assert_eq!(w.press_on(ann, w.group, menu, &no).await, None);
-    closed(&w, w.group, menu, "the stop prompt after No").await;
+    let m = closed(&w, w.group, menu, "the stop prompt after No").await;
+    assert_eq!(m.text, "The table was not stopped: the game goes on.");
     press_old(&w, ann, menu, &yes).await;
     let kept = w.open_table().await.expect("the table goes on");
     assert_eq!(kept.id(), t.id());

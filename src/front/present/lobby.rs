@@ -313,3 +313,24 @@ pub fn stop_prompt(lang: Lang, info: &TableInfo) -> Screen {
         ]]),
     }
 }
+
+/// What the settings menu shows once a choice is saved: the settings now
+/// in force, without buttons (`/settings` opens a new menu).
+pub fn settings_saved(lang: Lang, s: &SettingsInfo) -> Screen {
+    Screen::text(settings(lang, s).text)
+}
+
+/// What a language menu shows once a language is chosen: the chat's
+/// language now, in that language.
+pub fn language_set(chosen: Lang) -> Screen {
+    Screen::text(line(
+        chosen,
+        key::LANG_SET,
+        Args::new().text("lang", chosen.native_name()),
+    ))
+}
+
+/// What the stop prompt shows once the table is kept.
+pub fn stop_kept(lang: Lang) -> Screen {
+    Screen::text(line(lang, key::STOP_KEPT, Args::new()))
+}

@@ -24,7 +24,10 @@ use crate::game::{GameAction, GameError, GameKind, GameView};
 use crate::i18n::{Args, Key, Lang, escape_html, key, tr, tr_html};
 use crate::table::{DealEnd, TableId, TrickCards, TrickTaken};
 
-pub use lobby::{SettingsInfo, game_menu, game_name, language_menu, lobby, settings, stop_prompt};
+pub use lobby::{
+    SettingsInfo, game_menu, game_name, language_menu, language_set, lobby, settings,
+    settings_saved, stop_kept, stop_prompt,
+};
 
 /// Who sits in a seat, as the front-end shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

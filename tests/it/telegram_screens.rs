@@ -389,9 +389,10 @@ async fn the_group_and_the_hand_state_the_same_full_allowance() {
         assert!(!m.text.contains("left"), "{}", m.text);
     }
 
-    // Three moves at once, then the group edit for the fourth turn goes
-    // out when the group's pacing lets it (3 s between edits): it still
-    // states the full allowance, as does the hand of whoever must act.
+    // Three moves, one after another: after each, the group edit showing
+    // the next turn goes out when the group's pacing lets it (3 s between
+    // edits), seconds after the turn began. It still states the full
+    // allowance, as does the hand of whoever must act.
     let mut delays = Vec::new();
     for _ in 0..3 {
         t = w.play(&t).await;

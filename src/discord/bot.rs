@@ -530,9 +530,8 @@ async fn gateway_loop(
         .proxy_url(url)
         .build();
     let mut shard = Shard::with_config(ShardId::ONE, config);
-    let wanted = EventTypeFlags::INTERACTION_CREATE
-        | EventTypeFlags::READY
-        | EventTypeFlags::MESSAGE_CREATE;
+    let wanted =
+        EventTypeFlags::INTERACTION_CREATE | EventTypeFlags::READY | EventTypeFlags::MESSAGE_CREATE;
     loop {
         let item = tokio::select! {
             item = shard.next_event(wanted) => item,

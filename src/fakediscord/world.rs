@@ -304,7 +304,11 @@ impl World {
         d["content"] = json!("");
         d["components"] = json!([]);
         d["guild_id"] = json!(GUILD_ID.to_string());
-        let Some(s) = self.current.clone().and_then(|sid| self.sessions.get_mut(&sid)) else {
+        let Some(s) = self
+            .current
+            .clone()
+            .and_then(|sid| self.sessions.get_mut(&sid))
+        else {
             return;
         };
         if s.ended || s.intents & GUILD_MESSAGES == 0 {

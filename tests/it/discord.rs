@@ -191,7 +191,12 @@ impl World {
     }
 
     /// Waits until `user` sees a message that `pick` accepts.
-    pub(crate) async fn sees<T>(&self, user: usize, what: &str, pick: impl Fn(&[Seen]) -> Option<T>) -> T {
+    pub(crate) async fn sees<T>(
+        &self,
+        user: usize,
+        what: &str,
+        pick: impl Fn(&[Seen]) -> Option<T>,
+    ) -> T {
         let u = &self.users[user];
         eventually(WAIT, Duration::from_millis(5), what, || async {
             pick(&self.fake.seen_by(u, CHANNEL))
@@ -788,14 +793,19 @@ async fn kill_9_mid_deal_and_the_old_buttons_still_work() {
     assert_ne!(after, table_msg);
     let fake = &w.fake;
     let user = &w.users[0];
-    eventually(WAIT, Duration::from_millis(5), "one table with buttons", || async {
-        let public_tables = fake
-            .seen_by(user, CHANNEL)
-            .iter()
-            .filter(|m| !m.ephemeral && m.buttons.iter().any(|(_, c)| c.starts_with("hand:")))
-            .count();
-        (public_tables == 1).then_some(())
-    })
+    eventually(
+        WAIT,
+        Duration::from_millis(5),
+        "one table with buttons",
+        || async {
+            let public_tables = fake
+                .seen_by(user, CHANNEL)
+                .iter()
+                .filter(|m| !m.ephemeral && m.buttons.iter().any(|(_, c)| c.starts_with("hand:")))
+                .count();
+            (public_tables == 1).then_some(())
+        },
+    )
     .await;
     let (identifies, _, _) = w.fake.gateway_counts();
     assert_eq!(identifies, 3, "a new session after each start");

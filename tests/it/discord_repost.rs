@@ -233,9 +233,12 @@ async fn chat_that_buries_the_table_gets_it_posted_anew_at_the_bottom() {
         say(&w, k);
     }
     let wf = &w;
-    eventually(WAIT, Duration::from_millis(5), "the chat counted", || async {
-        (chatter(wf) == BURIED_AFTER - 1).then_some(())
-    })
+    eventually(
+        WAIT,
+        Duration::from_millis(5),
+        "the chat counted",
+        || async { (chatter(wf) == BURIED_AFTER - 1).then_some(()) },
+    )
     .await;
     let before = settled(&w, first.id).await;
     one_move(&w, id).await;
@@ -248,9 +251,12 @@ async fn chat_that_buries_the_table_gets_it_posted_anew_at_the_bottom() {
     for k in (BURIED_AFTER as usize - 1)..20 {
         last_chat = say(&w, k);
     }
-    eventually(WAIT, Duration::from_millis(5), "the chat counted", || async {
-        (chatter(wf) == 20).then_some(())
-    })
+    eventually(
+        WAIT,
+        Duration::from_millis(5),
+        "the chat counted",
+        || async { (chatter(wf) == 20).then_some(()) },
+    )
     .await;
     // Chat alone changes nothing: the table waits for its next render.
     assert_eq!(with_components(&w), vec![first.id]);

@@ -475,6 +475,8 @@ impl Outbox {
                         posted = id;
                         if let Some(id) = posted {
                             shared.set_live(table, id.get());
+                            // Chat below the table counts from here.
+                            shared.reset_chatter(channel.get());
                         }
                         if repost
                             && posted.is_some()
@@ -578,10 +580,6 @@ impl Outbox {
                 slot.repost |= repost_failed;
                 if let Some(id) = posted {
                     slot.message = Some(id);
-                    // Chat below the table counts from its new message.
-                    if let Some(c) = slot.channel {
-                        self.shared.reset_chatter(c.get());
-                    }
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
                         let chat = view.chat.to_string();
                         let r = self

@@ -358,7 +358,10 @@ impl World {
             };
             let Some(select) = m.select else { break };
             // A card that plays at once must be chosen from the hand as it
-            // is now: a play drawn at an older version is refused as stale.
+            // is now: a play drawn at an older version is refused as stale,
+            // and a hand still showing the passing menu (its edit on the
+            // way) would only select the card.
+            let plays = matches!(action, GameAction::Hearts(hearts::Action::Play(_)));
             let value_of = |c: Card| {
                 select
                     .options
@@ -366,7 +369,11 @@ impl World {
                     .find(|(_, v, _)| {
                         press(v).is_some_and(|(drawn, a)| {
                             a.card() == Some(c)
-                                && (drawn == version || !matches!(a, TableAction::HeartsPlay(_)))
+                                && if plays {
+                                    matches!(a, TableAction::HeartsPlay(_)) && drawn == version
+                                } else {
+                                    !matches!(a, TableAction::HeartsPlay(_))
+                                }
                         })
                     })
                     .map(|(_, v, _)| v.clone())

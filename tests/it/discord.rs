@@ -26,7 +26,7 @@ pub(crate) const CHANNEL: u64 = 700000000000000007;
 
 pub(crate) struct World {
     pub(crate) fake: FakeDiscord,
-    dir: tempfile::TempDir,
+    pub(crate) dir: tempfile::TempDir,
     pub(crate) users: [User; 4],
     /// The bot in this process, or
     pub(crate) bot: Option<RunningDiscord>,
@@ -40,7 +40,7 @@ pub(crate) struct World {
     defer_after: Duration,
 }
 
-fn tuning() -> Tuning {
+pub(crate) fn tuning() -> Tuning {
     Tuning {
         service: ServiceOptions::default(),
         agent: Arc::new(kozyr::table::runtime::RandomAgent),
@@ -86,7 +86,7 @@ impl World {
         w
     }
 
-    async fn without_bot() -> World {
+    pub(crate) async fn without_bot() -> World {
         let fake = FakeDiscord::start().await;
         let users = [
             User {
@@ -112,7 +112,7 @@ impl World {
         }
     }
 
-    async fn connected(&self) {
+    pub(crate) async fn connected(&self) {
         let fake = &self.fake;
         eventually(
             WAIT,
@@ -123,7 +123,7 @@ impl World {
         .await;
     }
 
-    async fn open_reader(&mut self) {
+    pub(crate) async fn open_reader(&mut self) {
         if self.reader.is_none() {
             let url = db_url(&self.dir);
             self.reader = Some(Store::open(&StoreOptions::new(url)).await.unwrap());

@@ -8,11 +8,12 @@
 
 use std::time::Duration;
 
+use kozyr::discord::bot::start;
 use kozyr::discord::outbox::BURIED_AFTER;
 use kozyr::fakediscord::{APP_ID, Seen};
-use kozyr::table::{Phase, TableId};
+use kozyr::table::{Phase, TableId, TurnTimer};
 
-use crate::discord::{CHANNEL, WAIT, World, deal_no, open_and_start};
+use crate::discord::{CHANNEL, WAIT, World, deal_no, discord_config, open_and_start, tuning};
 use crate::support::eventually;
 
 /// A turn ping: a new message naming whose turn it is, without buttons
@@ -304,10 +305,16 @@ async fn chat_that_buries_the_table_gets_it_posted_anew_at_the_bottom() {
 
 /// (c) The bot's own public messages — answers to slash commands, turn
 /// pings, announcements — come to it as MESSAGE_CREATE too, and never
-/// count toward burying its table.
+/// count toward burying its table. A 10-second turn timer (the shortest)
+/// brings an announcement below the table mid-deal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bots_own_messages_do_not_bury_the_table() {
-    let mut w = World::new().await;
+    let mut w = World::without_bot().await;
+    let mut config = discord_config(&w.fake, &w.dir);
+    config.default_turn_timer = TurnTimer::from_secs(10);
+    w.bot = Some(start(&config, tuning()).await.unwrap());
+    w.connected().await;
+    w.open_reader().await;
     let id = open_and_start(&w, "kozel").await;
     let first = live_table(&w, id, None, false).await;
     // Nobody has opened a hand: the first mover was pinged by a new message
@@ -346,6 +353,29 @@ async fn the_bots_own_messages_do_not_bury_the_table() {
         "the bot was told of its own messages"
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(with_components(&w), vec![first.id], "never posted anew");
+    assert_eq!(chatter(&w), 0);
+
+    // Nobody moves: the turn runs out, a safe move is played and announced
+    // below the table, which is edited in place.
+    let before = settled(&w, first.id).await;
+    let v = w.table(id).await.version();
+    let auto = eventually(
+        Duration::from_secs(30),
+        Duration::from_millis(20),
+        "the turn runs out",
+        || async {
+            wf.fake
+                .seen_by(&wf.users[0], CHANNEL)
+                .into_iter()
+                .find(|m| m.author == APP_ID && m.content.contains("ran out of time"))
+        },
+    )
+    .await;
+    assert!(auto.id > first.id, "below the table");
+    assert!(w.table(id).await.version() > v);
+    changed(&w, first.id, &before).await;
+    settled(&w, first.id).await;
     assert_eq!(with_components(&w), vec![first.id], "never posted anew");
     assert_eq!(chatter(&w), 0);
     w.assert_clean();

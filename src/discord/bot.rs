@@ -4,6 +4,7 @@
 //! [`RunningDiscord::stop`].
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,16 @@ pub struct Shared {
     over_http: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<InteractionResponse>>>,
     /// Hands the outbox is editing right now.
     editing: Mutex<std::collections::HashSet<(UserId, TableId)>>,
+    /// The bot's own user id (from READY; 0 before): its messages never
+    /// bury a table.
+    bot_user: AtomicU64,
+    /// Channel → other people's messages since its table message was
+    /// posted (MESSAGE_CREATE on the gateway), for channels with a table
+    /// message only. Discord-only state: the core never sees chat.
+    chatter: Mutex<HashMap<u64, u32>>,
+    /// Table → its live public message: a "My hand" pressed on an older
+    /// one (a table posted anew since) is out of date.
+    live: Mutex<HashMap<TableId, u64>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -164,9 +175,56 @@ impl Shared {
         false
     }
 
+    /// A message was posted in `channel` by `author` (a gateway
+    /// MESSAGE_CREATE): counted against the channel's table message unless
+    /// the bot wrote it (its announcements, pings and answers).
+    pub fn on_message(&self, channel: u64, author: u64) {
+        if author == self.bot_user.load(Ordering::Relaxed) || author == self.app.get() {
+            return;
+        }
+        if let Some(n) = lock(&self.chatter).get_mut(&channel) {
+            *n = n.saturating_add(1);
+        }
+    }
+
+    /// Other people's messages below the channel's table message.
+    pub fn chatter(&self, channel: u64) -> u32 {
+        lock(&self.chatter).get(&channel).copied().unwrap_or(0)
+    }
+
+    /// Starts counting the chat of a channel with a table message.
+    pub fn watch_channel(&self, channel: u64) {
+        lock(&self.chatter).entry(channel).or_insert(0);
+    }
+
+    /// The table message was posted anew: nothing is below it.
+    pub fn reset_chatter(&self, channel: u64) {
+        lock(&self.chatter).insert(channel, 0);
+    }
+
+    /// The channel has no live table message any more.
+    pub fn unwatch_channel(&self, channel: u64) {
+        lock(&self.chatter).remove(&channel);
+    }
+
+    /// `message` shows `table` now. Snowflakes grow with time, so the
+    /// newest is kept whatever order the outbox reports them in.
+    pub fn set_live(&self, table: TableId, message: u64) {
+        let mut l = lock(&self.live);
+        let e = l.entry(table).or_insert(message);
+        *e = (*e).max(message);
+    }
+
+    /// Whether `message` is an old message of `table`: it was posted anew
+    /// below since (a new deal, buried by chat).
+    pub fn is_replaced(&self, table: TableId, message: u64) -> bool {
+        lock(&self.live).get(&table).is_some_and(|l| message < *l)
+    }
+
     /// Forgets every hand token of a table (it closed).
     pub fn forget_table(&self, table: TableId) {
         lock(&self.hands).retain(|(_, t), _| *t != table);
+        lock(&self.live).remove(&table);
     }
 }
 
@@ -351,6 +409,9 @@ pub async fn start_on(
         token_life: tuning.token_life,
         over_http: Mutex::new(HashMap::new()),
         editing: Mutex::new(std::collections::HashSet::new()),
+        bot_user: AtomicU64::new(0),
+        chatter: Mutex::new(HashMap::new()),
+        live: Mutex::new(HashMap::new()),
     });
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone()).await;
@@ -462,12 +523,15 @@ async fn gateway_loop(
     defer_after: Duration,
     mut stop: watch::Receiver<bool>,
 ) {
-    // Interactions need no intents at all (and no privileged one).
-    let config = twilight_gateway::ConfigBuilder::new(token, Intents::empty())
+    // Interactions need no intent at all. GUILD_MESSAGES (not privileged)
+    // brings MESSAGE_CREATE, only to count the chat that buries a table
+    // message; their content (MESSAGE_CONTENT, privileged) is not needed.
+    let config = twilight_gateway::ConfigBuilder::new(token, Intents::GUILD_MESSAGES)
         .proxy_url(url)
         .build();
     let mut shard = Shard::with_config(ShardId::ONE, config);
-    let wanted = EventTypeFlags::INTERACTION_CREATE | EventTypeFlags::READY;
+    let wanted =
+        EventTypeFlags::INTERACTION_CREATE | EventTypeFlags::READY | EventTypeFlags::MESSAGE_CREATE;
     loop {
         let item = tokio::select! {
             item = shard.next_event(wanted) => item,
@@ -481,7 +545,11 @@ async fn gateway_loop(
                     super::handlers::on_interaction(shared, i.0, defer_after).await;
                 });
             }
+            Some(Ok(Event::MessageCreate(m))) => {
+                shared.on_message(m.channel_id.get(), m.author.id.get());
+            }
             Some(Ok(Event::Ready(r))) => {
+                shared.bot_user.store(r.user.id.get(), Ordering::Relaxed);
                 tracing::info!(user = %r.user.name, "connected to the Discord gateway");
             }
             Some(Ok(_)) => {}

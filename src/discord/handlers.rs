@@ -582,6 +582,22 @@ async fn my_hand(
     lang: Lang,
     defer_after: Duration,
 ) {
+    // "My hand" on a table message posted anew since (its buttons were
+    // removed; an old client may still send them): out of date, as any
+    // old button.
+    if let Some(pressed) = i.message.as_ref().map(|m| m.id.get())
+        && shared.is_replaced(table, pressed)
+    {
+        let t = text(&tr(lang, key::ERR_STALE, &Args::new()));
+        respond(
+            shared,
+            i,
+            InteractionResponseType::ChannelMessageWithSource,
+            Some(data(&t, true)),
+        )
+        .await;
+        return;
+    }
     let work = async {
         let hand = shared
             .front

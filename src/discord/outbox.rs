@@ -8,8 +8,20 @@
 //! Discord keeps it; a refused (expired) token is forgotten and the table
 //! message then asks the person to press "My hand" again. Message ids are
 //! kept through the service, so a restart edits the same messages.
+//!
+//! The live table stays where people look: when a deal starts (the
+//! series' first and every next one) and when other people's chat has
+//! buried it ([`BURIED_AFTER`] messages below it, counted from the
+//! gateway's MESSAGE_CREATE by [`Shared::chatter`]), the next render posts
+//! it anew at the bottom, after the announcements that came with it, and
+//! the old message is edited once to keep its text without its buttons.
+//! Over the HTTP interactions endpoint alone (no gateway events) only the
+//! first of the two would apply; kozyr keeps its gateway connection in
+//! both modes.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,8 +36,35 @@ use super::bot::Shared;
 use super::handlers::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
+use crate::game::Milestone;
 use crate::i18n::{Args, key, tr};
-use crate::table::{HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId};
+use crate::table::{
+    Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
+};
+
+/// Other people's messages below the table message after which it counts
+/// as buried: its next render posts it anew at the bottom. A Discord window
+/// shows some 15–20 short chat lines, so past this the table and its
+/// buttons have scrolled out of sight. Not fewer: a repost costs two calls
+/// (the new message, the old one's buttons removed) instead of one edit,
+/// and a lively channel would get a new table message at nearly every move.
+pub const BURIED_AFTER: u32 = 15;
+
+/// Whether an announcement opens a deal (the series' first, or the next
+/// one after a deal ended): the live table is then posted anew below it.
+fn starts_a_deal(a: &Announcement) -> bool {
+    matches!(
+        a,
+        Announcement::SeriesStarted { .. }
+            | Announcement::Game {
+                milestone: Milestone::Deal,
+                ..
+            }
+    )
+}
+
+/// A call sequenced into another task rather than spawned.
+type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Work for the outbox from the handlers.
 #[derive(Clone, Debug)]
@@ -63,14 +102,14 @@ enum Done {
         table: TableId,
         posted: Option<Id<MessageMarker>>,
         gone: bool,
+        /// A repost that did not happen: the next render tries again.
+        repost_failed: bool,
     },
     Hand {
         user: UserId,
         table: TableId,
         expired: bool,
     },
-    /// An announcement.
-    Other,
     /// A turn ping was posted (or not).
     Ping {
         table: TableId,
@@ -85,6 +124,13 @@ struct Slot {
     busy: bool,
     /// The last content sent, to skip edits that change nothing.
     shown: Option<u64>,
+    /// Announcements, worded with the state after them, to post before the
+    /// table's next call (so a reposted table comes below them).
+    news: Vec<Message>,
+    /// The next call posts the table anew: a deal starts.
+    repost: bool,
+    /// The table's channel, once rendered.
+    channel: Option<Id<ChannelMarker>>,
 }
 
 #[derive(Default)]
@@ -99,6 +145,9 @@ pub struct Outbox {
     hands: HashMap<(UserId, TableId), HandSlot>,
     /// Per table: who the last turn ping named, and its message.
     pings: HashMap<TableId, (Vec<u64>, Option<Id<MessageMarker>>)>,
+    /// Announcements waiting for the table's next render, which follows
+    /// them in the same batch of outputs: worded with the state after.
+    pending: HashMap<TableId, Vec<Announcement>>,
     done_tx: mpsc::UnboundedSender<Done>,
     done_rx: mpsc::UnboundedReceiver<Done>,
     in_flight: usize,
@@ -112,6 +161,7 @@ impl Outbox {
                 for (table, _chat, message) in rows {
                     if let Some(m) = u64::try_from(message).ok().and_then(Id::new_checked) {
                         tables.entry(table).or_default().message = Some(m);
+                        shared.set_live(table, m.get());
                     }
                 }
             }
@@ -125,6 +175,7 @@ impl Outbox {
             tables,
             hands: HashMap::new(),
             pings: HashMap::new(),
+            pending: HashMap::new(),
             done_tx,
             done_rx,
             in_flight: 0,
@@ -138,7 +189,17 @@ impl Outbox {
                     return;
                 }
                 let id = view.id;
-                self.tables.entry(id).or_default().latest = Some(*view);
+                let news = self.pending.remove(&id).unwrap_or_default();
+                let starts = news.iter().any(starts_a_deal);
+                let worded: Vec<Message> = news
+                    .iter()
+                    .filter_map(|a| self.shared.front.announcement(&view, a))
+                    .map(|screen| markup::public(&screen, None, None))
+                    .collect();
+                let slot = self.tables.entry(id).or_default();
+                slot.news.extend(worded);
+                slot.repost |= starts;
+                slot.latest = Some(*view);
                 self.kick_table(id);
             }
             Output::RenderHand(hand) => {
@@ -158,24 +219,9 @@ impl Outbox {
                 table,
                 announcement,
             } => {
-                let Some(channel) = ids::channel_of(&chat) else {
-                    return;
-                };
-                let shared = self.shared.clone();
-                self.in_flight += 1;
-                let done = self.done_tx.clone();
-                tokio::spawn(async move {
-                    // Worded with the state after it, as Telegram does.
-                    if let Ok(Some(view)) = shared.front.service().table_view(table).await
-                        && let Some(screen) = shared.front.announcement(&view, &announcement)
-                    {
-                        let m = markup::public(&screen, None, None);
-                        if let Err(e) = post(&shared, channel, &m, &no_mentions()).await {
-                            tracing::warn!(error = %e, "an announcement failed");
-                        }
-                    }
-                    let _ = done.send(Done::Other);
-                });
+                if ids::channel_of(&chat).is_some() {
+                    self.pending.entry(table).or_default().push(announcement);
+                }
             }
             Output::Remind(spec) => {
                 if ids::channel_of(&spec.chat).is_none() {
@@ -261,14 +307,16 @@ impl Outbox {
     }
 
     /// Pings the people awaited whose hand is not open with a new message
-    /// (the previous ping goes), once per change of who they are.
+    /// (the previous ping goes), once per change of who they are. The work
+    /// is returned for the caller to run: spawned beside an edit, or in
+    /// order before a table posted anew, which then stays the newest.
     fn ping(
         &mut self,
         table: TableId,
         channel: Id<ChannelMarker>,
         away: Vec<(u64, String)>,
         closed: bool,
-    ) {
+    ) -> Option<Work> {
         let who: Vec<u64> = if closed {
             Vec::new()
         } else {
@@ -276,14 +324,14 @@ impl Outbox {
         };
         let last = self.pings.entry(table).or_default();
         if last.0 == who {
-            return;
+            return None;
         }
         last.0 = who.clone();
         let old = last.1.take();
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
         self.in_flight += 1;
-        tokio::spawn(async move {
+        Some(Box::pin(async move {
             if let Some(old) = old
                 && let Err(e) = shared.http.delete_message(channel, old).await
             {
@@ -310,7 +358,7 @@ impl Outbox {
                 }
             }
             let _ = done.send(Done::Ping { table, posted });
-        });
+        }))
     }
 
     fn kick_table(&mut self, table: TableId) {
@@ -326,34 +374,72 @@ impl Outbox {
         let Some(channel) = ids::channel_of(&view.chat) else {
             return;
         };
+        slot.channel = Some(channel);
         let message = slot.message;
         let shown = slot.shown;
+        let closed = view.phase == Phase::Closed;
+        // Chat counts from the table message's post; after a restart, from
+        // now (what came before is unknown).
+        self.shared.watch_channel(channel.get());
+        let buried = !closed && self.shared.chatter(channel.get()) >= BURIED_AFTER;
+        let repost = message.is_some() && (slot.repost || buried);
+        slot.repost = false;
+        let news = std::mem::take(&mut slot.news);
         let (m, pinged, away) = self.table_message(&view);
-        self.ping(table, channel, away, view.phase == Phase::Closed);
+        let ping = self.ping(table, channel, away, closed);
         let h = hash_of(&m);
-        if shown == Some(h) && message.is_some() {
+        // A table posted anew goes below its ping, so it stays the newest.
+        let ping = match ping {
+            Some(work) if !repost => {
+                tokio::spawn(work);
+                None
+            }
+            p => p,
+        };
+        if shown == Some(h) && message.is_some() && news.is_empty() && !repost {
             return;
         }
         if let Some(slot) = self.tables.get_mut(&table) {
             slot.busy = true;
             slot.shown = Some(h);
         }
-        let closed = view.phase == Phase::Closed;
         if closed {
             self.shared.forget_table(table);
+            // Nothing more to keep in view, unless another table of the
+            // channel still is.
+            let shared_channel = self
+                .tables
+                .iter()
+                .any(|(t, s)| *t != table && s.channel == Some(channel));
+            if !shared_channel {
+                self.shared.unwatch_channel(channel.get());
+            }
+        }
+        if repost {
+            tracing::debug!(?table, buried, "posting the table anew at the bottom");
         }
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
         self.in_flight += 1;
         tokio::spawn(async move {
+            // What happened before the table's new state is said first.
+            for n in &news {
+                if let Err(e) = post(&shared, channel, n, &no_mentions()).await {
+                    tracing::warn!(error = %e, "an announcement failed");
+                }
+            }
+            if let Some(work) = ping {
+                work.await;
+            }
             let mentions = AllowedMentions {
                 users: pinged,
                 ..AllowedMentions::default()
             };
             let mut posted = None;
             let mut gone = false;
+            let mut repost_failed = false;
             let edit = match message {
-                Some(id) => {
+                Some(id) if !repost => {
                     let r = shared
                         .http
                         .update_message(channel, id)
@@ -381,14 +467,28 @@ impl Outbox {
                         }
                     }
                 }
-                None => false,
+                _ => false,
             };
             if !edit && !gone {
                 match post(&shared, channel, &m, &mentions).await {
-                    Ok(id) => posted = id,
+                    Ok(id) => {
+                        posted = id;
+                        if let Some(id) = posted {
+                            shared.set_live(table, id.get());
+                            // Chat below the table counts from here.
+                            shared.reset_chatter(channel.get());
+                        }
+                        if repost
+                            && posted.is_some()
+                            && let Some(old) = message
+                        {
+                            strip(&shared, channel, old).await;
+                        }
+                    }
                     Err(e) => {
                         tracing::warn!(error = %e, "posting a table message failed");
                         gone = status(&e) == Some(403) || api_code(&e) == Some(10003);
+                        repost_failed = repost && !gone;
                     }
                 }
             }
@@ -396,6 +496,7 @@ impl Outbox {
                 table,
                 posted,
                 gone,
+                repost_failed,
             });
         });
     }
@@ -470,11 +571,13 @@ impl Outbox {
                 table,
                 posted,
                 gone,
+                repost_failed,
             } => {
                 let Some(slot) = self.tables.get_mut(&table) else {
                     return;
                 };
                 slot.busy = false;
+                slot.repost |= repost_failed;
                 if let Some(id) = posted {
                     slot.message = Some(id);
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
@@ -516,7 +619,6 @@ impl Outbox {
                     }
                 }
             }
-            Done::Other => {}
             Done::Ping { table, posted } => {
                 if let Some(p) = self.pings.get_mut(&table) {
                     p.1 = posted;
@@ -544,6 +646,20 @@ impl Outbox {
                 }
             }
         }
+    }
+}
+
+/// The old table message after the table was posted anew: it keeps its
+/// text and loses its buttons (one edit; a refusal leaves it as it was,
+/// its buttons then answer as out of date).
+async fn strip(shared: &Shared, channel: Id<ChannelMarker>, old: Id<MessageMarker>) {
+    let r = shared
+        .http
+        .update_message(channel, old)
+        .components(Some(&[]))
+        .await;
+    if let Err(e) = r {
+        tracing::debug!(error = %e, code = ?api_code(&e), "the old table message keeps its buttons");
     }
 }
 

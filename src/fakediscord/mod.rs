@@ -10,7 +10,9 @@
 //!
 //! Tests act as people: send a slash command, click a button or choose in
 //! a select on a message the person can see (public, or their own
-//! ephemeral), and read what a person sees.
+//! ephemeral), write a plain message in a channel (MESSAGE_CREATE, only to
+//! a session identified with the `GUILD_MESSAGES` intent, like every new
+//! public message, the bot's own included), and read what a person sees.
 
 mod world;
 
@@ -29,7 +31,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use world::World;
-pub use world::{Call, Seen, SeenSelect, User};
+pub use world::{Call, GUILD_MESSAGES, Seen, SeenSelect, User};
 
 /// The application (and bot user) id of the fake's token.
 pub const APP_ID: u64 = 123456789012345678;
@@ -152,6 +154,24 @@ impl FakeDiscord {
         let id = lock(&self.inner).choose(user, message, values)?;
         let _ = self.inner.gw.send(GwCtl::Dispatch);
         Ok(id)
+    }
+
+    /// `user` writes a plain message in `channel` (chat under the table);
+    /// MESSAGE_CREATE goes out if the bot identified with `GUILD_MESSAGES`.
+    /// The message's id.
+    pub fn say(&self, user: &User, channel: u64, text: &str) -> u64 {
+        let id = {
+            let mut w = lock(&self.inner);
+            w.wake = false;
+            w.say(user, channel, text)
+        };
+        let _ = self.inner.gw.send(GwCtl::Dispatch);
+        id
+    }
+
+    /// MESSAGE_CREATE events the gateway has queued (for any session).
+    pub fn message_creates(&self) -> usize {
+        lock(&self.inner).message_creates()
     }
 
     /// What `user` sees in `channel`, oldest first: public messages and
@@ -289,7 +309,8 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
                     }
                     Some(2) => {
                         let token = v["d"]["token"].as_str().unwrap_or("");
-                        let ready = lock(&inner).identify(token);
+                        let intents = v["d"]["intents"].as_u64();
+                        let ready = lock(&inner).identify(token, intents);
                         match ready {
                             Ok((sid, text)) => {
                                 session = Some(sid);
@@ -300,7 +321,7 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
                             Err(code) => {
                                 let _ = ws.send(WsMessage::Close(Some(axum::extract::ws::CloseFrame {
                                     code,
-                                    reason: "Authentication failed.".into(),
+                                    reason: if code == 4013 { "Invalid intent(s)." } else { "Authentication failed." }.into(),
                                 }))).await;
                                 break;
                             }
@@ -413,7 +434,14 @@ async fn rest(
             }
         }
     };
-    let (answer, bucket) = lock(&inner).rest(method.as_str(), &path, auth.as_deref(), &body);
+    let (answer, bucket, wake) = {
+        let mut w = lock(&inner);
+        let (answer, bucket) = w.rest(method.as_str(), &path, auth.as_deref(), &body);
+        (answer, bucket, std::mem::take(&mut w.wake))
+    };
+    if wake {
+        let _ = inner.gw.send(GwCtl::Dispatch);
+    }
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut resp = if answer.status == 204 {
         status.into_response()

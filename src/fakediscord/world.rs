@@ -58,11 +58,15 @@ pub struct Seen {
     pub buttons: Vec<(String, String)>,
     pub select: Option<SeenSelect>,
     pub ephemeral: bool,
+    /// Who posted it: a person's id, or [`APP_ID`] for the bot.
+    pub author: u64,
 }
 
 struct Msg {
     id: u64,
     channel: u64,
+    /// A person's id, or [`APP_ID`]: the bot (its own posts, its answers).
+    author: u64,
     content: String,
     components: Value,
     /// Visible to this person only.
@@ -89,7 +93,14 @@ struct Session {
     events: Vec<(u64, String)>,
     seq: u64,
     ended: bool,
+    /// The gateway intents its IDENTIFY asked for.
+    intents: u64,
 }
+
+/// The `GUILD_MESSAGES` intent: MESSAGE_CREATE in server channels. Not
+/// privileged (MESSAGE_CONTENT, 1 << 15, is; without it the content of
+/// others' messages arrives empty, as here).
+pub const GUILD_MESSAGES: u64 = 1 << 9;
 
 const THREE_SECONDS: Duration = Duration::from_secs(3);
 const FIFTEEN_MINUTES_MS: u64 = 15 * 60 * 1000;
@@ -108,6 +119,8 @@ pub struct World {
     pub resumes: usize,
     pub heartbeats: usize,
     pub connected: usize,
+    /// An event was queued for the gateway since the last look.
+    pub wake: bool,
     sessions: HashMap<String, Session>,
     /// The newest session: interactions go there.
     current: Option<String>,
@@ -163,6 +176,7 @@ impl World {
             resumes: 0,
             heartbeats: 0,
             connected: 0,
+            wake: false,
             sessions: HashMap::new(),
             current: None,
             interactions: HashMap::new(),
@@ -190,11 +204,16 @@ impl World {
 
     // ------------------------------------------------------------ gateway
 
-    pub fn identify(&mut self, token: &str) -> Result<(String, String), u16> {
+    pub fn identify(&mut self, token: &str, intents: Option<u64>) -> Result<(String, String), u16> {
         if token != TOKEN && token != format!("Bot {TOKEN}") {
             self.violations.push("IDENTIFY with a wrong token".into());
             return Err(4004);
         }
+        let Some(intents) = intents else {
+            // Discord requires the field (close code 4013, invalid intents).
+            self.violations.push("IDENTIFY without intents".into());
+            return Err(4013);
+        };
         self.identifies += 1;
         let sid = format!("session-{}", self.id());
         let ready = json!({"op": 0, "t": "READY", "s": 1, "d": {
@@ -208,6 +227,7 @@ impl World {
                 events: Vec::new(),
                 seq: 1,
                 ended: false,
+                intents,
             },
         );
         self.current = Some(sid.clone());
@@ -246,6 +266,14 @@ impl World {
 
     pub fn delivered(&mut self, _sid: &str, _seq: u64) {}
 
+    pub fn message_creates(&self) -> usize {
+        self.sessions
+            .values()
+            .flat_map(|s| &s.events)
+            .filter(|(_, t)| t.contains("\"t\":\"MESSAGE_CREATE\""))
+            .count()
+    }
+
     fn dispatch(&mut self, interaction: Value) {
         let Some(sid) = self.current.clone() else {
             self.violations
@@ -261,7 +289,46 @@ impl World {
         s.events.push((s.seq, text));
     }
 
+    /// MESSAGE_CREATE for a new public message, to the current session if
+    /// its IDENTIFY asked for `GUILD_MESSAGES` (Discord sends nothing
+    /// otherwise). The bot's own messages are dispatched too, as Discord
+    /// does. The content is left out: reading it needs MESSAGE_CONTENT.
+    fn message_created(&mut self, id: u64) {
+        let Some(m) = self.messages.get(&id) else {
+            return;
+        };
+        if m.ephemeral_for.is_some() {
+            return;
+        }
+        let mut d = self.message_json(m);
+        d["content"] = json!("");
+        d["components"] = json!([]);
+        d["guild_id"] = json!(GUILD_ID.to_string());
+        let Some(s) = self
+            .current
+            .clone()
+            .and_then(|sid| self.sessions.get_mut(&sid))
+        else {
+            return;
+        };
+        if s.ended || s.intents & GUILD_MESSAGES == 0 {
+            return;
+        }
+        s.seq += 1;
+        let text = json!({"op": 0, "t": "MESSAGE_CREATE", "s": s.seq, "d": d}).to_string();
+        s.events.push((s.seq, text));
+        self.wake = true;
+    }
+
     // -------------------------------------------------------------- people
+
+    /// `user` writes a plain message in `channel`.
+    pub fn say(&mut self, user: &User, channel: u64, text: &str) -> u64 {
+        self.users.insert(user.id, user.clone());
+        let id = self.new_message_by(user.id, channel, &json!({"content": text}), None);
+        self.message_created(id);
+        id
+    }
 
     fn interaction_json(
         &mut self,
@@ -443,6 +510,7 @@ impl World {
                     buttons,
                     select,
                     ephemeral: m.ephemeral_for.is_some(),
+                    author: m.author,
                 }
             })
             .collect()
@@ -467,7 +535,8 @@ impl World {
 
     fn message_json(&self, m: &Msg) -> Value {
         let mut v = json!({
-            "id": m.id.to_string(), "channel_id": m.channel.to_string(), "author": bot_json(),
+            "id": m.id.to_string(), "channel_id": m.channel.to_string(),
+            "author": self.users.get(&m.author).map_or_else(bot_json, user_json),
             "content": m.content, "timestamp": "2026-01-01T00:00:00.000000+00:00",
             "edited_timestamp": null, "tts": false, "mention_everyone": false, "mentions": [],
             "mention_roles": [], "attachments": [], "embeds": [], "pinned": false, "type": 0,
@@ -554,13 +623,27 @@ impl World {
         Ok(())
     }
 
+    /// A message of the bot's; MESSAGE_CREATE when it is public.
     fn new_message(&mut self, channel: u64, body: &Value, ephemeral_for: Option<u64>) -> u64 {
+        let id = self.new_message_by(APP_ID, channel, body, ephemeral_for);
+        self.message_created(id);
+        id
+    }
+
+    fn new_message_by(
+        &mut self,
+        author: u64,
+        channel: u64,
+        body: &Value,
+        ephemeral_for: Option<u64>,
+    ) -> u64 {
         let id = self.id();
         self.messages.insert(
             id,
             Msg {
                 id,
                 channel,
+                author,
                 content: body["content"].as_str().unwrap_or("").to_owned(),
                 components: body.get("components").cloned().unwrap_or(json!([])),
                 ephemeral_for,
@@ -861,7 +944,7 @@ mod tests {
     #[test]
     fn what_the_fake_sends_is_what_twilight_reads() {
         let mut w = World::new("ws://127.0.0.1:1".into());
-        let (_, ready) = w.identify(TOKEN).unwrap();
+        let (_, ready) = w.identify(TOKEN, Some(0)).unwrap();
         let v: Value = serde_json::from_str(&ready).unwrap();
         let _: twilight_model::gateway::payload::incoming::Ready =
             serde_json::from_value(v["d"].clone()).unwrap();
@@ -880,6 +963,46 @@ mod tests {
             assert_eq!(i.author_id().map(|u| u.get()), Some(5));
         }
         assert!(w.click(&ann, m, "nope").is_err());
+        assert!(w.violations.is_empty(), "{:?}", w.violations);
+    }
+
+    /// MESSAGE_CREATE goes only to a session that asked for
+    /// `GUILD_MESSAGES`, for people's messages and the bot's alike, never
+    /// for an ephemeral one; twilight reads it.
+    #[test]
+    fn message_create_needs_the_guild_messages_intent() {
+        let ann = User::new(5, "Ann");
+        let mut w = World::new(String::new());
+        assert_eq!(w.identify(TOKEN, None), Err(4013));
+        w.violations.clear();
+        // Every intent but GUILD_MESSAGES.
+        w.identify(TOKEN, Some(!GUILD_MESSAGES & ((1 << 26) - 1)))
+            .unwrap();
+        w.say(&ann, 77, "hello");
+        w.new_message(77, &json!({"content": "table"}), None);
+        assert_eq!(w.message_creates(), 0);
+        assert!(!w.wake);
+
+        let (sid, _) = w.identify(TOKEN, Some(GUILD_MESSAGES)).unwrap();
+        let said = w.say(&ann, 77, "hello");
+        let posted = w.new_message(77, &json!({"content": "table"}), None);
+        w.new_message(77, &json!({"content": "hand"}), Some(5));
+        assert!(w.wake);
+        let events = w.events_after(&sid, 0);
+        assert_eq!(events.len(), 2);
+        let authors: Vec<(u64, u64)> = events
+            .iter()
+            .map(|(_, text)| {
+                let v: Value = serde_json::from_str(text).unwrap();
+                assert_eq!(v["t"], "MESSAGE_CREATE");
+                let m: twilight_model::gateway::payload::incoming::MessageCreate =
+                    serde_json::from_value(v["d"].clone()).unwrap();
+                assert_eq!(m.channel_id.get(), 77);
+                assert_eq!(m.content, "", "no MESSAGE_CONTENT intent");
+                (m.id.get(), m.author.id.get())
+            })
+            .collect();
+        assert_eq!(authors, vec![(said, 5), (posted, APP_ID)]);
         assert!(w.violations.is_empty(), "{:?}", w.violations);
     }
 

@@ -9,6 +9,7 @@ mod chaos;
 mod chaos_kill;
 mod crash;
 mod discord;
+mod discord_repost;
 mod fakebot;
 mod hearts_records;
 mod kozel_records;

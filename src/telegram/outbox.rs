@@ -297,10 +297,15 @@ impl Outbox {
                     return;
                 };
                 let closed = view.phase == Phase::Closed;
-                // A render that changes what the buttons do (the lobby
-                // becoming the game, a deal ending) goes before others.
-                let prio = match self.views.get(&view.id) {
-                    Some(old) if old.phase == view.phase => Priority::Table,
+                // A lobby is what the people who must act there (join,
+                // start) act on, so it goes like the hand of a person whose
+                // turn it is, and so does the render that turns it into the
+                // game; another render that changes what the buttons do (a
+                // deal ending) goes before the other tables.
+                let old = self.views.get(&view.id).map(|v| v.phase);
+                let prio = match old {
+                    _ if view.phase == Phase::Lobby || old == Some(Phase::Lobby) => Priority::Turn,
+                    Some(old) if old == view.phase => Priority::Table,
                     _ => Priority::Acted,
                 };
                 if self.shared.is_chat_gone(chat) {

@@ -19,11 +19,13 @@
 //! - the whole bot spends at most [`Budget::per_second`] outputs a second
 //!   (a token bucket), and when that budget is short the most urgent work
 //!   goes first: the hand of the person who must act now before anything
-//!   else (at most about one per move, so it cannot crowd the rest out
-//!   while people wait for it), then each output is due at the time it was
-//!   queued plus its [`Priority`]'s allowance (the person who just acted
-//!   soon, group tables later, everyone else's hands last) and the earliest
-//!   due goes first, so none of these waits for ever;
+//!   else (at most about one per move), except that after [`TURN_RUN`] of
+//!   them in a row other ready work gets a turn, so the rest keeps at least
+//!   a quarter of the budget even when more people wait for their turn
+//!   than the budget can serve; every other output is due at the time it
+//!   was queued plus its [`Priority`]'s allowance (the person who just
+//!   acted soon, group tables later, everyone else's hands last) and the
+//!   earliest due goes first, so none of these waits for ever;
 //! - one-off messages (announcements, replies) are queued in order and
 //!   never dropped: a 429 or a network failure retries them;
 //! - a 429 delays only its chat, by its `retry_after`;
@@ -176,10 +178,19 @@ impl Limits {
     }
 }
 
+/// How many outputs of [`Priority::Turn`] go in a row, while other work
+/// is ready, before one of the others: they get at least a quarter of the
+/// budget. Without it, once the hands of people whose turn it is ask for
+/// the whole budget (about 110 tables playing at a human pace), nothing
+/// else would ever go: no group table, and no lobby for new tables.
+pub const TURN_RUN: u32 = 3;
+
 /// How urgent an output is when the budget is short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Priority {
-    /// The hand of the person who must act now.
+    /// The hand of the person who must act now, and a lobby (the people
+    /// who must act there — join, start — act on what it shows; a table
+    /// has a few such outputs in its life).
     Turn,
     /// What a person who just did something waits for: their hand after
     /// their move, a reply, a render that changes what buttons do.
@@ -426,6 +437,8 @@ pub struct Pacer<K, S, C> {
     bucket: Bucket,
     /// The latest time the pacer was told (outputs queued now are due from it).
     clock: Option<Instant>,
+    /// Outputs of [`Priority::Turn`] transmitted since the last other one.
+    turn_run: u32,
     next_seq: u64,
     next_id: u64,
 }
@@ -465,6 +478,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 at: None,
             },
             clock: None,
+            turn_run: 0,
             next_seq: 0,
             next_id: 0,
         }
@@ -615,7 +629,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                     c.indexed = Some(Index::Ready(rank));
                 }
             }
-            let (_, chat) = self.ready.first()?.clone();
+            let chat = self.next_ready()?;
             if self
                 .bucket
                 .available_at(self.limits.budget)
@@ -657,11 +671,30 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 orphan: false,
             });
             self.bucket.take(self.limits.budget, now);
+            self.turn_run = if prio == Priority::Turn {
+                self.turn_run.saturating_add(1)
+            } else {
+                0
+            };
             return Some(Transmit {
                 ticket: Ticket { chat, id },
                 output,
             });
         }
+    }
+
+    /// The ready chat to serve next: the most urgent, unless [`TURN_RUN`]
+    /// acting persons' hands went in a row and another chat has other work
+    /// ready (the first of those, then).
+    fn next_ready(&self) -> Option<K> {
+        let ((not_turn, ..), chat) = self.ready.first()?;
+        if !*not_turn
+            && self.turn_run >= TURN_RUN
+            && let Some((_, other)) = self.ready.iter().find(|((not_turn, ..), _)| *not_turn)
+        {
+            return Some(other.clone());
+        }
+        Some(chat.clone())
     }
 
     /// Reports how a transmission went.

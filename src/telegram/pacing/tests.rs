@@ -554,3 +554,49 @@ fn the_acting_persons_hand_goes_before_any_backlog() {
     let next = p.poll_transmit(later + secs(0.04)).unwrap();
     assert_eq!(next.ticket.chat, 99);
 }
+
+#[test]
+fn turns_beyond_the_budget_leave_the_rest_a_quarter() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    let mut now = c.at(0.0);
+    // 40 acting persons' hands a second for 20 s, more than the whole
+    // budget; a group table and a lobby waiting all along still go, and
+    // the rest gets a quarter of what goes out.
+    let (mut n, mut turns, mut others) = (0, 0, 0);
+    let mut table_went = None;
+    while now < c.at(21.0) {
+        for _ in 0..2 {
+            n += 1;
+            p.set_with(1000 + n, "hand", format!("t{n}"), Priority::Turn);
+        }
+        if n % 40 == 0 && now < c.at(20.0) {
+            p.set_with(-(n / 40), "table", format!("g{n}"), Priority::Table);
+        }
+        // Everything the budget allows until the next step.
+        let next = now + secs(0.05);
+        let mut at = now;
+        while at < next {
+            for out in take(&mut p, at) {
+                if out.contains(":t") {
+                    turns += 1;
+                } else {
+                    others += 1;
+                    table_went.get_or_insert(at);
+                }
+            }
+            match p.poll_timeout() {
+                Some(Some(t)) if t > at => at = t,
+                _ => break,
+            }
+        }
+        now = next;
+    }
+    let went = table_went.expect("a group table went out");
+    assert!(went <= c.at(1.5), "{:?}", went.duration_since(c.at(0.0)));
+    // 20 tables were queued, one a second; each went out.
+    assert_eq!(others, 20);
+    assert!(turns >= 3 * others, "{turns} turns, {others} others");
+    // And with nothing else waiting, turns take the rest of the budget.
+    assert!(turns + others >= 30 * 20, "{turns} + {others}");
+}

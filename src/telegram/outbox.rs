@@ -313,7 +313,7 @@ impl Outbox {
                 } else {
                     let news = self.pending.remove(&view.id).unwrap_or_default();
                     if news.iter().any(starts_a_deal) {
-                        self.repost(chat.0, view.id.0);
+                        self.repost(chat.0, view.id.0, prio);
                     }
                     for a in news {
                         if let Some(screen) = self.shared.front.announcement(&view, &a) {
@@ -397,14 +397,19 @@ impl Outbox {
 
     /// A deal starts: the live table moves to the bottom of the chat, below
     /// the announcements, where people look. The old message keeps what it
-    /// showed and loses its buttons.
-    fn repost(&mut self, chat: i64, table: i64) {
+    /// showed and loses its buttons, before anything else of the render
+    /// (`prio`) goes: nobody presses Start in a game that began.
+    fn repost(&mut self, chat: i64, table: i64, prio: Priority) {
         let Some(old) = self.refs.remove(&(chat, table)) else {
             return;
         };
         self.queue.forget_slot(&chat, &Slot::Table(table));
-        self.queue
-            .set_with(chat, Slot::Menu(old.0), Piece::NoButtons, Priority::Acted);
+        self.queue.set_with(
+            chat,
+            Slot::Menu(old.0),
+            Piece::NoButtons,
+            prio.min(Priority::Acted),
+        );
     }
 
     /// Before the first render of a message after a restart: if it is what

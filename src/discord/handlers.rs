@@ -395,6 +395,17 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     )
     .await;
     let mut popups = popups.into_iter();
+    // A menu that did its job shows its closing text (or keeps its own)
+    // without components.
+    let closed_menu = close.then(|| Message {
+        content: closing.unwrap_or_else(|| {
+            i.message
+                .as_ref()
+                .map(|m| m.content.clone())
+                .unwrap_or_default()
+        }),
+        components: Vec::<Component>::new(),
+    });
     let mut updated_hand = None;
     // Whether the interaction's original response is the pressed message
     // (an update, or a deferred one) rather than a new ephemeral note.
@@ -404,18 +415,8 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         if let Some(m) = &hand_now {
             edit_original(shared, &i.token, m).await;
             updated_hand = Some(hash_of(m));
-        } else if close {
-            let content = closing.clone().unwrap_or_else(|| {
-                i.message
-                    .as_ref()
-                    .map(|m| m.content.clone())
-                    .unwrap_or_default()
-            });
-            let m = Message {
-                content,
-                components: Vec::new(),
-            };
-            edit_original(shared, &i.token, &m).await;
+        } else if let Some(m) = &closed_menu {
+            edit_original(shared, &i.token, m).await;
         }
     } else if let Some(m) = &hand_now {
         respond(
@@ -427,22 +428,12 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         )
         .await;
         updated_hand = Some(hash_of(m));
-    } else if close {
-        let content = closing.clone().unwrap_or_else(|| {
-            i.message
-                .as_ref()
-                .map(|m| m.content.clone())
-                .unwrap_or_default()
-        });
-        let m = Message {
-            content,
-            components: Vec::<Component>::new(),
-        };
+    } else if let Some(m) = &closed_menu {
         respond(
             shared,
             i,
             InteractionResponseType::UpdateMessage,
-            Some(data(&m, false)),
+            Some(data(m, false)),
         )
         .await;
     } else if let Some(p) = popups.next() {

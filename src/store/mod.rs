@@ -22,7 +22,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use sqlx::{ConnectOptions, FromRow};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::config::Synchronous;
 use crate::table::{
@@ -46,6 +46,10 @@ pub struct StoreOptions {
     pub busy_timeout: Duration,
     /// Connections for reads (the writer has its own).
     pub readers: u32,
+    /// Caps the database at this many pages on every connection (SQLite's
+    /// `max_page_count`): a disk that fills at a known size, for tests of
+    /// a full disk. `None` in service.
+    pub page_limit: Option<u32>,
 }
 
 impl StoreOptions {
@@ -56,6 +60,7 @@ impl StoreOptions {
             synchronous: Synchronous::Full,
             busy_timeout: Duration::from_secs(5),
             readers: 4,
+            page_limit: None,
         }
     }
 
@@ -73,13 +78,17 @@ impl StoreOptions {
             Synchronous::Full => SqliteSynchronous::Full,
             Synchronous::Normal => SqliteSynchronous::Normal,
         };
-        Ok(SqliteConnectOptions::from_str(&self.url)?
+        let mut options = SqliteConnectOptions::from_str(&self.url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(sync)
             .busy_timeout(self.busy_timeout)
             .foreign_keys(true)
-            .disable_statement_logging())
+            .disable_statement_logging();
+        if let Some(pages) = self.page_limit {
+            options = options.pragma("max_page_count", pages.to_string());
+        }
+        Ok(options)
     }
 }
 
@@ -98,6 +107,8 @@ pub enum StoreError {
     Duplicate(String),
     #[error("the store is closed")]
     Closed,
+    #[error("refusing to write: {0}; restart kozyr")]
+    FilesChanged(String),
     #[error("cannot write: {0}")]
     Io(#[from] std::io::Error),
     #[error("cannot open the database {}: {cause}", path.display())]
@@ -125,6 +136,30 @@ impl From<serde_json::Error> for StoreError {
     }
 }
 
+/// Whether the store can write, for the health check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StoreHealth {
+    #[default]
+    Healthy,
+    /// The last transaction failed (a full disk, say): SQLite's words.
+    /// Clears when a transaction commits again.
+    CommitsFailing(String),
+    /// The database's files were removed or replaced under the process;
+    /// every commit is refused until a restart.
+    FilesChanged(String),
+}
+
+impl StoreHealth {
+    /// What is wrong, in a line, if anything.
+    pub fn problem(&self) -> Option<String> {
+        match self {
+            StoreHealth::Healthy => None,
+            StoreHealth::CommitsFailing(e) => Some(format!("commits fail: {e}")),
+            StoreHealth::FilesChanged(why) => Some(format!("{why}; restart kozyr")),
+        }
+    }
+}
+
 /// A command applied before, found by its de-duplication key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Recorded {
@@ -139,6 +174,7 @@ pub struct Recorded {
 pub struct Store {
     reader: SqlitePool,
     writer: mpsc::UnboundedSender<writer::Job>,
+    health: watch::Receiver<StoreHealth>,
 }
 
 #[derive(FromRow)]
@@ -197,11 +233,23 @@ impl Store {
         }
         let reader = SqlitePoolOptions::new()
             .max_connections(options.readers.max(1))
-            .connect_with(connect)
+            .connect_with(connect.clone())
             .await?;
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(writer::run(conn, rx));
-        Ok(Store { reader, writer: tx })
+        let (health_tx, health) = watch::channel(StoreHealth::Healthy);
+        let writer =
+            writer::Writer::new(conn, connect, admin::database_path(&options.url), health_tx);
+        tokio::spawn(writer.run(rx));
+        Ok(Store {
+            reader,
+            writer: tx,
+            health,
+        })
+    }
+
+    /// Whether the store can write; changes as commits fail and recover.
+    pub fn health(&self) -> watch::Receiver<StoreHealth> {
+        self.health.clone()
     }
 
     /// Commits a transition; returns once it is durable. A table whose
@@ -391,7 +439,7 @@ impl Store {
     /// Waits for the writer to finish what it was given and closes the
     /// database's connections.
     pub async fn close(self) {
-        let Store { reader, writer } = self;
+        let Store { reader, writer, .. } = self;
         let (reply, done) = oneshot::channel();
         if writer.send(writer::Job::close(reply)).is_ok() {
             let _ = done.await;

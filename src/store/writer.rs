@@ -9,12 +9,21 @@
 //! to its savepoint alone; an unexpected error rolls the whole transaction
 //! back and the commits are retried one transaction each, so one bad commit
 //! never takes others down with it. Callers hear back only after COMMIT.
+//!
+//! A transaction that failed as a whole also costs the writer its
+//! connection: the next transaction opens a fresh one, so a full disk
+//! refuses commits only while it is full. Before each transaction the
+//! writer checks that the database file and its `-wal` are still the files
+//! it opened; once they are not, it refuses every commit until a restart.
+//! Both states are published as [`StoreHealth`] for the health check.
 
-use sqlx::sqlite::SqliteConnection;
-use sqlx::{Connection, Sqlite, Transaction};
-use tokio::sync::{mpsc, oneshot};
+use std::path::{Path, PathBuf};
 
-use super::StoreError;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+use sqlx::{ConnectOptions, Connection, Sqlite, Transaction};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::{StoreError, StoreHealth};
 use crate::table::{
     ChatKey, Counters, Lang, Player, TableEvent, Timestamp, Transition, stats_delta,
 };
@@ -288,60 +297,256 @@ impl Job {
 
 type Pending = (Box<Commit>, oneshot::Sender<Result<(), StoreError>>);
 
-pub(super) async fn run(mut conn: SqliteConnection, mut jobs: mpsc::UnboundedReceiver<Job>) {
-    let mut group: Vec<Pending> = Vec::with_capacity(MAX_GROUP);
-    let mut closing = None;
-    while let Some(job) = jobs.recv().await {
-        match job {
-            Job::Commit { commit, reply } => group.push((commit, reply)),
-            Job::Close(reply) => closing = Some(reply),
+/// The writer's connection and what it needs to replace it. A transaction
+/// that failed as a whole (a full disk, an I/O error, a COMMIT that did not
+/// go through) may leave the connection inside a transaction SQLite rolled
+/// back by itself, or one sqlx still counts as open; rather than guess, the
+/// writer closes that connection and opens a fresh one for the next
+/// transaction, so one failure never outlives itself.
+pub(super) struct Writer {
+    conn: Option<SqliteConnection>,
+    connect: SqliteConnectOptions,
+    files: FileWatch,
+    health: watch::Sender<StoreHealth>,
+}
+
+impl Writer {
+    pub(super) fn new(
+        conn: SqliteConnection,
+        connect: SqliteConnectOptions,
+        database: Option<PathBuf>,
+        health: watch::Sender<StoreHealth>,
+    ) -> Writer {
+        Writer {
+            conn: Some(conn),
+            connect,
+            files: FileWatch::new(database),
+            health,
         }
-        while closing.is_none() && group.len() < MAX_GROUP {
-            match jobs.try_recv() {
-                Ok(Job::Commit { commit, reply }) => group.push((commit, reply)),
-                Ok(Job::Close(reply)) => closing = Some(reply),
-                Err(_) => break,
+    }
+
+    pub(super) async fn run(mut self, mut jobs: mpsc::UnboundedReceiver<Job>) {
+        let mut group: Vec<Pending> = Vec::with_capacity(MAX_GROUP);
+        let mut closing = None;
+        while let Some(job) = jobs.recv().await {
+            match job {
+                Job::Commit { commit, reply } => group.push((commit, reply)),
+                Job::Close(reply) => closing = Some(reply),
+            }
+            while closing.is_none() && group.len() < MAX_GROUP {
+                match jobs.try_recv() {
+                    Ok(Job::Commit { commit, reply }) => group.push((commit, reply)),
+                    Ok(Job::Close(reply)) => closing = Some(reply),
+                    Err(_) => break,
+                }
+            }
+            if !group.is_empty() {
+                self.write_group(&mut group).await;
+            }
+            if let Some(reply) = closing.take() {
+                self.discard_connection().await;
+                let _ = reply.send(());
+                return;
             }
         }
-        if !group.is_empty() {
-            write_group(&mut conn, &mut group).await;
-        }
-        if let Some(reply) = closing.take() {
-            if let Err(e) = conn.close().await {
-                tracing::warn!(error = %e, "closing the writer connection");
+    }
+
+    async fn write_group(&mut self, group: &mut Vec<Pending>) {
+        if let Err(changed) = self.check_files().await {
+            for (_, reply) in group.drain(..) {
+                let _ = reply.send(Err(StoreError::FilesChanged(changed.clone())));
             }
-            let _ = reply.send(());
             return;
         }
+        let commits: Vec<&Commit> = group.iter().map(|(c, _)| &**c).collect();
+        let started = std::time::Instant::now();
+        let written = self.attempt(&commits).await;
+        crate::metrics::db_commit(started.elapsed(), commits.len());
+        match written {
+            Ok(outcomes) => {
+                for ((_, reply), outcome) in group.drain(..).zip(outcomes) {
+                    let _ = reply.send(outcome);
+                }
+            }
+            Err(e) if group.len() == 1 => {
+                tracing::error!(error = %e, "commit failed");
+                if let Some((_, reply)) = group.pop() {
+                    let _ = reply.send(Err(e));
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, size = group.len(), "group commit failed; retrying one by one");
+                for (commit, reply) in group.drain(..) {
+                    let outcome = match self.attempt(&[&*commit]).await {
+                        Ok(mut o) => o.pop().unwrap_or(Err(StoreError::Closed)),
+                        Err(e) => Err(e),
+                    };
+                    let _ = reply.send(outcome);
+                }
+            }
+        }
+    }
+
+    /// One transaction on a sound connection: a failed one takes its
+    /// connection with it and marks the store unhealthy until the next
+    /// transaction commits.
+    async fn attempt(
+        &mut self,
+        commits: &[&Commit],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => match self.connect.connect().await {
+                Ok(conn) => {
+                    tracing::info!("the writer reconnected to the database");
+                    self.files.forget_wal();
+                    self.conn.insert(conn)
+                }
+                Err(e) => {
+                    self.failing(&e);
+                    return Err(StoreError::Db(e));
+                }
+            },
+        };
+        match write(conn, commits).await {
+            Ok(outcomes) => {
+                self.health.send_if_modified(|h| {
+                    let was_failing = matches!(h, StoreHealth::CommitsFailing(_));
+                    if was_failing {
+                        tracing::info!("commits succeed again");
+                        *h = StoreHealth::Healthy;
+                    }
+                    was_failing
+                });
+                Ok(outcomes)
+            }
+            Err(e) => {
+                self.failing(&e);
+                self.discard_connection().await;
+                Err(StoreError::Db(e))
+            }
+        }
+    }
+
+    fn failing(&self, e: &sqlx::Error) {
+        let error = e.to_string();
+        self.health.send_if_modified(|h| match h {
+            StoreHealth::FilesChanged(_) => false,
+            StoreHealth::CommitsFailing(old) if *old == error => false,
+            _ => {
+                *h = StoreHealth::CommitsFailing(error);
+                true
+            }
+        });
+    }
+
+    async fn discard_connection(&mut self) {
+        if let Some(conn) = self.conn.take()
+            && let Err(e) = conn.close().await
+        {
+            tracing::warn!(error = %e, "closing the writer connection");
+        }
+    }
+
+    /// Refuses to write once the database's files were removed or replaced
+    /// under the process: SQLite would go on writing to the unlinked files
+    /// and every move acknowledged from then on would be lost at the next
+    /// restart. Once, at the moment it is seen, the log still held by the
+    /// open connection is checkpointed into the database file, so what was
+    /// acknowledged before survives.
+    async fn check_files(&mut self) -> Result<(), String> {
+        if let StoreHealth::FilesChanged(why) = &*self.health.borrow() {
+            return Err(why.clone());
+        }
+        let Err(why) = self.files.check() else {
+            return Ok(());
+        };
+        tracing::error!(problem = %why, "the database files changed under kozyr; refusing to write until a restart");
+        if let Some(conn) = &mut self.conn {
+            match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(FULL)")
+                .fetch_one(&mut *conn)
+                .await
+            {
+                Ok((busy, frames, copied)) => {
+                    tracing::warn!(
+                        busy,
+                        frames,
+                        copied,
+                        "checkpointed the open log into the database file"
+                    );
+                }
+                Err(e) => tracing::error!(error = %e, "cannot checkpoint the open log"),
+            }
+        }
+        self.health
+            .send_replace(StoreHealth::FilesChanged(why.clone()));
+        Err(why)
     }
 }
 
-async fn write_group(conn: &mut SqliteConnection, group: &mut Vec<Pending>) {
-    let commits: Vec<&Commit> = group.iter().map(|(c, _)| &**c).collect();
-    let started = std::time::Instant::now();
-    let written = write(conn, &commits).await;
-    crate::metrics::db_commit(started.elapsed(), commits.len());
-    match written {
-        Ok(outcomes) => {
-            for ((_, reply), outcome) in group.drain(..).zip(outcomes) {
-                let _ = reply.send(outcome);
-            }
+/// The identity (device, inode) of the database file and of its `-wal`,
+/// as this process opened them.
+struct FileWatch {
+    database: Option<PathBuf>,
+    db_id: Option<(u64, u64)>,
+    wal_id: Option<(u64, u64)>,
+}
+
+fn identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).map(|m| (m.dev(), m.ino()))
+}
+
+fn wal_of(database: &Path) -> PathBuf {
+    let mut wal = database.as_os_str().to_owned();
+    wal.push("-wal");
+    PathBuf::from(wal)
+}
+
+impl FileWatch {
+    fn new(database: Option<PathBuf>) -> FileWatch {
+        let db_id = database.as_deref().and_then(|p| identity(p).ok());
+        let wal_id = database.as_deref().and_then(|p| identity(&wal_of(p)).ok());
+        FileWatch {
+            database,
+            db_id,
+            wal_id,
         }
-        Err(e) if group.len() == 1 => {
-            tracing::error!(error = %e, "commit failed");
-            if let Some((_, reply)) = group.pop() {
-                let _ = reply.send(Err(StoreError::Db(e)));
+    }
+
+    /// After a reconnect the `-wal` may rightly be a new file (SQLite
+    /// removes it when the last connection closes).
+    fn forget_wal(&mut self) {
+        self.wal_id = None;
+    }
+
+    /// Two `stat` calls: checked before every transaction.
+    fn check(&mut self) -> Result<(), String> {
+        let Some(db) = &self.database else {
+            return Ok(());
+        };
+        match (identity(db), self.db_id) {
+            (Err(_), _) => return Err(format!("the database file {} was removed", db.display())),
+            (Ok(now), Some(then)) if now != then => {
+                return Err(format!("the database file {} was replaced", db.display()));
             }
+            (Ok(now), _) => self.db_id = Some(now),
         }
-        Err(e) => {
-            tracing::warn!(error = %e, size = group.len(), "group commit failed; retrying one by one");
-            for (commit, reply) in group.drain(..) {
-                let outcome = match write(conn, &[&*commit]).await {
-                    Ok(mut o) => o.pop().unwrap_or(Err(StoreError::Closed)),
-                    Err(e) => Err(StoreError::Db(e)),
-                };
-                let _ = reply.send(outcome);
+        let wal = wal_of(db);
+        match (identity(&wal), self.wal_id) {
+            (Err(_), Some(_)) => Err(format!(
+                "the write-ahead log {} was removed while kozyr had it open",
+                wal.display()
+            )),
+            (Ok(now), Some(then)) if now != then => Err(format!(
+                "the write-ahead log {} was replaced while kozyr had it open",
+                wal.display()
+            )),
+            (Ok(now), _) => {
+                self.wal_id = Some(now);
+                Ok(())
             }
+            (Err(_), None) => Ok(()),
         }
     }
 }

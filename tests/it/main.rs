@@ -15,6 +15,7 @@ mod hearts_records;
 mod kozel_records;
 mod migrations;
 mod service;
+mod store_faults;
 mod telegram;
 mod telegram_limits;
 mod telegram_play;

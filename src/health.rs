@@ -1,6 +1,10 @@
 //! A shell-free container health check. The running bot touches a heartbeat
 //! file while its update loop is alive; `kozyr healthcheck` (the Docker
-//! `HEALTHCHECK`) succeeds only while that file is fresh.
+//! `HEALTHCHECK`) succeeds only while that file is fresh and says `alive`.
+//! The file also carries what the bot knows is wrong (commits failing, its
+//! database files changed under it: "unhealthy: …", written as soon as the
+//! store's health changes) and that it stopped ("stopped", written at a
+//! graceful stop), so neither waits for the heartbeat to go stale.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -29,9 +33,24 @@ pub fn heartbeat_path(health_file: Option<&str>, database_url: &str) -> PathBuf 
         )
 }
 
-/// Records that the bot is alive now.
-pub fn beat(path: &Path) -> std::io::Result<()> {
-    std::fs::write(path, b"alive\n")
+const ALIVE: &str = "alive";
+const STOPPED: &str = "stopped";
+const UNHEALTHY: &str = "unhealthy: ";
+
+/// Records that the bot is alive now, and `problem` if something is wrong.
+pub fn beat(path: &Path, problem: Option<&str>) -> std::io::Result<()> {
+    let line = match problem {
+        None => ALIVE.to_owned(),
+        // One line: the check prints it as its reason.
+        Some(p) => format!("{UNHEALTHY}{}", p.replace('\n', " ")),
+    };
+    std::fs::write(path, format!("{line}\n"))
+}
+
+/// Records that the bot stopped: the check fails at once, not only once
+/// the heartbeat has gone stale.
+pub fn mark_stopped(path: &Path) -> std::io::Result<()> {
+    std::fs::write(path, format!("{STOPPED}\n"))
 }
 
 /// Why the health check failed.
@@ -41,13 +60,26 @@ pub enum Unhealthy {
     Missing(PathBuf),
     #[error("the last heartbeat is {0:?} old")]
     Stale(Duration),
+    #[error("the bot stopped (heartbeat {0})")]
+    Stopped(PathBuf),
+    #[error("the bot reports: {0}")]
+    Reported(String),
 }
 
 /// Checks the heartbeat against `now`.
 pub fn check(path: &Path, now: SystemTime) -> Result<(), Unhealthy> {
+    let missing = || Unhealthy::Missing(path.to_path_buf());
     let modified = std::fs::metadata(path)
         .and_then(|m| m.modified())
-        .map_err(|_| Unhealthy::Missing(path.to_path_buf()))?;
+        .map_err(|_| missing())?;
+    let said = std::fs::read_to_string(path).map_err(|_| missing())?;
+    let said = said.trim();
+    if said == STOPPED {
+        return Err(Unhealthy::Stopped(path.to_path_buf()));
+    }
+    if let Some(problem) = said.strip_prefix(UNHEALTHY) {
+        return Err(Unhealthy::Reported(problem.to_owned()));
+    }
     let age = now.duration_since(modified).unwrap_or_default();
     if age > STALE_AFTER {
         Err(Unhealthy::Stale(age))
@@ -77,9 +109,29 @@ mod tests {
             check(&path, SystemTime::now()),
             Err(Unhealthy::Missing(_))
         ));
-        beat(&path).unwrap();
+        beat(&path, None).unwrap();
         assert!(check(&path, SystemTime::now()).is_ok());
         let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(5);
         assert!(matches!(check(&path, later), Err(Unhealthy::Stale(_))));
+    }
+
+    #[test]
+    fn a_fresh_heartbeat_with_a_problem_or_of_a_stopped_bot_is_unhealthy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kozyr.alive");
+        beat(&path, Some("commits fail: database or disk is full\nmore")).unwrap();
+        let e = check(&path, SystemTime::now()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the bot reports: commits fail: database or disk is full more"
+        );
+        beat(&path, None).unwrap();
+        assert!(check(&path, SystemTime::now()).is_ok());
+        mark_stopped(&path).unwrap();
+        let e = check(&path, SystemTime::now()).unwrap_err();
+        assert!(matches!(e, Unhealthy::Stopped(_)), "{e}");
+        // The next start beats over it.
+        beat(&path, None).unwrap();
+        assert!(check(&path, SystemTime::now()).is_ok());
     }
 }

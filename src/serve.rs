@@ -95,18 +95,29 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         discord = ?config.discord.as_ref().map(|d| &d.token),
         "kozyr is running"
     );
+    // The heartbeat also says what the store knows is wrong, at once.
+    let mut store_health = service.store().health();
+    let beat_path = heartbeat.clone();
     let beat = tokio::spawn(async move {
         let mut every = tokio::time::interval(crate::health::BEAT_EVERY);
+        let mut watching = true;
         loop {
-            every.tick().await;
-            if let Err(e) = crate::health::beat(&heartbeat) {
-                tracing::warn!(error = %e, path = %heartbeat.display(), "cannot write the heartbeat");
+            tokio::select! {
+                _ = every.tick() => {}
+                changed = store_health.changed(), if watching => watching = changed.is_ok(),
+            }
+            let problem = store_health.borrow_and_update().problem();
+            if let Err(e) = crate::health::beat(&beat_path, problem.as_deref()) {
+                tracing::warn!(error = %e, path = %beat_path.display(), "cannot write the heartbeat");
             }
         }
     });
     crate::telegram::bot::wait_for_signal().await;
     tracing::info!("signal received; shutting down");
     beat.abort();
+    if let Err(e) = crate::health::mark_stopped(&heartbeat) {
+        tracing::warn!(error = %e, path = %heartbeat.display(), "cannot mark the heartbeat stopped");
+    }
     service.shutdown().await;
     if let Some(t) = telegram {
         t.stop().await;

@@ -8,6 +8,7 @@ mod admin;
 mod chaos;
 mod chaos_kill;
 mod crash;
+mod data_tools;
 mod discord;
 mod discord_repost;
 mod fakebot;

@@ -115,19 +115,39 @@ pub fn diagnose(path: &Path, who: Option<Who>) -> Option<String> {
             dir_meta.mode() & 0o7777,
         ));
     }
-    if let Ok(m) = std::fs::metadata(path)
-        && !writable(&m, who)
-    {
-        return Some(format!(
-            "{} is not writable by uid {} (it belongs to uid {}, gid {}, mode {:o}); {fix}",
-            path.display(),
-            who.uid,
-            m.uid(),
-            m.gid(),
-            m.mode() & 0o7777,
-        ));
-    }
-    None
+    // SQLite needs all three: a `-wal` or `-shm` left behind by another
+    // user (or a restore as root) refuses writes as surely as the file.
+    let wrong: Vec<String> = ["", "-wal", "-shm"]
+        .into_iter()
+        .filter_map(|suffix| {
+            let mut file = path.as_os_str().to_owned();
+            file.push(suffix);
+            let file = PathBuf::from(file);
+            let m = std::fs::metadata(&file).ok()?;
+            (!writable(&m, who)).then(|| {
+                format!(
+                    "{} (uid {}, gid {}, mode {:o})",
+                    file.display(),
+                    m.uid(),
+                    m.gid(),
+                    m.mode() & 0o7777
+                )
+            })
+        })
+        .collect();
+    let (files, verb, fix) = match wrong.as_slice() {
+        [] => return None,
+        [one] => (one.clone(), "is", fix),
+        [first @ .., last] => (
+            format!("{} and {last}", first.join(", ")),
+            "are",
+            fix.replacen("give it", "give them", 1),
+        ),
+    };
+    Some(format!(
+        "{files} {verb} not writable by uid {}; {fix}",
+        who.uid
+    ))
 }
 
 /// The error for a database that would not open: the path, and the likely
@@ -138,6 +158,41 @@ pub(super) fn open_error(url: &str, error: sqlx::Error) -> StoreError {
     };
     let cause = diagnose(&path, Who::current()).unwrap_or_else(|| error.to_string());
     StoreError::Open { path, cause }
+}
+
+/// A database the bot opened but cannot write (a file, `-wal` or `-shm`
+/// of another user, a read-only mount, `?mode=ro`): the same one line as
+/// for one that would not open, instead of a bot that polls and answers
+/// every move "try again".
+pub(super) fn write_error(url: &str, error: StoreError) -> StoreError {
+    let Some(path) = database_path(url) else {
+        return error;
+    };
+    let cause = match (diagnose(&path, Who::current()), error) {
+        (Some(why), _) => why,
+        (None, e @ StoreError::Migrate(_)) => return e,
+        (None, e) => format!("it cannot be written ({e})"),
+    };
+    StoreError::Open { path, cause }
+}
+
+/// Writes (the header's `user_version`, unchanged) and commits, as every
+/// move will: SQLite opens a file it may not write read-only without a
+/// word, and a database without pending migrations is only read at start.
+pub(super) async fn probe_write(conn: &mut sqlx::SqliteConnection) -> Result<(), StoreError> {
+    use sqlx::Connection;
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(&mut *tx)
+        .await?;
+    // An integer the database itself gave: nothing to inject.
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "PRAGMA user_version = {version}"
+    )))
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 impl Store {
@@ -284,7 +339,8 @@ mod tests {
         std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
         let why = diagnose(&db, Some(other)).unwrap();
         assert!(
-            why.starts_with(&format!("{} is not writable by uid", db.display())),
+            why.starts_with(&format!("{} (uid {owner}, ", db.display()))
+                && why.contains(") is not writable by uid"),
             "{why}"
         );
     }

@@ -21,7 +21,7 @@ use std::time::Duration;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{ConnectOptions, FromRow};
+use sqlx::{ConnectOptions, Connection, FromRow};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::config::Synchronous;
@@ -229,7 +229,14 @@ impl Store {
             .await
             .map_err(|e| admin::open_error(&options.url, e))?;
         if migrate {
-            MIGRATOR.run(&mut conn).await?;
+            let ready = match MIGRATOR.run(&mut conn).await {
+                Ok(()) => admin::probe_write(&mut conn).await,
+                Err(e) => Err(StoreError::Migrate(e)),
+            };
+            if let Err(e) = ready {
+                let _ = conn.close().await;
+                return Err(admin::write_error(&options.url, e));
+            }
         }
         let reader = SqlitePoolOptions::new()
             .max_connections(options.readers.max(1))

@@ -120,3 +120,133 @@ async fn the_health_check_fails_as_soon_as_the_bot_stopped() {
         text(&o.stderr)
     );
 }
+
+/// A loopback port nothing listens on (connections are refused).
+fn refused_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// Someone the bot's files do not belong to: as root (CI) the bot runs as
+/// `nobody`, since root may write any file whatever its mode.
+const NOBODY: u32 = 65534;
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// Makes `file` read-only for the user `as_bot` runs as: as root, a file
+/// of root's; anyone else's loses the write bit.
+fn read_only(file: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = if is_root() {
+        std::os::unix::fs::chown(file, Some(0), Some(0)).unwrap();
+        0o644
+    } else {
+        0o444
+    };
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Gives `file` back to the user `as_bot` runs as, writable.
+fn writable_again(file: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if is_root() {
+        std::os::unix::fs::chown(file, Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+fn as_bot(mut cmd: Process) -> Process {
+    if is_root() {
+        use std::os::unix::process::CommandExt;
+        cmd.uid(NOBODY).gid(NOBODY);
+    }
+    cmd
+}
+
+/// A database the bot cannot write used to start a bot that polled and
+/// answered every move "try again", healthy; after the file was made
+/// writable, its `-wal` and `-shm` still were not.
+#[tokio::test]
+async fn the_bot_refuses_to_start_on_a_database_it_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db_url(dir.path());
+    kozyr::store::Store::open(&kozyr::store::StoreOptions::new(&url))
+        .await
+        .unwrap()
+        .close()
+        .await;
+    if is_root() {
+        // The folder is the bot's; the files are another user's.
+        std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let db = dir.path().join("kozyr.db");
+    let wal = dir.path().join("kozyr.db-wal");
+    let shm = dir.path().join("kozyr.db-shm");
+    let named = |line: &str, f: &Path| line.contains(&format!("{} (uid", f.display()));
+    read_only(&db);
+    let api = format!("http://127.0.0.1:{}/", refused_port());
+    let start = || {
+        run_to_end(as_bot(kozyr(
+            dir.path(),
+            &["run"],
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("TELOXIDE_API_URL", &api),
+                ("DATABASE_URL", &url),
+            ],
+        )))
+    };
+    // SQLite opens the file read-only without a word, and with nothing to
+    // migrate it is only read at start: the bot used to start.
+    let o = start();
+    assert!(!o.status.success(), "the bot started: {}", text(&o.stderr));
+    let line = text(&o.stderr);
+    assert!(
+        line.starts_with(&format!(
+            "kozyr: cannot open the database {}: ",
+            db.display()
+        )),
+        "{line}"
+    );
+    assert!(
+        named(&line, &db) && line.contains("is not writable by uid"),
+        "{line}"
+    );
+
+    // As a bot killed mid-run as another user leaves them.
+    for f in [&wal, &shm] {
+        if !f.exists() {
+            std::fs::write(f, b"").unwrap();
+        }
+        read_only(f);
+    }
+    let o = start();
+    assert!(!o.status.success(), "the bot started: {}", text(&o.stderr));
+    let said = text(&o.stderr);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    let line = said.trim();
+    assert!(
+        line.starts_with(&format!(
+            "kozyr: cannot open the database {}: ",
+            db.display()
+        )),
+        "{line}"
+    );
+    for f in [&db, &wal, &shm] {
+        assert!(named(line, f), "{line}");
+    }
+    assert!(line.contains("are not writable by uid"), "{line}");
+
+    // The file is fixed, its companions are not.
+    writable_again(&db);
+    let o = start();
+    assert!(!o.status.success(), "the bot started: {}", text(&o.stderr));
+    let line = text(&o.stderr);
+    assert!(
+        named(&line, &wal) && named(&line, &shm) && !named(&line, &db),
+        "{line}"
+    );
+}

@@ -348,30 +348,67 @@ fn export(args: ExportArgs) -> Result<(), String> {
         .ok_or_else(|| format!("unknown platform `{platform}`"))?;
     let chat = kozyr::table::ChatKey::new(platform, id).map_err(|e| e.to_string())?;
     let url = database_url();
-    let mut out = None;
-    runtime()?.block_on(async {
-        // The database before the output file: a wrong DATABASE_URL leaves
-        // neither a new empty database nor an empty export behind.
-        let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(url))
+    let exported = runtime()?.block_on(async {
+        // The database before the output file: a wrong DATABASE_URL or chat
+        // leaves neither a new empty database nor an empty export behind.
+        let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(&url))
             .await
             .map_err(|e| e.to_string())?;
-        let file = match File::create(&args.out) {
-            Ok(f) => f,
-            Err(e) => {
-                store.close().await;
-                return Err(format!("cannot create {}: {e}", args.out.display()));
-            }
-        };
-        let out = out.insert(BufWriter::new(file));
-        let r = store.export_chat(&chat, out).await;
+        let r = export_to(&store, &chat, &url, &args.out).await;
         store.close().await;
-        r.map_err(|e| e.to_string())
+        r
     })?;
-    if let Some(mut out) = out {
-        std::io::Write::flush(&mut out).map_err(|e| e.to_string())?;
-    }
-    println!("{}", args.out.display());
+    println!("{}: {exported} of {chat}", args.out.display());
     Ok(())
+}
+
+/// An export never overwrites a file, and a chat the database does not know
+/// is an error rather than an empty file.
+async fn export_to(
+    store: &kozyr::store::Store,
+    chat: &kozyr::table::ChatKey,
+    url: &str,
+    out: &std::path::Path,
+) -> Result<kozyr::store::Exported, String> {
+    let tables = store.chat_tables(chat).await.map_err(|e| e.to_string())?;
+    if tables.is_empty() {
+        let db = kozyr::store::database_path(url).unwrap_or_else(|| PathBuf::from(url));
+        return Err(format!(
+            "the database {} has no chat {chat}: nothing to export (check --chat, platform:id as \
+             the bot's logs show it, and DATABASE_URL)",
+            db.display()
+        ));
+    }
+    let file = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(out)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(format!(
+                "{} already exists (an export never overwrites a file)",
+                out.display()
+            ));
+        }
+        Err(e) => return Err(format!("cannot create {}: {e}", out.display())),
+    };
+    let mut writer = BufWriter::new(file);
+    let written = store
+        .export_chat(chat, &mut writer)
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|n| {
+            std::io::Write::flush(&mut writer)
+                .map(|()| n)
+                .map_err(|e| format!("cannot write {}: {e}", out.display()))
+        });
+    if written.is_err() {
+        // Half an export would pass for a whole one.
+        drop(writer);
+        let _ = std::fs::remove_file(out);
+    }
+    written
 }
 
 fn simulate(args: SimulateArgs) -> Result<(), String> {

@@ -23,9 +23,23 @@ pub fn database_path(url: &str) -> Option<PathBuf> {
     Some(std::path::absolute(&path).unwrap_or(path))
 }
 
+/// `sqlite://` or `sqlite:` with nothing after it would open a private
+/// temporary database: every table missing, nothing kept.
+pub(super) fn check_names_a_file(url: &str) -> Result<(), StoreError> {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .unwrap_or(url);
+    if rest.split('?').next().unwrap_or(rest).trim().is_empty() {
+        return Err(StoreError::NoFile(url.to_owned()));
+    }
+    Ok(())
+}
+
 /// Checks that the database file exists and is not empty, without opening
 /// (and so without creating) it.
 pub fn check_exists(url: &str) -> Result<PathBuf, StoreError> {
+    check_names_a_file(url)?;
     let path = database_path(url).ok_or_else(|| StoreError::Missing(PathBuf::from(url)))?;
     match std::fs::metadata(&path) {
         Ok(m) if m.is_file() && m.len() > 0 => Ok(path),
@@ -153,6 +167,10 @@ pub fn diagnose(path: &Path, who: Option<Who>) -> Option<String> {
 /// The error for a database that would not open: the path, and the likely
 /// cause if one can be seen, else SQLite's own words.
 pub(super) fn open_error(url: &str, error: sqlx::Error) -> StoreError {
+    let error = match read_error(url, StoreError::Db(error)) {
+        StoreError::Db(e) => e,
+        damaged => return damaged,
+    };
     let Some(path) = database_path(url) else {
         return StoreError::Db(error);
     };
@@ -176,6 +194,64 @@ pub(super) fn write_error(url: &str, error: StoreError) -> StoreError {
     StoreError::Open { path, cause }
 }
 
+/// SQLite's words for a file that is not a database or whose pages do not
+/// add up (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) become an error naming the
+/// file and what to do; others are kept.
+pub(super) fn read_error(url: &str, error: StoreError) -> StoreError {
+    let damaged = match &error {
+        StoreError::Db(sqlx::Error::Database(e)) => e
+            .code()
+            .and_then(|c| c.parse::<i32>().ok())
+            .is_some_and(|c| matches!(c & 0xff, 11 | 26)),
+        _ => false,
+    };
+    match database_path(url) {
+        Some(path) if damaged => StoreError::Damaged {
+            path,
+            cause: match error {
+                StoreError::Db(sqlx::Error::Database(e)) => e.message().to_owned(),
+                e => e.to_string(),
+            },
+        },
+        _ => error,
+    }
+}
+
+/// A database that has migrations this build does not know was written by
+/// a newer kozyr: refused before anything reads or migrates it, with the
+/// versions, rather than sqlx's "previously applied but is missing".
+pub(super) async fn check_not_newer(
+    conn: &mut sqlx::SqliteConnection,
+    url: &str,
+) -> Result<(), StoreError> {
+    let tracked: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(|e| read_error(url, e.into()))?;
+    if tracked == 0 {
+        return Ok(());
+    }
+    let applied: Vec<i64> = sqlx::query_scalar("SELECT version FROM _sqlx_migrations")
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(|e| read_error(url, e.into()))?;
+    let known = super::MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+    let unknown = applied
+        .into_iter()
+        .filter(|v| !super::MIGRATOR.iter().any(|m| m.version == *v))
+        .max();
+    match unknown {
+        Some(found) => Err(StoreError::Newer {
+            path: database_path(url).unwrap_or_else(|| PathBuf::from(url)),
+            found,
+            known,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Writes (the header's `user_version`, unchanged) and commits, as every
 /// move will: SQLite opens a file it may not write read-only without a
 /// word, and a database without pending migrations is only read at start.
@@ -196,19 +272,27 @@ pub(super) async fn probe_write(conn: &mut sqlx::SqliteConnection) -> Result<(),
 }
 
 impl Store {
-    /// Opens a database that must already exist: never creates one and
-    /// runs no migrations (a backup or an export must not change the
-    /// schema under a running bot). A missing or empty file, or one
+    /// Opens a database that must already exist, read-only: never creates
+    /// one, runs no migrations, writes nothing (a backup or an export must
+    /// not change anything under a running bot, and works on a file its
+    /// user may only read). A missing or empty file, or one
     /// without kozyr's tables, is an error naming the path.
     pub async fn open_existing(options: &StoreOptions) -> Result<Store, StoreError> {
         let path = check_exists(&options.url)?;
-        let connect = options.connect_options()?.create_if_missing(false);
+        let connect = options.read_only_options()?;
         let store = Store::connect(connect, options, false).await?;
-        let ours: i64 = sqlx::query_scalar(
+        let ours = sqlx::query_scalar::<_, i64>(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tables'",
         )
         .fetch_one(&store.reader)
-        .await?;
+        .await;
+        let ours = match ours {
+            Ok(n) => n,
+            Err(e) => {
+                store.close().await;
+                return Err(read_error(&options.url, e.into()));
+            }
+        };
         if ours == 0 {
             store.close().await;
             return Err(StoreError::Empty(path));

@@ -31,21 +31,49 @@ impl Store {
     }
 
     /// Writes the records of every deal finished in the chat as JSON lines
-    /// (the `kozyr simulate` format); returns how many.
+    /// (the `kozyr simulate` format); says what it wrote.
     pub async fn export_chat(
         &self,
         chat: &ChatKey,
         out: &mut dyn Write,
-    ) -> Result<usize, StoreError> {
-        let mut n = 0;
-        for table in self.chat_tables(chat).await? {
+    ) -> Result<Exported, StoreError> {
+        let tables = self.chat_tables(chat).await?;
+        let mut deals = 0;
+        for &table in &tables {
             for record in self.deal_records(table).await? {
                 serde_json::to_writer(&mut *out, &record).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")?;
-                n += 1;
+                deals += 1;
             }
         }
         out.flush()?;
-        Ok(n)
+        Ok(Exported {
+            tables: tables.len(),
+            deals,
+        })
+    }
+}
+
+/// What an export wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exported {
+    /// The chat's tables read (every one it has had).
+    pub tables: usize,
+    /// Records written: one per finished deal.
+    pub deals: usize,
+}
+
+impl std::fmt::Display for Exported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural =
+            |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+        write!(
+            f,
+            "{} finished {} from {} {}",
+            self.deals,
+            plural(self.deals, "deal", "deals"),
+            self.tables,
+            plural(self.tables, "table", "tables"),
+        )
     }
 }

@@ -30,6 +30,7 @@ use crate::table::{
 };
 
 pub use admin::{Who, check_exists, database_path, diagnose};
+pub use export::Exported;
 pub use stats::PlayerStats;
 pub use writer::Commit;
 
@@ -74,6 +75,7 @@ impl StoreOptions {
     }
 
     fn connect_options(&self) -> Result<SqliteConnectOptions, StoreError> {
+        admin::check_names_a_file(&self.url)?;
         let sync = match self.synchronous {
             Synchronous::Full => SqliteSynchronous::Full,
             Synchronous::Normal => SqliteSynchronous::Normal,
@@ -89,6 +91,18 @@ impl StoreOptions {
             options = options.pragma("max_page_count", pages.to_string());
         }
         Ok(options)
+    }
+
+    /// For tools that only read (`export`, `backup`): SQLite's read-only
+    /// mode, so a database file the tool's user may not write is still
+    /// read, and nothing (not even the journal mode) is ever changed.
+    fn read_only_options(&self) -> Result<SqliteConnectOptions, StoreError> {
+        admin::check_names_a_file(&self.url)?;
+        Ok(SqliteConnectOptions::from_str(&self.url)?
+            .read_only(true)
+            .create_if_missing(false)
+            .busy_timeout(self.busy_timeout)
+            .disable_statement_logging())
     }
 }
 
@@ -123,6 +137,27 @@ pub enum StoreError {
     Missing(std::path::PathBuf),
     #[error("the database {} is empty: not a kozyr database (check DATABASE_URL)", .0.display())]
     Empty(std::path::PathBuf),
+    #[error(
+        "the database {} is from a newer kozyr (it has migration {found}; this kozyr knows up \
+         to {known}): run that version of kozyr, or restore a backup taken before it",
+        path.display()
+    )]
+    Newer {
+        path: std::path::PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error(
+        "the database {} is damaged ({cause}): stop the bot, keep the damaged file aside and \
+         restore the latest backup (README: Backups and restore)",
+        path.display()
+    )]
+    Damaged {
+        path: std::path::PathBuf,
+        cause: String,
+    },
+    #[error("the database URL `{0}` names no file: give a path, e.g. sqlite:///data/kozyr.db")]
+    NoFile(String),
     #[error("cannot write the backup {}: {why}", path.display())]
     Backup {
         path: std::path::PathBuf,
@@ -224,10 +259,15 @@ impl Store {
         options: &StoreOptions,
         migrate: bool,
     ) -> Result<Store, StoreError> {
-        let mut conn = connect
-            .connect()
-            .await
-            .map_err(|e| admin::open_error(&options.url, e))?;
+        let mut conn = match connect.connect().await {
+            Ok(conn) => conn,
+            Err(e) if migrate => return Err(admin::open_error(&options.url, e)),
+            Err(e) => return Err(admin::read_error(&options.url, e.into())),
+        };
+        if let Err(e) = admin::check_not_newer(&mut conn, &options.url).await {
+            let _ = conn.close().await;
+            return Err(e);
+        }
         if migrate {
             let ready = match MIGRATOR.run(&mut conn).await {
                 Ok(()) => admin::probe_write(&mut conn).await,
@@ -241,7 +281,8 @@ impl Store {
         let reader = SqlitePoolOptions::new()
             .max_connections(options.readers.max(1))
             .connect_with(connect.clone())
-            .await?;
+            .await
+            .map_err(|e| admin::read_error(&options.url, e.into()))?;
         let (tx, rx) = mpsc::unbounded_channel();
         let (health_tx, health) = watch::channel(StoreHealth::Healthy);
         let writer =

@@ -250,3 +250,177 @@ async fn the_bot_refuses_to_start_on_a_database_it_cannot_write() {
         "{line}"
     );
 }
+
+/// A database with one table (a lobby, no deal finished) in chat -100.
+async fn database_with_a_table(dir: &Path) -> String {
+    let url = db_url(dir);
+    let store = kozyr::store::Store::open(&kozyr::store::StoreOptions::new(&url))
+        .await
+        .unwrap();
+    let (s, _outputs) = kozyr::table::runtime::TableService::builder(store)
+        .start()
+        .await
+        .unwrap();
+    s.submit(kozyr::table::runtime::Request {
+        target: kozyr::table::runtime::Target::Chat(crate::support::chat("-100")),
+        actor: crate::support::person(1),
+        command: kozyr::table::Command::Create {
+            kind: kozyr::game::GameKind::Kozel,
+            settings: crate::support::no_timer(),
+            title: "Chat".into(),
+            sit: true,
+        },
+        dedup: None,
+    })
+    .await
+    .unwrap();
+    s.close().await;
+    url
+}
+
+/// `backup` and `export` used to refuse a database file their user could
+/// not write ("not writable by uid …") although they only read it; an
+/// export silently overwrote `--out`, wrote an empty file for a chat the
+/// database does not have, and did not say what it wrote.
+#[tokio::test]
+async fn data_tools_only_read_never_overwrite_and_say_what_they_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = database_with_a_table(dir.path()).await;
+    if is_root() {
+        std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let db = dir.path().join("kozyr.db");
+    read_only(&db);
+    let before = std::fs::read(&db).unwrap();
+    let tool =
+        |args: &[&str]| run_to_end(as_bot(kozyr(dir.path(), args, &[("DATABASE_URL", &url)])));
+    let out = dir.path().join("chat.jsonl");
+
+    let o = tool(&["export", "--chat", "telegram:-100", "--out", "chat.jsonl"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout).trim(),
+        "chat.jsonl: 0 finished deals from 1 table of telegram:-100"
+    );
+    assert!(out.exists());
+    let o = tool(&["backup", "--out", "copy.db"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(dir.path().join("copy.db").exists());
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "a data tool wrote the database"
+    );
+
+    // An existing --out is refused and kept.
+    std::fs::write(&out, b"precious\n").unwrap();
+    let o = tool(&["export", "--chat", "telegram:-100", "--out", "chat.jsonl"]);
+    assert!(!o.status.success());
+    assert_eq!(
+        text(&o.stderr).trim(),
+        format!("kozyr: chat.jsonl already exists (an export never overwrites a file)")
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious\n");
+
+    // A chat the database has never seen.
+    let o = tool(&["export", "--chat", "telegram:-999", "--out", "none.jsonl"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).starts_with(&format!(
+            "kozyr: the database {} has no chat telegram:-999: nothing to export",
+            db.display()
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.path().join("none.jsonl").exists());
+}
+
+/// A database written by a newer kozyr used to give sqlx's "migration
+/// 20991231000000 was previously applied but is missing in the resolved
+/// migrations"; a damaged one "database disk image is malformed" without
+/// the file or what to do; `DATABASE_URL=sqlite://` "no such table: tables".
+#[tokio::test]
+async fn newer_damaged_and_nameless_databases_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = database_with_a_table(dir.path()).await;
+    let db = dir.path().join("kozyr.db");
+    {
+        let mut conn = sqlx::ConnectOptions::connect(
+            &url.parse::<sqlx::sqlite::SqliteConnectOptions>().unwrap(),
+        )
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+             VALUES (20991231000000, 'from the future', 1, x'00', 0)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::Connection::close(conn).await.unwrap();
+    }
+    let api = format!("http://127.0.0.1:{}/", refused_port());
+    let commands: [&[&str]; 3] = [
+        &["run"],
+        &["export", "--chat", "telegram:-100", "--out", "chat.jsonl"],
+        &["backup", "--out", "copy.db"],
+    ];
+    let env = |url: &str| {
+        vec![
+            ("TELOXIDE_TOKEN".to_owned(), TOKEN.to_owned()),
+            ("TELOXIDE_API_URL".to_owned(), api.clone()),
+            ("DATABASE_URL".to_owned(), url.to_owned()),
+        ]
+    };
+    let run = |args: &[&str], url: &str| {
+        let env = env(url);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        run_to_end(kozyr(dir.path(), args, &env))
+    };
+    let newest = kozyr::store::MIGRATOR
+        .iter()
+        .map(|m| m.version)
+        .max()
+        .unwrap();
+    for args in commands {
+        let o = run(args, &url);
+        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(
+            text(&o.stderr).trim(),
+            format!(
+                "kozyr: the database {} is from a newer kozyr (it has migration 20991231000000; \
+                 this kozyr knows up to {newest}): run that version of kozyr, or restore a \
+                 backup taken before it",
+                db.display()
+            ),
+            "{args:?}"
+        );
+    }
+    assert!(!dir.path().join("chat.jsonl").exists() && !dir.path().join("copy.db").exists());
+
+    // Not a database at all (as a half-copied or overwritten file is).
+    std::fs::write(&db, vec![0x5a; 8192]).unwrap();
+    for args in commands {
+        let o = run(args, &url);
+        assert!(!o.status.success(), "{args:?}");
+        let said = text(&o.stderr);
+        assert!(
+            said.starts_with(&format!(
+                "kozyr: the database {} is damaged (",
+                db.display()
+            )) && said.contains("restore the latest backup"),
+            "{args:?}: {said}"
+        );
+    }
+
+    for args in commands {
+        let o = run(args, "sqlite://");
+        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(
+            text(&o.stderr).trim(),
+            "kozyr: the database URL `sqlite://` names no file: give a path, e.g. sqlite:///data/kozyr.db",
+            "{args:?}"
+        );
+    }
+}

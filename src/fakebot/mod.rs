@@ -223,6 +223,18 @@ impl FakeBot {
         self.mutate(|w| w.press(user, chat, message, data, false))
     }
 
+    /// Telegram delivers the press `query` again, in a new update, as after
+    /// a restart that had not confirmed it; `false` for an unknown query.
+    pub fn deliver_again(&self, query: &str) -> bool {
+        self.mutate(|w| w.deliver_again(query))
+    }
+
+    /// Queues an update of `kind` with `payload` exactly as given, however
+    /// malformed; returns its update id.
+    pub fn push_raw_update(&self, kind: &'static str, payload: serde_json::Value) -> i64 {
+        self.mutate(|w| w.push_raw_update(kind, payload))
+    }
+
     /// `user` blocks the bot: sends to them get 403 until they write again.
     pub fn block_bot(&self, user: UserId) -> Result<(), SimError> {
         self.mutate(|w| w.block_bot(user))

@@ -1,0 +1,218 @@
+//! Issue 22, what comes in from Telegram, end to end against the strict
+//! fake Bot API: a press delivered again after it counted, an update the
+//! JSON parser rejects, quiet long polling, system senders, one person's
+//! flood.
+
+use std::time::Duration;
+
+use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault, UserSpec};
+use kozyr::front::action::{Press, TableAction};
+use kozyr::game::GameAction;
+use kozyr::hearts;
+use kozyr::table::{ChatKey, Platform, Table};
+use kozyr::telegram::bot::{RunningBot, Tuning, start};
+use teloxide::types::{ChatId, UserId};
+
+use crate::support::{bot_config, eventually, fast_tuning};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+struct World {
+    fake: FakeBot,
+    _dir: tempfile::TempDir,
+    users: Vec<UserId>,
+    group: ChatId,
+    bot: Option<RunningBot>,
+}
+
+impl World {
+    async fn new(people: usize, tuning: Tuning) -> World {
+        let names = ["Ann", "Boris", "Chloe", "Dmitri"];
+        World::named(&names[..people], tuning).await
+    }
+
+    async fn named(names: &[&str], tuning: Tuning) -> World {
+        let fake = FakeBot::start_with(FakeBotConfig {
+            token: "123456:TEST-fake-token-kozyr-input-0123456789".into(),
+            ..FakeBotConfig::default()
+        })
+        .await
+        .unwrap();
+        let users: Vec<UserId> = names
+            .iter()
+            .map(|n| fake.add_user(UserSpec::new(n).language("en")))
+            .collect();
+        let group = fake.add_group("Friday cards", &users);
+        let dir = tempfile::tempdir().unwrap();
+        let bot = start(&bot_config(&fake, &dir), tuning).await.unwrap();
+        for &u in &users {
+            fake.start_bot(u, None).unwrap();
+        }
+        World {
+            fake,
+            _dir: dir,
+            users,
+            group,
+            bot: Some(bot),
+        }
+    }
+
+    async fn stop(&mut self) {
+        if let Some(b) = self.bot.take() {
+            b.stop().await;
+        }
+    }
+
+    fn dm(&self, i: usize) -> ChatId {
+        FakeBot::private_chat(self.users[i])
+    }
+
+    async fn open_table(&self) -> Table {
+        self.table_in(self.group).await.expect("an open table")
+    }
+
+    async fn table_in(&self, group: ChatId) -> Option<Table> {
+        let chat = ChatKey::new(Platform::Telegram, group.0.to_string()).unwrap();
+        let s = self.bot.as_ref().unwrap().service();
+        s.open_table(&chat).await.unwrap()
+    }
+
+    async fn table_after(&self, t: &Table) -> Table {
+        let s = self.bot.as_ref().unwrap().service().clone();
+        eventually(
+            WAIT,
+            Duration::from_millis(5),
+            "the table did not move",
+            || {
+                let s = s.clone();
+                async move {
+                    let now = s.table(t.id()).await.unwrap().unwrap();
+                    (now.version() > t.version()).then_some(now)
+                }
+            },
+        )
+        .await
+    }
+
+    /// Presses the button with `data` on the newest message of `chat`
+    /// showing it (waiting for the bot to draw it); returns the query id.
+    async fn press_only(&self, user: UserId, chat: ChatId, data: &str) -> String {
+        let msg = self
+            .fake
+            .wait_for(WAIT, |f| {
+                f.messages(chat)
+                    .into_iter()
+                    .rev()
+                    .find(|m| {
+                        m.keyboard
+                            .as_ref()
+                            .is_some_and(|k| k.with_data(data).is_some())
+                    })
+                    .map(|m| m.id)
+            })
+            .await
+            .unwrap_or_else(|_| panic!("nobody sees a button {data} in {chat}"));
+        self.fake.press(user, chat, msg, data).unwrap()
+    }
+
+    async fn answer(&self, query: &str) -> Option<String> {
+        self.fake
+            .wait_for(WAIT, |f| f.callback_answer(query))
+            .await
+            .unwrap_or_else(|_| panic!("press {query} never answered"))
+            .text
+    }
+
+    /// Presses and returns the popup.
+    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> Option<String> {
+        let q = self.press_only(user, chat, data).await;
+        self.answer(&q).await
+    }
+
+    /// The data of the newest group button whose label has `label`.
+    async fn group_button(&self, label: &str) -> String {
+        self.fake
+            .wait_for(WAIT, |f| {
+                f.messages(self.group).into_iter().rev().find_map(|m| {
+                    let b = m.keyboard?.find(label)?.callback_data()?.to_owned();
+                    Some(b)
+                })
+            })
+            .await
+            .unwrap_or_else(|_| {
+                let seen: Vec<_> = self
+                    .fake
+                    .messages(self.group)
+                    .into_iter()
+                    .map(|m| (m.text, m.keyboard))
+                    .collect();
+                panic!("no group button {label} in {seen:#?}")
+            })
+    }
+
+    async fn press_label(&self, user: UserId, label: &str) -> Option<String> {
+        let data = self.group_button(label).await;
+        self.press(user, self.group, &data).await
+    }
+
+    /// A Hearts table of the first person and three AI players, started.
+    async fn hearts_with_ai(&self) -> Table {
+        self.fake
+            .user_says(self.group, self.users[0], "/hearts")
+            .unwrap();
+        for _ in 0..3 {
+            assert_eq!(self.press_label(self.users[0], "Add AI").await, None);
+        }
+        assert_eq!(self.press_label(self.users[0], "Start").await, None);
+        self.open_table().await
+    }
+}
+
+/// Point 3: Telegram delivers a press again when the first delivery's
+/// answer never reached it (a kill, a dropped connection). The move had
+/// counted; the second delivery must not say "out of date".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_press_delivered_again_after_it_counted_is_answered_like_the_first() {
+    let mut w = World::new(1, fast_tuning()).await;
+    let t = w.hearts_with_ai().await;
+    let seat = t.awaiting()[0];
+    let Some(GameAction::Hearts(hearts::Action::PassCards(cards))) =
+        t.game().unwrap().safe_action(seat)
+    else {
+        panic!("a Hearts deal starts with the pass");
+    };
+    let data = |action| {
+        Press::Table {
+            table: t.id(),
+            version: t.version(),
+            action,
+        }
+        .encode()
+    };
+    for c in cards.iter() {
+        let popup = w
+            .press(w.users[0], w.dm(0), &data(TableAction::Toggle(c)))
+            .await;
+        assert_eq!(popup, None);
+    }
+    // The pass counts; its answer is lost on the way.
+    w.fake.inject(
+        Fault::drop_connection()
+            .method("answerCallbackQuery")
+            .times(1),
+    );
+    let q = w
+        .press_only(w.users[0], w.dm(0), &data(TableAction::HeartsPass(cards)))
+        .await;
+    let after = w.table_after(&t).await;
+    assert!(after.version() > t.version());
+    eventually(WAIT, Duration::from_millis(5), "the fault hit", || async {
+        (w.fake.failures().get("answerCallbackQuery").copied() == Some(1)).then_some(())
+    })
+    .await;
+    assert!(w.fake.callback_answer(&q).is_none());
+    // Delivered again: answered as the first delivery would have been.
+    assert!(w.fake.deliver_again(&q));
+    assert_eq!(w.answer(&q).await, None);
+    w.stop().await;
+}

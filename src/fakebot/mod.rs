@@ -58,6 +58,11 @@ pub use world::{MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LE
 use http::Shared;
 use world::World;
 
+/// In any text the fake sends, this character goes out as the JSON escape
+/// of a lone UTF-16 surrogate (`\ud83d`, half an emoji), which Telegram
+/// can send for a name cut short and which JSON parsers reject.
+pub const LONE_SURROGATE: char = '\u{E0FF}';
+
 /// A running fake Bot API server. Dropping it stops the server.
 pub struct FakeBot {
     shared: Arc<Shared>,

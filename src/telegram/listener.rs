@@ -16,15 +16,23 @@
 //! While updates are in flight, `getUpdates` would hand them out again at
 //! once; they are skipped here, and the next poll waits until a handler
 //! finishes (or 50 ms), so the loop does not spin.
+//!
+//! The batch is read as JSON values and each update parsed on its own: an
+//! update the parser rejects is logged once (its id and the parser's
+//! complaint, never its contents: it holds people's names) and confirmed
+//! with the next offset; the rest of the batch goes on. A batch that is
+//! not even valid JSON because of a lone UTF-16 surrogate (a name cut in
+//! the middle of an emoji) is read again with U+FFFD in its place.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use teloxide::payloads::GetUpdatesSetters;
+use serde_json::Value;
 use teloxide::prelude::*;
+use teloxide::requests::{JsonRequest, Payload};
 use teloxide::stop::{StopFlag, StopToken, mk_stop_token};
-use teloxide::types::{AllowedUpdate, Update};
+use teloxide::types::{AllowedUpdate, Update, UpdateKind};
 use teloxide::update_listeners::{StatefulListener, UpdateListener};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -110,6 +118,146 @@ pub struct UpdateGuard {
 }
 
 type Item = Result<Update, teloxide::RequestError>;
+
+/// `getUpdates` answered as bare JSON values, so that one update the
+/// parser rejects does not fail its whole batch.
+#[derive(Clone, Debug, serde::Serialize)]
+struct RawGetUpdates {
+    offset: i32,
+    timeout: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_updates: Option<Vec<AllowedUpdate>>,
+}
+
+impl Payload for RawGetUpdates {
+    type Output = Vec<Value>;
+    const NAME: &'static str = "GetUpdates";
+
+    fn timeout_hint(&self) -> Option<Duration> {
+        Some(Duration::from_secs(self.timeout.into()))
+    }
+}
+
+/// One entry of a batch.
+#[derive(Debug)]
+enum Incoming {
+    Update(Box<Update>),
+    /// The parser rejected it; `id` if it could be read.
+    Malformed {
+        id: Option<u32>,
+        error: String,
+    },
+}
+
+impl Incoming {
+    fn id(&self) -> Option<u32> {
+        match self {
+            Incoming::Update(u) => Some(u.id.0),
+            Incoming::Malformed { id, .. } => *id,
+        }
+    }
+}
+
+fn parse_update(value: Value) -> Incoming {
+    let id = value
+        .get("update_id")
+        .and_then(Value::as_u64)
+        .and_then(|id| u32::try_from(id).ok());
+    // From text, as teloxide reads it: some of its types borrow strings,
+    // which an owned `Value` cannot lend.
+    match serde_json::from_str::<Update>(&value.to_string()) {
+        // teloxide parses a kind it cannot read as an empty `Error`.
+        Ok(u) if matches!(u.kind, UpdateKind::Error(_)) => Incoming::Malformed {
+            id: Some(u.id.0),
+            error: "an update of a kind or shape this bot cannot read".into(),
+        },
+        Ok(u) => Incoming::Update(Box::new(u)),
+        Err(e) => Incoming::Malformed {
+            id,
+            error: e.to_string(),
+        },
+    }
+}
+
+/// The updates of an answer teloxide could not read as JSON, if a lone
+/// UTF-16 surrogate was the reason.
+fn reread(raw: &str) -> Option<Vec<Value>> {
+    let repaired = replace_lone_surrogates(raw);
+    let answer: Value = serde_json::from_str(&repaired).ok()?;
+    match answer.get("result")? {
+        Value::Array(updates) => Some(updates.clone()),
+        _ => None,
+    }
+}
+
+fn hex4(s: &str) -> Option<u16> {
+    let digits = s.get(..4)?;
+    if digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        u16::from_str_radix(digits, 16).ok()
+    } else {
+        None
+    }
+}
+
+/// JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (which
+/// JSON parsers reject) replaced by `\ufffd`; pairs are kept.
+fn replace_lone_surrogates(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let escape = &rest[at..];
+        let Some(unit) = escape.strip_prefix("\\u").and_then(hex4) else {
+            // Another escape (or an escaped backslash): kept whole.
+            let len = escape.chars().take(2).map(char::len_utf8).sum();
+            out.push_str(&escape[..len]);
+            rest = &escape[len..];
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&unit);
+        let low = (0xDC00..0xE000).contains(&unit);
+        let paired = high
+            && escape[6..]
+                .strip_prefix("\\u")
+                .and_then(hex4)
+                .is_some_and(|next| (0xDC00..0xE000).contains(&next));
+        if paired {
+            out.push_str(&escape[..12]);
+            rest = &escape[12..];
+        } else {
+            out.push_str(if high || low { "\\ufffd" } else { &escape[..6] });
+            rest = &escape[6..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Reads one batch: `Ok` with every update parsed or rejected one by one.
+async fn get_updates(
+    bot: &Bot,
+    payload: RawGetUpdates,
+) -> Result<Vec<Incoming>, teloxide::RequestError> {
+    let values = match JsonRequest::new(bot.clone(), payload).send().await {
+        Ok(values) => values,
+        Err(teloxide::RequestError::InvalidJson { source, raw }) => match reread(&raw) {
+            Some(values) => values,
+            None => {
+                // The error's own text quotes the whole answer (names).
+                tracing::warn!(
+                    error = %source,
+                    bytes = raw.len(),
+                    "getUpdates answered with JSON that cannot be read"
+                );
+                return Err(teloxide::RequestError::InvalidJson { source, raw });
+            }
+        },
+        Err(e) => return Err(e),
+    };
+    Ok(values.into_iter().map(parse_update).collect())
+}
 
 /// The listener's state, as teloxide's [`StatefulListener`] holds it.
 pub struct PollState {
@@ -199,31 +347,41 @@ async fn poll_loop(
         } else {
             timeout
         };
-        let mut req = bot
-            .get_updates()
-            .offset(offset as i32)
-            .timeout(wait.as_secs() as u32);
-        if let Some(a) = allowed.take() {
-            req = req.allowed_updates(a);
-        }
+        let payload = RawGetUpdates {
+            offset: i32::try_from(offset).unwrap_or(i32::MAX),
+            timeout: u32::try_from(wait.as_secs()).unwrap_or(u32::MAX),
+            limit: None,
+            allowed_updates: allowed.take(),
+        };
         let finished = handled.finished.notified();
         let result = tokio::select! {
-            r = req.send() => r,
+            r = get_updates(&bot, payload) => r,
             () = &mut stopped => break 'poll,
         };
         match result {
-            Ok(updates) => {
+            Ok(batch) => {
                 errors = 0;
                 let mut fresh = 0;
-                for u in updates {
-                    if u.id.0 < next {
+                for incoming in batch {
+                    if incoming.id().is_some_and(|id| id < next) {
                         continue;
                     }
-                    next = u.id.0 + 1;
-                    fresh += 1;
-                    handled.begin(u.id.0);
-                    if tx.send(Ok(u)).is_err() {
-                        break 'poll;
+                    match incoming {
+                        Incoming::Update(u) => {
+                            next = u.id.0 + 1;
+                            fresh += 1;
+                            handled.begin(u.id.0);
+                            if tx.send(Ok(*u)).is_err() {
+                                break 'poll;
+                            }
+                        }
+                        Incoming::Malformed { id, error } => {
+                            // Skipped: the next offset confirms it.
+                            if let Some(id) = id {
+                                next = id + 1;
+                            }
+                            tracing::warn!(update = ?id, %error, "skipping an update that cannot be read");
+                        }
                     }
                 }
                 if oldest.is_some() && fresh == 0 {
@@ -232,6 +390,15 @@ async fn poll_loop(
                         () = tokio::time::sleep(RECHECK) => {}
                         () = &mut stopped => break 'poll,
                     }
+                }
+            }
+            // Already logged, without the answer's text (people's names).
+            Err(teloxide::RequestError::InvalidJson { .. }) => {
+                let pause = Duration::from_secs(1 << errors.min(6));
+                errors += 1;
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = &mut stopped => break 'poll,
                 }
             }
             Err(e) => {
@@ -261,14 +428,59 @@ async fn poll_loop(
         );
     }
     let offset = handled.oldest().unwrap_or(next);
-    if next > 0
-        && let Err(e) = bot
-            .get_updates()
-            .offset(offset as i32)
-            .limit(1)
-            .timeout(0)
-            .await
-    {
-        tracing::warn!(error = %e, "could not confirm the last updates to Telegram");
+    let confirm = RawGetUpdates {
+        offset: i32::try_from(offset).unwrap_or(i32::MAX),
+        timeout: 0,
+        limit: Some(1),
+        allowed_updates: None,
+    };
+    if next == 0 {
+        return;
+    }
+    match JsonRequest::new(bot, confirm).send().await {
+        // Unreadable or not, what is below the offset is confirmed.
+        Ok(_) | Err(teloxide::RequestError::InvalidJson { .. }) => {}
+        Err(e) => tracing::warn!(error = %e, "could not confirm the last updates to Telegram"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
+        let check = |raw: &str, expect: &str| assert_eq!(replace_lone_surrogates(raw), expect);
+        check(r#"{"a":"x\ud83dy"}"#, r#"{"a":"x\ufffdy"}"#);
+        check(r#"{"a":"\ude00"}"#, r#"{"a":"\ufffd"}"#);
+        check(r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"\ud83d\ude00"}"#);
+        check(
+            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
+            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
+        );
+        check(r#"{"a":"\ud83d"#, r#"{"a":"\ufffd"#);
+        check(r#"{"a":"\ud8"}"#, r#"{"a":"\ud8"}"#);
+    }
+
+    #[test]
+    fn an_answer_with_a_lone_surrogate_is_read_again() {
+        let raw = r#"{"ok":true,"result":[{"update_id":7,"x":"\ud83d"}]}"#;
+        assert!(serde_json::from_str::<Value>(raw).is_err());
+        let updates = reread(raw).expect("readable once repaired");
+        assert_eq!(updates[0]["x"], "\u{fffd}");
+    }
+
+    #[test]
+    fn an_update_the_parser_rejects_is_malformed_with_its_id() {
+        let bad = serde_json::json!({ "update_id": 9, "message": { "date": "yesterday" } });
+        assert!(matches!(
+            parse_update(bad),
+            Incoming::Malformed { id: Some(9), .. }
+        ));
+        let no_id = serde_json::json!({ "update_id": "nine", "message": {} });
+        assert!(matches!(
+            parse_update(no_id),
+            Incoming::Malformed { id: None, .. }
+        ));
     }
 }

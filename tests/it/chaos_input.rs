@@ -3,9 +3,11 @@
 //! JSON parser rejects, quiet long polling, system senders, one person's
 //! flood.
 
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault, UserSpec};
+use kozyr::fakebot::{Author, FakeBot, FakeBotConfig, Fault, LONE_SURROGATE, UserSpec};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
 use kozyr::hearts;
@@ -16,6 +18,39 @@ use teloxide::types::{ChatId, UserId};
 use crate::support::{bot_config, eventually, fast_tuning};
 
 const WAIT: Duration = Duration::from_secs(10);
+
+/// What the code under test logs at WARN and above, on this thread (a
+/// current-thread runtime runs every task of the test here).
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Logs {
+    fn capture() -> (Logs, tracing::subscriber::DefaultGuard) {
+        let logs = Logs::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::WARN)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        (logs, tracing::subscriber::set_default(subscriber))
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
 
 struct World {
     fake: FakeBot,
@@ -75,6 +110,22 @@ impl World {
         let chat = ChatKey::new(Platform::Telegram, group.0.to_string()).unwrap();
         let s = self.bot.as_ref().unwrap().service();
         s.open_table(&chat).await.unwrap()
+    }
+
+    /// The texts the bot has sent to `chat`, once there are at least `n`.
+    async fn bot_texts(&self, chat: ChatId, n: usize) -> Vec<String> {
+        self.fake
+            .wait_for(WAIT, |f| {
+                let texts: Vec<String> = f
+                    .messages(chat)
+                    .into_iter()
+                    .filter(|m| m.author == Author::Bot)
+                    .map(|m| m.text)
+                    .collect();
+                (texts.len() >= n).then_some(texts)
+            })
+            .await
+            .unwrap_or_else(|_| panic!("the bot never sent {n} messages to {chat}"))
     }
 
     async fn table_after(&self, t: &Table) -> Table {
@@ -215,4 +266,46 @@ async fn a_press_delivered_again_after_it_counted_is_answered_like_the_first() {
     assert!(w.fake.deliver_again(&q));
     assert_eq!(w.answer(&q).await, None);
     w.stop().await;
+}
+
+/// Point 10: an update the JSON parser rejects (here a name cut in the
+/// middle of an emoji: a lone UTF-16 surrogate, which makes the whole
+/// batch invalid JSON; and an update of a shape teloxide cannot read) is
+/// skipped or repaired, logged once without its contents, and polling
+/// goes on.
+#[tokio::test]
+async fn an_update_the_parser_rejects_is_skipped_and_polling_goes_on() {
+    let (logs, _guard) = Logs::capture();
+    let cut = format!("Eve{LONE_SURROGATE}");
+    let mut w = World::named(&["Ann", &cut], fast_tuning()).await;
+    let help_replies = |texts: &[String]| texts.iter().filter(|t| t.contains("/new")).count();
+    let before = w.bot_texts(w.group, 0).await.len();
+    w.fake.user_says(w.group, w.users[1], "/help").unwrap();
+    let shape = w.fake.push_raw_update(
+        "message",
+        serde_json::json!({ "date": "yesterday", "text": "Mallory's secret" }),
+    );
+    w.fake.user_says(w.group, w.users[0], "/help").unwrap();
+    let texts = w.bot_texts(w.group, before + 2).await;
+    assert_eq!(help_replies(&texts), 2, "both /help answered: {texts:#?}");
+    // Confirmed: Telegram does not hand either out again.
+    eventually(
+        WAIT,
+        Duration::from_millis(10),
+        "the batch confirmed",
+        || async { (w.fake.pending_updates() == 0).then_some(()) },
+    )
+    .await;
+    w.stop().await;
+    let logged = logs.text();
+    let skipped: Vec<&str> = logged
+        .lines()
+        .filter(|l| l.contains("cannot be read"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{logged}");
+    assert!(skipped[0].contains(&shape.to_string()), "{logged}");
+    assert!(
+        !logged.contains("Mallory") && !logged.contains("Eve"),
+        "{logged}"
+    );
 }

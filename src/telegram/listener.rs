@@ -15,7 +15,9 @@
 //!
 //! While updates are in flight, `getUpdates` would hand them out again at
 //! once; they are skipped here, and the next poll waits until a handler
-//! finishes (or 50 ms), so the loop does not spin.
+//! finishes or a pause that grows from 50 ms to 0.5 s while nothing new
+//! comes, so a handler stuck on a slow Telegram does not make the loop
+//! spin.
 //!
 //! The batch is read as JSON values and each update parsed on its own: an
 //! update the parser rejects is logged once (its id and the parser's
@@ -23,6 +25,11 @@
 //! with the next offset; the rest of the batch goes on. A batch that is
 //! not even valid JSON because of a lone UTF-16 surrogate (a name cut in
 //! the middle of an emoji) is read again with U+FFFD in its place.
+//!
+//! The long poll holds `timeout` seconds on Telegram's side; the HTTP
+//! client that asks must wait longer than that, or every quiet poll ends
+//! in a client time-out, an error and a back-off. Polling therefore has a
+//! client of its own whose time-out is the hold plus [`POLL_MARGIN`].
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -42,8 +49,18 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 /// never ends must not hold every later update unconfirmed).
 const GIVE_UP_AFTER: Duration = Duration::from_secs(60);
 
-/// How long a poll waits for a handler to finish before asking again.
+/// How long a poll waits for a handler to finish before asking again; the
+/// wait doubles while nothing new comes, up to [`RECHECK_MAX`].
 const RECHECK: Duration = Duration::from_millis(50);
+const RECHECK_MAX: Duration = Duration::from_millis(500);
+
+/// How much longer than the long poll's hold the polling client waits for
+/// Telegram's answer.
+const POLL_MARGIN: Duration = Duration::from_secs(10);
+
+/// The longest hold when polling has to share the bot's own client
+/// (teloxide's, which gives up after 17 s).
+const SHARED_CLIENT_HOLD: Duration = Duration::from_secs(10);
 
 /// How long a stopping listener waits for the handlers in flight before it
 /// confirms what was handled.
@@ -235,6 +252,21 @@ fn replace_lone_surrogates(json: &str) -> String {
     out
 }
 
+/// The bot polling asks with, and how long its polls hold: a client of its
+/// own that waits longer than the hold; with a proxy set for teloxide's
+/// client, that client and a hold it outlasts.
+fn poll_client(bot: &Bot, hold: Duration) -> (Bot, Duration) {
+    if std::env::var_os("TELOXIDE_PROXY").is_none()
+        && let Ok(client) = teloxide::net::default_reqwest_settings()
+            .timeout(hold + POLL_MARGIN)
+            .build()
+    {
+        let own = Bot::with_client(bot.token(), client).set_api_url(bot.api_url());
+        return (own, hold);
+    }
+    (bot.clone(), hold.min(SHARED_CLIENT_HOLD))
+}
+
 /// Reads one batch: `Ok` with every update parsed or rejected one by one.
 async fn get_updates(
     bot: &Bot,
@@ -335,9 +367,11 @@ async fn poll_loop(
         a = start => match a { Ok(a) => a, Err(_) => return },
         () = &mut stopped => return,
     };
+    let (bot, hold) = poll_client(&bot, timeout);
     // The id after the newest update handed to the dispatcher.
     let mut next: u32 = 0;
     let mut errors = 0;
+    let mut recheck = RECHECK;
     'poll: loop {
         let oldest = handled.oldest();
         let offset = oldest.unwrap_or(next);
@@ -345,7 +379,7 @@ async fn poll_loop(
         let wait = if oldest.is_some() {
             Duration::ZERO
         } else {
-            timeout
+            hold
         };
         let payload = RawGetUpdates {
             offset: i32::try_from(offset).unwrap_or(i32::MAX),
@@ -384,10 +418,12 @@ async fn poll_loop(
                         }
                     }
                 }
-                if oldest.is_some() && fresh == 0 {
+                if fresh > 0 {
+                    recheck = RECHECK;
+                } else if oldest.is_some() {
                     tokio::select! {
-                        () = finished => {}
-                        () = tokio::time::sleep(RECHECK) => {}
+                        () = finished => recheck = RECHECK,
+                        () = tokio::time::sleep(recheck) => recheck = (recheck * 2).min(RECHECK_MAX),
                         () = &mut stopped => break 'poll,
                     }
                 }

@@ -309,3 +309,42 @@ async fn an_update_the_parser_rejects_is_skipped_and_polling_goes_on() {
         "{logged}"
     );
 }
+
+/// Point 5: the long poll holds longer than teloxide's HTTP client waits
+/// (17 s); a quiet poll must end as an empty answer, not as an error.
+#[tokio::test]
+async fn a_quiet_long_poll_is_no_error() {
+    let (logs, _guard) = Logs::capture();
+    let tuning = Tuning {
+        poll_timeout: Duration::from_secs(20),
+        ..fast_tuning()
+    };
+    let mut w = World::new(1, tuning).await;
+    // Nothing happens for longer than the client's own time-out.
+    tokio::time::sleep(Duration::from_secs(19)).await;
+    let before = w.bot_texts(w.group, 0).await.len();
+    w.fake.user_says(w.group, w.users[0], "/help").unwrap();
+    w.bot_texts(w.group, before + 1).await;
+    w.stop().await;
+    let logged = logs.text();
+    assert!(!logged.contains("getUpdates"), "{logged}");
+}
+
+/// Point 5: while a handler waits on a slow Telegram, the listener asks
+/// again now and then, not every 50 ms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_waiting_on_telegram_does_not_make_polling_spin() {
+    let mut w = World::new(1, fast_tuning()).await;
+    w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
+    let data = w.group_button("Add AI").await;
+    let slow = Duration::from_secs(3);
+    w.fake
+        .inject(Fault::delay(slow).method("answerCallbackQuery").times(1));
+    let polls = w.fake.calls_of("getUpdates");
+    let q = w.press_only(w.users[0], w.group, &data).await;
+    assert_eq!(w.answer(&q).await, None);
+    let during = w.fake.calls_of("getUpdates") - polls;
+    // 50 ms apart would be 60; growing to 0.5 s apart it is about 10.
+    assert!(during <= 20, "{during} polls in {slow:?}");
+    w.stop().await;
+}

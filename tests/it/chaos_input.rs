@@ -11,7 +11,7 @@ use kozyr::fakebot::{Author, FakeBot, FakeBotConfig, Fault, LONE_SURROGATE, User
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
 use kozyr::hearts;
-use kozyr::table::{ChatKey, Platform, Table};
+use kozyr::table::{ChatKey, Platform, SeatState, Table};
 use kozyr::telegram::bot::{RunningBot, Tuning, start};
 use teloxide::types::{ChatId, UserId};
 
@@ -346,5 +346,65 @@ async fn a_handler_waiting_on_telegram_does_not_make_polling_spin() {
     let during = w.fake.calls_of("getUpdates") - polls;
     // 50 ms apart would be 60; growing to 0.5 s apart it is about 10.
     assert!(during <= 20, "{during} polls in {slow:?}");
+    w.stop().await;
+}
+
+/// Point 9: only people take seats. An anonymous admin writes as the group
+/// (from GroupAnonymousBot, with `sender_chat`); a linked channel's post
+/// comes forwarded from Telegram's account 777000.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn system_senders_take_no_seat() {
+    let mut w = World::new(1, fast_tuning()).await;
+    let group = serde_json::json!({ "id": w.group.0, "type": "group", "title": "Friday cards" });
+    let command = |from: serde_json::Value, sender_chat: serde_json::Value, id: i64| {
+        serde_json::json!({
+            "message_id": id,
+            "date": 1_700_000_000,
+            "chat": group,
+            "from": from,
+            "sender_chat": sender_chat,
+            "is_automatic_forward": sender_chat["type"] == "channel",
+            "text": "/kozel",
+            "entities": [{ "type": "bot_command", "offset": 0, "length": 6 }],
+        })
+    };
+    let before = w.bot_texts(w.group, 0).await.len();
+    w.fake.push_raw_update(
+        "message",
+        command(
+            serde_json::json!({ "id": 1_087_968_824u64, "is_bot": true, "first_name": "Group", "username": "GroupAnonymousBot" }),
+            group.clone(),
+            90_001,
+        ),
+    );
+    let texts = w.bot_texts(w.group, before + 1).await;
+    assert!(
+        texts.last().unwrap().contains("anonymous"),
+        "the anonymous admin is told why: {texts:#?}"
+    );
+    w.fake.push_raw_update(
+        "message",
+        command(
+            serde_json::json!({ "id": 777_000, "is_bot": false, "first_name": "Telegram" }),
+            serde_json::json!({ "id": -1_001_234_567_890i64, "type": "channel", "title": "News" }),
+            90_002,
+        ),
+    );
+    // A person's command after both: the table is theirs alone.
+    w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
+    let t = eventually(WAIT, Duration::from_millis(10), "Ann's table", || async {
+        w.table_in(w.group).await
+    })
+    .await;
+    let seated: Vec<String> = t
+        .seats()
+        .0
+        .iter()
+        .filter_map(|s| match s {
+            SeatState::Person { player, .. } => Some(player.name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seated, ["Ann"]);
     w.stop().await;
 }

@@ -470,7 +470,8 @@ pub async fn start_on(
             if let Err(e) = bot.delete_webhook().await {
                 tracing::warn!(error = %e, "deleteWebhook failed");
             }
-            let (listener, task) = listener::polling(bot.clone(), tuning.poll_timeout, handled);
+            let (listener, task) =
+                listener::polling(bot.clone(), tuning.poll_timeout, handled, default_lang);
             poller = Some(task);
             let listener_errors = {
                 let conflicts = conflicts.clone();

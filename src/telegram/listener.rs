@@ -19,6 +19,15 @@
 //! comes, so a handler stuck on a slow Telegram does not make the loop
 //! spin.
 //!
+//! One person, or one chat, cannot hold up the others. Before the
+//! dispatcher (whose queue per chat holds 64 updates and, full, stops
+//! every chat) sees a press, [`PressLimits`] counts it against its
+//! person's and its chat's token bucket; a press over either, or in a chat
+//! with [`CHAT_IN_FLIGHT`] updates already waiting, is answered "too fast"
+//! at once beside the dispatcher and changes nothing. Other updates of such
+//! a chat are dropped. The handlers of the presses let through finish
+//! quickly, so the offset soon passes a flood.
+//!
 //! The batch is read as JSON values and each update parsed on its own: an
 //! update the parser rejects is logged once (its id and the parser's
 //! complaint, never its contents: it holds people's names) and confirmed
@@ -31,19 +40,22 @@
 //! in a client time-out, an error and a back-off. Polling therefore has a
 //! client of its own whose time-out is the hold plus [`POLL_MARGIN`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
 use teloxide::requests::{JsonRequest, Payload};
 use teloxide::stop::{StopFlag, StopToken, mk_stop_token};
-use teloxide::types::{AllowedUpdate, Update, UpdateKind};
+use teloxide::types::{AllowedUpdate, ChatId, Update, UpdateKind};
 use teloxide::update_listeners::{StatefulListener, UpdateListener};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::UnboundedReceiverStream;
+
+use crate::i18n::{Args, Lang, key, tr};
 
 /// An update still in flight this long is taken as handled (a handler that
 /// never ends must not hold every later update unconfirmed).
@@ -69,7 +81,8 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 /// The updates handed to the dispatcher and not yet handled.
 #[derive(Debug, Default)]
 pub struct Handled {
-    in_flight: Mutex<BTreeMap<u32, Instant>>,
+    /// Since when, and in which chat (the dispatcher's queue it waits in).
+    in_flight: Mutex<BTreeMap<u32, (Instant, Option<ChatId>)>>,
     finished: Notify,
 }
 
@@ -78,8 +91,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Handled {
-    fn begin(&self, id: u32) {
-        lock(&self.in_flight).insert(id, Instant::now());
+    fn begin(&self, id: u32, chat: Option<ChatId>) {
+        lock(&self.in_flight).insert(id, (Instant::now(), chat));
+    }
+
+    /// How many updates of `chat` are in flight.
+    fn in_flight_in(&self, chat: ChatId) -> usize {
+        lock(&self.in_flight)
+            .values()
+            .filter(|(_, c)| *c == Some(chat))
+            .count()
     }
 
     fn finish(&self, id: u32) {
@@ -91,7 +112,7 @@ impl Handled {
     /// The oldest update still in flight.
     fn oldest(&self) -> Option<u32> {
         let mut m = lock(&self.in_flight);
-        m.retain(|id, since| {
+        m.retain(|id, (since, _)| {
             let keep = since.elapsed() < GIVE_UP_AFTER;
             if !keep {
                 tracing::warn!(
@@ -267,6 +288,148 @@ fn poll_client(bot: &Bot, hold: Duration) -> (Bot, Duration) {
     (bot.clone(), hold.min(SHARED_CLIENT_HOLD))
 }
 
+// ------------------------------------------------------------ fairness
+
+/// A steady rate with a burst: a token bucket's refill and size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    pub per_second: f64,
+    pub burst: f64,
+}
+
+/// A token bucket's state: `tokens` left at `at`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn level(&self, rate: Rate, now: Instant) -> f64 {
+        let refill = now.saturating_duration_since(self.at).as_secs_f64() * rate.per_second;
+        (self.tokens + refill).min(rate.burst)
+    }
+}
+
+/// Past this many buckets, the full ones (idle people and chats) are
+/// forgotten: a full bucket and a missing one admit the same.
+const BUCKETS_SOFT_LIMIT: usize = 4096;
+
+/// How many presses a person, and a chat, may have accepted: a bucket per
+/// person and per chat, with time as an input (sans-IO). A press takes a
+/// token from both; one that finds either empty is refused and takes none.
+#[derive(Debug)]
+pub struct PressLimits {
+    person: Rate,
+    chat: Rate,
+    people: HashMap<u64, Bucket>,
+    chats: HashMap<i64, Bucket>,
+}
+
+impl PressLimits {
+    /// Four people play at a table; a person presses a few cards and a
+    /// move within a second or two. A person may press 5 times a second
+    /// (10 at once), a chat 20 times (40 at once).
+    pub const PERSON: Rate = Rate {
+        per_second: 5.0,
+        burst: 10.0,
+    };
+    pub const CHAT: Rate = Rate {
+        per_second: 20.0,
+        burst: 40.0,
+    };
+
+    pub fn new(person: Rate, chat: Rate) -> PressLimits {
+        PressLimits {
+            person,
+            chat,
+            people: HashMap::new(),
+            chats: HashMap::new(),
+        }
+    }
+
+    /// Whether a press by `person` in `chat` at `now` is accepted.
+    pub fn admit(&mut self, person: u64, chat: i64, now: Instant) -> bool {
+        let full = |rate: Rate| Bucket {
+            tokens: rate.burst,
+            at: now,
+        };
+        let p = self
+            .people
+            .get(&person)
+            .copied()
+            .unwrap_or(full(self.person));
+        let c = self.chats.get(&chat).copied().unwrap_or(full(self.chat));
+        let (p_level, c_level) = (p.level(self.person, now), c.level(self.chat, now));
+        if p_level < 1.0 || c_level < 1.0 {
+            return false;
+        }
+        self.people.insert(
+            person,
+            Bucket {
+                tokens: p_level - 1.0,
+                at: now,
+            },
+        );
+        self.chats.insert(
+            chat,
+            Bucket {
+                tokens: c_level - 1.0,
+                at: now,
+            },
+        );
+        if self.people.len() + self.chats.len() > BUCKETS_SOFT_LIMIT {
+            let (person_rate, chat_rate) = (self.person, self.chat);
+            self.people
+                .retain(|_, b| b.level(person_rate, now) < person_rate.burst);
+            self.chats
+                .retain(|_, b| b.level(chat_rate, now) < chat_rate.burst);
+        }
+        true
+    }
+}
+
+/// Past this many updates of one chat in flight, more of that chat are
+/// not handed to the dispatcher (whose queue per chat holds 64 and, full,
+/// holds up every chat): presses are answered "too fast", anything else
+/// is dropped.
+const CHAT_IN_FLIGHT: usize = 32;
+
+/// What the listener does with an update before the dispatcher sees it.
+enum Gate {
+    Dispatch,
+    /// A press over its limits: answered at once with this popup.
+    TooFast {
+        query: teloxide::types::CallbackQueryId,
+        text: String,
+    },
+    /// Dropped: its chat has too many updates waiting.
+    Drop,
+}
+
+fn gate(
+    update: &Update,
+    limits: &mut PressLimits,
+    handled: &Handled,
+    default_lang: Lang,
+    now: Instant,
+) -> Gate {
+    let chat = update.chat().map(|c| c.id);
+    let backlog = chat.is_some_and(|c| handled.in_flight_in(c) >= CHAT_IN_FLIGHT);
+    let UpdateKind::CallbackQuery(q) = &update.kind else {
+        return if backlog { Gate::Drop } else { Gate::Dispatch };
+    };
+    let admitted = !backlog && limits.admit(q.from.id.0, chat.map_or(0, |c| c.0), now);
+    if admitted {
+        return Gate::Dispatch;
+    }
+    let lang = super::handlers::lang_of(&q.from).unwrap_or(default_lang);
+    Gate::TooFast {
+        query: q.id.clone(),
+        text: tr(lang, key::ERR_TOO_FAST, &Args::new()),
+    }
+}
+
 /// Reads one batch: `Ok` with every update parsed or rejected one by one.
 async fn get_updates(
     bot: &Bot,
@@ -323,6 +486,7 @@ pub fn polling(
     bot: Bot,
     timeout: Duration,
     handled: Arc<Handled>,
+    default_lang: Lang,
 ) -> (
     impl UpdateListener<Err = teloxide::RequestError> + use<>,
     JoinHandle<()>,
@@ -330,7 +494,15 @@ pub fn polling(
     let (tx, rx) = mpsc::unbounded_channel();
     let (stop_token, stopped) = mk_stop_token();
     let (start_tx, start_rx) = oneshot::channel();
-    let task = tokio::spawn(poll_loop(bot, timeout, handled, tx, stopped, start_rx));
+    let task = tokio::spawn(poll_loop(
+        bot,
+        timeout,
+        handled,
+        default_lang,
+        tx,
+        stopped,
+        start_rx,
+    ));
     let listener = StatefulListener::new_with_hints(
         PollState {
             updates: UnboundedReceiverStream::new(rx),
@@ -358,6 +530,7 @@ async fn poll_loop(
     bot: Bot,
     timeout: Duration,
     handled: Arc<Handled>,
+    default_lang: Lang,
     tx: mpsc::UnboundedSender<Item>,
     stopped: StopFlag,
     start: oneshot::Receiver<Option<Vec<AllowedUpdate>>>,
@@ -368,6 +541,7 @@ async fn poll_loop(
         () = &mut stopped => return,
     };
     let (bot, hold) = poll_client(&bot, timeout);
+    let mut limits = PressLimits::new(PressLimits::PERSON, PressLimits::CHAT);
     // The id after the newest update handed to the dispatcher.
     let mut next: u32 = 0;
     let mut errors = 0;
@@ -404,9 +578,34 @@ async fn poll_loop(
                         Incoming::Update(u) => {
                             next = u.id.0 + 1;
                             fresh += 1;
-                            handled.begin(u.id.0);
-                            if tx.send(Ok(*u)).is_err() {
-                                break 'poll;
+                            let id = u.id.0;
+                            match gate(&u, &mut limits, &handled, default_lang, Instant::now()) {
+                                Gate::Dispatch => {
+                                    handled.begin(id, u.chat().map(|c| c.id));
+                                    if tx.send(Ok(*u)).is_err() {
+                                        break 'poll;
+                                    }
+                                }
+                                Gate::TooFast { query, text } => {
+                                    // Answered beside the dispatcher; confirmed once answered.
+                                    handled.begin(id, None);
+                                    let guard = handled.guard(id);
+                                    let bot = bot.clone();
+                                    tokio::spawn(async move {
+                                        let _guard = guard;
+                                        if let Err(e) =
+                                            bot.answer_callback_query(query).text(text).await
+                                        {
+                                            tracing::debug!(error = %e, "could not answer a press over its limit");
+                                        }
+                                    });
+                                }
+                                Gate::Drop => {
+                                    tracing::debug!(
+                                        update = id,
+                                        "dropping an update: its chat has too many waiting"
+                                    );
+                                }
                             }
                         }
                         Incoming::Malformed { id, error } => {
@@ -483,6 +682,32 @@ async fn poll_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_person_and_a_chat_each_have_a_rate() {
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut limits = PressLimits::new(
+            Rate {
+                per_second: 2.0,
+                burst: 3.0,
+            },
+            Rate {
+                per_second: 1.0,
+                burst: 4.0,
+            },
+        );
+        // A person's burst, then nothing until a token comes back.
+        assert!((0..3).all(|_| limits.admit(1, 10, at(0))));
+        assert!(!limits.admit(1, 10, at(0)));
+        assert!(!limits.admit(1, 10, at(400)));
+        // Another person in the same chat: the chat has one press left.
+        assert!(limits.admit(2, 10, at(400)));
+        assert!(!limits.admit(2, 10, at(400)));
+        // Elsewhere they are free; a refused press took no token.
+        assert!(limits.admit(2, 11, at(400)));
+        assert!(limits.admit(1, 10, at(1400)));
+    }
 
     #[test]
     fn lone_surrogates_become_replacement_characters_and_pairs_stay() {

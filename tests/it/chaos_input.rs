@@ -408,3 +408,97 @@ async fn system_senders_take_no_seat() {
     assert_eq!(seated, ["Ann"]);
     w.stop().await;
 }
+
+/// Point 2: one person floods one chat with presses (2,500 in 5 s) while
+/// someone presses at another table. The flood's excess is answered "too
+/// fast" at once and never reaches the tables; the other person is never
+/// refused. Prints the other chat's press → answer latencies (the figure
+/// in docs/PLATFORMS.md).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_persons_flood_does_not_hold_up_another_chat() {
+    let mut w = World::new(2, fast_tuning()).await;
+    let (ann, boris) = (w.users[0], w.users[1]);
+    let other = w.fake.add_group("Other table", &[boris]);
+    w.fake.user_says(w.group, ann, "/kozel").unwrap();
+    w.fake.user_says(other, boris, "/kozel").unwrap();
+    // Each presses the seat they already hold: refused, nothing changes.
+    let own_seat = |t: &Table| {
+        Press::Table {
+            table: t.id(),
+            version: t.version(),
+            action: TableAction::TakeSeat(kozyr::cards::Seat::ALL[0]),
+        }
+        .encode()
+    };
+    let w_ref = &w;
+    let lobby = |chat| async move {
+        let t = eventually(WAIT, Duration::from_millis(10), "a lobby", || async {
+            w_ref.table_in(chat).await
+        })
+        .await;
+        let (msg, _) = w_ref
+            .fake
+            .wait_for(WAIT, |f| f.latest_keyboard(chat))
+            .await
+            .unwrap();
+        (own_seat(&t), msg)
+    };
+    let (ann_data, ann_msg) = lobby(w.group).await;
+    let (boris_data, boris_msg) = lobby(other).await;
+    let mut flood = Vec::new();
+    let mut others = Vec::new();
+    for round in 0..100 {
+        for _ in 0..25 {
+            flood.push(w.fake.press_raw(ann, w.group, ann_msg, &ann_data).unwrap());
+        }
+        if round % 5 == 2 {
+            others.push(
+                w.fake
+                    .press_raw(boris, other, boris_msg, &boris_data)
+                    .unwrap(),
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answers = w
+        .fake
+        .wait_for(Duration::from_secs(180), |f| {
+            let all: Option<Vec<_>> = flood
+                .iter()
+                .chain(&others)
+                .map(|q| f.callback_answer(q))
+                .collect();
+            all
+        })
+        .await
+        .expect("every press answered");
+    let (flooded, other_answers) = answers.split_at(flood.len());
+    let mut latencies: Vec<Duration> = other_answers.iter().map(|a| a.latency()).collect();
+    latencies.sort();
+    let pick = |p: usize| latencies[(latencies.len() * p / 100).min(latencies.len() - 1)];
+    println!(
+        "flood of {} presses: the other chat's {} presses answered in p50 {:?}, p99 {:?}, max {:?}",
+        flood.len(),
+        latencies.len(),
+        pick(50),
+        pick(99),
+        latencies.last().unwrap()
+    );
+    let too_fast = |a: &&kozyr::fakebot::CallbackAnswer| {
+        a.text
+            .as_deref()
+            .is_some_and(|t| t.starts_with("Too many presses"))
+    };
+    assert!(
+        other_answers
+            .iter()
+            .all(|a| a.text.as_deref() == Some("You are already seated.")),
+        "{other_answers:#?}"
+    );
+    let refused = flooded.iter().filter(too_fast).count();
+    assert!(
+        refused >= 2_000,
+        "only {refused} of the flood answered too fast"
+    );
+    w.stop().await;
+}

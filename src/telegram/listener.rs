@@ -15,7 +15,7 @@
 //!
 //! While updates are in flight, `getUpdates` would hand them out again at
 //! once; they are skipped here, and the next poll waits until a handler
-//! finishes or a pause that grows from 50 ms to 0.5 s while nothing new
+//! finishes or a pause that grows from 50 ms to 0.2 s while nothing new
 //! comes, so a handler stuck on a slow Telegram does not make the loop
 //! spin.
 //!
@@ -64,7 +64,7 @@ const GIVE_UP_AFTER: Duration = Duration::from_secs(60);
 /// How long a poll waits for a handler to finish before asking again; the
 /// wait doubles while nothing new comes, up to [`RECHECK_MAX`].
 const RECHECK: Duration = Duration::from_millis(50);
-const RECHECK_MAX: Duration = Duration::from_millis(500);
+const RECHECK_MAX: Duration = Duration::from_millis(200);
 
 /// How much longer than the long poll's hold the polling client waits for
 /// Telegram's answer.
@@ -315,6 +315,41 @@ impl Bucket {
 /// forgotten: a full bucket and a missing one admit the same.
 const BUCKETS_SOFT_LIMIT: usize = 4096;
 
+/// The rates of accepted presses, per person and per chat.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PressRates {
+    pub person: Rate,
+    pub chat: Rate,
+}
+
+impl PressRates {
+    /// Four people play at a table; a person presses a few cards and a
+    /// move within a second or two. A person may press 5 times a second
+    /// (10 at once), a chat 20 times (40 at once).
+    pub const PEOPLE: PressRates = PressRates {
+        person: Rate {
+            per_second: 5.0,
+            burst: 10.0,
+        },
+        chat: Rate {
+            per_second: 20.0,
+            burst: 40.0,
+        },
+    };
+
+    /// No limit a test driver pressing at machine speed would reach.
+    pub const UNLIMITED: PressRates = PressRates {
+        person: Rate {
+            per_second: 1e9,
+            burst: 1e9,
+        },
+        chat: Rate {
+            per_second: 1e9,
+            burst: 1e9,
+        },
+    };
+}
+
 /// How many presses a person, and a chat, may have accepted: a bucket per
 /// person and per chat, with time as an input (sans-IO). A press takes a
 /// token from both; one that finds either empty is refused and takes none.
@@ -327,18 +362,6 @@ pub struct PressLimits {
 }
 
 impl PressLimits {
-    /// Four people play at a table; a person presses a few cards and a
-    /// move within a second or two. A person may press 5 times a second
-    /// (10 at once), a chat 20 times (40 at once).
-    pub const PERSON: Rate = Rate {
-        per_second: 5.0,
-        burst: 10.0,
-    };
-    pub const CHAT: Rate = Rate {
-        per_second: 20.0,
-        burst: 40.0,
-    };
-
     pub fn new(person: Rate, chat: Rate) -> PressLimits {
         PressLimits {
             person,
@@ -487,6 +510,7 @@ pub fn polling(
     timeout: Duration,
     handled: Arc<Handled>,
     default_lang: Lang,
+    rates: PressRates,
 ) -> (
     impl UpdateListener<Err = teloxide::RequestError> + use<>,
     JoinHandle<()>,
@@ -499,6 +523,7 @@ pub fn polling(
         timeout,
         handled,
         default_lang,
+        rates,
         tx,
         stopped,
         start_rx,
@@ -531,6 +556,7 @@ async fn poll_loop(
     timeout: Duration,
     handled: Arc<Handled>,
     default_lang: Lang,
+    rates: PressRates,
     tx: mpsc::UnboundedSender<Item>,
     stopped: StopFlag,
     start: oneshot::Receiver<Option<Vec<AllowedUpdate>>>,
@@ -541,7 +567,7 @@ async fn poll_loop(
         () = &mut stopped => return,
     };
     let (bot, hold) = poll_client(&bot, timeout);
-    let mut limits = PressLimits::new(PressLimits::PERSON, PressLimits::CHAT);
+    let mut limits = PressLimits::new(rates.person, rates.chat);
     // The id after the newest update handed to the dispatcher.
     let mut next: u32 = 0;
     let mut errors = 0;

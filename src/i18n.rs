@@ -528,6 +528,8 @@ pub mod key {
         plain ERR_GROUP_ONLY = "err-group-only";
         plain ERR_BAD_BUTTON = "err-bad-button";
         plain ERR_TRY_AGAIN = "err-try-again";
+        plain ERR_TOO_FAST = "err-too-fast";
+        plain ERR_ANONYMOUS = "err-anonymous";
 
         // Timers.
         html TIMER_REMINDER = "timer-reminder" (name: text, seconds: num);

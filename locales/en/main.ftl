@@ -259,6 +259,8 @@ err-cannot-dm = I can't message you: open my chat, press Start, then try again.
 err-group-only = This works in a group chat.
 err-bad-button = This button does not work.
 err-try-again = Something went wrong; please try again.
+err-too-fast = Too many presses: wait a moment and press again.
+err-anonymous = I can't tell who is writing: anonymous admins and channels can't play. Turn off "Remain anonymous" and send the command again.
 
 ## Timers
 

@@ -268,6 +268,8 @@ err-cannot-dm = Não consigo escrever para você: abra meu chat, toque em Inicia
 err-group-only = Isto funciona num grupo.
 err-bad-button = Este botão não funciona.
 err-try-again = Algo deu errado; tente de novo.
+err-too-fast = Muitos toques: espere um momento e toque de novo.
+err-anonymous = Não consigo ver quem está escrevendo: administradores anônimos e canais não podem jogar. Desative "Permanecer anônimo" e envie o comando de novo.
 
 ## Tempo
 

@@ -275,6 +275,8 @@ err-cannot-dm = Nu-ți pot scrie: deschide chatul meu, apasă Pornește și înc
 err-group-only = Asta funcționează într-un grup.
 err-bad-button = Butonul acesta nu funcționează.
 err-try-again = Ceva n-a mers; încearcă din nou.
+err-too-fast = Prea multe apăsări: așteaptă puțin și apasă din nou.
+err-anonymous = Nu văd cine scrie: administratorii anonimi și canalele nu pot juca. Dezactivează „Rămâi anonim” și trimite comanda din nou.
 
 ## Timp
 

@@ -91,7 +91,9 @@ fn reply(result: Result<Value, ApiFailure>) -> Response {
         Ok(v) => (
             StatusCode::OK,
             [(header::CONTENT_TYPE, "application/json")],
-            json!({ "ok": true, "result": v }).to_string(),
+            json!({ "ok": true, "result": v })
+                .to_string()
+                .replace(super::LONE_SURROGATE, "\\ud83d"),
         )
             .into_response(),
         Err(f) => (

@@ -58,6 +58,11 @@ pub use world::{MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LE
 use http::Shared;
 use world::World;
 
+/// In any text the fake sends, this character goes out as the JSON escape
+/// of a lone UTF-16 surrogate (`\ud83d`, half an emoji), which Telegram
+/// can send for a name cut short and which JSON parsers reject.
+pub const LONE_SURROGATE: char = '\u{E0FF}';
+
 /// A running fake Bot API server. Dropping it stops the server.
 pub struct FakeBot {
     shared: Arc<Shared>,
@@ -221,6 +226,18 @@ impl FakeBot {
         data: &str,
     ) -> Result<String, SimError> {
         self.mutate(|w| w.press(user, chat, message, data, false))
+    }
+
+    /// Telegram delivers the press `query` again, in a new update, as after
+    /// a restart that had not confirmed it; `false` for an unknown query.
+    pub fn deliver_again(&self, query: &str) -> bool {
+        self.mutate(|w| w.deliver_again(query))
+    }
+
+    /// Queues an update of `kind` with `payload` exactly as given, however
+    /// malformed; returns its update id.
+    pub fn push_raw_update(&self, kind: &'static str, payload: serde_json::Value) -> i64 {
+        self.mutate(|w| w.push_raw_update(kind, payload))
     }
 
     /// `user` blocks the bot: sends to them get 403 until they write again.

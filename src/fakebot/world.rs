@@ -151,6 +151,8 @@ struct MessageRec {
 struct CallbackRec {
     user: UserId,
     data: String,
+    /// The `callback_query` as delivered, for a delivery again.
+    payload: Value,
     pressed_at: Instant,
     answer: Option<CallbackAnswer>,
 }
@@ -680,6 +682,7 @@ impl World {
             CallbackRec {
                 user,
                 data: data.to_owned(),
+                payload: payload.clone(),
                 pressed_at: Instant::now(),
                 answer: None,
             },
@@ -687,6 +690,23 @@ impl World {
         self.callback_order.push(id.clone());
         self.push_update("callback_query", payload);
         Ok(id)
+    }
+
+    /// Telegram delivers the press `query` again, as it does after a
+    /// restart when the first delivery's update was not confirmed.
+    pub fn deliver_again(&mut self, query: &str) -> bool {
+        let Some(payload) = self.callbacks.get(query).map(|c| c.payload.clone()) else {
+            return false;
+        };
+        self.push_update("callback_query", payload);
+        true
+    }
+
+    /// An update as a test writes it (one a client library may reject).
+    pub fn push_raw_update(&mut self, kind: &'static str, payload: Value) -> i64 {
+        let id = self.next_update_id;
+        self.push_update(kind, payload);
+        id
     }
 
     pub fn block_bot(&mut self, user: UserId) -> Result<(), SimError> {

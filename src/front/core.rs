@@ -670,6 +670,17 @@ impl Front {
                 version,
                 action,
             } => {
+                // A press delivered again (its first handling committed but
+                // was cut off before the answer) is answered as the first
+                // was: the checks below would see the table it moved on.
+                match self.service.replay(&dedup).await {
+                    Ok(Some(_)) => return Self::replayed(action),
+                    Ok(None) => {}
+                    Err(e) => {
+                        tracing::error!(error = %e, "store failure");
+                        return vec![Reply::Popup(refusal(lang, &e))];
+                    }
+                }
                 let Ok(Some(view)) = self.service.table_view(table).await else {
                     return popup(lang, key::ERR_STALE);
                 };
@@ -685,6 +696,16 @@ impl Front {
                 self.table_press(admins, from, &view, version, action, dedup)
                     .await
             }
+        }
+    }
+
+    /// The replies to a table press that had been applied: what its
+    /// first delivery answered, less what it already did (a seat taken
+    /// is not announced twice).
+    fn replayed(action: TableAction) -> Vec<Reply> {
+        match action {
+            TableAction::Stop { confirm: true } => vec![Reply::CloseMenu],
+            _ => Vec::new(),
         }
     }
 

@@ -434,15 +434,17 @@ impl TableService {
         self.load(&chat, &mut state).await?;
         let mut retried = false;
         loop {
-            if let Target::Table(id) = request.target
-                && state.table.as_ref().map(Table::id) != Some(id)
-            {
-                return Err(TableError::TableClosed.into());
-            }
+            // A request applied before gets its recorded result even when
+            // the table has closed since (its own Stop, a later one).
             if let Some(key) = &request.dedup
                 && let Some(recorded) = self.inner.store.recorded(key.as_str()).await?
             {
                 return self.recorded_ack(recorded, &state).await;
+            }
+            if let Target::Table(id) = request.target
+                && state.table.as_ref().map(Table::id) != Some(id)
+            {
+                return Err(TableError::TableClosed.into());
             }
             match self.apply(&chat, &mut state, &request).await {
                 // The stored table moved on without this process (a command
@@ -457,6 +459,33 @@ impl TableService {
                 result => return result,
             }
         }
+    }
+
+    /// The recorded result of the request applied under `dedup`, if one
+    /// was (its table's screens are sent again, as for any duplicate). A
+    /// platform delivering a press again asks this before it checks the
+    /// press against the table as it is now: the first delivery moved the
+    /// table on, so those checks would refuse a move that counted.
+    pub async fn replay(&self, dedup: &DedupKey) -> Result<Option<Ack>, ServiceError> {
+        let Some(recorded) = self.inner.store.recorded(dedup.as_str()).await? else {
+            return Ok(None);
+        };
+        let chat = match recorded.table {
+            Some(t) => self.chat_of(t).await.ok(),
+            None => None,
+        };
+        let Some(chat) = chat else {
+            let closed = ChatState {
+                loaded: true,
+                table: None,
+                last_used: Instant::now(),
+            };
+            return self.recorded_ack(recorded, &closed).await.map(Some);
+        };
+        let slot = self.slot(&chat);
+        let mut state = slot.lock().await;
+        self.load(&chat, &mut state).await?;
+        self.recorded_ack(recorded, &state).await.map(Some)
     }
 
     /// Decides and commits one command against the chat's loaded state.

@@ -220,6 +220,8 @@ pub struct Tuning {
     pub poll_timeout: Duration,
     /// How long a stop waits for queued output.
     pub drain_for: Duration,
+    /// How fast a person and a chat may press (long polling).
+    pub press_rates: listener::PressRates,
 }
 
 impl Default for Tuning {
@@ -235,6 +237,7 @@ impl Default for Tuning {
             agent: default_agent(),
             poll_timeout: Duration::from_secs(30),
             drain_for: Duration::from_secs(5),
+            press_rates: listener::PressRates::PEOPLE,
         }
     }
 }
@@ -470,7 +473,13 @@ pub async fn start_on(
             if let Err(e) = bot.delete_webhook().await {
                 tracing::warn!(error = %e, "deleteWebhook failed");
             }
-            let (listener, task) = listener::polling(bot.clone(), tuning.poll_timeout, handled);
+            let (listener, task) = listener::polling(
+                bot.clone(),
+                tuning.poll_timeout,
+                handled,
+                default_lang,
+                tuning.press_rates,
+            );
             poller = Some(task);
             let listener_errors = {
                 let conflicts = conflicts.clone();

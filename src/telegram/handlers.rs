@@ -19,9 +19,9 @@ use super::bot::Shared;
 use super::deeplink::DeepLink;
 use super::ids;
 use super::outbox::Local;
-use crate::front::Reply;
 use crate::front::core::{BotCommand, Origin};
-use crate::i18n::{Args, Lang, key, tr};
+use crate::front::{Reply, Screen};
+use crate::i18n::{Args, Lang, key, tr, tr_html};
 use crate::table::runtime::DedupKey;
 use crate::table::{Platform, Player};
 
@@ -88,6 +88,9 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
     let Some(from) = msg.from.as_ref() else {
         return Ok(());
     };
+    if !is_person(from, msg.sender_chat.as_ref()) {
+        return from_no_person(&shared, &msg).await;
+    }
     let player = shared.player_of(from);
     // Whatever a person writes to the bot, it can message them again.
     if msg.chat.is_private() && shared.front.set_unreachable(&player.id, false) {
@@ -128,6 +131,45 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
         .command(&*shared, &player, &origin, command, dedup)
         .await;
     carry_out(&shared, &msg.chat, None, replies).await
+}
+
+/// Telegram's own account, the sender of a linked channel's forwarded
+/// posts ("Telegram", 777000).
+const TELEGRAM_SERVICE_USER: u64 = 777_000;
+
+/// Whether `from` is a person who may take a seat: not a bot (an anonymous
+/// admin's messages come from the bot "GroupAnonymousBot"), not Telegram's
+/// own account, and not writing in the name of a chat (`sender_chat`).
+fn is_person(from: &User, sender_chat: Option<&teloxide::types::Chat>) -> bool {
+    !from.is_bot && from.id.0 != TELEGRAM_SERVICE_USER && sender_chat.is_none()
+}
+
+/// A message sent in the name of a chat (an anonymous admin writes as the
+/// group, a linked channel's posts come forwarded as user 777000) or by a
+/// bot: nobody to seat or to answer to. A command an anonymous admin sends
+/// to this bot is told why nothing happens; the rest is let be.
+async fn from_no_person(shared: &Shared, msg: &Message) -> HandlerResult {
+    let as_the_group = msg
+        .sender_chat
+        .as_ref()
+        .is_some_and(|c| c.id == msg.chat.id);
+    let Some((name, args)) = msg.text().and_then(|t| parse_command(t, &shared.username)) else {
+        return Ok(());
+    };
+    if !as_the_group || BotCommand::parse(&name, args).is_none() {
+        return Ok(());
+    }
+    tracing::debug!(chat = msg.chat.id.0, command = %name, "a command from an anonymous admin");
+    let origin = origin_of(&msg.chat);
+    let lang = shared.front.chat_lang(&origin.chat, None).await;
+    let text = tr_html(lang, key::ERR_ANONYMOUS, &Args::new());
+    carry_out(
+        shared,
+        &msg.chat,
+        None,
+        vec![Reply::Say(Screen::text(text))],
+    )
+    .await
 }
 
 /// Carries out the front-end's replies; returns the popup, if any.
@@ -192,7 +234,11 @@ fn perform(
 
 async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> HandlerResult {
     let player = shared.player_of(&q.from);
-    let popup = handle_press(&shared, &q, &player).await;
+    let popup = if is_person(&q.from, None) {
+        handle_press(&shared, &q, &player).await
+    } else {
+        Some(tr(player.lang, key::ERR_NOT_ALLOWED, &Args::new()))
+    };
     let mut req = bot.answer_callback_query(q.id.clone());
     if let Some(text) = popup {
         req = req.text(text);

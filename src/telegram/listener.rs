@@ -15,27 +15,64 @@
 //!
 //! While updates are in flight, `getUpdates` would hand them out again at
 //! once; they are skipped here, and the next poll waits until a handler
-//! finishes (or 50 ms), so the loop does not spin.
+//! finishes or a pause that grows from 50 ms to 0.2 s while nothing new
+//! comes, so a handler stuck on a slow Telegram does not make the loop
+//! spin.
+//!
+//! One person, or one chat, cannot hold up the others. Before the
+//! dispatcher (whose queue per chat holds 64 updates and, full, stops
+//! every chat) sees a press, [`PressLimits`] counts it against its
+//! person's and its chat's token bucket; a press over either, or in a chat
+//! with [`CHAT_IN_FLIGHT`] updates already waiting, is answered "too fast"
+//! at once beside the dispatcher and changes nothing. Other updates of such
+//! a chat are dropped. The handlers of the presses let through finish
+//! quickly, so the offset soon passes a flood.
+//!
+//! The batch is read as JSON values and each update parsed on its own: an
+//! update the parser rejects is logged once (its id and the parser's
+//! complaint, never its contents: it holds people's names) and confirmed
+//! with the next offset; the rest of the batch goes on. A batch that is
+//! not even valid JSON because of a lone UTF-16 surrogate (a name cut in
+//! the middle of an emoji) is read again with U+FFFD in its place.
+//!
+//! The long poll holds `timeout` seconds on Telegram's side; the HTTP
+//! client that asks must wait longer than that, or every quiet poll ends
+//! in a client time-out, an error and a back-off. Polling therefore has a
+//! client of its own whose time-out is the hold plus [`POLL_MARGIN`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use teloxide::payloads::GetUpdatesSetters;
+use serde_json::Value;
+use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
+use teloxide::requests::{JsonRequest, Payload};
 use teloxide::stop::{StopFlag, StopToken, mk_stop_token};
-use teloxide::types::{AllowedUpdate, Update};
+use teloxide::types::{AllowedUpdate, ChatId, Update, UpdateKind};
 use teloxide::update_listeners::{StatefulListener, UpdateListener};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
+use crate::i18n::{Args, Lang, key, tr};
+
 /// An update still in flight this long is taken as handled (a handler that
 /// never ends must not hold every later update unconfirmed).
 const GIVE_UP_AFTER: Duration = Duration::from_secs(60);
 
-/// How long a poll waits for a handler to finish before asking again.
+/// How long a poll waits for a handler to finish before asking again; the
+/// wait doubles while nothing new comes, up to [`RECHECK_MAX`].
 const RECHECK: Duration = Duration::from_millis(50);
+const RECHECK_MAX: Duration = Duration::from_millis(200);
+
+/// How much longer than the long poll's hold the polling client waits for
+/// Telegram's answer.
+const POLL_MARGIN: Duration = Duration::from_secs(10);
+
+/// The longest hold when polling has to share the bot's own client
+/// (teloxide's, which gives up after 17 s).
+const SHARED_CLIENT_HOLD: Duration = Duration::from_secs(10);
 
 /// How long a stopping listener waits for the handlers in flight before it
 /// confirms what was handled.
@@ -44,7 +81,8 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 /// The updates handed to the dispatcher and not yet handled.
 #[derive(Debug, Default)]
 pub struct Handled {
-    in_flight: Mutex<BTreeMap<u32, Instant>>,
+    /// Since when, and in which chat (the dispatcher's queue it waits in).
+    in_flight: Mutex<BTreeMap<u32, (Instant, Option<ChatId>)>>,
     finished: Notify,
 }
 
@@ -53,8 +91,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Handled {
-    fn begin(&self, id: u32) {
-        lock(&self.in_flight).insert(id, Instant::now());
+    fn begin(&self, id: u32, chat: Option<ChatId>) {
+        lock(&self.in_flight).insert(id, (Instant::now(), chat));
+    }
+
+    /// How many updates of `chat` are in flight.
+    fn in_flight_in(&self, chat: ChatId) -> usize {
+        lock(&self.in_flight)
+            .values()
+            .filter(|(_, c)| *c == Some(chat))
+            .count()
     }
 
     fn finish(&self, id: u32) {
@@ -66,7 +112,7 @@ impl Handled {
     /// The oldest update still in flight.
     fn oldest(&self) -> Option<u32> {
         let mut m = lock(&self.in_flight);
-        m.retain(|id, since| {
+        m.retain(|id, (since, _)| {
             let keep = since.elapsed() < GIVE_UP_AFTER;
             if !keep {
                 tracing::warn!(
@@ -111,6 +157,326 @@ pub struct UpdateGuard {
 
 type Item = Result<Update, teloxide::RequestError>;
 
+/// `getUpdates` answered as bare JSON values, so that one update the
+/// parser rejects does not fail its whole batch.
+#[derive(Clone, Debug, serde::Serialize)]
+struct RawGetUpdates {
+    offset: i32,
+    timeout: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_updates: Option<Vec<AllowedUpdate>>,
+}
+
+impl Payload for RawGetUpdates {
+    type Output = Vec<Value>;
+    const NAME: &'static str = "GetUpdates";
+
+    fn timeout_hint(&self) -> Option<Duration> {
+        Some(Duration::from_secs(self.timeout.into()))
+    }
+}
+
+/// One entry of a batch.
+#[derive(Debug)]
+enum Incoming {
+    Update(Box<Update>),
+    /// The parser rejected it; `id` if it could be read.
+    Malformed {
+        id: Option<u32>,
+        error: String,
+    },
+}
+
+impl Incoming {
+    fn id(&self) -> Option<u32> {
+        match self {
+            Incoming::Update(u) => Some(u.id.0),
+            Incoming::Malformed { id, .. } => *id,
+        }
+    }
+}
+
+fn parse_update(value: Value) -> Incoming {
+    let id = value
+        .get("update_id")
+        .and_then(Value::as_u64)
+        .and_then(|id| u32::try_from(id).ok());
+    // From text, as teloxide reads it: some of its types borrow strings,
+    // which an owned `Value` cannot lend.
+    match serde_json::from_str::<Update>(&value.to_string()) {
+        // teloxide parses a kind it cannot read as an empty `Error`.
+        Ok(u) if matches!(u.kind, UpdateKind::Error(_)) => Incoming::Malformed {
+            id: Some(u.id.0),
+            error: "an update of a kind or shape this bot cannot read".into(),
+        },
+        Ok(u) => Incoming::Update(Box::new(u)),
+        Err(e) => Incoming::Malformed {
+            id,
+            error: e.to_string(),
+        },
+    }
+}
+
+/// The updates of an answer teloxide could not read as JSON, if a lone
+/// UTF-16 surrogate was the reason.
+fn reread(raw: &str) -> Option<Vec<Value>> {
+    let repaired = replace_lone_surrogates(raw);
+    let answer: Value = serde_json::from_str(&repaired).ok()?;
+    match answer.get("result")? {
+        Value::Array(updates) => Some(updates.clone()),
+        _ => None,
+    }
+}
+
+fn hex4(s: &str) -> Option<u16> {
+    let digits = s.get(..4)?;
+    if digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        u16::from_str_radix(digits, 16).ok()
+    } else {
+        None
+    }
+}
+
+/// JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (which
+/// JSON parsers reject) replaced by `\ufffd`; pairs are kept.
+fn replace_lone_surrogates(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let escape = &rest[at..];
+        let Some(unit) = escape.strip_prefix("\\u").and_then(hex4) else {
+            // Another escape (or an escaped backslash): kept whole.
+            let len = escape.chars().take(2).map(char::len_utf8).sum();
+            out.push_str(&escape[..len]);
+            rest = &escape[len..];
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&unit);
+        let low = (0xDC00..0xE000).contains(&unit);
+        let paired = high
+            && escape[6..]
+                .strip_prefix("\\u")
+                .and_then(hex4)
+                .is_some_and(|next| (0xDC00..0xE000).contains(&next));
+        if paired {
+            out.push_str(&escape[..12]);
+            rest = &escape[12..];
+        } else {
+            out.push_str(if high || low { "\\ufffd" } else { &escape[..6] });
+            rest = &escape[6..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The bot polling asks with, and how long its polls hold: a client of its
+/// own that waits longer than the hold; with a proxy set for teloxide's
+/// client, that client and a hold it outlasts.
+fn poll_client(bot: &Bot, hold: Duration) -> (Bot, Duration) {
+    if std::env::var_os("TELOXIDE_PROXY").is_none()
+        && let Ok(client) = teloxide::net::default_reqwest_settings()
+            .timeout(hold + POLL_MARGIN)
+            .build()
+    {
+        let own = Bot::with_client(bot.token(), client).set_api_url(bot.api_url());
+        return (own, hold);
+    }
+    (bot.clone(), hold.min(SHARED_CLIENT_HOLD))
+}
+
+// ------------------------------------------------------------ fairness
+
+/// A steady rate with a burst: a token bucket's refill and size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    pub per_second: f64,
+    pub burst: f64,
+}
+
+/// A token bucket's state: `tokens` left at `at`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn level(&self, rate: Rate, now: Instant) -> f64 {
+        let refill = now.saturating_duration_since(self.at).as_secs_f64() * rate.per_second;
+        (self.tokens + refill).min(rate.burst)
+    }
+}
+
+/// Past this many buckets, the full ones (idle people and chats) are
+/// forgotten: a full bucket and a missing one admit the same.
+const BUCKETS_SOFT_LIMIT: usize = 4096;
+
+/// The rates of accepted presses, per person and per chat.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PressRates {
+    pub person: Rate,
+    pub chat: Rate,
+}
+
+impl PressRates {
+    /// Four people play at a table; a person presses a few cards and a
+    /// move within a second or two. A person may press 5 times a second
+    /// (10 at once), a chat 20 times (40 at once).
+    pub const PEOPLE: PressRates = PressRates {
+        person: Rate {
+            per_second: 5.0,
+            burst: 10.0,
+        },
+        chat: Rate {
+            per_second: 20.0,
+            burst: 40.0,
+        },
+    };
+
+    /// No limit a test driver pressing at machine speed would reach.
+    pub const UNLIMITED: PressRates = PressRates {
+        person: Rate {
+            per_second: 1e9,
+            burst: 1e9,
+        },
+        chat: Rate {
+            per_second: 1e9,
+            burst: 1e9,
+        },
+    };
+}
+
+/// How many presses a person, and a chat, may have accepted: a bucket per
+/// person and per chat, with time as an input (sans-IO). A press takes a
+/// token from both; one that finds either empty is refused and takes none.
+#[derive(Debug)]
+pub struct PressLimits {
+    person: Rate,
+    chat: Rate,
+    people: HashMap<u64, Bucket>,
+    chats: HashMap<i64, Bucket>,
+}
+
+impl PressLimits {
+    pub fn new(person: Rate, chat: Rate) -> PressLimits {
+        PressLimits {
+            person,
+            chat,
+            people: HashMap::new(),
+            chats: HashMap::new(),
+        }
+    }
+
+    /// Whether a press by `person` in `chat` at `now` is accepted.
+    pub fn admit(&mut self, person: u64, chat: i64, now: Instant) -> bool {
+        let full = |rate: Rate| Bucket {
+            tokens: rate.burst,
+            at: now,
+        };
+        let p = self
+            .people
+            .get(&person)
+            .copied()
+            .unwrap_or(full(self.person));
+        let c = self.chats.get(&chat).copied().unwrap_or(full(self.chat));
+        let (p_level, c_level) = (p.level(self.person, now), c.level(self.chat, now));
+        if p_level < 1.0 || c_level < 1.0 {
+            return false;
+        }
+        self.people.insert(
+            person,
+            Bucket {
+                tokens: p_level - 1.0,
+                at: now,
+            },
+        );
+        self.chats.insert(
+            chat,
+            Bucket {
+                tokens: c_level - 1.0,
+                at: now,
+            },
+        );
+        if self.people.len() + self.chats.len() > BUCKETS_SOFT_LIMIT {
+            let (person_rate, chat_rate) = (self.person, self.chat);
+            self.people
+                .retain(|_, b| b.level(person_rate, now) < person_rate.burst);
+            self.chats
+                .retain(|_, b| b.level(chat_rate, now) < chat_rate.burst);
+        }
+        true
+    }
+}
+
+/// Past this many updates of one chat in flight, more of that chat are
+/// not handed to the dispatcher (whose queue per chat holds 64 and, full,
+/// holds up every chat): presses are answered "too fast", anything else
+/// is dropped.
+const CHAT_IN_FLIGHT: usize = 32;
+
+/// What the listener does with an update before the dispatcher sees it.
+enum Gate {
+    Dispatch,
+    /// A press over its limits: answered at once with this popup.
+    TooFast {
+        query: teloxide::types::CallbackQueryId,
+        text: String,
+    },
+    /// Dropped: its chat has too many updates waiting.
+    Drop,
+}
+
+fn gate(
+    update: &Update,
+    limits: &mut PressLimits,
+    handled: &Handled,
+    default_lang: Lang,
+    now: Instant,
+) -> Gate {
+    let chat = update.chat().map(|c| c.id);
+    let backlog = chat.is_some_and(|c| handled.in_flight_in(c) >= CHAT_IN_FLIGHT);
+    let UpdateKind::CallbackQuery(q) = &update.kind else {
+        return if backlog { Gate::Drop } else { Gate::Dispatch };
+    };
+    let admitted = !backlog && limits.admit(q.from.id.0, chat.map_or(0, |c| c.0), now);
+    if admitted {
+        return Gate::Dispatch;
+    }
+    let lang = super::handlers::lang_of(&q.from).unwrap_or(default_lang);
+    Gate::TooFast {
+        query: q.id.clone(),
+        text: tr(lang, key::ERR_TOO_FAST, &Args::new()),
+    }
+}
+
+/// Reads one batch: `Ok` with every update parsed or rejected one by one.
+async fn get_updates(
+    bot: &Bot,
+    payload: RawGetUpdates,
+) -> Result<Vec<Incoming>, teloxide::RequestError> {
+    let values = match JsonRequest::new(bot.clone(), payload).send().await {
+        Ok(values) => values,
+        Err(teloxide::RequestError::InvalidJson { source, raw }) => match reread(&raw) {
+            Some(values) => values,
+            None => {
+                // The error's own text quotes the whole answer (names).
+                tracing::warn!(
+                    error = %source,
+                    bytes = raw.len(),
+                    "getUpdates answered with JSON that cannot be read"
+                );
+                return Err(teloxide::RequestError::InvalidJson { source, raw });
+            }
+        },
+        Err(e) => return Err(e),
+    };
+    Ok(values.into_iter().map(parse_update).collect())
+}
+
 /// The listener's state, as teloxide's [`StatefulListener`] holds it.
 pub struct PollState {
     updates: UnboundedReceiverStream<Item>,
@@ -143,6 +509,8 @@ pub fn polling(
     bot: Bot,
     timeout: Duration,
     handled: Arc<Handled>,
+    default_lang: Lang,
+    rates: PressRates,
 ) -> (
     impl UpdateListener<Err = teloxide::RequestError> + use<>,
     JoinHandle<()>,
@@ -150,7 +518,16 @@ pub fn polling(
     let (tx, rx) = mpsc::unbounded_channel();
     let (stop_token, stopped) = mk_stop_token();
     let (start_tx, start_rx) = oneshot::channel();
-    let task = tokio::spawn(poll_loop(bot, timeout, handled, tx, stopped, start_rx));
+    let task = tokio::spawn(poll_loop(
+        bot,
+        timeout,
+        handled,
+        default_lang,
+        rates,
+        tx,
+        stopped,
+        start_rx,
+    ));
     let listener = StatefulListener::new_with_hints(
         PollState {
             updates: UnboundedReceiverStream::new(rx),
@@ -178,6 +555,8 @@ async fn poll_loop(
     bot: Bot,
     timeout: Duration,
     handled: Arc<Handled>,
+    default_lang: Lang,
+    rates: PressRates,
     tx: mpsc::UnboundedSender<Item>,
     stopped: StopFlag,
     start: oneshot::Receiver<Option<Vec<AllowedUpdate>>>,
@@ -187,9 +566,12 @@ async fn poll_loop(
         a = start => match a { Ok(a) => a, Err(_) => return },
         () = &mut stopped => return,
     };
+    let (bot, hold) = poll_client(&bot, timeout);
+    let mut limits = PressLimits::new(rates.person, rates.chat);
     // The id after the newest update handed to the dispatcher.
     let mut next: u32 = 0;
     let mut errors = 0;
+    let mut recheck = RECHECK;
     'poll: loop {
         let oldest = handled.oldest();
         let offset = oldest.unwrap_or(next);
@@ -197,41 +579,87 @@ async fn poll_loop(
         let wait = if oldest.is_some() {
             Duration::ZERO
         } else {
-            timeout
+            hold
         };
-        let mut req = bot
-            .get_updates()
-            .offset(offset as i32)
-            .timeout(wait.as_secs() as u32);
-        if let Some(a) = allowed.take() {
-            req = req.allowed_updates(a);
-        }
+        let payload = RawGetUpdates {
+            offset: i32::try_from(offset).unwrap_or(i32::MAX),
+            timeout: u32::try_from(wait.as_secs()).unwrap_or(u32::MAX),
+            limit: None,
+            allowed_updates: allowed.take(),
+        };
         let finished = handled.finished.notified();
         let result = tokio::select! {
-            r = req.send() => r,
+            r = get_updates(&bot, payload) => r,
             () = &mut stopped => break 'poll,
         };
         match result {
-            Ok(updates) => {
+            Ok(batch) => {
                 errors = 0;
                 let mut fresh = 0;
-                for u in updates {
-                    if u.id.0 < next {
+                for incoming in batch {
+                    if incoming.id().is_some_and(|id| id < next) {
                         continue;
                     }
-                    next = u.id.0 + 1;
-                    fresh += 1;
-                    handled.begin(u.id.0);
-                    if tx.send(Ok(u)).is_err() {
-                        break 'poll;
+                    match incoming {
+                        Incoming::Update(u) => {
+                            next = u.id.0 + 1;
+                            fresh += 1;
+                            let id = u.id.0;
+                            match gate(&u, &mut limits, &handled, default_lang, Instant::now()) {
+                                Gate::Dispatch => {
+                                    handled.begin(id, u.chat().map(|c| c.id));
+                                    if tx.send(Ok(*u)).is_err() {
+                                        break 'poll;
+                                    }
+                                }
+                                Gate::TooFast { query, text } => {
+                                    // Answered beside the dispatcher; confirmed once answered.
+                                    handled.begin(id, None);
+                                    let guard = handled.guard(id);
+                                    let bot = bot.clone();
+                                    tokio::spawn(async move {
+                                        let _guard = guard;
+                                        if let Err(e) =
+                                            bot.answer_callback_query(query).text(text).await
+                                        {
+                                            tracing::debug!(error = %e, "could not answer a press over its limit");
+                                        }
+                                    });
+                                }
+                                Gate::Drop => {
+                                    tracing::debug!(
+                                        update = id,
+                                        "dropping an update: its chat has too many waiting"
+                                    );
+                                }
+                            }
+                        }
+                        Incoming::Malformed { id, error } => {
+                            // Skipped: the next offset confirms it.
+                            if let Some(id) = id {
+                                next = id + 1;
+                            }
+                            tracing::warn!(update = ?id, %error, "skipping an update that cannot be read");
+                        }
                     }
                 }
-                if oldest.is_some() && fresh == 0 {
+                if fresh > 0 {
+                    recheck = RECHECK;
+                } else if oldest.is_some() {
                     tokio::select! {
-                        () = finished => {}
-                        () = tokio::time::sleep(RECHECK) => {}
+                        () = finished => recheck = RECHECK,
+                        () = tokio::time::sleep(recheck) => recheck = (recheck * 2).min(RECHECK_MAX),
                         () = &mut stopped => break 'poll,
                     }
+                }
+            }
+            // Already logged, without the answer's text (people's names).
+            Err(teloxide::RequestError::InvalidJson { .. }) => {
+                let pause = Duration::from_secs(1 << errors.min(6));
+                errors += 1;
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = &mut stopped => break 'poll,
                 }
             }
             Err(e) => {
@@ -261,14 +689,85 @@ async fn poll_loop(
         );
     }
     let offset = handled.oldest().unwrap_or(next);
-    if next > 0
-        && let Err(e) = bot
-            .get_updates()
-            .offset(offset as i32)
-            .limit(1)
-            .timeout(0)
-            .await
-    {
-        tracing::warn!(error = %e, "could not confirm the last updates to Telegram");
+    let confirm = RawGetUpdates {
+        offset: i32::try_from(offset).unwrap_or(i32::MAX),
+        timeout: 0,
+        limit: Some(1),
+        allowed_updates: None,
+    };
+    if next == 0 {
+        return;
+    }
+    match JsonRequest::new(bot, confirm).send().await {
+        // Unreadable or not, what is below the offset is confirmed.
+        Ok(_) | Err(teloxide::RequestError::InvalidJson { .. }) => {}
+        Err(e) => tracing::warn!(error = %e, "could not confirm the last updates to Telegram"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_person_and_a_chat_each_have_a_rate() {
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut limits = PressLimits::new(
+            Rate {
+                per_second: 2.0,
+                burst: 3.0,
+            },
+            Rate {
+                per_second: 1.0,
+                burst: 4.0,
+            },
+        );
+        // A person's burst, then nothing until a token comes back.
+        assert!((0..3).all(|_| limits.admit(1, 10, at(0))));
+        assert!(!limits.admit(1, 10, at(0)));
+        assert!(!limits.admit(1, 10, at(400)));
+        // Another person in the same chat: the chat has one press left.
+        assert!(limits.admit(2, 10, at(400)));
+        assert!(!limits.admit(2, 10, at(400)));
+        // Elsewhere they are free; a refused press took no token.
+        assert!(limits.admit(2, 11, at(400)));
+        assert!(limits.admit(1, 10, at(1400)));
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
+        let check = |raw: &str, expect: &str| assert_eq!(replace_lone_surrogates(raw), expect);
+        check(r#"{"a":"x\ud83dy"}"#, r#"{"a":"x\ufffdy"}"#);
+        check(r#"{"a":"\ude00"}"#, r#"{"a":"\ufffd"}"#);
+        check(r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"\ud83d\ude00"}"#);
+        check(
+            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
+            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
+        );
+        check(r#"{"a":"\ud83d"#, r#"{"a":"\ufffd"#);
+        check(r#"{"a":"\ud8"}"#, r#"{"a":"\ud8"}"#);
+    }
+
+    #[test]
+    fn an_answer_with_a_lone_surrogate_is_read_again() {
+        let raw = r#"{"ok":true,"result":[{"update_id":7,"x":"\ud83d"}]}"#;
+        assert!(serde_json::from_str::<Value>(raw).is_err());
+        let updates = reread(raw).expect("readable once repaired");
+        assert_eq!(updates[0]["x"], "\u{fffd}");
+    }
+
+    #[test]
+    fn an_update_the_parser_rejects_is_malformed_with_its_id() {
+        let bad = serde_json::json!({ "update_id": 9, "message": { "date": "yesterday" } });
+        assert!(matches!(
+            parse_update(bad),
+            Incoming::Malformed { id: Some(9), .. }
+        ));
+        let no_id = serde_json::json!({ "update_id": "nine", "message": {} });
+        assert!(matches!(
+            parse_update(no_id),
+            Incoming::Malformed { id: None, .. }
+        ));
     }
 }

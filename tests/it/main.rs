@@ -6,6 +6,7 @@ mod support;
 
 mod admin;
 mod chaos;
+mod chaos_input;
 mod chaos_kill;
 mod crash;
 mod data_tools;

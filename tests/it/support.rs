@@ -10,6 +10,7 @@ use kozyr::fakebot::FakeBot;
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, UserId};
 use kozyr::telegram::bot::Tuning;
+use kozyr::telegram::listener::PressRates;
 use kozyr::telegram::pacing::{Budget, PacerConfig};
 
 /// This test binary, started again to run only the test named `test` (its
@@ -93,7 +94,7 @@ pub fn bot_config(fake: &FakeBot, dir: &tempfile::TempDir) -> Config {
 }
 
 /// Short group pacing, no private or bot-wide pacing (the default fake
-/// enforces no limits), short polls and drain, and AI players without a delay,
+/// enforces no limits), no limit on presses, short polls and drain, and AI players without a delay,
 /// so that the whole bot runs fast against the fake.
 pub fn fast_tuning() -> Tuning {
     Tuning {
@@ -108,6 +109,8 @@ pub fn fast_tuning() -> Tuning {
         service: ServiceOptions::default(),
         poll_timeout: Duration::from_secs(1),
         drain_for: Duration::from_secs(2),
+        // Test drivers press at machine speed.
+        press_rates: PressRates::UNLIMITED,
         ..Tuning::default()
     }
 }

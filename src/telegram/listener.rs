@@ -211,6 +211,7 @@ async fn poll_loop(
             r = req.send() => r,
             () = &mut stopped => break 'poll,
         };
+        crate::metrics::telegram_call("getUpdates", &result); // admin: API call counts
         match result {
             Ok(updates) => {
                 errors = 0;

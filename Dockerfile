@@ -15,9 +15,9 @@ COPY docker/stub-targets.sh docker/
 RUN sh docker/stub-targets.sh . && cargo build --release --locked --bin kozyr
 COPY . .
 # Touch the real crate roots so Cargo sees them as newer than the stubs it
-# built, whatever modification times the build context carries.
+# built, whatever modification times the build context carries. The release
+# profile strips the binary (Cargo.toml).
 RUN touch src/main.rs src/lib.rs && cargo build --release --locked --bin kozyr \
-    && strip target/release/kozyr \
     && mkdir -p /data-skeleton
 
 FROM gcr.io/distroless/cc-debian12:nonroot

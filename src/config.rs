@@ -176,29 +176,19 @@ impl DiscordToken {
     }
 }
 
-/// Standard or URL-safe base64, padding optional (token parts omit it).
+/// URL-safe base64 without padding, as the token's first part comes
+/// (the caller has already refused any other character). Trailing bits are
+/// allowed: an id's digits need not fill the last character.
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u32;
-    let mut n = 0;
-    let mut out = Vec::new();
-    for b in s.trim_end_matches('=').bytes() {
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        n += 6;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-            bits &= (1 << n) - 1;
-        }
-    }
-    Some(out)
+    use base64::Engine;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const TOKEN_ID: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    TOKEN_ID.decode(s).ok()
 }
 
 impl fmt::Debug for DiscordToken {
@@ -258,6 +248,240 @@ pub struct Config {
     /// The most messages the bot sends and edits a second, in all chats
     /// (`KOZYR_TELEGRAM_RATE`; Telegram allows about 30).
     pub telegram_rate: u32,
+    /// `KOZYR_HEALTH_FILE`: the heartbeat file; `None` puts it beside the
+    /// database (see `health::heartbeat_path`).
+    pub health_file: Option<String>,
+    /// Settings given but without effect because the one they belong to is
+    /// not set; `kozyr run` warns about each.
+    pub ignored: Vec<Ignored>,
+    /// The settings given with a value other than their default, secrets
+    /// left out, for the start-up log line.
+    pub changed: Vec<(&'static str, String)>,
+}
+
+/// A variable that is set but has no effect, because `needs` is unset.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{var} is set but ignored: it needs {needs}, which is not set")]
+pub struct Ignored {
+    pub var: &'static str,
+    pub needs: &'static str,
+}
+
+/// One variable `kozyr run` reads: its name, the flag that can give it
+/// instead, its default as `kozyr run --help` shows it, and what it does.
+/// The one list behind `--help`, the start-up line's "changed settings" and
+/// the check that `.env.example` documents every variable.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    pub var: &'static str,
+    pub flag: &'static str,
+    pub default: Option<&'static str>,
+    pub help: &'static str,
+    /// Never shown: not in `--help`'s `[env: …]`, not in the logs.
+    pub secret: bool,
+}
+
+const fn setting(
+    var: &'static str,
+    flag: &'static str,
+    default: Option<&'static str>,
+    help: &'static str,
+) -> Setting {
+    Setting {
+        var,
+        flag,
+        default,
+        help,
+        secret: false,
+    }
+}
+
+const fn secret(var: &'static str, flag: &'static str, help: &'static str) -> Setting {
+    Setting {
+        var,
+        flag,
+        default: None,
+        help,
+        secret: true,
+    }
+}
+
+/// Every variable of `kozyr run`, in the order of `.env.example`.
+pub const SETTINGS: &[Setting] = &[
+    secret(
+        "TELOXIDE_TOKEN",
+        "teloxide-token",
+        "Telegram bot token from BotFather (at least one of the two tokens)",
+    ),
+    secret(
+        "DISCORD_TOKEN",
+        "discord-token",
+        "Discord bot token from the Developer Portal",
+    ),
+    setting(
+        "DISCORD_API_URL",
+        "discord-api-url",
+        None,
+        "A Discord-compatible REST API instead of Discord's (needs DISCORD_TOKEN)",
+    ),
+    setting(
+        "DISCORD_GATEWAY_URL",
+        "discord-gateway-url",
+        None,
+        "The gateway URL instead of what Discord names (needs DISCORD_TOKEN)",
+    ),
+    setting(
+        "DISCORD_GUILD_ID",
+        "discord-guild-id",
+        None,
+        "Register the slash commands in this one server only (needs DISCORD_TOKEN)",
+    ),
+    setting(
+        "DISCORD_PUBLIC_KEY",
+        "discord-public-key",
+        None,
+        "Turns on the HTTP interactions endpoint (needs DISCORD_TOKEN)",
+    ),
+    setting(
+        "DISCORD_INTERACTIONS_LISTEN",
+        "discord-interactions-listen",
+        Some("0.0.0.0:8444"),
+        "host:port of the interactions endpoint (needs DISCORD_PUBLIC_KEY)",
+    ),
+    setting(
+        "DATABASE_URL",
+        "database-url",
+        Some(DEFAULT_DATABASE_URL),
+        "The SQLite database, created on first start",
+    ),
+    setting(
+        "KOZYR_SQLITE_SYNCHRONOUS",
+        "sqlite-synchronous",
+        Some("full"),
+        "SQLite durability: full or normal",
+    ),
+    setting(
+        "TELOXIDE_API_URL",
+        "teloxide-api-url",
+        None,
+        "A self-hosted Bot API server instead of api.telegram.org",
+    ),
+    setting(
+        "RUST_LOG",
+        "log",
+        Some("info"),
+        "Log level and filters (tracing EnvFilter syntax)",
+    ),
+    setting(
+        "KOZYR_LOG_FORMAT",
+        "log-format",
+        Some("text"),
+        "Log format: text or json",
+    ),
+    setting(
+        "KOZYR_METRICS_LISTEN",
+        "metrics-listen",
+        None,
+        "host:port to serve Prometheus metrics on (GET /metrics); off when unset",
+    ),
+    setting(
+        "KOZYR_HEALTH_FILE",
+        "health-file",
+        None,
+        "The heartbeat file `kozyr healthcheck` reads (default: kozyr.alive beside the database)",
+    ),
+    setting(
+        "KOZYR_LANGUAGE",
+        "language",
+        Some("en"),
+        "Language of chats and players whose language is unknown: en, ru, pt or ro",
+    ),
+    setting(
+        "KOZYR_TURN_SECONDS",
+        "turn-seconds",
+        Some("60"),
+        "Turn timer of new tables, 10-3600 seconds; 0 or off for none",
+    ),
+    setting(
+        "WEBHOOK_URL",
+        "webhook-url",
+        None,
+        "Webhook mode: the https:// URL Telegram posts to (long polling when unset)",
+    ),
+    setting(
+        "WEBHOOK_LISTEN",
+        "webhook-listen",
+        Some("0.0.0.0:8443"),
+        "host:port the webhook server listens on (needs WEBHOOK_URL)",
+    ),
+    secret(
+        "WEBHOOK_SECRET",
+        "webhook-secret",
+        "Checked in Telegram's X-Telegram-Bot-Api-Secret-Token (needs WEBHOOK_URL)",
+    ),
+    setting(
+        "KOZYR_AI_PLAYER",
+        "ai-player",
+        Some("search"),
+        "The AI player: random, heuristic or search",
+    ),
+    setting(
+        "KOZYR_AI_THINK_MS",
+        "ai-think-ms",
+        Some("300"),
+        "How long the search AI thinks per move, 10-10000 ms",
+    ),
+    setting(
+        "KOZYR_TELEGRAM_RATE",
+        "telegram-rate",
+        Some("30"),
+        "The most Telegram messages sent and edited a second, all chats together",
+    ),
+];
+
+/// Settings that only mean something with another one set.
+const DEPENDENT: &[(&str, &str)] = &[
+    ("DISCORD_API_URL", "DISCORD_TOKEN"),
+    ("DISCORD_GATEWAY_URL", "DISCORD_TOKEN"),
+    ("DISCORD_GUILD_ID", "DISCORD_TOKEN"),
+    ("DISCORD_PUBLIC_KEY", "DISCORD_TOKEN"),
+    ("DISCORD_INTERACTIONS_LISTEN", "DISCORD_PUBLIC_KEY"),
+    ("WEBHOOK_LISTEN", "WEBHOOK_URL"),
+    ("WEBHOOK_SECRET", "WEBHOOK_URL"),
+];
+
+/// A listen address: `ip:port`, or `host:port` resolved now (an IPv4
+/// address preferred, as `localhost` means to most admins). The error
+/// names `var` and gives `example`'s port.
+fn listen_addr(var: &'static str, value: &str, port: u16) -> Result<SocketAddr, ConfigError> {
+    use std::net::ToSocketAddrs;
+    if let Ok(addr) = value.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let malformed = || ConfigError::Malformed {
+        var,
+        why: format!("expected host:port, such as 0.0.0.0:{port} or localhost:{port}"),
+    };
+    let (host, p) = value.rsplit_once(':').ok_or_else(malformed)?;
+    if host.is_empty() || p.parse::<u16>().is_err() {
+        return Err(malformed());
+    }
+    let addrs: Vec<SocketAddr> = value
+        .to_socket_addrs()
+        .map_err(|e| ConfigError::Malformed {
+            var,
+            why: format!("cannot resolve {host}: {e}"),
+        })?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| ConfigError::Malformed {
+            var,
+            why: format!("{host} has no address"),
+        })
 }
 
 /// A variable that is missing or malformed; the message names it.
@@ -325,15 +549,11 @@ impl Config {
                         "expected the 64 hex digits of the application's public key".into(),
                     ));
                 }
-                let interactions_listen = get("DISCORD_INTERACTIONS_LISTEN")
-                    .unwrap_or_else(|| "0.0.0.0:8444".into())
-                    .parse()
-                    .map_err(|_| {
-                        bad(
-                            "DISCORD_INTERACTIONS_LISTEN",
-                            "expected an address such as 0.0.0.0:8444".into(),
-                        )
-                    })?;
+                let interactions_listen = listen_addr(
+                    "DISCORD_INTERACTIONS_LISTEN",
+                    &get("DISCORD_INTERACTIONS_LISTEN").unwrap_or_else(|| "0.0.0.0:8444".into()),
+                    8444,
+                )?;
                 Some(DiscordConfig {
                     token,
                     api_url,
@@ -363,7 +583,7 @@ impl Config {
             None => Lang::En,
             Some(code) => Lang::ALL
                 .into_iter()
-                .find(|l| l.code() == code)
+                .find(|l| l.code().eq_ignore_ascii_case(&code))
                 .ok_or_else(|| {
                     let codes: Vec<&str> = Lang::ALL.iter().map(|l| l.code()).collect();
                     bad(
@@ -372,7 +592,10 @@ impl Config {
                     )
                 })?,
         };
-        let default_turn_timer = match get("KOZYR_TURN_SECONDS").as_deref() {
+        let default_turn_timer = match get("KOZYR_TURN_SECONDS")
+            .map(|s| s.to_ascii_lowercase())
+            .as_deref()
+        {
             None => TurnTimer::from_secs(60),
             Some("0") | Some("none") | Some("off") => None,
             Some(s) => match s.parse::<u32>() {
@@ -401,12 +624,15 @@ impl Config {
         };
         let ai_player = match get("KOZYR_AI_PLAYER") {
             None => AgentKind::Search,
-            Some(name) => name.parse::<AgentKind>().map_err(|_| {
-                bad(
-                    "KOZYR_AI_PLAYER",
-                    format!("expected one of {}", AgentKind::names()),
-                )
-            })?,
+            Some(name) => name
+                .to_ascii_lowercase()
+                .parse::<AgentKind>()
+                .map_err(|_| {
+                    bad(
+                        "KOZYR_AI_PLAYER",
+                        format!("expected one of {}", AgentKind::names()),
+                    )
+                })?,
         };
         let ai_think = match get("KOZYR_AI_THINK_MS") {
             None => Duration::from_millis(300),
@@ -441,13 +667,11 @@ impl Config {
                         "Telegram only posts to https:// URLs".into(),
                     ));
                 }
-                let listen = get("WEBHOOK_LISTEN").unwrap_or_else(|| "0.0.0.0:8443".into());
-                let listen = listen.parse().map_err(|_| {
-                    bad(
-                        "WEBHOOK_LISTEN",
-                        "expected an address such as 0.0.0.0:8443".into(),
-                    )
-                })?;
+                let listen = listen_addr(
+                    "WEBHOOK_LISTEN",
+                    &get("WEBHOOK_LISTEN").unwrap_or_else(|| "0.0.0.0:8443".into()),
+                    8443,
+                )?;
                 let secret = get("WEBHOOK_SECRET");
                 if let Some(s) = &secret
                     && (s.len() > 256
@@ -470,13 +694,22 @@ impl Config {
         let log_format = LogFormat::from_lookup(&var)?;
         let metrics_listen = match get("KOZYR_METRICS_LISTEN") {
             None => None,
-            Some(a) => Some(a.parse().map_err(|_| {
-                bad(
-                    "KOZYR_METRICS_LISTEN",
-                    "expected an address such as 0.0.0.0:9090".into(),
-                )
-            })?),
+            Some(a) => Some(listen_addr("KOZYR_METRICS_LISTEN", &a, 9090)?),
         };
+        let ignored = DEPENDENT
+            .iter()
+            .filter(|(var, needs)| get(var).is_some() && get(needs).is_none())
+            .map(|&(var, needs)| Ignored { var, needs })
+            .collect();
+        let changed = SETTINGS
+            .iter()
+            .filter(|s| !s.secret)
+            .filter_map(|s| {
+                let value = get(s.var)?;
+                let default = s.default.is_some_and(|d| d.eq_ignore_ascii_case(&value));
+                (!default).then_some((s.var, value))
+            })
+            .collect();
         Ok(Config {
             token,
             discord,
@@ -492,6 +725,9 @@ impl Config {
             log_format,
             metrics_listen,
             telegram_rate,
+            health_file: get("KOZYR_HEALTH_FILE"),
+            ignored,
+            changed,
         })
     }
 }
@@ -583,7 +819,9 @@ mod tests {
                 ("WEBHOOK_URL", "https://x/"),
                 ("WEBHOOK_LISTEN", "nope"),
             ],
-            Err("WEBHOOK_LISTEN is malformed: expected an address such as 0.0.0.0:8443"),
+            Err(
+                "WEBHOOK_LISTEN is malformed: expected host:port, such as 0.0.0.0:8443 or localhost:8443",
+            ),
         );
         check(
             &[
@@ -715,12 +953,107 @@ mod tests {
         );
         check(
             &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_METRICS_LISTEN", "9090")],
-            Err("KOZYR_METRICS_LISTEN is malformed: expected an address such as 0.0.0.0:9090"),
+            Err(
+                "KOZYR_METRICS_LISTEN is malformed: expected host:port, such as 0.0.0.0:9090 or localhost:9090",
+            ),
         );
         assert!(log_colours(true, None));
         assert!(log_colours(true, Some("")));
         assert!(!log_colours(true, Some("1")));
         assert!(!log_colours(false, None));
+    }
+
+    #[test]
+    fn words_are_case_insensitive_and_addresses_may_be_host_names() {
+        let c = check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("KOZYR_LANGUAGE", "RU"),
+                ("KOZYR_TURN_SECONDS", "Off"),
+                ("KOZYR_AI_PLAYER", "Heuristic"),
+                ("KOZYR_SQLITE_SYNCHRONOUS", "NORMAL"),
+                ("KOZYR_METRICS_LISTEN", "localhost:9090"),
+                ("WEBHOOK_URL", "https://bot.example/hook"),
+                ("WEBHOOK_LISTEN", "localhost:8443"),
+            ],
+            Ok(()),
+        )
+        .unwrap();
+        assert_eq!(c.default_language, Lang::Ru);
+        assert_eq!(c.default_turn_timer, None);
+        assert_eq!(c.ai_player, AgentKind::Heuristic);
+        assert_eq!(c.synchronous, Synchronous::Normal);
+        assert_eq!(c.metrics_listen, Some("127.0.0.1:9090".parse().unwrap()));
+        assert!(
+            matches!(c.update_mode, UpdateMode::Webhook { listen, .. } if listen == "127.0.0.1:8443".parse().unwrap())
+        );
+        check(
+            &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_METRICS_LISTEN", ":9090")],
+            Err(
+                "KOZYR_METRICS_LISTEN is malformed: expected host:port, such as 0.0.0.0:9090 or localhost:9090",
+            ),
+        );
+    }
+
+    #[test]
+    fn settings_without_the_one_they_need_are_reported() {
+        let c = check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("DISCORD_GUILD_ID", "42"),
+                ("WEBHOOK_SECRET", "s3cret"),
+                ("KOZYR_LANGUAGE", "en"),
+                ("KOZYR_TURN_SECONDS", "90"),
+            ],
+            Ok(()),
+        )
+        .unwrap();
+        let ignored: Vec<String> = c.ignored.iter().map(|i| i.to_string()).collect();
+        assert_eq!(
+            ignored,
+            [
+                "DISCORD_GUILD_ID is set but ignored: it needs DISCORD_TOKEN, which is not set",
+                "WEBHOOK_SECRET is set but ignored: it needs WEBHOOK_URL, which is not set",
+            ]
+        );
+        // Defaults and secrets are left out of the start-up line's list.
+        assert_eq!(
+            c.changed,
+            [
+                ("DISCORD_GUILD_ID", "42".to_owned()),
+                ("KOZYR_TURN_SECONDS", "90".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn every_variable_read_is_listed_and_documented() {
+        let asked = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let _ = Config::from_lookup(|k| {
+            asked.lock().unwrap().insert(k.to_owned());
+            match k {
+                "TELOXIDE_TOKEN" => Some(TOKEN.to_owned()),
+                "DISCORD_TOKEN" => Some(
+                    "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789".into(),
+                ),
+                "WEBHOOK_URL" => Some("https://bot.example/hook".into()),
+                _ => None,
+            }
+        })
+        .unwrap();
+        let listed: std::collections::BTreeSet<String> =
+            SETTINGS.iter().map(|s| s.var.to_owned()).collect();
+        assert_eq!(*asked.lock().unwrap(), listed);
+        let example = include_str!("../.env.example");
+        let readme = include_str!("../README.md");
+        for s in SETTINGS {
+            assert!(
+                example.contains(&format!("{}=", s.var)),
+                "{} not in .env.example",
+                s.var
+            );
+            assert!(readme.contains(s.var), "{} not in README.md", s.var);
+        }
     }
 
     #[test]

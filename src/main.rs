@@ -24,7 +24,7 @@ enum Command {
     /// Run the bot (the default) on every platform whose token is set
     /// (Telegram, Discord). Configuration from the
     /// environment and a `.env` file; see `.env.example`.
-    Run,
+    Run(RunArgs),
     /// Exit 0 while the running bot's heartbeat is fresh (Docker HEALTHCHECK).
     Healthcheck,
     /// Write a chat's tables and deal records as JSON lines.
@@ -40,6 +40,75 @@ enum Command {
     /// Only in builds with `--features dev-tools`.
     #[cfg(feature = "dev-tools")]
     Loadtest(LoadtestArgs),
+}
+
+/// The settings of `kozyr run`, one per [`kozyr::config::SETTINGS`]:
+/// each is its environment variable (clap's `env`, so `--help` shows it
+/// with its default) or a flag that wins over it. Only the values given
+/// are kept; the defaults are `Config`'s to apply, so that a default is not
+/// mistaken for a setting given (an ignored-setting warning, the start-up
+/// line's changed settings).
+#[derive(Debug, Default)]
+struct RunArgs {
+    given: std::collections::HashMap<&'static str, String>,
+}
+
+impl RunArgs {
+    /// `kozyr` without a subcommand: the environment alone.
+    fn from_env() -> RunArgs {
+        let given = kozyr::config::SETTINGS
+            .iter()
+            .filter_map(|s| Some((s.var, std::env::var(s.var).ok()?)))
+            .collect();
+        RunArgs { given }
+    }
+
+    fn lookup(&self, var: &str) -> Option<String> {
+        self.given.get(var).cloned()
+    }
+}
+
+impl clap::FromArgMatches for RunArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<RunArgs, clap::Error> {
+        use clap::parser::ValueSource;
+        let given = kozyr::config::SETTINGS
+            .iter()
+            .filter(|s| {
+                !matches!(
+                    m.value_source(s.var),
+                    None | Some(ValueSource::DefaultValue)
+                )
+            })
+            .filter_map(|s| Some((s.var, m.get_one::<String>(s.var)?.clone())))
+            .collect();
+        Ok(RunArgs { given })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = RunArgs::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for RunArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        kozyr::config::SETTINGS.iter().fold(cmd, |cmd, s| {
+            let mut arg = clap::Arg::new(s.var)
+                .long(s.flag)
+                .env(s.var)
+                .value_name("VALUE")
+                .help(s.help)
+                .hide_env_values(s.secret);
+            if let Some(default) = s.default {
+                arg = arg.default_value(default);
+            }
+            cmd.arg(arg)
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        RunArgs::augment_args(cmd)
+    }
 }
 
 #[derive(Args, Debug)]
@@ -167,9 +236,13 @@ struct SimulateArgs {
 }
 
 fn main() -> ExitCode {
+    // Before parsing: `.env` lines are settings as much as the environment
+    // (clap reads them through `env`). A missing .env is fine.
+    let _ = dotenvy::dotenv();
     let cli = Cli::parse();
     let result = match cli.command {
-        None | Some(Command::Run) => run(),
+        None => run(RunArgs::from_env()),
+        Some(Command::Run(args)) => run(args),
         Some(Command::Healthcheck) => healthcheck(),
         Some(Command::Export(args)) => export(args),
         Some(Command::Backup(args)) => backup(args),
@@ -185,12 +258,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn config() -> Result<kozyr::config::Config, String> {
-    // A missing .env is fine; the environment may hold everything.
-    let _ = dotenvy::dotenv();
-    kozyr::config::Config::from_lookup(|k| std::env::var(k).ok()).map_err(|e| e.to_string())
 }
 
 /// The database of the admin commands: `DATABASE_URL` from the
@@ -237,8 +304,9 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))
 }
 
-fn run() -> Result<(), String> {
-    let config = config()?;
+fn run(args: RunArgs) -> Result<(), String> {
+    let config =
+        kozyr::config::Config::from_lookup(|k| args.lookup(k)).map_err(|e| e.to_string())?;
     // The HTTP client's own logs can carry request URLs, which hold the
     // token: they stay at warnings whatever RUST_LOG says.
     init_logs(
@@ -248,7 +316,10 @@ fn run() -> Result<(), String> {
         ),
         config.log_format,
     )?;
-    let beat = heartbeat(&config.database_url);
+    for ignored in &config.ignored {
+        tracing::warn!(variable = ignored.var, needs = ignored.needs, "{ignored}");
+    }
+    let beat = kozyr::health::heartbeat_path(config.health_file.as_deref(), &config.database_url);
     runtime()?.block_on(async {
         // The database first: a folder the bot cannot write is the admin's
         // to fix, and is said at once rather than after waiting for the

@@ -6,19 +6,27 @@
 //! setting unset, or in tests that do not install one) the calls cost a
 //! relaxed atomic load and do nothing.
 //!
+//! Every metric is described (`# HELP`) and present from the start:
+//! counters at zero for their known labels, histograms with no samples.
+//! `docs/OPERATIONS.md` lists them with example alerts.
+//!
 //! | name | type | labels | what |
 //! |---|---|---|---|
+//! | `kozyr_build_info` | gauge | version | always 1 |
 //! | `kozyr_tables_open` | gauge | platform, phase | tables not closed, read from the database at each scrape |
-//! | `kozyr_moves_total` | counter | by (person, ai) | accepted moves (`Act` commands) |
-//! | `kozyr_move_seconds` | histogram | | a move's decide + durable commit + effect dispatch |
+//! | `kozyr_moves_total` | counter | by (person, ai, timer) | moves played, by who played them |
+//! | `kozyr_move_seconds` | histogram | | a command with a move: decide + durable commit + effect dispatch |
 //! | `kozyr_commands_refused_total` | counter | command, reason | commands the rules refused |
-//! | `kozyr_bot_api_calls_total` | counter | method, outcome | the outbox's Bot API calls (sendMessage, editMessageText) |
-//! | `kozyr_bot_api_rate_limited_total` | counter | method | of those, 429 Too Many Requests |
+//! | `kozyr_api_calls_total` | counter | platform, method, outcome | calls to the Telegram Bot API and Discord's REST API |
+//! | `kozyr_api_rate_limited_total` | counter | platform, method | of those, 429 Too Many Requests |
 //! | `kozyr_pacer_chats_waiting` | gauge | lane (group, private) | chats with output waiting to go out |
 //! | `kozyr_pacer_pause_seconds` | histogram | lane | pauses a chat's output took for a 429 or a failed call |
+//! | `kozyr_scheduler_queue_length` | gauge | priority | Telegram outputs waiting in the scheduler |
+//! | `kozyr_output_wait_seconds` | histogram | priority | how long an output waited in the scheduler before it went (routine spacing included) |
 //! | `kozyr_output_staleness_seconds` | histogram | of (actor, acted, group, others) | how long a message showed an out-of-date state before the scheduler delivered the new one |
 //! | `kozyr_db_commit_seconds` | histogram | | one group commit of the store's writer, fsync included |
 //! | `kozyr_db_commit_commands` | histogram | | commands in that group commit |
+//! | `process_*` | | | resident memory, CPU seconds, open files… (`metrics-process`) |
 
 use std::net::SocketAddr;
 use std::sync::OnceLock;
@@ -30,14 +38,17 @@ use axum::routing::get;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use crate::store::Store;
-use crate::table::{Actor, Command, TableError};
+use crate::table::{Change, Command, Mover, TableError, TableEvent};
 
 pub const TABLES_OPEN: &str = "kozyr_tables_open";
 pub const MOVES: &str = "kozyr_moves_total";
 pub const MOVE_SECONDS: &str = "kozyr_move_seconds";
 pub const COMMANDS_REFUSED: &str = "kozyr_commands_refused_total";
-pub const BOT_API_CALLS: &str = "kozyr_bot_api_calls_total";
-pub const BOT_API_RATE_LIMITED: &str = "kozyr_bot_api_rate_limited_total";
+pub const API_CALLS: &str = "kozyr_api_calls_total";
+pub const API_RATE_LIMITED: &str = "kozyr_api_rate_limited_total";
+pub const BUILD_INFO: &str = "kozyr_build_info";
+pub const SCHEDULER_QUEUE_LENGTH: &str = "kozyr_scheduler_queue_length";
+pub const OUTPUT_WAIT_SECONDS: &str = "kozyr_output_wait_seconds";
 pub const PACER_CHATS_WAITING: &str = "kozyr_pacer_chats_waiting";
 pub const PACER_PAUSE_SECONDS: &str = "kozyr_pacer_pause_seconds";
 pub const OUTPUT_STALENESS_SECONDS: &str = "kozyr_output_staleness_seconds";
@@ -78,12 +89,144 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
     // Two threads racing here: the loser's recorder is dropped, and both
     // use the winner's handle.
     if ::metrics::set_global_recorder(recorder).is_ok() {
+        describe_and_register();
         let _ = HANDLE.set(handle);
     }
     HANDLE
         .get()
         .cloned()
         .ok_or_else(|| MetricsError::Install("another metrics recorder is installed".into()))
+}
+
+/// The Bot API methods kozyr calls, and Discord's REST calls (twilight's
+/// names), registered at zero so a rate over them exists before the first.
+const TELEGRAM_METHODS: &[&str] = &[
+    "getMe",
+    "getUpdates",
+    "sendMessage",
+    "editMessageText",
+    "editMessageReplyMarkup",
+    "answerCallbackQuery",
+    "getChatMember",
+    "setMyCommands",
+    "setWebhook",
+    "deleteWebhook",
+];
+const DISCORD_METHODS: &[&str] = &[
+    "create_message",
+    "update_message",
+    "delete_message",
+    "create_response",
+    "update_response",
+    "delete_response",
+    "create_followup",
+];
+const PRIORITIES: [&str; 4] = ["turn", "acted", "table", "background"];
+const LANES: [&str; 2] = ["group", "private"];
+
+fn process_collector() -> &'static metrics_process::Collector {
+    static COLLECTOR: OnceLock<metrics_process::Collector> = OnceLock::new();
+    COLLECTOR.get_or_init(metrics_process::Collector::default)
+}
+
+/// `# HELP` for every metric, and each series whose labels are known ahead
+/// at zero: a dashboard or an alert on `rate(...)` works from the first
+/// scrape, not from the first event.
+fn describe_and_register() {
+    use ::metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
+    describe_gauge!(
+        BUILD_INFO,
+        "The running build: always 1, its version in the label"
+    );
+    describe_gauge!(
+        TABLES_OPEN,
+        "Tables not closed, by platform and phase (read at each scrape)"
+    );
+    describe_counter!(
+        MOVES,
+        "Moves played, by who played them: person, ai or timer"
+    );
+    describe_histogram!(
+        MOVE_SECONDS,
+        Unit::Seconds,
+        "A command with a move: decide, durable commit and effect dispatch"
+    );
+    describe_counter!(
+        COMMANDS_REFUSED,
+        "Commands the rules refused, by command and reason"
+    );
+    describe_counter!(
+        API_CALLS,
+        "Calls to the platforms' APIs, by platform, method and outcome"
+    );
+    describe_counter!(
+        API_RATE_LIMITED,
+        "API calls answered 429 Too Many Requests, by platform and method"
+    );
+    describe_gauge!(
+        PACER_CHATS_WAITING,
+        "Telegram chats with output waiting to go out, by lane"
+    );
+    describe_histogram!(
+        PACER_PAUSE_SECONDS,
+        Unit::Seconds,
+        "Pauses a Telegram chat's output took after a 429 or a failed call, by lane"
+    );
+    describe_gauge!(
+        SCHEDULER_QUEUE_LENGTH,
+        "Telegram outputs waiting in the scheduler, by priority"
+    );
+    describe_histogram!(
+        OUTPUT_WAIT_SECONDS,
+        Unit::Seconds,
+        "How long a Telegram output waited in the scheduler before it went, by priority"
+    );
+    describe_histogram!(
+        OUTPUT_STALENESS_SECONDS,
+        Unit::Seconds,
+        "How long a message showed an out-of-date state before the new one was delivered"
+    );
+    describe_histogram!(
+        DB_COMMIT_SECONDS,
+        Unit::Seconds,
+        "One group commit of the store's writer, fsync included"
+    );
+    describe_histogram!(
+        DB_COMMIT_COMMANDS,
+        "Commands in one group commit of the store's writer"
+    );
+    process_collector().describe();
+
+    ::metrics::gauge!(BUILD_INFO, "version" => env!("CARGO_PKG_VERSION")).set(1.0);
+    for by in ["person", "ai", "timer"] {
+        ::metrics::counter!(MOVES, "by" => by).absolute(0);
+    }
+    let _ = ::metrics::histogram!(MOVE_SECONDS);
+    // The refusals a stale or early press gets: the ones worth a graph.
+    for reason in ["not_your_turn", "stale_version", "illegal", "table_closed"] {
+        ::metrics::counter!(COMMANDS_REFUSED, "command" => "act", "reason" => reason).absolute(0);
+    }
+    for (platform, methods) in [("telegram", TELEGRAM_METHODS), ("discord", DISCORD_METHODS)] {
+        for &method in methods {
+            ::metrics::counter!(API_CALLS, "platform" => platform, "method" => method, "outcome" => "ok")
+                .absolute(0);
+            ::metrics::counter!(API_RATE_LIMITED, "platform" => platform, "method" => method)
+                .absolute(0);
+        }
+    }
+    for lane in LANES {
+        ::metrics::gauge!(PACER_CHATS_WAITING, "lane" => lane).set(0.0);
+        let _ = ::metrics::histogram!(PACER_PAUSE_SECONDS, "lane" => lane);
+    }
+    for priority in PRIORITIES {
+        ::metrics::gauge!(SCHEDULER_QUEUE_LENGTH, "priority" => priority).set(0.0);
+        let _ = ::metrics::histogram!(OUTPUT_WAIT_SECONDS, "priority" => priority);
+    }
+    for of in ["actor", "acted", "group", "others"] {
+        let _ = ::metrics::histogram!(OUTPUT_STALENESS_SECONDS, "of" => of);
+    }
+    let _ = ::metrics::histogram!(DB_COMMIT_SECONDS);
+    let _ = ::metrics::histogram!(DB_COMMIT_COMMANDS);
 }
 
 #[derive(Clone)]
@@ -134,6 +277,7 @@ async fn scrape(State(s): State<Scrape>) -> ([(&'static str, &'static str); 1], 
             Err(e) => tracing::warn!(error = %e, "metrics: cannot count open tables"),
         }
     }
+    process_collector().collect();
     // Histograms keep their samples until upkeep folds them in.
     s.handle.run_upkeep();
     (
@@ -142,15 +286,23 @@ async fn scrape(State(s): State<Scrape>) -> ([(&'static str, &'static str); 1], 
     )
 }
 
-/// A command the table service accepted, and how long it took.
-pub fn command_done(command: &Command, actor: &Actor, took: Duration) {
-    if let Command::Act { .. } = command {
-        let by = match actor {
-            Actor::Person { .. } => "person",
-            Actor::Ai => "ai",
-            Actor::System => "system",
-        };
-        ::metrics::counter!(MOVES, "by" => by).increment(1);
+/// A command the table service made durable (`changes`: what it did), and
+/// how long it took. Moves are counted from the events, so a move the
+/// turn timer played counts as the timer's, whatever command carried it.
+pub fn command_done(changes: &[Change], took: Duration) {
+    let mut moved = false;
+    for event in changes.iter().flat_map(|c| &c.events) {
+        if let TableEvent::Acted { by, .. } = event {
+            let by = match by {
+                Mover::Person => "person",
+                Mover::Ai => "ai",
+                Mover::Timeout => "timer",
+            };
+            ::metrics::counter!(MOVES, "by" => by).increment(1);
+            moved = true;
+        }
+    }
+    if moved {
         ::metrics::histogram!(MOVE_SECONDS).record(took.as_secs_f64());
     }
 }
@@ -158,16 +310,60 @@ pub fn command_done(command: &Command, actor: &Actor, took: Duration) {
 /// A command the rules refused (the service's errors that are not the
 /// store's are not counted here: they are logged).
 pub fn command_refused(command: &Command, error: &TableError) {
-    ::metrics::counter!(COMMANDS_REFUSED, "command" => command.name(), "reason" => reason(error))
+    ::metrics::counter!(COMMANDS_REFUSED, "command" => command.name(), "reason" => refusal_reason(error))
         .increment(1);
 }
 
-/// A Bot API call the outbox made; `outcome` is `ok` or what the failure
+/// A call to a platform's API; `outcome` is `ok` or what the failure
 /// meant (`retry_after` for a 429, which is counted on its own too).
-pub fn bot_api_call(method: &'static str, outcome: &'static str) {
-    ::metrics::counter!(BOT_API_CALLS, "method" => method, "outcome" => outcome).increment(1);
+pub fn api_call(platform: &'static str, method: &'static str, outcome: &'static str) {
+    ::metrics::counter!(API_CALLS, "platform" => platform, "method" => method, "outcome" => outcome)
+        .increment(1);
     if outcome == "retry_after" {
-        ::metrics::counter!(BOT_API_RATE_LIMITED, "method" => method).increment(1);
+        ::metrics::counter!(API_RATE_LIMITED, "platform" => platform, "method" => method)
+            .increment(1);
+    }
+}
+
+/// A Bot API call the Telegram outbox made (its outcome already classified).
+pub fn bot_api_call(method: &'static str, outcome: &'static str) {
+    api_call("telegram", method, outcome);
+}
+
+/// Any other Bot API call, with its result.
+pub fn telegram_call<T>(method: &'static str, result: &Result<T, teloxide::RequestError>) {
+    let outcome = match result {
+        Ok(_) => "ok",
+        Err(e) => failure_outcome(&crate::telegram::failure::Failure::of(e)),
+    };
+    api_call("telegram", method, outcome);
+}
+
+/// A Discord REST call (`method`: twilight's name for it), with its result.
+pub fn discord_call<T>(method: &'static str, result: &Result<T, twilight_http::Error>) {
+    api_call(
+        "discord",
+        method,
+        result.as_ref().map_or_else(discord_outcome, |_| "ok"),
+    );
+}
+
+/// The label of a failed Discord call's meaning, in the Telegram labels'
+/// terms where they mean the same.
+fn discord_outcome(e: &twilight_http::Error) -> &'static str {
+    use twilight_http::error::ErrorType;
+    match e.kind() {
+        ErrorType::Response { status, .. } => match status.get() {
+            429 => "retry_after",
+            403 => "unreachable",
+            404 => "message_gone",
+            500.. => "transient",
+            _ => "rejected",
+        },
+        ErrorType::RequestTimedOut | ErrorType::RequestError | ErrorType::RequestCanceled => {
+            "transient"
+        }
+        _ => "rejected",
     }
 }
 
@@ -183,6 +379,16 @@ pub fn failure_outcome(f: &crate::telegram::failure::Failure) -> &'static str {
         Failure::Transient => "transient",
         Failure::Rejected => "rejected",
     }
+}
+
+/// How many Telegram outputs of `priority` wait in the scheduler.
+pub fn scheduler_queue(priority: &'static str, outputs: usize) {
+    ::metrics::gauge!(SCHEDULER_QUEUE_LENGTH, "priority" => priority).set(outputs as f64);
+}
+
+/// An output of `priority` went out after waiting this long in the scheduler.
+pub fn output_wait(priority: &'static str, waited: Duration) {
+    ::metrics::histogram!(OUTPUT_WAIT_SECONDS, "priority" => priority).record(waited.as_secs_f64());
 }
 
 /// How many chats of a pacer `lane` have output waiting.
@@ -206,8 +412,8 @@ pub fn db_commit(took: Duration, commands: usize) {
     ::metrics::histogram!(DB_COMMIT_COMMANDS).record(commands as f64);
 }
 
-/// A stable, low-cardinality label for each refusal.
-fn reason(e: &TableError) -> &'static str {
+/// A stable, low-cardinality label for each refusal (metrics and logs).
+pub fn refusal_reason(e: &TableError) -> &'static str {
     match e {
         TableError::NoOpenTable => "no_open_table",
         TableError::TableAlreadyOpen => "table_already_open",
@@ -244,6 +450,49 @@ mod tests {
     #[tokio::test]
     async fn the_endpoint_serves_what_was_recorded() {
         let (addr, server) = serve("127.0.0.1:0".parse().unwrap(), None).await.unwrap();
+        // Before any event: every metric is described and its known series are at zero.
+        let body = get_metrics(addr).await;
+        for name in [
+            BUILD_INFO,
+            MOVES,
+            MOVE_SECONDS,
+            COMMANDS_REFUSED,
+            API_CALLS,
+            API_RATE_LIMITED,
+            PACER_CHATS_WAITING,
+            PACER_PAUSE_SECONDS,
+            SCHEDULER_QUEUE_LENGTH,
+            OUTPUT_WAIT_SECONDS,
+            OUTPUT_STALENESS_SECONDS,
+            DB_COMMIT_SECONDS,
+            DB_COMMIT_COMMANDS,
+        ] {
+            assert!(
+                body.contains(&format!("# HELP {name} ")),
+                "no HELP for {name}\n{body}"
+            );
+            assert!(
+                body.contains(&format!("# TYPE {name} ")),
+                "no TYPE for {name}\n{body}"
+            );
+        }
+        for line in [
+            concat!(
+                "kozyr_build_info{version=\"",
+                env!("CARGO_PKG_VERSION"),
+                "\"} 1"
+            ),
+            r#"kozyr_moves_total{by="timer"} 0"#,
+            r#"kozyr_api_calls_total{platform="discord",method="create_message",outcome="ok"} 0"#,
+            r#"kozyr_api_rate_limited_total{platform="telegram",method="getUpdates"} 0"#,
+            r#"kozyr_scheduler_queue_length{priority="turn"} 0"#,
+            r#"kozyr_output_wait_seconds_count{priority="background"} 0"#,
+            "process_resident_memory_bytes ",
+            "process_cpu_seconds_total ",
+            "process_open_fds ",
+        ] {
+            assert!(body.contains(line), "{line} missing from\n{body}");
+        }
         bot_api_call("sendMessage", "ok");
         bot_api_call("editMessageText", "retry_after");
         db_commit(Duration::from_millis(3), 2);
@@ -252,8 +501,8 @@ mod tests {
         let body = get_metrics(addr).await;
         server.abort();
         for line in [
-            r#"kozyr_bot_api_calls_total{method="sendMessage",outcome="ok"}"#,
-            r#"kozyr_bot_api_rate_limited_total{method="editMessageText"}"#,
+            r#"kozyr_api_calls_total{platform="telegram",method="sendMessage",outcome="ok"}"#,
+            r#"kozyr_api_rate_limited_total{platform="telegram",method="editMessageText"}"#,
             r#"kozyr_pacer_chats_waiting{lane="group"} 5"#,
             r#"kozyr_commands_refused_total{command="leave",reason="not_seated"}"#,
             "kozyr_db_commit_seconds_bucket{le=\"0.005\"}",

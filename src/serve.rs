@@ -24,6 +24,82 @@ pub fn platform_of(o: &Output) -> Platform {
     }
 }
 
+/// What the start-up log line says: the build, who the bot is on each
+/// platform and how it gets its updates, the database, and the settings
+/// that differ from their defaults (never a token or a secret).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartLine {
+    pub version: &'static str,
+    /// `@username` on Telegram, empty without Telegram.
+    pub telegram: String,
+    /// `polling` or `webhook`, empty without Telegram.
+    pub telegram_mode: &'static str,
+    /// The Discord application's id, empty without Discord (its bot's
+    /// name is logged when the gateway connects).
+    pub discord_application: String,
+    /// `gateway`, or `gateway+interactions` with the HTTP endpoint.
+    pub discord_mode: &'static str,
+    pub database: String,
+    /// `VAR=value` of every setting given other than its default.
+    pub changed: String,
+}
+
+impl StartLine {
+    pub fn of(config: &Config, telegram_username: Option<&str>) -> StartLine {
+        let telegram_on = config.token.is_some();
+        StartLine {
+            version: env!("CARGO_PKG_VERSION"),
+            telegram: telegram_username
+                .map(|u| format!("@{u}"))
+                .unwrap_or_default(),
+            telegram_mode: match (&config.update_mode, telegram_on) {
+                (_, false) => "",
+                (crate::config::UpdateMode::LongPolling, true) => "polling",
+                (crate::config::UpdateMode::Webhook { .. }, true) => "webhook",
+            },
+            discord_application: config
+                .discord
+                .as_ref()
+                .map(|d| d.token.application_id().to_string())
+                .unwrap_or_default(),
+            discord_mode: match &config.discord {
+                None => "",
+                Some(d) if d.public_key.is_some() => "gateway+interactions",
+                Some(_) => "gateway",
+            },
+            database: config.database_url.clone(),
+            changed: config
+                .changed
+                .iter()
+                .map(|(var, value)| format!("{var}={value}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+impl std::fmt::Display for StartLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "kozyr {} running:", self.version)?;
+        if !self.telegram_mode.is_empty() {
+            write!(f, " telegram {} ({})", self.telegram, self.telegram_mode)?;
+        }
+        if !self.discord_mode.is_empty() {
+            write!(
+                f,
+                " discord application {} ({})",
+                self.discord_application, self.discord_mode
+            )?;
+        }
+        write!(f, "; database {}", self.database)?;
+        if self.changed.is_empty() {
+            write!(f, "; all other settings default")
+        } else {
+            write!(f, "; settings {}", self.changed)
+        }
+    }
+}
+
 /// Runs until SIGINT or SIGTERM, touching the heartbeat file.
 pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     let agent = crate::telegram::bot::configured_agent(&config);
@@ -90,10 +166,19 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         }
         None => None,
     };
+    let line = StartLine::of(
+        &config,
+        telegram.as_ref().map(|t| t.shared().username.as_str()),
+    );
     tracing::info!(
-        telegram = ?config.token,
-        discord = ?config.discord.as_ref().map(|d| &d.token),
-        "kozyr is running"
+        version = line.version,
+        telegram = line.telegram,
+        telegram_mode = line.telegram_mode,
+        discord_application = line.discord_application,
+        discord_mode = line.discord_mode,
+        database = line.database,
+        changed = line.changed,
+        "{line}"
     );
     // The heartbeat also says what the store knows is wrong, at once.
     let mut store_health = service.store().health();

@@ -120,7 +120,11 @@ pub async fn telegram_get_me(bot: &Bot, backoff: Backoff) -> Result<Me, StartupE
     retry(
         "reaching the Telegram Bot API (getMe)",
         backoff,
-        || bot.get_me().into_future(),
+        || async {
+            let me = bot.get_me().await;
+            crate::metrics::telegram_call("getMe", &me);
+            me
+        },
         telegram_verdict,
     )
     .await

@@ -427,9 +427,11 @@ pub async fn start_on(
             let verifier = super::endpoint::Verifier::from_hex(key)
                 .map_err(|e| DiscordError::Http(format!("DISCORD_PUBLIC_KEY: {e}")))?;
             let listen = discord.interactions_listen;
-            let listener = tokio::net::TcpListener::bind(listen)
-                .await
-                .map_err(|e| DiscordError::Http(format!("cannot listen on {listen}: {e}")))?;
+            let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
+                DiscordError::Http(format!(
+                    "cannot listen on DISCORD_INTERACTIONS_LISTEN {listen}: {e}"
+                ))
+            })?;
             let addr = listener
                 .local_addr()
                 .map_err(|e| DiscordError::Http(e.to_string()))?;

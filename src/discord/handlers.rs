@@ -155,6 +155,7 @@ async fn respond(
         .interaction(shared.app)
         .create_response(i.id, &i.token, &answer)
         .await;
+    crate::metrics::discord_call("create_response", &r);
     match r {
         Ok(_) => true,
         Err(e) => {
@@ -175,7 +176,9 @@ async fn followup(shared: &Shared, token: &str, m: &Message, ephemeral: bool) {
     if ephemeral {
         req = req.flags(MessageFlags::EPHEMERAL);
     }
-    if let Err(e) = req.await {
+    let r = req.await;
+    crate::metrics::discord_call("create_followup", &r);
+    if let Err(e) = r {
         tracing::warn!(error = %e, "a follow-up message failed");
     }
 }
@@ -269,7 +272,9 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
     if late && ephemeral {
         // The deferred "thinking…" note has nothing to say: it goes.
         let client = shared.http.interaction(shared.app);
-        if let Err(e) = client.delete_response(&i.token).await {
+        let r = client.delete_response(&i.token).await;
+        crate::metrics::discord_call("delete_response", &r);
+        if let Err(e) = r {
             tracing::warn!(error = %e, "removing a deferred answer failed");
         }
     } else if late {
@@ -503,6 +508,7 @@ async fn edit_original(shared: &Shared, token: &str, m: &Message) {
         .components(Some(&m.components))
         .allowed_mentions(Some(&mentions))
         .await;
+    crate::metrics::discord_call("update_response", &r);
     if let Err(e) = r {
         tracing::warn!(error = %e, "editing a hand failed");
     }

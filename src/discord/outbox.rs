@@ -242,6 +242,7 @@ impl Outbox {
                             .flags(MessageFlags::EPHEMERAL)
                             .allowed_mentions(Some(&mentions))
                             .await;
+                        crate::metrics::discord_call("create_followup", &r);
                         if let Err(e) = r {
                             tracing::debug!(error = %e, "a reminder failed");
                         }
@@ -332,10 +333,12 @@ impl Outbox {
         let done = self.done_tx.clone();
         self.in_flight += 1;
         Some(Box::pin(async move {
-            if let Some(old) = old
-                && let Err(e) = shared.http.delete_message(channel, old).await
-            {
-                tracing::debug!(error = %e, "removing a turn ping failed");
+            if let Some(old) = old {
+                let r = shared.http.delete_message(channel, old).await;
+                crate::metrics::discord_call("delete_message", &r);
+                if let Err(e) = r {
+                    tracing::debug!(error = %e, "removing a turn ping failed");
+                }
             }
             let mut posted = None;
             if !who.is_empty() {
@@ -447,6 +450,7 @@ impl Outbox {
                         .components(Some(&m.components))
                         .allowed_mentions(Some(&mentions))
                         .await;
+                    crate::metrics::discord_call("update_message", &r);
                     match r {
                         Ok(_) => true,
                         Err(e) => {
@@ -538,6 +542,7 @@ impl Outbox {
                         .components(Some(&m.components))
                         .allowed_mentions(Some(&mentions))
                         .await;
+                    crate::metrics::discord_call("update_response", &r);
                     match r {
                         Ok(_) => shared.hand_shown(&key.0, key.1, &token.token, h),
                         Err(e) => {
@@ -658,6 +663,7 @@ async fn strip(shared: &Shared, channel: Id<ChannelMarker>, old: Id<MessageMarke
         .update_message(channel, old)
         .components(Some(&[]))
         .await;
+    crate::metrics::discord_call("update_message", &r);
     if let Err(e) = r {
         tracing::debug!(error = %e, code = ?api_code(&e), "the old table message keeps its buttons");
     }
@@ -677,8 +683,9 @@ async fn post(
         .content(&m.content)
         .components(&m.components)
         .allowed_mentions(Some(mentions))
-        .await?;
-    match r.model().await {
+        .await;
+    crate::metrics::discord_call("create_message", &r);
+    match r?.model().await {
         Ok(msg) => Ok(Some(msg.id)),
         Err(e) => {
             tracing::warn!(error = %e, "cannot read a posted message");

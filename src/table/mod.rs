@@ -37,6 +37,7 @@ mod decide;
 mod effect;
 mod error;
 mod event;
+mod journal;
 mod model;
 pub mod records;
 pub mod runtime;

@@ -515,7 +515,10 @@ impl TableService {
             &request.command,
             &ctx,
         )
-        .inspect_err(|e| crate::metrics::command_refused(&request.command, e))?;
+        .inspect_err(|e| {
+            crate::metrics::command_refused(&request.command, e);
+            super::journal::refused(chat, &request.actor, &request.command, e);
+        })?;
         if let Err(e) = self
             .inner
             .store
@@ -540,7 +543,15 @@ impl TableService {
         }
         let ack = ack_of(&transition);
         self.dispatch(transition.effects, None);
-        crate::metrics::command_done(&request.command, &request.actor, started.elapsed());
+        let took = started.elapsed();
+        crate::metrics::command_done(&transition.changes, took);
+        super::journal::committed(
+            chat,
+            &request.actor,
+            &request.command,
+            &transition.changes,
+            took,
+        );
         Ok(ack)
     }
 
@@ -846,6 +857,13 @@ impl TableService {
         }
         let ack = ack_of(&transition);
         self.dispatch(transition.effects, None);
+        super::journal::committed(
+            from,
+            &request.actor,
+            &request.command,
+            &transition.changes,
+            Duration::ZERO,
+        );
         Ok(ack)
     }
 

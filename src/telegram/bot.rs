@@ -180,7 +180,9 @@ impl Shared {
         {
             return *admin;
         }
-        let admin = match self.bot.get_chat_member(chat, user).await {
+        let member = self.bot.get_chat_member(chat, user).await;
+        crate::metrics::telegram_call("getChatMember", &member);
+        let admin = match member {
             Ok(m) => m.is_privileged(),
             Err(e) => {
                 tracing::warn!(error = %e, "getChatMember failed; treating as not an admin");
@@ -470,7 +472,9 @@ pub async fn start_on(
     let mut poller = None;
     let dispatcher = match &config.update_mode {
         UpdateMode::LongPolling => {
-            if let Err(e) = bot.delete_webhook().await {
+            let deleted = bot.delete_webhook().await;
+            crate::metrics::telegram_call("deleteWebhook", &deleted);
+            if let Err(e) = deleted {
                 tracing::warn!(error = %e, "deleteWebhook failed");
             }
             let (listener, task) = listener::polling(
@@ -516,7 +520,9 @@ pub async fn start_on(
             if let Some(s) = secret {
                 set = set.secret_token(s.clone());
             }
-            if let Err(e) = set.await {
+            let set = set.await;
+            crate::metrics::telegram_call("setWebhook", &set);
+            if let Err(e) = set {
                 server.abort();
                 return Err(e.into());
             }
@@ -575,7 +581,9 @@ async fn on_polling_error(conflicts: &AtomicU64, e: teloxide::RequestError) {
 /// `setMyCommands` for every language, and the default list.
 async fn register_commands(bot: &Bot, default_lang: Lang) {
     use teloxide::payloads::SetMyCommandsSetters;
-    if let Err(e) = bot.set_my_commands(bot_commands(default_lang)).await {
+    let r = bot.set_my_commands(bot_commands(default_lang)).await;
+    crate::metrics::telegram_call("setMyCommands", &r);
+    if let Err(e) = r {
         tracing::warn!(error = %e, "setMyCommands failed");
     }
     for lang in Lang::ALL {
@@ -583,6 +591,7 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
             .set_my_commands(bot_commands(lang))
             .language_code(lang.code())
             .await;
+        crate::metrics::telegram_call("setMyCommands", &r);
         if let Err(e) = r {
             tracing::warn!(error = %e, lang = lang.code(), "setMyCommands failed");
         }

@@ -243,7 +243,9 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
     if let Some(text) = popup {
         req = req.text(text);
     }
-    req.await.map(drop)
+    let answered = req.await;
+    crate::metrics::telegram_call("answerCallbackQuery", &answered); // admin: API call counts
+    answered.map(drop)
 }
 
 /// Carries out a press; returns the popup to show, if any.

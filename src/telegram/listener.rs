@@ -592,6 +592,7 @@ async fn poll_loop(
             r = get_updates(&bot, payload) => r,
             () = &mut stopped => break 'poll,
         };
+        crate::metrics::telegram_call("getUpdates", &result); // admin: API call counts
         match result {
             Ok(batch) => {
                 errors = 0;

@@ -605,6 +605,13 @@ impl Outbox {
                     };
                     crate::metrics::pacer_waiting(lane, self.queue.chats_waiting_in(class));
                 }
+                let by_priority = self.queue.outputs_waiting(); // admin: scheduler queue length
+                for (prio, n) in crate::telegram::pacing::Priority::ALL
+                    .into_iter()
+                    .zip(by_priority)
+                {
+                    crate::metrics::scheduler_queue(prio.label(), n);
+                }
                 break;
             };
             let chat = tx.ticket.chat;

@@ -202,6 +202,23 @@ pub enum Priority {
 }
 
 impl Priority {
+    pub const ALL: [Priority; 4] = [
+        Priority::Turn,
+        Priority::Acted,
+        Priority::Table,
+        Priority::Background,
+    ];
+
+    /// Its name in metrics.
+    pub fn label(self) -> &'static str {
+        match self {
+            Priority::Turn => "turn",
+            Priority::Acted => "acted",
+            Priority::Table => "table",
+            Priority::Background => "background",
+        }
+    }
+
     /// How long after it was queued an output of this priority is due.
     /// The earliest due goes first: a priority is a head start, not a
     /// place that lower ones can never reach.
@@ -493,6 +510,22 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.ready.len() + self.waiting.len()
     }
 
+    /// Outputs waiting to go out, per priority in [`Priority::ALL`]'s
+    /// order, for metrics (a walk over the chats: call it when idle).
+    pub fn outputs_waiting(&self) -> [usize; 4] {
+        let mut n = [0; 4];
+        let pending = self.chats.values().flat_map(|c| {
+            let slots = c.slots.values().filter_map(|s| s.wanted.as_ref());
+            slots.chain(c.sends.iter()).map(|p| p.prio)
+        });
+        for prio in pending {
+            if let Some(i) = Priority::ALL.iter().position(|&p| p == prio) {
+                n[i] += 1;
+            }
+        }
+        n
+    }
+
     /// Chats of `class` with output waiting to go out, for metrics.
     pub fn chats_waiting_in(&self, class: Class) -> usize {
         self.indexed[class_index(class)]
@@ -671,6 +704,12 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 orphan: false,
             });
             self.bucket.take(self.limits.budget, now);
+            // admin: the time waited, from when it was queued (due minus its head start).
+            let queued = due.map(|d| d.checked_sub(prio.allowance()).unwrap_or(d));
+            crate::metrics::output_wait(
+                prio.label(),
+                queued.map_or(Duration::ZERO, |q| now.saturating_duration_since(q)),
+            );
             self.turn_run = if prio == Priority::Turn {
                 self.turn_run.saturating_add(1)
             } else {

@@ -578,15 +578,15 @@ async fn metrics_move_when_a_game_is_played_through_the_fake_bot_api() {
             1.0,
         ),
         (
-            "kozyr_bot_api_calls_total{method=\"sendMessage\",outcome=\"ok\"}",
+            "kozyr_api_calls_total{platform=\"telegram\",method=\"sendMessage\",outcome=\"ok\"}",
             5.0,
         ),
         (
-            "kozyr_bot_api_calls_total{method=\"editMessageText\",outcome=\"ok\"}",
+            "kozyr_api_calls_total{platform=\"telegram\",method=\"editMessageText\",outcome=\"ok\"}",
             1.0,
         ),
         (
-            "kozyr_bot_api_rate_limited_total{method=\"editMessageText\"}",
+            "kozyr_api_rate_limited_total{platform=\"telegram\",method=\"editMessageText\"}",
             1.0,
         ),
         ("kozyr_pacer_pause_seconds_count{lane=\"group\"}", 1.0),

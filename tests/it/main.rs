@@ -5,6 +5,7 @@
 mod support;
 
 mod admin;
+mod admin_ops;
 mod chaos;
 mod chaos_input;
 mod chaos_kill;

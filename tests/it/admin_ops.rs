@@ -1,0 +1,412 @@
+//! What an admin reads and sets (issue 21), checked on the real binary
+//! (`CARGO_BIN_EXE_kozyr`) against the fake platforms, on loopback, with a
+//! clean environment: the start-up line and a table's life in JSON logs,
+//! the metrics scrape parsed as Prometheus text, `kozyr run --help`,
+//! warnings and errors that name their variable, and the systemd unit of
+//! `docs/OPERATIONS.md` read by `systemd-analyze verify`.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener as StdListener;
+use std::path::Path;
+use std::process::{Child, Command as Process, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use kozyr::config::SETTINGS;
+use kozyr::fakebot::{FakeBot, FakeBotConfig};
+use kozyr::loadtest::Driver;
+
+const TOKEN: &str = "123456:ADMIN-OPS-fake-token-kozyr-admin-tests-0123";
+
+/// `kozyr` with only the variables given (no `.env`: it runs in `dir`).
+fn kozyr(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Process {
+    let mut cmd = Process::new(env!("CARGO_BIN_EXE_kozyr"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// A running `kozyr` whose stdout lines (JSON objects) arrive on a channel.
+/// Killed on drop.
+struct Running {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<serde_json::Value>,
+}
+
+impl Running {
+    fn spawn(mut cmd: Process) -> Running {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn kozyr");
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits for a JSON line whose `fields.message` is `message` and whose
+    /// fields include `with`; every line read is kept in `seen`.
+    fn wait_for(&mut self, message: &str, with: &[(&str, &str)]) -> serde_json::Value {
+        let matches = |v: &serde_json::Value| {
+            v["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(message))
+                && with
+                    .iter()
+                    .all(|(k, want)| v["fields"][k].as_str() == Some(want))
+        };
+        if let Some(v) = self.seen.iter().find(|v| matches(v)) {
+            return v.clone();
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let v: serde_json::Value = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+                    self.seen.push(v.clone());
+                    if matches(&v) {
+                        return v;
+                    }
+                }
+                Err(_) => panic!(
+                    "no line {message:?} with {with:?} within 30 s; got:\n{}",
+                    self.seen
+                        .iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+            }
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A loopback port free a moment ago.
+fn free_port() -> u16 {
+    StdListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One metric family of a Prometheus text scrape.
+#[derive(Debug, Default)]
+struct Family {
+    help: Option<String>,
+    kind: Option<String>,
+    /// `name{labels}` → value.
+    samples: BTreeMap<String, f64>,
+}
+
+/// Parses the Prometheus text format strictly enough to catch a sample
+/// without a family, a family without `# HELP`, or a malformed value.
+fn parse_prometheus(body: &str) -> BTreeMap<String, Family> {
+    let mut families: BTreeMap<String, Family> = BTreeMap::new();
+    for line in body.lines().filter(|l| !l.trim().is_empty()) {
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
+            families.entry(name.into()).or_default().help = Some(help.into());
+        } else if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').expect("# TYPE name kind");
+            families.entry(name.into()).or_default().kind = Some(kind.into());
+        } else if line.starts_with('#') {
+            continue;
+        } else {
+            let (series, value) = line.rsplit_once(' ').expect("a sample has a value");
+            let value: f64 = value
+                .parse()
+                .unwrap_or_else(|_| panic!("bad value: {line}"));
+            let name = series.split('{').next().unwrap();
+            let family = ["_bucket", "_sum", "_count"]
+                .iter()
+                .find_map(|s| {
+                    name.strip_suffix(s)
+                        .filter(|f| families.get(*f).is_some_and(|f| f.kind.is_some()))
+                })
+                .unwrap_or(name);
+            let f = families
+                .get_mut(family)
+                .unwrap_or_else(|| panic!("a sample before its # TYPE: {line}"));
+            f.samples.insert(series.into(), value);
+        }
+    }
+    families
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
+    let fake = Arc::new(
+        FakeBot::start_with(FakeBotConfig {
+            token: TOKEN.into(),
+            ..FakeBotConfig::default()
+        })
+        .await
+        .unwrap(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+    let api = fake.api_url().to_string();
+    let port = free_port();
+    // A host name, not an address: `localhost` is what admins write.
+    let metrics = format!("localhost:{port}");
+    let mut bot = Running::spawn(kozyr(
+        dir.path(),
+        &["run"],
+        &[
+            ("TELOXIDE_TOKEN", TOKEN),
+            ("TELOXIDE_API_URL", &api),
+            ("DATABASE_URL", &db),
+            ("RUST_LOG", "info,kozyr=debug"),
+            ("KOZYR_LOG_FORMAT", "JSON"),
+            ("KOZYR_LANGUAGE", "EN"),
+            ("KOZYR_TURN_SECONDS", "Off"),
+            ("KOZYR_METRICS_LISTEN", &metrics),
+            ("DISCORD_GUILD_ID", "42"),
+            ("WEBHOOK_SECRET", "not-used-without-a-url"),
+        ],
+    ));
+
+    // Settings that do nothing are named, each with the one it needs.
+    let ignored = bot.wait_for("is set but ignored", &[("variable", "DISCORD_GUILD_ID")]);
+    assert_eq!(ignored["level"], "WARN");
+    assert_eq!(ignored["fields"]["needs"], "DISCORD_TOKEN");
+    bot.wait_for("is set but ignored", &[("variable", "WEBHOOK_SECRET")]);
+
+    let start = bot.wait_for("running", &[]);
+    let f = &start["fields"];
+    assert_eq!(f["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(f["telegram"], format!("@{}", fake.bot_username()));
+    assert_eq!(f["telegram_mode"], "polling");
+    assert_eq!(f["discord_mode"], "");
+    assert_eq!(f["database"], db.as_str());
+    let changed = f["changed"].as_str().unwrap();
+    // KOZYR_LANGUAGE=EN is the default, whatever its case; the token never shows.
+    assert!(changed.contains("KOZYR_TURN_SECONDS=Off"), "{changed}");
+    assert!(
+        changed.contains(&format!("KOZYR_METRICS_LISTEN={metrics}")),
+        "{changed}"
+    );
+    assert!(!changed.contains("KOZYR_LANGUAGE"), "{changed}");
+    assert!(!start.to_string().contains("ADMIN-OPS"), "{start}");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "kozyr {} running: telegram @",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{message}"
+    );
+
+    // A table opened and started through the fake Bot API, then a second
+    // /kozel the rules refuse.
+    let d = Driver::new(fake.clone(), "Ops");
+    d.open_kozel_table().await.unwrap();
+    let chat = d.chat_key().to_string();
+    let opened = bot.wait_for("table opened", &[("chat", &chat)]);
+    assert_eq!(opened["level"], "INFO");
+    assert_eq!(opened["fields"]["game"], "kozel");
+    assert_eq!(opened["fields"]["by"], "person");
+    assert_eq!(opened["fields"]["user"], d.users[0].0.to_string());
+    let table = opened["fields"]["table"].as_str().unwrap().to_owned();
+    let started = bot.wait_for("table started", &[("chat", &chat), ("table", &table)]);
+    assert_eq!(started["level"], "INFO");
+    let accepted = bot.wait_for("command accepted", &[("command", "join"), ("chat", &chat)]);
+    assert_eq!(accepted["level"], "DEBUG");
+    fake.user_says(d.group, d.users[1], "/kozel").unwrap();
+    let refused = bot.wait_for("command refused", &[("reason", "table_already_open")]);
+    assert_eq!(refused["level"], "DEBUG");
+    assert_eq!(refused["fields"]["user"], d.users[1].0.to_string());
+    assert_eq!(refused["fields"]["chat"], chat.as_str());
+
+    // The scrape, parsed: every family described, the known series there.
+    let body = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let families = parse_prometheus(&body);
+    for (name, family) in &families {
+        assert!(family.help.is_some(), "{name} has no # HELP\n{body}");
+        assert!(family.kind.is_some(), "{name} has no # TYPE\n{body}");
+        assert!(!family.samples.is_empty(), "{name} has no sample\n{body}");
+    }
+    let sample = |series: &str| -> f64 {
+        families
+            .values()
+            .find_map(|f| f.samples.get(series).copied())
+            .unwrap_or_else(|| panic!("no {series}\n{body}"))
+    };
+    assert_eq!(
+        sample(&format!(
+            "kozyr_build_info{{version=\"{}\"}}",
+            env!("CARGO_PKG_VERSION")
+        )),
+        1.0
+    );
+    assert!(
+        sample("kozyr_api_calls_total{platform=\"telegram\",method=\"getMe\",outcome=\"ok\"}")
+            >= 1.0
+    );
+    assert!(
+        sample("kozyr_api_calls_total{platform=\"telegram\",method=\"getUpdates\",outcome=\"ok\"}")
+            >= 1.0
+    );
+    assert!(
+        sample(
+            "kozyr_api_calls_total{platform=\"telegram\",method=\"answerCallbackQuery\",outcome=\"ok\"}"
+        ) >= 4.0
+    );
+    assert!(
+        sample(
+            "kozyr_api_calls_total{platform=\"telegram\",method=\"sendMessage\",outcome=\"ok\"}"
+        ) >= 1.0
+    );
+    assert_eq!(
+        sample(
+            "kozyr_api_calls_total{platform=\"discord\",method=\"create_message\",outcome=\"ok\"}"
+        ),
+        0.0
+    );
+    for by in ["person", "ai", "timer"] {
+        assert_eq!(sample(&format!("kozyr_moves_total{{by=\"{by}\"}}")), 0.0);
+    }
+    assert!(
+        sample("kozyr_commands_refused_total{command=\"create\",reason=\"table_already_open\"}")
+            >= 1.0
+    );
+    assert!(
+        sample("kozyr_output_wait_seconds_count{priority=\"table\"}")
+            + sample("kozyr_output_wait_seconds_count{priority=\"turn\"}")
+            >= 1.0
+    );
+    for priority in ["turn", "acted", "table", "background"] {
+        sample(&format!(
+            "kozyr_scheduler_queue_length{{priority=\"{priority}\"}}"
+        ));
+    }
+    assert!(sample("process_resident_memory_bytes") > 1e6);
+    assert!(sample("process_open_fds") >= 3.0);
+    sample("process_cpu_seconds_total");
+    drop(bot);
+}
+
+#[test]
+fn kozyr_run_help_lists_every_variable_with_its_default_and_hides_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kozyr(
+        dir.path(),
+        &["run", "--help"],
+        &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_LANGUAGE", "ru")],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for s in SETTINGS {
+        let env = if s.secret {
+            format!("[env: {}]", s.var)
+        } else {
+            format!("[env: {}=", s.var)
+        };
+        assert!(help.contains(&env), "{env} missing from\n{help}");
+        if let Some(default) = s.default {
+            assert!(
+                help.contains(&format!("[default: {default}]")),
+                "{}'s default {default} missing from\n{help}",
+                s.var
+            );
+        }
+    }
+    assert!(help.contains("[env: KOZYR_LANGUAGE=ru]"), "{help}");
+    assert!(!help.contains("ADMIN-OPS"), "the token shows:\n{help}");
+}
+
+#[test]
+fn a_busy_discord_endpoint_names_its_variable() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let discord = rt.block_on(kozyr::fakediscord::FakeDiscord::start());
+    let public: String = ed25519_dalek::SigningKey::from_bytes(&[9; 32])
+        .verifying_key()
+        .as_bytes()
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect();
+    let busy = StdListener::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+    let out = kozyr(
+        dir.path(),
+        &["run"],
+        &[
+            ("DISCORD_TOKEN", kozyr::fakediscord::TOKEN),
+            ("DISCORD_API_URL", &discord.api_url()),
+            ("DISCORD_GATEWAY_URL", &discord.gateway_url()),
+            ("DISCORD_PUBLIC_KEY", &public),
+            ("DISCORD_INTERACTIONS_LISTEN", &addr),
+            ("DATABASE_URL", &db),
+        ],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot listen on DISCORD_INTERACTIONS_LISTEN {addr}"
+        )),
+        "{stderr}"
+    );
+    drop(busy);
+}
+
+#[test]
+fn a_listen_address_that_is_no_host_and_port_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kozyr(
+        dir.path(),
+        &["run"],
+        &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_METRICS_LISTEN", "9090")],
+    )
+    .output()
+    .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "kozyr: KOZYR_METRICS_LISTEN is malformed: expected host:port, such as \
+         0.0.0.0:9090 or localhost:9090"
+    );
+}

@@ -424,3 +424,85 @@ async fn newer_damaged_and_nameless_databases_say_what_to_do() {
         );
     }
 }
+
+/// `kozyr export` wrote only finished deals; `--with-current` adds the deal
+/// still being played, marked unfinished.
+#[tokio::test]
+async fn export_with_current_writes_the_deal_in_progress_marked_unfinished() {
+    use kozyr::table::runtime::{Request, TableService, Target};
+    let dir = tempfile::tempdir().unwrap();
+    let url = db_url(dir.path());
+    let store = kozyr::store::Store::open(&kozyr::store::StoreOptions::new(&url))
+        .await
+        .unwrap();
+    let (s, _outputs) = TableService::builder(store).start().await.unwrap();
+    let chat = crate::support::chat("-200");
+    let submit = |who: u32, command: kozyr::table::Command| {
+        s.submit(Request {
+            target: Target::Chat(chat.clone()),
+            actor: crate::support::person(who),
+            command,
+            dedup: None,
+        })
+    };
+    submit(
+        1,
+        kozyr::table::Command::Create {
+            kind: kozyr::game::GameKind::Kozel,
+            settings: crate::support::no_timer(),
+            title: "Chat".into(),
+            sit: true,
+        },
+    )
+    .await
+    .unwrap();
+    for who in 2..5 {
+        submit(who, kozyr::table::Command::Join { seat: None })
+            .await
+            .unwrap();
+    }
+    submit(1, kozyr::table::Command::Start).await.unwrap();
+    s.close().await;
+
+    let export = |args: &[&str]| run_to_end(kozyr(dir.path(), args, &[("DATABASE_URL", &url)]));
+    let o = export(&[
+        "export",
+        "--chat",
+        "telegram:-200",
+        "--out",
+        "finished.jsonl",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout).trim(),
+        "finished.jsonl: 0 finished deals from 1 table of telegram:-200"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("finished.jsonl")).unwrap(),
+        ""
+    );
+
+    let o = export(&[
+        "export",
+        "--chat",
+        "telegram:-200",
+        "--out",
+        "current.jsonl",
+        "--with-current",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout).trim(),
+        "current.jsonl: 0 finished deals and 1 unfinished from 1 table of telegram:-200"
+    );
+    let written = std::fs::read_to_string(dir.path().join("current.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{written}");
+    assert_eq!(lines[0]["game"], "kozel");
+    assert_eq!(lines[0]["unfinished"], true);
+    assert_eq!(lines[0]["deal"], 1);
+    assert_eq!(lines[0]["hands"].as_array().map(Vec::len), Some(4));
+}

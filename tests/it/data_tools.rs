@@ -506,3 +506,38 @@ async fn export_with_current_writes_the_deal_in_progress_marked_unfinished() {
     assert_eq!(lines[0]["deal"], 1);
     assert_eq!(lines[0]["hands"].as_array().map(Vec::len), Some(4));
 }
+
+/// A database in a folder the tool may not write (a read-only mount, the
+/// bot's folder read by another user) while no bot has it open: SQLite
+/// cannot create the `-shm` a read-only connection needs, so the tools read
+/// it as immutable.
+#[tokio::test]
+async fn data_tools_read_a_database_in_a_folder_they_cannot_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let url = database_with_a_table(dir.path()).await;
+    assert!(!dir.path().join("kozyr.db-shm").exists());
+    read_only(&dir.path().join("kozyr.db"));
+    // Root's folder, 0755, is read-only to `nobody`; anyone else's is 0555.
+    let mode = if is_root() { 0o755 } else { 0o555 };
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    let outs = tempfile::tempdir().unwrap();
+    if is_root() {
+        std::os::unix::fs::chown(outs.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let tool =
+        |args: &[&str]| run_to_end(as_bot(kozyr(outs.path(), args, &[("DATABASE_URL", &url)])));
+    let o = tool(&["backup", "--out", "copy.db"]);
+    let backed_up = o.status.success();
+    let o2 = tool(&["export", "--chat", "telegram:-100", "--out", "chat.jsonl"]);
+    if !is_root() {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    assert!(backed_up, "{}", text(&o.stderr));
+    assert!(o2.status.success(), "{}", text(&o2.stderr));
+    assert!(outs.path().join("copy.db").exists());
+    assert_eq!(
+        text(&o2.stdout).trim(),
+        "chat.jsonl: 0 finished deals from 1 table of telegram:-100"
+    );
+}

@@ -185,9 +185,13 @@ struct ExportArgs {
     /// The chat, as platform:id (e.g. telegram:-1001234567890).
     #[arg(long)]
     chat: String,
-    /// Where to write the JSON lines.
+    /// Where to write the JSON lines (a new file: an existing one is refused).
     #[arg(long)]
     out: PathBuf,
+    /// Also write each table's deal still being played, marked
+    /// `"unfinished": true` (docs/RECORDS.md).
+    #[arg(long)]
+    with_current: bool,
 }
 
 #[derive(Args, Debug)]
@@ -425,7 +429,7 @@ fn export(args: ExportArgs) -> Result<(), String> {
         let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(&url))
             .await
             .map_err(|e| e.to_string())?;
-        let r = export_to(&store, &chat, &url, &args.out).await;
+        let r = export_to(&store, &chat, args.with_current, &url, &args.out).await;
         store.close().await;
         r
     })?;
@@ -438,6 +442,7 @@ fn export(args: ExportArgs) -> Result<(), String> {
 async fn export_to(
     store: &kozyr::store::Store,
     chat: &kozyr::table::ChatKey,
+    with_current: bool,
     url: &str,
     out: &std::path::Path,
 ) -> Result<kozyr::store::Exported, String> {
@@ -466,7 +471,7 @@ async fn export_to(
     };
     let mut writer = BufWriter::new(file);
     let written = store
-        .export_chat(chat, &mut writer)
+        .export_chat(chat, with_current, &mut writer)
         .await
         .map_err(|e| e.to_string())
         .and_then(|n| {

@@ -55,6 +55,11 @@ pub struct DealRecord {
     pub total_points: [u32; 4],
     /// Whether the game ended with this deal.
     pub game_over: bool,
+    /// A deal still being played (`kozyr export --with-current`):
+    /// `deal_points` are zero, `total_points` as before it. Written only
+    /// when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unfinished: bool,
 }
 
 /// Plays one game of Hearts from `seed` and returns one record per deal.
@@ -143,6 +148,7 @@ fn start_record(game: &Match, table: &str, series: u32) -> DealRecord {
         deal_points: [0; 4],
         total_points: game.totals().0,
         game_over: false,
+        unfinished: false,
     }
 }
 

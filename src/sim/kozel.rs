@@ -34,6 +34,11 @@ pub struct KozelRecord {
     pub series_defeat_points: [u32; 2],
     pub series_over: bool,
     pub goat: Option<Team>,
+    /// A deal still being played (`kozyr export --with-current`): the
+    /// result fields are zero and the series fields are as it stands.
+    /// Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unfinished: bool,
 }
 
 impl KozelRecord {
@@ -88,6 +93,55 @@ impl KozelRecord {
             series_defeat_points: after.defeat_points(),
             series_over: after.is_over(),
             goat: after.goat(),
+            unfinished: false,
+        })
+    }
+
+    /// The record of the deal `now` is playing, as far as `events` went;
+    /// `None` once the series is over.
+    pub fn unfinished(
+        table: &str,
+        series_no: u32,
+        start: &Deal,
+        events: &[Event],
+        now: &Series,
+    ) -> Option<KozelRecord> {
+        if now.is_over() {
+            return None;
+        }
+        Some(KozelRecord {
+            game: "kozel".into(),
+            table: table.into(),
+            series: series_no,
+            deal: now.deal_no(),
+            dealer: start.dealer(),
+            first_leader: start.first_leader(),
+            trump_card: start.trump_card(),
+            hands: start.dealt().0,
+            stock: start.stock().to_vec(),
+            events: events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Event::Lead { .. }
+                            | Event::Beat { .. }
+                            | Event::Pass { .. }
+                            | Event::Molodka { .. }
+                            | Event::Trick { .. }
+                            | Event::Draw { .. }
+                    )
+                })
+                .cloned()
+                .collect(),
+            team_points: [0; 2],
+            team_tricks: [0; 2],
+            defeat_points: [0; 2],
+            eggs: false,
+            series_defeat_points: now.defeat_points(),
+            series_over: false,
+            goat: None,
+            unfinished: true,
         })
     }
 }

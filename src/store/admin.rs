@@ -134,9 +134,7 @@ pub fn diagnose(path: &Path, who: Option<Who>) -> Option<String> {
     let wrong: Vec<String> = ["", "-wal", "-shm"]
         .into_iter()
         .filter_map(|suffix| {
-            let mut file = path.as_os_str().to_owned();
-            file.push(suffix);
-            let file = PathBuf::from(file);
+            let file = companion(path, suffix);
             let m = std::fs::metadata(&file).ok()?;
             (!writable(&m, who)).then(|| {
                 format!(
@@ -192,6 +190,23 @@ pub(super) fn write_error(url: &str, error: StoreError) -> StoreError {
         (None, e) => format!("it cannot be written ({e})"),
     };
     StoreError::Open { path, cause }
+}
+
+fn companion(path: &Path, suffix: &str) -> PathBuf {
+    let mut file = path.as_os_str().to_owned();
+    file.push(suffix);
+    PathBuf::from(file)
+}
+
+/// `SQLITE_READONLY` and its extended codes (a folder it may not write, say).
+fn is_read_only(error: &StoreError) -> bool {
+    match error {
+        StoreError::Db(sqlx::Error::Database(e)) => e
+            .code()
+            .and_then(|c| c.parse::<i32>().ok())
+            .is_some_and(|c| c & 0xff == 8),
+        _ => false,
+    }
 }
 
 /// SQLite's words for a file that is not a database or whose pages do not
@@ -279,7 +294,26 @@ impl Store {
     /// without kozyr's tables, is an error naming the path.
     pub async fn open_existing(options: &StoreOptions) -> Result<Store, StoreError> {
         let path = check_exists(&options.url)?;
-        let connect = options.read_only_options()?;
+        let read_only = options.read_only_options()?;
+        match Store::open_existing_with(read_only.clone(), options, &path).await {
+            // A read-only connection still needs a `-shm` to share the log's
+            // index, and cannot create one in a folder it may not write. No
+            // `-shm` means no connection has the database open (a running
+            // bot always has one), so nothing can change under an
+            // immutable read.
+            Err(e) if is_read_only(&e) && !companion(&path, "-shm").exists() => {
+                Store::open_existing_with(read_only.immutable(true), options, &path).await
+            }
+            r => r,
+        }
+    }
+
+    async fn open_existing_with(
+        connect: sqlx::sqlite::SqliteConnectOptions,
+        options: &StoreOptions,
+        path: &Path,
+    ) -> Result<Store, StoreError> {
+        let path = path.to_path_buf();
         let store = Store::connect(connect, options, false).await?;
         let ours = sqlx::query_scalar::<_, i64>(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tables'",

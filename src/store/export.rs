@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::{Store, StoreError};
-use crate::table::records::{DealRecord, deal_records};
+use crate::table::records::{DealRecord, deal_records, deal_records_and_current};
 use crate::table::{ChatKey, TableId};
 
 impl Store {
@@ -31,26 +31,40 @@ impl Store {
     }
 
     /// Writes the records of every deal finished in the chat as JSON lines
-    /// (the `kozyr simulate` format); says what it wrote.
+    /// (the `kozyr simulate` format), and with `with_current` each table's
+    /// deal still being played too (marked `unfinished`, after the table's
+    /// finished deals); says what it wrote.
     pub async fn export_chat(
         &self,
         chat: &ChatKey,
+        with_current: bool,
         out: &mut dyn Write,
     ) -> Result<Exported, StoreError> {
         let tables = self.chat_tables(chat).await?;
-        let mut deals = 0;
+        let mut written = Exported {
+            tables: tables.len(),
+            deals: 0,
+            unfinished: 0,
+        };
         for &table in &tables {
-            for record in self.deal_records(table).await? {
-                serde_json::to_writer(&mut *out, &record).map_err(std::io::Error::from)?;
+            let log: Vec<_> = self
+                .events(table)
+                .await?
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect();
+            let (finished, current) = deal_records_and_current(&log)
+                .map_err(|e| StoreError::Corrupt(format!("table {table}: {e}")))?;
+            let current = current.filter(|_| with_current);
+            written.deals += finished.len();
+            written.unfinished += usize::from(current.is_some());
+            for record in finished.iter().chain(current.iter()) {
+                serde_json::to_writer(&mut *out, record).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")?;
-                deals += 1;
             }
         }
         out.flush()?;
-        Ok(Exported {
-            tables: tables.len(),
-            deals,
-        })
+        Ok(written)
     }
 }
 
@@ -59,8 +73,10 @@ impl Store {
 pub struct Exported {
     /// The chat's tables read (every one it has had).
     pub tables: usize,
-    /// Records written: one per finished deal.
+    /// Records of finished deals written.
     pub deals: usize,
+    /// Records of deals still being played written (`--with-current`).
+    pub unfinished: usize,
 }
 
 impl std::fmt::Display for Exported {
@@ -69,11 +85,18 @@ impl std::fmt::Display for Exported {
             |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
         write!(
             f,
-            "{} finished {} from {} {}",
+            "{} finished {}",
             self.deals,
-            plural(self.deals, "deal", "deals"),
+            plural(self.deals, "deal", "deals")
+        )?;
+        if self.unfinished > 0 {
+            write!(f, " and {} unfinished", self.unfinished)?;
+        }
+        write!(
+            f,
+            " from {} {}",
             self.tables,
-            plural(self.tables, "table", "tables"),
+            plural(self.tables, "table", "tables")
         )
     }
 }

@@ -319,7 +319,9 @@ impl Writer {
     ) -> Writer {
         Writer {
             conn: Some(conn),
-            connect,
+            // A reconnect must never make a new, empty database in place
+            // of one that went away.
+            connect: connect.create_if_missing(false),
             files: FileWatch::new(database),
             health,
         }

@@ -57,8 +57,26 @@ impl Recorder {
                     deal_points: [0; 4],
                     total_points: m.totals().0,
                     game_over: false,
+                    unfinished: false,
                 }))
             }
+        }
+    }
+
+    /// The record of the deal in progress, marked unfinished; `None` when
+    /// the game is over (`now` is the game as it stands).
+    fn unfinished(&self, now: &Game, table: &str, series: u32) -> Option<DealRecord> {
+        match (self, now) {
+            (Recorder::Kozel { dealt, events }, Game::Kozel(s)) => {
+                KozelRecord::unfinished(table, series, dealt, events, s)
+                    .map(|r| DealRecord::Kozel(Box::new(r)))
+            }
+            (Recorder::Hearts(record), Game::Hearts(m)) if !m.is_over() => {
+                let mut record = record.clone();
+                record.unfinished = true;
+                Some(DealRecord::Hearts(record))
+            }
+            _ => None,
         }
     }
 
@@ -134,6 +152,14 @@ impl Recorder {
 /// assert!(deal_records(&[]).is_err());
 /// ```
 pub fn deal_records(log: &[TableEvent]) -> Result<Vec<DealRecord>, ReplayError> {
+    deal_records_and_current(log).map(|(records, _)| records)
+}
+
+/// [`deal_records`], and the record of the deal still being played at the
+/// end of `log` (marked `unfinished`), if one is.
+pub fn deal_records_and_current(
+    log: &[TableEvent],
+) -> Result<(Vec<DealRecord>, Option<DealRecord>), ReplayError> {
     let Some((first, rest)) = log.split_first() else {
         return Err(ReplayError::NoCreation);
     };
@@ -160,5 +186,9 @@ pub fn deal_records(log: &[TableEvent]) -> Result<Vec<DealRecord>, ReplayError> 
             _ => {}
         }
     }
-    Ok(records)
+    let current = match (&recorder, table.game()) {
+        (Some(r), Some(game)) => r.unfinished(game, &name, table.series_no()),
+        _ => None,
+    };
+    Ok((records, current))
 }

@@ -424,3 +424,120 @@ async fn newer_damaged_and_nameless_databases_say_what_to_do() {
         );
     }
 }
+
+/// `kozyr export` wrote only finished deals; `--with-current` adds the deal
+/// still being played, marked unfinished.
+#[tokio::test]
+async fn export_with_current_writes_the_deal_in_progress_marked_unfinished() {
+    use kozyr::table::runtime::{Request, TableService, Target};
+    let dir = tempfile::tempdir().unwrap();
+    let url = db_url(dir.path());
+    let store = kozyr::store::Store::open(&kozyr::store::StoreOptions::new(&url))
+        .await
+        .unwrap();
+    let (s, _outputs) = TableService::builder(store).start().await.unwrap();
+    let chat = crate::support::chat("-200");
+    let submit = |who: u32, command: kozyr::table::Command| {
+        s.submit(Request {
+            target: Target::Chat(chat.clone()),
+            actor: crate::support::person(who),
+            command,
+            dedup: None,
+        })
+    };
+    submit(
+        1,
+        kozyr::table::Command::Create {
+            kind: kozyr::game::GameKind::Kozel,
+            settings: crate::support::no_timer(),
+            title: "Chat".into(),
+            sit: true,
+        },
+    )
+    .await
+    .unwrap();
+    for who in 2..5 {
+        submit(who, kozyr::table::Command::Join { seat: None })
+            .await
+            .unwrap();
+    }
+    submit(1, kozyr::table::Command::Start).await.unwrap();
+    s.close().await;
+
+    let export = |args: &[&str]| run_to_end(kozyr(dir.path(), args, &[("DATABASE_URL", &url)]));
+    let o = export(&[
+        "export",
+        "--chat",
+        "telegram:-200",
+        "--out",
+        "finished.jsonl",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout).trim(),
+        "finished.jsonl: 0 finished deals from 1 table of telegram:-200"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("finished.jsonl")).unwrap(),
+        ""
+    );
+
+    let o = export(&[
+        "export",
+        "--chat",
+        "telegram:-200",
+        "--out",
+        "current.jsonl",
+        "--with-current",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout).trim(),
+        "current.jsonl: 0 finished deals and 1 unfinished from 1 table of telegram:-200"
+    );
+    let written = std::fs::read_to_string(dir.path().join("current.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{written}");
+    assert_eq!(lines[0]["game"], "kozel");
+    assert_eq!(lines[0]["unfinished"], true);
+    assert_eq!(lines[0]["deal"], 1);
+    assert_eq!(lines[0]["hands"].as_array().map(Vec::len), Some(4));
+}
+
+/// A database in a folder the tool may not write (a read-only mount, the
+/// bot's folder read by another user) while no bot has it open: SQLite
+/// cannot create the `-shm` a read-only connection needs, so the tools read
+/// it as immutable.
+#[tokio::test]
+async fn data_tools_read_a_database_in_a_folder_they_cannot_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let url = database_with_a_table(dir.path()).await;
+    assert!(!dir.path().join("kozyr.db-shm").exists());
+    read_only(&dir.path().join("kozyr.db"));
+    // Root's folder, 0755, is read-only to `nobody`; anyone else's is 0555.
+    let mode = if is_root() { 0o755 } else { 0o555 };
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    let outs = tempfile::tempdir().unwrap();
+    if is_root() {
+        std::os::unix::fs::chown(outs.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let tool =
+        |args: &[&str]| run_to_end(as_bot(kozyr(outs.path(), args, &[("DATABASE_URL", &url)])));
+    let o = tool(&["backup", "--out", "copy.db"]);
+    let backed_up = o.status.success();
+    let o2 = tool(&["export", "--chat", "telegram:-100", "--out", "chat.jsonl"]);
+    if !is_root() {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    assert!(backed_up, "{}", text(&o.stderr));
+    assert!(o2.status.success(), "{}", text(&o2.stderr));
+    assert!(outs.path().join("copy.db").exists());
+    assert_eq!(
+        text(&o2.stdout).trim(),
+        "chat.jsonl: 0 finished deals from 1 table of telegram:-100"
+    );
+}

@@ -561,7 +561,10 @@ impl Front {
                 key::STATS_LINE,
                 &Args::new()
                     .num("place", i as i64 + 1)
-                    .text("name", p.name.clone().unwrap_or_else(|| "?".to_owned()))
+                    .text(
+                        "name",
+                        present::clean_name(p.name.as_deref().unwrap_or("?")),
+                    )
                     .num("games", p.counters.series_played)
                     .num("wins", p.counters.series_won),
             ));
@@ -641,7 +644,7 @@ impl Front {
             who.lang,
             key::START_SEATED,
             &Args::new()
-                .text("group", view.title.clone())
+                .text("group", present::clean_name(&view.title))
                 .num("seat", seat),
         ))
     }

@@ -149,33 +149,36 @@ pub fn announcement_screen(
             ..
         } => text(
             key::UNREACHABLE_TO_AI,
-            Args::new().text("name", player.name.clone()),
+            Args::new().text("name", present::clean_name(&player.name)),
         ),
         Announcement::HandedToAi { player, .. } => text(
             key::TIMER_HANDED_TO_AI,
             Args::new()
-                .text("name", player.name.clone())
+                .text("name", present::clean_name(&player.name))
                 .num("count", i64::from(crate::table::TIMEOUTS_BEFORE_AI)),
         ),
         Announcement::TakenBack { player, .. } => text(
             key::TIMER_TOOK_BACK,
-            Args::new().text("name", player.name.clone()),
+            Args::new().text("name", present::clean_name(&player.name)),
         ),
         Announcement::Left {
             player,
             kicked: true,
             ..
-        } => text(key::KICKED, Args::new().text("name", player.name.clone())),
+        } => text(
+            key::KICKED,
+            Args::new().text("name", present::clean_name(&player.name)),
+        ),
         Announcement::Stopped { by } => {
             let seated = |u: &UserId| {
                 view.seats
                     .iter()
                     .find_map(|(_, s)| s.person().filter(|p| &p.id == u))
-                    .map(|p| p.name.clone())
+                    .map(|p| present::clean_name(&p.name))
             };
             let name = by
                 .as_ref()
-                .and_then(|u| seated(u).or_else(|| name_of(u)))
+                .and_then(|u| seated(u).or_else(|| name_of(u).map(|n| present::clean_name(&n))))
                 .unwrap_or_else(|| "—".to_owned());
             text(key::STOPPED, Args::new().text("name", name))
         }

@@ -5,7 +5,9 @@
 //!
 //! The notation: `**bold**`, `_italic_`, `` `mono` ``; each button row on
 //! its own line as `[label | data]`, `data` being the encoded press (or
-//! `onboard seat N` for a button that opens the bot's private chat).
+//! `onboard seat N` for a button that opens the bot's private chat); a
+//! name or title from a user in `⁅…⁆`, its Unicode bidi isolate (U+2068
+//! … U+2069).
 
 use expect_test::{Expect, expect};
 
@@ -50,8 +52,13 @@ fn show(s: &Screen) -> String {
             .collect();
         out.push_str(&buttons.join(" "));
     }
-    out
+    // Made visible: invisible in the source, they could not be reviewed.
+    out.replace(FSI, "⁅").replace(PDI, "⁆")
 }
+
+/// The bidi isolate around every user-supplied name.
+const FSI: char = '\u{2068}';
+const PDI: char = '\u{2069}';
 
 /// The screen in every language, one after the other.
 fn check(screen: impl Fn(Lang) -> Screen, expect: Expect) {
@@ -135,76 +142,76 @@ fn lobbies() {
         expect![[r#"
             ── en
             **Kozel** — a new table
-            Opened by Alice
+            Opened by ⁅Alice⁆
 
             **Team 1**
-            1. Alice
-            3. Carla
+            1. ⁅Alice⁆
+            3. ⁅Carla⁆
             **Team 2**
             2. — free —
             4. 🤖 Bot 1
             Partners sit opposite each other: seats 1 and 3, seats 2 and 4.
 
             Waiting for one more player.
-            ⚠️ Carla, I can't message you yet: press your button below, then Start.
+            ⚠️ ⁅Carla⁆, I can't message you yet: press your button below, then Start.
             [Join | t7.3.j]
             [Seat 2 | t7.3.s1]
             [Leave | t7.3.q] [Add AI player | t7.3.a]
-            [Carla: open my chat | onboard seat 3]
+            [⁅Carla⁆: open my chat | onboard seat 3]
             ── ru
             **Козёл** — новый стол
-            Открыл(а) Alice
+            Открыл(а) ⁅Alice⁆
 
             **Команда 1**
-            1. Alice
-            3. Carla
+            1. ⁅Alice⁆
+            3. ⁅Carla⁆
             **Команда 2**
             2. — свободно —
             4. 🤖 Бот 1
             Партнёры сидят напротив: места 1 и 3, места 2 и 4.
 
             Ждём ещё 1 игрока.
-            ⚠️ Carla, я пока не могу вам написать: нажмите свою кнопку ниже, затем «Запустить».
+            ⚠️ ⁅Carla⁆, я пока не могу вам написать: нажмите свою кнопку ниже, затем «Запустить».
             [Сесть | t7.3.j]
             [Место 2 | t7.3.s1]
             [Встать | t7.3.q] [Добавить бота | t7.3.a]
-            [Carla: открыть мой чат | onboard seat 3]
+            [⁅Carla⁆: открыть мой чат | onboard seat 3]
             ── pt
             **Kozel** — mesa nova
-            Aberta por Alice
+            Aberta por ⁅Alice⁆
 
             **Dupla 1**
-            1. Alice
-            3. Carla
+            1. ⁅Alice⁆
+            3. ⁅Carla⁆
             **Dupla 2**
             2. — livre —
             4. 🤖 Robô 1
             Os parceiros sentam frente a frente: lugares 1 e 3, lugares 2 e 4.
 
             Falta 1 jogador.
-            ⚠️ Carla, ainda não consigo escrever para você: toque no seu botão abaixo e depois em Iniciar.
+            ⚠️ ⁅Carla⁆, ainda não consigo escrever para você: toque no seu botão abaixo e depois em Iniciar.
             [Sentar | t7.3.j]
             [Lugar 2 | t7.3.s1]
             [Sair da mesa | t7.3.q] [Pôr um robô | t7.3.a]
-            [Carla: abrir meu chat | onboard seat 3]
+            [⁅Carla⁆: abrir meu chat | onboard seat 3]
             ── ro
             **Kozel** — masă nouă
-            Deschisă de Alice
+            Deschisă de ⁅Alice⁆
 
             **Echipa 1**
-            1. Alice
-            3. Carla
+            1. ⁅Alice⁆
+            3. ⁅Carla⁆
             **Echipa 2**
             2. — liber —
             4. 🤖 Robot 1
             Partenerii stau față în față: locurile 1 și 3, locurile 2 și 4.
 
             Mai așteptăm 1 jucător.
-            ⚠️ Carla, încă nu-ți pot scrie: apasă butonul tău de mai jos, apoi Pornește.
+            ⚠️ ⁅Carla⁆, încă nu-ți pot scrie: apasă butonul tău de mai jos, apoi Pornește.
             [Mă așez | t7.3.j]
             [Locul 2 | t7.3.s1]
             [Mă ridic | t7.3.q] [Adaugă un robot | t7.3.a]
-            [Carla: deschide chatul meu | onboard seat 3]
+            [⁅Carla⁆: deschide chatul meu | onboard seat 3]
         "#]],
     );
     let full = info(GameKind::Hearts, 5, false);
@@ -213,45 +220,45 @@ fn lobbies() {
         expect![[r#"
             ── en
             **Hearts** — a new table
-            Opened by Alice
+            Opened by ⁅Alice⁆
 
-            1. Alice
-            2. Boris
-            3. Carla
-            4. Dan
+            1. ⁅Alice⁆
+            2. ⁅Boris⁆
+            3. ⁅Carla⁆
+            4. ⁅Dan⁆
 
             All seats are taken: the creator or an admin can start.
             [Leave | t7.5.q] [Start | t7.5.g]
             ── ru
             **Червы** — новый стол
-            Открыл(а) Alice
+            Открыл(а) ⁅Alice⁆
 
-            1. Alice
-            2. Boris
-            3. Carla
-            4. Dan
+            1. ⁅Alice⁆
+            2. ⁅Boris⁆
+            3. ⁅Carla⁆
+            4. ⁅Dan⁆
 
             Все места заняты: создатель или админ может начинать.
             [Встать | t7.5.q] [Начать | t7.5.g]
             ── pt
             **Copas** — mesa nova
-            Aberta por Alice
+            Aberta por ⁅Alice⁆
 
-            1. Alice
-            2. Boris
-            3. Carla
-            4. Dan
+            1. ⁅Alice⁆
+            2. ⁅Boris⁆
+            3. ⁅Carla⁆
+            4. ⁅Dan⁆
 
             Todos os lugares estão ocupados: o criador ou um admin pode começar.
             [Sair da mesa | t7.5.q] [Começar | t7.5.g]
             ── ro
             **Inimi** — masă nouă
-            Deschisă de Alice
+            Deschisă de ⁅Alice⁆
 
-            1. Alice
-            2. Boris
-            3. Carla
-            4. Dan
+            1. ⁅Alice⁆
+            2. ⁅Boris⁆
+            3. ⁅Carla⁆
+            4. ⁅Dan⁆
 
             Toate locurile sunt ocupate: creatorul sau un administrator poate începe.
             [Mă ridic | t7.5.q] [Începe | t7.5.g]
@@ -461,55 +468,55 @@ fn kozel_table_and_hands() {
             ── en
             **Kozel** · deal 1
             Trump: A♥ (hearts) · Stock: 20 cards
-            Turn: **Carla** · ⏳ 60 s a move
+            Turn: **⁅Carla⁆** · ⏳ 60 s a move
 
             🤖 Bot 1: **9♦**
-            Alice: 🂠 (passed)
-            Boris: 🂠 (passed)
+            ⁅Alice⁆: 🂠 (passed)
+            ⁅Boris⁆: 🂠 (passed)
 
-            Alice and Carla: 0 tricks · Boris and 🤖 Bot 1: 0 tricks
+            ⁅Alice⁆ and ⁅Carla⁆: 0 tricks · ⁅Boris⁆ and 🤖 Bot 1: 0 tricks
             Series (at 12 defeat points a team is the goat):
-            Alice and Carla: 0
-            Boris and 🤖 Bot 1: 0
+            ⁅Alice⁆ and ⁅Carla⁆: 0
+            ⁅Boris⁆ and 🤖 Bot 1: 0
             ── ru
             **Козёл** · сдача 1
             Козырь: A♥ (червы) · В колоде: 20 карт
-            Ход: **Carla** · ⏳ 60 с на ход
+            Ход: **⁅Carla⁆** · ⏳ 60 с на ход
 
             🤖 Бот 1: **9♦**
-            Alice: 🂠 (сброс)
-            Boris: 🂠 (сброс)
+            ⁅Alice⁆: 🂠 (сброс)
+            ⁅Boris⁆: 🂠 (сброс)
 
-            Alice и Carla: 0 взяток · Boris и 🤖 Бот 1: 0 взяток
+            ⁅Alice⁆ и ⁅Carla⁆: 0 взяток · ⁅Boris⁆ и 🤖 Бот 1: 0 взяток
             Серия (с 12 штрафными очками команда — козёл):
-            Alice и Carla: 0
-            Boris и 🤖 Бот 1: 0
+            ⁅Alice⁆ и ⁅Carla⁆: 0
+            ⁅Boris⁆ и 🤖 Бот 1: 0
             ── pt
             **Kozel** · mão 1
             Trunfo: A♥ (copas) · Monte: 20 cartas
-            Vez de **Carla** · ⏳ 60 s por jogada
+            Vez de **⁅Carla⁆** · ⏳ 60 s por jogada
 
             🤖 Robô 1: **9♦**
-            Alice: 🂠 (passou)
-            Boris: 🂠 (passou)
+            ⁅Alice⁆: 🂠 (passou)
+            ⁅Boris⁆: 🂠 (passou)
 
-            Alice e Carla: 0 vazas · Boris e 🤖 Robô 1: 0 vazas
+            ⁅Alice⁆ e ⁅Carla⁆: 0 vazas · ⁅Boris⁆ e 🤖 Robô 1: 0 vazas
             Partida (com 12 pontos de derrota a dupla é o bode):
-            Alice e Carla: 0
-            Boris e 🤖 Robô 1: 0
+            ⁅Alice⁆ e ⁅Carla⁆: 0
+            ⁅Boris⁆ e 🤖 Robô 1: 0
             ── ro
             **Kozel** · mâna 1
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
-            La mutare: **Carla** · ⏳ 60 s pe mutare
+            La mutare: **⁅Carla⁆** · ⏳ 60 s pe mutare
 
             🤖 Robot 1: **9♦**
-            Alice: 🂠 (aruncate)
-            Boris: 🂠 (aruncate)
+            ⁅Alice⁆: 🂠 (aruncate)
+            ⁅Boris⁆: 🂠 (aruncate)
 
-            Alice și Carla: 0 levate · Boris și 🤖 Robot 1: 0 levate
+            ⁅Alice⁆ și ⁅Carla⁆: 0 levate · ⁅Boris⁆ și 🤖 Robot 1: 0 levate
             Seria (la 12 puncte de înfrângere echipa e capra):
-            Alice și Carla: 0
-            Boris și 🤖 Robot 1: 0
+            ⁅Alice⁆ și ⁅Carla⁆: 0
+            ⁅Boris⁆ și 🤖 Robot 1: 0
         "#]],
     );
     let s = game.awaiting()[0];
@@ -521,12 +528,12 @@ fn kozel_table_and_hands() {
         |l| hand_screen(l, &t, &game, s, CardSet::single(first)),
         expect![[r#"
             ── en
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Trump: A♥ (hearts) · Stock: 20 cards
             On the table:
             🤖 Bot 1: **9♦**
-            Alice: 🂠 (passed)
-            Boris: 🂠 (passed)
+            ⁅Alice⁆: 🂠 (passed)
+            ⁅Boris⁆: 🂠 (passed)
 
             👉 **Your turn**: beat or pass 1 card.
             ⏳ You have 60 s a move.
@@ -536,12 +543,12 @@ fn kozel_table_and_hands() {
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
             [Pass | t7.14.p20] [Clear | t7.14.x]
             ── ru
-            **Козёл** · Friday <cards>
+            **Козёл** · ⁅Friday <cards>⁆
             Козырь: A♥ (червы) · В колоде: 20 карт
             На столе:
             🤖 Бот 1: **9♦**
-            Alice: 🂠 (сброс)
-            Boris: 🂠 (сброс)
+            ⁅Alice⁆: 🂠 (сброс)
+            ⁅Boris⁆: 🂠 (сброс)
 
             👉 **Ваш ход**: побейте или сбросьте 1 карту.
             ⏳ На каждый ход — 60 с.
@@ -551,12 +558,12 @@ fn kozel_table_and_hands() {
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
             [Сбросить | t7.14.p20] [Отменить выбор | t7.14.x]
             ── pt
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Trunfo: A♥ (copas) · Monte: 20 cartas
             Na mesa:
             🤖 Robô 1: **9♦**
-            Alice: 🂠 (passou)
-            Boris: 🂠 (passou)
+            ⁅Alice⁆: 🂠 (passou)
+            ⁅Boris⁆: 🂠 (passou)
 
             👉 **Sua vez**: bata ou passe 1 carta.
             ⏳ Você tem 60 s por jogada.
@@ -566,12 +573,12 @@ fn kozel_table_and_hands() {
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
             [Passar | t7.14.p20] [Limpar | t7.14.x]
             ── ro
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
             Pe masă:
             🤖 Robot 1: **9♦**
-            Alice: 🂠 (aruncate)
-            Boris: 🂠 (aruncate)
+            ⁅Alice⁆: 🂠 (aruncate)
+            ⁅Boris⁆: 🂠 (aruncate)
 
             👉 **Ești la mutare**: bate sau aruncă 1 carte.
             ⏳ Ai 60 s pe mutare.
@@ -588,51 +595,51 @@ fn kozel_table_and_hands() {
         |l| hand_screen(l, &t, &game, waiting, CardSet::EMPTY),
         expect![[r#"
             ── en
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Trump: A♥ (hearts) · Stock: 20 cards
             On the table:
             🤖 Bot 1: **9♦**
-            Alice: 🂠 (passed)
-            Boris: 🂠 (passed)
+            ⁅Alice⁆: 🂠 (passed)
+            ⁅Boris⁆: 🂠 (passed)
             You passed face down: 6♦
 
-            Waiting for Carla.
+            Waiting for ⁅Carla⁆.
             Tap cards to select them.
             [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
             ── ru
-            **Козёл** · Friday <cards>
+            **Козёл** · ⁅Friday <cards>⁆
             Козырь: A♥ (червы) · В колоде: 20 карт
             На столе:
             🤖 Бот 1: **9♦**
-            Alice: 🂠 (сброс)
-            Boris: 🂠 (сброс)
+            ⁅Alice⁆: 🂠 (сброс)
+            ⁅Boris⁆: 🂠 (сброс)
             Вы сбросили рубашкой вверх: 6♦
 
-            Ждём: Carla.
+            Ждём: ⁅Carla⁆.
             Нажимайте на карты, чтобы выбрать их.
             [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
             ── pt
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Trunfo: A♥ (copas) · Monte: 20 cartas
             Na mesa:
             🤖 Robô 1: **9♦**
-            Alice: 🂠 (passou)
-            Boris: 🂠 (passou)
+            ⁅Alice⁆: 🂠 (passou)
+            ⁅Boris⁆: 🂠 (passou)
             Você passou viradas para baixo: 6♦
 
-            Esperando Carla.
+            Esperando ⁅Carla⁆.
             Toque nas cartas para escolhê-las.
             [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
             ── ro
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
             Pe masă:
             🤖 Robot 1: **9♦**
-            Alice: 🂠 (aruncate)
-            Boris: 🂠 (aruncate)
+            ⁅Alice⁆: 🂠 (aruncate)
+            ⁅Boris⁆: 🂠 (aruncate)
             Ai aruncat cu fața în jos: 6♦
 
-            Îl așteptăm pe Carla.
+            Îl așteptăm pe ⁅Carla⁆.
             Atinge cărțile ca să le alegi.
             [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
         "#]],
@@ -647,7 +654,7 @@ fn hearts_table_and_hands() {
         |l| hand_screen(l, &t, &game, seat(1), CardSet::EMPTY),
         expect![[r#"
             ── en
-            **Hearts** · Friday <cards>
+            **Hearts** · ⁅Friday <cards>⁆
 
             Choose three cards to pass to the left.
             Tap cards to select them.
@@ -656,7 +663,7 @@ fn hearts_table_and_hands() {
             [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
             [Pass 3 | t7.c.h0]
             ── ru
-            **Червы** · Friday <cards>
+            **Червы** · ⁅Friday <cards>⁆
 
             Выберите три карты, чтобы передать налево.
             Нажимайте на карты, чтобы выбрать их.
@@ -665,7 +672,7 @@ fn hearts_table_and_hands() {
             [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
             [Передать 3 | t7.c.h0]
             ── pt
-            **Copas** · Friday <cards>
+            **Copas** · ⁅Friday <cards>⁆
 
             Escolha três cartas para passar à esquerda.
             Toque nas cartas para escolhê-las.
@@ -674,7 +681,7 @@ fn hearts_table_and_hands() {
             [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
             [Passar 3 | t7.c.h0]
             ── ro
-            **Inimi** · Friday <cards>
+            **Inimi** · ⁅Friday <cards>⁆
 
             Alege trei cărți de dat la stânga.
             Atinge cărțile ca să le alegi.
@@ -694,52 +701,52 @@ fn hearts_table_and_hands() {
         expect![[r#"
             ── en
             **Hearts** · deal 1
-            Turn: **Alice**
+            Turn: **⁅Alice⁆**
 
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             Totals (the game ends at 100):
-            Alice: 0 points
-            Boris: 0 points
-            Carla: 0 points
-            Dan: 0 points
+            ⁅Alice⁆: 0 points
+            ⁅Boris⁆: 0 points
+            ⁅Carla⁆: 0 points
+            ⁅Dan⁆: 0 points
             ── ru
             **Червы** · сдача 1
-            Ход: **Alice**
+            Ход: **⁅Alice⁆**
 
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             Итоги (игра до 100):
-            Alice: 0 очков
-            Boris: 0 очков
-            Carla: 0 очков
-            Dan: 0 очков
+            ⁅Alice⁆: 0 очков
+            ⁅Boris⁆: 0 очков
+            ⁅Carla⁆: 0 очков
+            ⁅Dan⁆: 0 очков
             ── pt
             **Copas** · mão 1
-            Vez de **Alice**
+            Vez de **⁅Alice⁆**
 
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             Totais (o jogo termina em 100):
-            Alice: 0 pontos
-            Boris: 0 pontos
-            Carla: 0 pontos
-            Dan: 0 pontos
+            ⁅Alice⁆: 0 pontos
+            ⁅Boris⁆: 0 pontos
+            ⁅Carla⁆: 0 pontos
+            ⁅Dan⁆: 0 pontos
             ── ro
             **Inimi** · mâna 1
-            La mutare: **Alice**
+            La mutare: **⁅Alice⁆**
 
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             Totaluri (jocul se termină la 100):
-            Alice: 0 puncte
-            Boris: 0 puncte
-            Carla: 0 puncte
-            Dan: 0 puncte
+            ⁅Alice⁆: 0 puncte
+            ⁅Boris⁆: 0 puncte
+            ⁅Carla⁆: 0 puncte
+            ⁅Dan⁆: 0 puncte
         "#]],
     );
     let s = game.awaiting()[0];
@@ -747,10 +754,10 @@ fn hearts_table_and_hands() {
         |l| hand_screen(l, &t, &game, s, CardSet::EMPTY),
         expect![[r#"
             ── en
-            **Hearts** · Friday <cards>
+            **Hearts** · ⁅Friday <cards>⁆
             On the table:
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             👉 **Your turn**: tap a card to play it.
             Cards marked ✗ cannot be played now.
@@ -758,10 +765,10 @@ fn hearts_table_and_hands() {
             [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
             [✗Q♠ | t7.c.yQS] [✗4♥ | t7.c.y4H]
             ── ru
-            **Червы** · Friday <cards>
+            **Червы** · ⁅Friday <cards>⁆
             На столе:
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             👉 **Ваш ход**: нажмите на карту, чтобы сыграть её.
             Карты с пометкой ✗ сейчас сыграть нельзя.
@@ -769,10 +776,10 @@ fn hearts_table_and_hands() {
             [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
             [✗Q♠ | t7.c.yQS] [✗4♥ | t7.c.y4H]
             ── pt
-            **Copas** · Friday <cards>
+            **Copas** · ⁅Friday <cards>⁆
             Na mesa:
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             👉 **Sua vez**: toque numa carta para jogá-la.
             As cartas marcadas com ✗ não podem ser jogadas agora.
@@ -780,10 +787,10 @@ fn hearts_table_and_hands() {
             [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
             [✗Q♠ | t7.c.yQS] [✗4♥ | t7.c.y4H]
             ── ro
-            **Inimi** · Friday <cards>
+            **Inimi** · ⁅Friday <cards>⁆
             Pe masă:
-            Carla: 2♦
-            Dan: 4♦
+            ⁅Carla⁆: 2♦
+            ⁅Dan⁆: 4♦
 
             👉 **Ești la mutare**: atinge o carte ca s-o joci.
             Cărțile marcate cu ✗ nu pot fi jucate acum.
@@ -817,32 +824,32 @@ fn results() {
         expect![[r#"
             ── en
             **Deal 1 is over**
-            Alice and Carla: 0 points, 0 tricks
-            Boris and 🤖 Bot 1: 120 points, 9 tricks
-            Alice and Carla did not take a single trick.
-            Alice and Carla get 6 defeat points.
-            Series: Alice and Carla 6 : 0 Boris and 🤖 Bot 1
+            ⁅Alice⁆ and ⁅Carla⁆: 0 points, 0 tricks
+            ⁅Boris⁆ and 🤖 Bot 1: 120 points, 9 tricks
+            ⁅Alice⁆ and ⁅Carla⁆ did not take a single trick.
+            ⁅Alice⁆ and ⁅Carla⁆ get 6 defeat points.
+            Series: ⁅Alice⁆ and ⁅Carla⁆ 6 : 0 ⁅Boris⁆ and 🤖 Bot 1
             ── ru
             **Сдача 1 окончена**
-            Alice и Carla: 0 очков, 0 взяток
-            Boris и 🤖 Бот 1: 120 очков, 9 взяток
-            Alice и Carla не взяли ни одной взятки.
-            Alice и Carla получают 6 штрафных очков.
-            Серия: Alice и Carla 6 : 0 Boris и 🤖 Бот 1
+            ⁅Alice⁆ и ⁅Carla⁆: 0 очков, 0 взяток
+            ⁅Boris⁆ и 🤖 Бот 1: 120 очков, 9 взяток
+            ⁅Alice⁆ и ⁅Carla⁆ не взяли ни одной взятки.
+            ⁅Alice⁆ и ⁅Carla⁆ получают 6 штрафных очков.
+            Серия: ⁅Alice⁆ и ⁅Carla⁆ 6 : 0 ⁅Boris⁆ и 🤖 Бот 1
             ── pt
             **Fim da mão 1**
-            Alice e Carla: 0 pontos, 0 vazas
-            Boris e 🤖 Robô 1: 120 pontos, 9 vazas
-            Alice e Carla não levaram nenhuma vaza.
-            Alice e Carla levam 6 pontos de derrota.
-            Partida: Alice e Carla 6 : 0 Boris e 🤖 Robô 1
+            ⁅Alice⁆ e ⁅Carla⁆: 0 pontos, 0 vazas
+            ⁅Boris⁆ e 🤖 Robô 1: 120 pontos, 9 vazas
+            ⁅Alice⁆ e ⁅Carla⁆ não levaram nenhuma vaza.
+            ⁅Alice⁆ e ⁅Carla⁆ levam 6 pontos de derrota.
+            Partida: ⁅Alice⁆ e ⁅Carla⁆ 6 : 0 ⁅Boris⁆ e 🤖 Robô 1
             ── ro
             **Mâna 1 s-a terminat**
-            Alice și Carla: 0 puncte, 0 levate
-            Boris și 🤖 Robot 1: 120 de puncte, 9 levate
-            Alice și Carla n-au luat nicio levată.
-            Alice și Carla primesc 6 puncte de înfrângere.
-            Seria: Alice și Carla 6 : 0 Boris și 🤖 Robot 1
+            ⁅Alice⁆ și ⁅Carla⁆: 0 puncte, 0 levate
+            ⁅Boris⁆ și 🤖 Robot 1: 120 de puncte, 9 levate
+            ⁅Alice⁆ și ⁅Carla⁆ n-au luat nicio levată.
+            ⁅Alice⁆ și ⁅Carla⁆ primesc 6 puncte de înfrângere.
+            Seria: ⁅Alice⁆ și ⁅Carla⁆ 6 : 0 ⁅Boris⁆ și 🤖 Robot 1
         "#]],
     );
     let over = play_until(&mut game, |e| {
@@ -857,20 +864,20 @@ fn results() {
         expect![[r#"
             ── en
             **The series is over**
-            Series: Alice and Carla 12 : 0 Boris and 🤖 Bot 1
-            🐐 **Alice and Carla** are the goat!
+            Series: ⁅Alice⁆ and ⁅Carla⁆ 12 : 0 ⁅Boris⁆ and 🤖 Bot 1
+            🐐 **⁅Alice⁆ and ⁅Carla⁆** are the goat!
             ── ru
             **Серия окончена**
-            Серия: Alice и Carla 12 : 0 Boris и 🤖 Бот 1
-            🐐 **Alice и Carla** — козлы!
+            Серия: ⁅Alice⁆ и ⁅Carla⁆ 12 : 0 ⁅Boris⁆ и 🤖 Бот 1
+            🐐 **⁅Alice⁆ и ⁅Carla⁆** — козлы!
             ── pt
             **Fim da partida**
-            Partida: Alice e Carla 12 : 0 Boris e 🤖 Robô 1
-            🐐 **Alice e Carla** são o bode!
+            Partida: ⁅Alice⁆ e ⁅Carla⁆ 12 : 0 ⁅Boris⁆ e 🤖 Robô 1
+            🐐 **⁅Alice⁆ e ⁅Carla⁆** são o bode!
             ── ro
             **Seria s-a terminat**
-            Seria: Alice și Carla 12 : 0 Boris și 🤖 Robot 1
-            🐐 **Alice și Carla** sunt capra!
+            Seria: ⁅Alice⁆ și ⁅Carla⁆ 12 : 0 ⁅Boris⁆ și 🤖 Robot 1
+            🐐 **⁅Alice⁆ și ⁅Carla⁆** sunt capra!
         "#]],
     );
 
@@ -888,52 +895,52 @@ fn results() {
         expect![[r#"
             ── en
             **Deal 1 is over**
-            Alice: 6 points this deal
-            Boris: 3 points this deal
-            Carla: 4 points this deal
-            Dan: 13 points this deal
+            ⁅Alice⁆: 6 points this deal
+            ⁅Boris⁆: 3 points this deal
+            ⁅Carla⁆: 4 points this deal
+            ⁅Dan⁆: 13 points this deal
 
             Totals (the game ends at 100):
-            Alice: 6 points
-            Boris: 3 points
-            Carla: 4 points
-            Dan: 13 points
+            ⁅Alice⁆: 6 points
+            ⁅Boris⁆: 3 points
+            ⁅Carla⁆: 4 points
+            ⁅Dan⁆: 13 points
             ── ru
             **Сдача 1 окончена**
-            Alice: 6 очков за сдачу
-            Boris: 3 очка за сдачу
-            Carla: 4 очка за сдачу
-            Dan: 13 очков за сдачу
+            ⁅Alice⁆: 6 очков за сдачу
+            ⁅Boris⁆: 3 очка за сдачу
+            ⁅Carla⁆: 4 очка за сдачу
+            ⁅Dan⁆: 13 очков за сдачу
 
             Итоги (игра до 100):
-            Alice: 6 очков
-            Boris: 3 очка
-            Carla: 4 очка
-            Dan: 13 очков
+            ⁅Alice⁆: 6 очков
+            ⁅Boris⁆: 3 очка
+            ⁅Carla⁆: 4 очка
+            ⁅Dan⁆: 13 очков
             ── pt
             **Fim da mão 1**
-            Alice: 6 pontos nesta mão
-            Boris: 3 pontos nesta mão
-            Carla: 4 pontos nesta mão
-            Dan: 13 pontos nesta mão
+            ⁅Alice⁆: 6 pontos nesta mão
+            ⁅Boris⁆: 3 pontos nesta mão
+            ⁅Carla⁆: 4 pontos nesta mão
+            ⁅Dan⁆: 13 pontos nesta mão
 
             Totais (o jogo termina em 100):
-            Alice: 6 pontos
-            Boris: 3 pontos
-            Carla: 4 pontos
-            Dan: 13 pontos
+            ⁅Alice⁆: 6 pontos
+            ⁅Boris⁆: 3 pontos
+            ⁅Carla⁆: 4 pontos
+            ⁅Dan⁆: 13 pontos
             ── ro
             **Mâna 1 s-a terminat**
-            Alice: 6 puncte în această mână
-            Boris: 3 puncte în această mână
-            Carla: 4 puncte în această mână
-            Dan: 13 puncte în această mână
+            ⁅Alice⁆: 6 puncte în această mână
+            ⁅Boris⁆: 3 puncte în această mână
+            ⁅Carla⁆: 4 puncte în această mână
+            ⁅Dan⁆: 13 puncte în această mână
 
             Totaluri (jocul se termină la 100):
-            Alice: 6 puncte
-            Boris: 3 puncte
-            Carla: 4 puncte
-            Dan: 13 puncte
+            ⁅Alice⁆: 6 puncte
+            ⁅Boris⁆: 3 puncte
+            ⁅Carla⁆: 4 puncte
+            ⁅Dan⁆: 13 puncte
         "#]],
     );
     let over = play_until(&mut game, |e| {
@@ -948,32 +955,32 @@ fn results() {
         expect![[r#"
             ── en
             **Game over**
-            1. Alice — 48 points
-            2. Carla — 55 points
-            3. Dan — 68 points
-            4. Boris — 115 points
-            🏆 **Alice** wins!
+            1. ⁅Alice⁆ — 48 points
+            2. ⁅Carla⁆ — 55 points
+            3. ⁅Dan⁆ — 68 points
+            4. ⁅Boris⁆ — 115 points
+            🏆 **⁅Alice⁆** wins!
             ── ru
             **Игра окончена**
-            1. Alice — 48 очков
-            2. Carla — 55 очков
-            3. Dan — 68 очков
-            4. Boris — 115 очков
-            🏆 Побеждает **Alice**!
+            1. ⁅Alice⁆ — 48 очков
+            2. ⁅Carla⁆ — 55 очков
+            3. ⁅Dan⁆ — 68 очков
+            4. ⁅Boris⁆ — 115 очков
+            🏆 Побеждает **⁅Alice⁆**!
             ── pt
             **Fim de jogo**
-            1. Alice — 48 pontos
-            2. Carla — 55 pontos
-            3. Dan — 68 pontos
-            4. Boris — 115 pontos
-            🏆 **Alice** venceu!
+            1. ⁅Alice⁆ — 48 pontos
+            2. ⁅Carla⁆ — 55 pontos
+            3. ⁅Dan⁆ — 68 pontos
+            4. ⁅Boris⁆ — 115 pontos
+            🏆 **⁅Alice⁆** venceu!
             ── ro
             **Jocul s-a terminat**
-            1. Alice — 48 de puncte
-            2. Carla — 55 de puncte
-            3. Dan — 68 de puncte
-            4. Boris — 115 puncte
-            🏆 Câștigă **Alice**!
+            1. ⁅Alice⁆ — 48 de puncte
+            2. ⁅Carla⁆ — 55 de puncte
+            3. ⁅Dan⁆ — 68 de puncte
+            4. ⁅Boris⁆ — 115 puncte
+            🏆 Câștigă **⁅Alice⁆**!
         "#]],
     );
 }
@@ -1022,51 +1029,51 @@ fn score_names_ai_players_as_the_table_does() {
             ── en
             **Kozel** · deal 1
             Trump: A♥ (hearts) · Stock: 20 cards
-            Turn: **Boris** · ⏳ 60 s a move
+            Turn: **⁅Boris⁆** · ⏳ 60 s a move
 
             🤖 Bot 1: **9♦**
-            Alice: 🂠 (passed)
+            ⁅Alice⁆: 🂠 (passed)
 
-            Alice and Carla: 0 tricks · Boris and 🤖 Bot 1: 0 tricks
+            ⁅Alice⁆ and ⁅Carla⁆: 0 tricks · ⁅Boris⁆ and 🤖 Bot 1: 0 tricks
             Series (at 12 defeat points a team is the goat):
-            Alice and Carla: 0
-            Boris and 🤖 Bot 1: 0
+            ⁅Alice⁆ and ⁅Carla⁆: 0
+            ⁅Boris⁆ and 🤖 Bot 1: 0
             ── ru
             **Козёл** · сдача 1
             Козырь: A♥ (червы) · В колоде: 20 карт
-            Ход: **Boris** · ⏳ 60 с на ход
+            Ход: **⁅Boris⁆** · ⏳ 60 с на ход
 
             🤖 Бот 1: **9♦**
-            Alice: 🂠 (сброс)
+            ⁅Alice⁆: 🂠 (сброс)
 
-            Alice и Carla: 0 взяток · Boris и 🤖 Бот 1: 0 взяток
+            ⁅Alice⁆ и ⁅Carla⁆: 0 взяток · ⁅Boris⁆ и 🤖 Бот 1: 0 взяток
             Серия (с 12 штрафными очками команда — козёл):
-            Alice и Carla: 0
-            Boris и 🤖 Бот 1: 0
+            ⁅Alice⁆ и ⁅Carla⁆: 0
+            ⁅Boris⁆ и 🤖 Бот 1: 0
             ── pt
             **Kozel** · mão 1
             Trunfo: A♥ (copas) · Monte: 20 cartas
-            Vez de **Boris** · ⏳ 60 s por jogada
+            Vez de **⁅Boris⁆** · ⏳ 60 s por jogada
 
             🤖 Robô 1: **9♦**
-            Alice: 🂠 (passou)
+            ⁅Alice⁆: 🂠 (passou)
 
-            Alice e Carla: 0 vazas · Boris e 🤖 Robô 1: 0 vazas
+            ⁅Alice⁆ e ⁅Carla⁆: 0 vazas · ⁅Boris⁆ e 🤖 Robô 1: 0 vazas
             Partida (com 12 pontos de derrota a dupla é o bode):
-            Alice e Carla: 0
-            Boris e 🤖 Robô 1: 0
+            ⁅Alice⁆ e ⁅Carla⁆: 0
+            ⁅Boris⁆ e 🤖 Robô 1: 0
             ── ro
             **Kozel** · mâna 1
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
-            La mutare: **Boris** · ⏳ 60 s pe mutare
+            La mutare: **⁅Boris⁆** · ⏳ 60 s pe mutare
 
             🤖 Robot 1: **9♦**
-            Alice: 🂠 (aruncate)
+            ⁅Alice⁆: 🂠 (aruncate)
 
-            Alice și Carla: 0 levate · Boris și 🤖 Robot 1: 0 levate
+            ⁅Alice⁆ și ⁅Carla⁆: 0 levate · ⁅Boris⁆ și 🤖 Robot 1: 0 levate
             Seria (la 12 puncte de înfrângere echipa e capra):
-            Alice și Carla: 0
-            Boris și 🤖 Robot 1: 0
+            ⁅Alice⁆ și ⁅Carla⁆: 0
+            ⁅Boris⁆ și 🤖 Robot 1: 0
         "#]],
     );
 }
@@ -1123,13 +1130,13 @@ fn announcements_and_reminders() {
         }),
         expect![[r#"
             ── en
-            🤖 Boris missed 3 turns in a row; an AI player takes over until they come back.
+            🤖 ⁅Boris⁆ missed 3 turns in a row; an AI player takes over until they come back.
             ── ru
-            🤖 Boris пропустил(а) 3 хода подряд; пока его нет, играет бот.
+            🤖 ⁅Boris⁆ пропустил(а) 3 хода подряд; пока его нет, играет бот.
             ── pt
-            🤖 Boris perdeu 3 vezes seguidas; um robô joga no lugar até a volta.
+            🤖 ⁅Boris⁆ perdeu 3 vezes seguidas; um robô joga no lugar até a volta.
             ── ro
-            🤖 Boris a ratat 3 mutări la rând; un robot joacă în locul lui până revine.
+            🤖 ⁅Boris⁆ a ratat 3 mutări la rând; un robot joacă în locul lui până revine.
         "#]],
     );
     check(
@@ -1140,13 +1147,13 @@ fn announcements_and_reminders() {
         }),
         expect![[r#"
             ── en
-            🤖 The bot cannot write to Boris any more; an AI player takes over until they write to the bot again.
+            🤖 The bot cannot write to ⁅Boris⁆ any more; an AI player takes over until they write to the bot again.
             ── ru
-            🤖 Бот больше не может писать игроку Boris; пока он снова не напишет боту, за него играет бот.
+            🤖 Бот больше не может писать игроку ⁅Boris⁆; пока он снова не напишет боту, за него играет бот.
             ── pt
-            🤖 O bot não consegue mais escrever para Boris; um robô joga no lugar até que volte a escrever ao bot.
+            🤖 O bot não consegue mais escrever para ⁅Boris⁆; um robô joga no lugar até que volte a escrever ao bot.
             ── ro
-            🤖 Botul nu-i mai poate scrie lui Boris; un robot joacă în locul lui până când îi scrie din nou botului.
+            🤖 Botul nu-i mai poate scrie lui ⁅Boris⁆; un robot joacă în locul lui până când îi scrie din nou botului.
         "#]],
     );
     check(
@@ -1156,13 +1163,13 @@ fn announcements_and_reminders() {
         }),
         expect![[r#"
             ── en
-            👋 Boris is back at the table.
+            👋 ⁅Boris⁆ is back at the table.
             ── ru
-            👋 Boris снова за столом.
+            👋 ⁅Boris⁆ снова за столом.
             ── pt
-            👋 Boris voltou à mesa.
+            👋 ⁅Boris⁆ voltou à mesa.
             ── ro
-            👋 Boris a revenit la masă.
+            👋 ⁅Boris⁆ a revenit la masă.
         "#]],
     );
     check(
@@ -1174,13 +1181,13 @@ fn announcements_and_reminders() {
         }),
         expect![[r#"
             ── en
-            Carla left the table; an AI player takes the seat.
+            ⁅Carla⁆ left the table; an AI player takes the seat.
             ── ru
-            Carla покидает стол; место занимает бот.
+            ⁅Carla⁆ покидает стол; место занимает бот.
             ── pt
-            Carla saiu da mesa; um robô fica no lugar.
+            ⁅Carla⁆ saiu da mesa; um robô fica no lugar.
             ── ro
-            Carla a plecat de la masă; un robot îi ia locul.
+            ⁅Carla⁆ a plecat de la masă; un robot îi ia locul.
         "#]],
     );
     check(
@@ -1189,13 +1196,13 @@ fn announcements_and_reminders() {
         }),
         expect![[r#"
             ── en
-            The table was stopped by Admin Eve.
+            The table was stopped by ⁅Admin Eve⁆.
             ── ru
-            Admin Eve закрыл(а) стол.
+            ⁅Admin Eve⁆ закрыл(а) стол.
             ── pt
-            A mesa foi fechada por Admin Eve.
+            A mesa foi fechada por ⁅Admin Eve⁆.
             ── ro
-            Masa a fost închisă de Admin Eve.
+            Masa a fost închisă de ⁅Admin Eve⁆.
         "#]],
     );
     check(
@@ -1331,92 +1338,92 @@ fn a_kozel_trick_stays_shown_with_its_cards() {
             ── en
             **Kozel** · deal 1
             Trump: A♥ (hearts) · Stock: 16 cards
-            **Boris** leads.
+            **⁅Boris⁆** leads.
 
-            Last trick: Boris took 4 points.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Last trick: ⁅Boris⁆ took 4 points.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
-            Alice and Carla: 0 tricks · Boris and Dan: 1 trick
+            ⁅Alice⁆ and ⁅Carla⁆: 0 tricks · ⁅Boris⁆ and ⁅Dan⁆: 1 trick
             Series (at 12 defeat points a team is the goat):
-            Alice and Carla: 0
-            Boris and Dan: 0
+            ⁅Alice⁆ and ⁅Carla⁆: 0
+            ⁅Boris⁆ and ⁅Dan⁆: 0
             ── ru
             **Козёл** · сдача 1
             Козырь: A♥ (червы) · В колоде: 16 карт
-            Заходит **Boris**.
+            Заходит **⁅Boris⁆**.
 
-            Прошлая взятка: Boris, 4 очка.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Прошлая взятка: ⁅Boris⁆, 4 очка.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
-            Alice и Carla: 0 взяток · Boris и Dan: 1 взятка
+            ⁅Alice⁆ и ⁅Carla⁆: 0 взяток · ⁅Boris⁆ и ⁅Dan⁆: 1 взятка
             Серия (с 12 штрафными очками команда — козёл):
-            Alice и Carla: 0
-            Boris и Dan: 0
+            ⁅Alice⁆ и ⁅Carla⁆: 0
+            ⁅Boris⁆ и ⁅Dan⁆: 0
             ── pt
             **Kozel** · mão 1
             Trunfo: A♥ (copas) · Monte: 16 cartas
-            **Boris** sai.
+            **⁅Boris⁆** sai.
 
-            Última vaza: Boris levou 4 pontos.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Última vaza: ⁅Boris⁆ levou 4 pontos.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
-            Alice e Carla: 0 vazas · Boris e Dan: 1 vaza
+            ⁅Alice⁆ e ⁅Carla⁆: 0 vazas · ⁅Boris⁆ e ⁅Dan⁆: 1 vaza
             Partida (com 12 pontos de derrota a dupla é o bode):
-            Alice e Carla: 0
-            Boris e Dan: 0
+            ⁅Alice⁆ e ⁅Carla⁆: 0
+            ⁅Boris⁆ e ⁅Dan⁆: 0
             ── ro
             **Kozel** · mâna 1
             Atu: A♥ (inimă roșie) · Pachet: 16 cărți
-            Deschide **Boris**.
+            Deschide **⁅Boris⁆**.
 
-            Ultima levată: Boris a luat 4 puncte.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Ultima levată: ⁅Boris⁆ a luat 4 puncte.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
-            Alice și Carla: 0 levate · Boris și Dan: 1 levată
+            ⁅Alice⁆ și ⁅Carla⁆: 0 levate · ⁅Boris⁆ și ⁅Dan⁆: 1 levată
             Seria (la 12 puncte de înfrângere echipa e capra):
-            Alice și Carla: 0
-            Boris și Dan: 0
+            ⁅Alice⁆ și ⁅Carla⁆: 0
+            ⁅Boris⁆ și ⁅Dan⁆: 0
         "#]],
     );
     check(
         |l| hand_screen(l, &t, &game, next, CardSet::EMPTY),
         expect![[r#"
             ── en
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Trump: A♥ (hearts) · Stock: 16 cards
 
-            Last trick: Boris took 4 points.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Last trick: ⁅Boris⁆ took 4 points.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
             👉 **Your turn**: lead one or more cards of one suit.
             Tap cards to select them.
             [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
             ── ru
-            **Козёл** · Friday <cards>
+            **Козёл** · ⁅Friday <cards>⁆
             Козырь: A♥ (червы) · В колоде: 16 карт
 
-            Прошлая взятка: Boris, 4 очка.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Прошлая взятка: ⁅Boris⁆, 4 очка.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
             👉 **Ваш ход**: заходите одной или несколькими картами одной масти.
             Нажимайте на карты, чтобы выбрать их.
             [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
             ── pt
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Trunfo: A♥ (copas) · Monte: 16 cartas
 
-            Última vaza: Boris levou 4 pontos.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Última vaza: ⁅Boris⁆ levou 4 pontos.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
             👉 **Sua vez**: saia com uma ou mais cartas de um naipe.
             Toque nas cartas para escolhê-las.
             [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
             ── ro
-            **Kozel** · Friday <cards>
+            **Kozel** · ⁅Friday <cards>⁆
             Atu: A♥ (inimă roșie) · Pachet: 16 cărți
 
-            Ultima levată: Boris a luat 4 puncte.
-            Dan 9♦ · Alice 9♥ · **Boris K♥** · Carla 🂠
+            Ultima levată: ⁅Boris⁆ a luat 4 puncte.
+            ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
             👉 **Ești la mutare**: deschide cu una sau mai multe cărți de aceeași culoare.
             Atinge cărțile ca să le alegi.
@@ -1444,37 +1451,37 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             Passing three cards to the right: waiting for 4 players.
 
             Totals (the game ends at 100):
-            Alice: 6 points
-            Boris: 3 points
-            Carla: 4 points
-            Dan: 13 points
+            ⁅Alice⁆: 6 points
+            ⁅Boris⁆: 3 points
+            ⁅Carla⁆: 4 points
+            ⁅Dan⁆: 13 points
             ── ru
             **Червы** · сдача 2
             Передаём три карты направо: ждём 4 игроков.
 
             Итоги (игра до 100):
-            Alice: 6 очков
-            Boris: 3 очка
-            Carla: 4 очка
-            Dan: 13 очков
+            ⁅Alice⁆: 6 очков
+            ⁅Boris⁆: 3 очка
+            ⁅Carla⁆: 4 очка
+            ⁅Dan⁆: 13 очков
             ── pt
             **Copas** · mão 2
             Passando três cartas à direita: faltam 4 jogadores.
 
             Totais (o jogo termina em 100):
-            Alice: 6 pontos
-            Boris: 3 pontos
-            Carla: 4 pontos
-            Dan: 13 pontos
+            ⁅Alice⁆: 6 pontos
+            ⁅Boris⁆: 3 pontos
+            ⁅Carla⁆: 4 pontos
+            ⁅Dan⁆: 13 pontos
             ── ro
             **Inimi** · mâna 2
             Se dau trei cărți la dreapta: așteptăm 4 jucători.
 
             Totaluri (jocul se termină la 100):
-            Alice: 6 puncte
-            Boris: 3 puncte
-            Carla: 4 puncte
-            Dan: 13 puncte
+            ⁅Alice⁆: 6 puncte
+            ⁅Boris⁆: 3 puncte
+            ⁅Carla⁆: 4 puncte
+            ⁅Dan⁆: 13 puncte
         "#]],
     );
     let end = over.iter().find(|e| e.deal_outcome().is_some()).unwrap();
@@ -1491,64 +1498,64 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
         expect![[r#"
             ── en
             **Deal 1 is over**
-            Alice: 6 points this deal
-            Boris: 3 points this deal
-            Carla: 4 points this deal
-            Dan: 13 points this deal
+            ⁅Alice⁆: 6 points this deal
+            ⁅Boris⁆: 3 points this deal
+            ⁅Carla⁆: 4 points this deal
+            ⁅Dan⁆: 13 points this deal
 
             Totals (the game ends at 100):
-            Alice: 6 points
-            Boris: 3 points
-            Carla: 4 points
-            Dan: 13 points
+            ⁅Alice⁆: 6 points
+            ⁅Boris⁆: 3 points
+            ⁅Carla⁆: 4 points
+            ⁅Dan⁆: 13 points
 
-            Last trick: Alice took 2 points.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Last trick: ⁅Alice⁆ took 2 points.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
             ── ru
             **Сдача 1 окончена**
-            Alice: 6 очков за сдачу
-            Boris: 3 очка за сдачу
-            Carla: 4 очка за сдачу
-            Dan: 13 очков за сдачу
+            ⁅Alice⁆: 6 очков за сдачу
+            ⁅Boris⁆: 3 очка за сдачу
+            ⁅Carla⁆: 4 очка за сдачу
+            ⁅Dan⁆: 13 очков за сдачу
 
             Итоги (игра до 100):
-            Alice: 6 очков
-            Boris: 3 очка
-            Carla: 4 очка
-            Dan: 13 очков
+            ⁅Alice⁆: 6 очков
+            ⁅Boris⁆: 3 очка
+            ⁅Carla⁆: 4 очка
+            ⁅Dan⁆: 13 очков
 
-            Прошлая взятка: Alice, 2 очка.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Прошлая взятка: ⁅Alice⁆, 2 очка.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
             ── pt
             **Fim da mão 1**
-            Alice: 6 pontos nesta mão
-            Boris: 3 pontos nesta mão
-            Carla: 4 pontos nesta mão
-            Dan: 13 pontos nesta mão
+            ⁅Alice⁆: 6 pontos nesta mão
+            ⁅Boris⁆: 3 pontos nesta mão
+            ⁅Carla⁆: 4 pontos nesta mão
+            ⁅Dan⁆: 13 pontos nesta mão
 
             Totais (o jogo termina em 100):
-            Alice: 6 pontos
-            Boris: 3 pontos
-            Carla: 4 pontos
-            Dan: 13 pontos
+            ⁅Alice⁆: 6 pontos
+            ⁅Boris⁆: 3 pontos
+            ⁅Carla⁆: 4 pontos
+            ⁅Dan⁆: 13 pontos
 
-            Última vaza: Alice levou 2 pontos.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Última vaza: ⁅Alice⁆ levou 2 pontos.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
             ── ro
             **Mâna 1 s-a terminat**
-            Alice: 6 puncte în această mână
-            Boris: 3 puncte în această mână
-            Carla: 4 puncte în această mână
-            Dan: 13 puncte în această mână
+            ⁅Alice⁆: 6 puncte în această mână
+            ⁅Boris⁆: 3 puncte în această mână
+            ⁅Carla⁆: 4 puncte în această mână
+            ⁅Dan⁆: 13 puncte în această mână
 
             Totaluri (jocul se termină la 100):
-            Alice: 6 puncte
-            Boris: 3 puncte
-            Carla: 4 puncte
-            Dan: 13 puncte
+            ⁅Alice⁆: 6 puncte
+            ⁅Boris⁆: 3 puncte
+            ⁅Carla⁆: 4 puncte
+            ⁅Dan⁆: 13 puncte
 
-            Ultima levată: Alice a luat 2 puncte.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Ultima levată: ⁅Alice⁆ a luat 2 puncte.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
         "#]],
     );
     // A hand: deal 1's result with its last trick, above deal 2's cards.
@@ -1556,22 +1563,22 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
         |l| hand_screen(l, &t, &game, seat(1), CardSet::EMPTY),
         expect![[r#"
             ── en
-            **Hearts** · Friday <cards>
+            **Hearts** · ⁅Friday <cards>⁆
 
             **Deal 1 is over**
-            Alice: 6 points this deal
-            Boris: 3 points this deal
-            Carla: 4 points this deal
-            Dan: 13 points this deal
+            ⁅Alice⁆: 6 points this deal
+            ⁅Boris⁆: 3 points this deal
+            ⁅Carla⁆: 4 points this deal
+            ⁅Dan⁆: 13 points this deal
 
             Totals (the game ends at 100):
-            Alice: 6 points
-            Boris: 3 points
-            Carla: 4 points
-            Dan: 13 points
+            ⁅Alice⁆: 6 points
+            ⁅Boris⁆: 3 points
+            ⁅Carla⁆: 4 points
+            ⁅Dan⁆: 13 points
 
-            Last trick: Alice took 2 points.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Last trick: ⁅Alice⁆ took 2 points.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
 
             Choose three cards to pass to the right.
             Tap cards to select them.
@@ -1580,22 +1587,22 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
             [Pass 3 | t7.1o.h0]
             ── ru
-            **Червы** · Friday <cards>
+            **Червы** · ⁅Friday <cards>⁆
 
             **Сдача 1 окончена**
-            Alice: 6 очков за сдачу
-            Boris: 3 очка за сдачу
-            Carla: 4 очка за сдачу
-            Dan: 13 очков за сдачу
+            ⁅Alice⁆: 6 очков за сдачу
+            ⁅Boris⁆: 3 очка за сдачу
+            ⁅Carla⁆: 4 очка за сдачу
+            ⁅Dan⁆: 13 очков за сдачу
 
             Итоги (игра до 100):
-            Alice: 6 очков
-            Boris: 3 очка
-            Carla: 4 очка
-            Dan: 13 очков
+            ⁅Alice⁆: 6 очков
+            ⁅Boris⁆: 3 очка
+            ⁅Carla⁆: 4 очка
+            ⁅Dan⁆: 13 очков
 
-            Прошлая взятка: Alice, 2 очка.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Прошлая взятка: ⁅Alice⁆, 2 очка.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
 
             Выберите три карты, чтобы передать направо.
             Нажимайте на карты, чтобы выбрать их.
@@ -1604,22 +1611,22 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
             [Передать 3 | t7.1o.h0]
             ── pt
-            **Copas** · Friday <cards>
+            **Copas** · ⁅Friday <cards>⁆
 
             **Fim da mão 1**
-            Alice: 6 pontos nesta mão
-            Boris: 3 pontos nesta mão
-            Carla: 4 pontos nesta mão
-            Dan: 13 pontos nesta mão
+            ⁅Alice⁆: 6 pontos nesta mão
+            ⁅Boris⁆: 3 pontos nesta mão
+            ⁅Carla⁆: 4 pontos nesta mão
+            ⁅Dan⁆: 13 pontos nesta mão
 
             Totais (o jogo termina em 100):
-            Alice: 6 pontos
-            Boris: 3 pontos
-            Carla: 4 pontos
-            Dan: 13 pontos
+            ⁅Alice⁆: 6 pontos
+            ⁅Boris⁆: 3 pontos
+            ⁅Carla⁆: 4 pontos
+            ⁅Dan⁆: 13 pontos
 
-            Última vaza: Alice levou 2 pontos.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Última vaza: ⁅Alice⁆ levou 2 pontos.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
 
             Escolha três cartas para passar à direita.
             Toque nas cartas para escolhê-las.
@@ -1628,22 +1635,22 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
             [Passar 3 | t7.1o.h0]
             ── ro
-            **Inimi** · Friday <cards>
+            **Inimi** · ⁅Friday <cards>⁆
 
             **Mâna 1 s-a terminat**
-            Alice: 6 puncte în această mână
-            Boris: 3 puncte în această mână
-            Carla: 4 puncte în această mână
-            Dan: 13 puncte în această mână
+            ⁅Alice⁆: 6 puncte în această mână
+            ⁅Boris⁆: 3 puncte în această mână
+            ⁅Carla⁆: 4 puncte în această mână
+            ⁅Dan⁆: 13 puncte în această mână
 
             Totaluri (jocul se termină la 100):
-            Alice: 6 puncte
-            Boris: 3 puncte
-            Carla: 4 puncte
-            Dan: 13 puncte
+            ⁅Alice⁆: 6 puncte
+            ⁅Boris⁆: 3 puncte
+            ⁅Carla⁆: 4 puncte
+            ⁅Dan⁆: 13 puncte
 
-            Ultima levată: Alice a luat 2 puncte.
-            **Alice A♣** · Boris A♦ · Carla Q♥ · Dan A♥
+            Ultima levată: ⁅Alice⁆ a luat 2 puncte.
+            **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
 
             Alege trei cărți de dat la dreapta.
             Atinge cărțile ca să le alegi.
@@ -1672,12 +1679,12 @@ fn a_hearts_hand_on_its_turn_after_a_trick() {
         |l| hand_screen(l, &t, &game, s, CardSet::EMPTY),
         expect![[r#"
             ── en
-            **Hearts** · Friday <cards>
+            **Hearts** · ⁅Friday <cards>⁆
             On the table:
-            Alice: 2♠
+            ⁅Alice⁆: 2♠
 
-            Last trick: Alice took 0 points.
-            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+            Last trick: ⁅Alice⁆ took 0 points.
+            ⁅Carla⁆ 2♦ · ⁅Dan⁆ 4♦ · **⁅Alice⁆ 6♦** · ⁅Boris⁆ 3♦
 
             👉 **Your turn**: tap a card to play it.
             Cards marked ✗ cannot be played now.
@@ -1685,12 +1692,12 @@ fn a_hearts_hand_on_its_turn_after_a_trick() {
             [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]
             [✗K♥ | t7.u.yKH]
             ── ru
-            **Червы** · Friday <cards>
+            **Червы** · ⁅Friday <cards>⁆
             На столе:
-            Alice: 2♠
+            ⁅Alice⁆: 2♠
 
-            Прошлая взятка: Alice, 0 очков.
-            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+            Прошлая взятка: ⁅Alice⁆, 0 очков.
+            ⁅Carla⁆ 2♦ · ⁅Dan⁆ 4♦ · **⁅Alice⁆ 6♦** · ⁅Boris⁆ 3♦
 
             👉 **Ваш ход**: нажмите на карту, чтобы сыграть её.
             Карты с пометкой ✗ сейчас сыграть нельзя.
@@ -1698,12 +1705,12 @@ fn a_hearts_hand_on_its_turn_after_a_trick() {
             [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]
             [✗K♥ | t7.u.yKH]
             ── pt
-            **Copas** · Friday <cards>
+            **Copas** · ⁅Friday <cards>⁆
             Na mesa:
-            Alice: 2♠
+            ⁅Alice⁆: 2♠
 
-            Última vaza: Alice levou 0 pontos.
-            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+            Última vaza: ⁅Alice⁆ levou 0 pontos.
+            ⁅Carla⁆ 2♦ · ⁅Dan⁆ 4♦ · **⁅Alice⁆ 6♦** · ⁅Boris⁆ 3♦
 
             👉 **Sua vez**: toque numa carta para jogá-la.
             As cartas marcadas com ✗ não podem ser jogadas agora.
@@ -1711,12 +1718,12 @@ fn a_hearts_hand_on_its_turn_after_a_trick() {
             [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]
             [✗K♥ | t7.u.yKH]
             ── ro
-            **Inimi** · Friday <cards>
+            **Inimi** · ⁅Friday <cards>⁆
             Pe masă:
-            Alice: 2♠
+            ⁅Alice⁆: 2♠
 
-            Ultima levată: Alice a luat 0 puncte.
-            Carla 2♦ · Dan 4♦ · **Alice 6♦** · Boris 3♦
+            Ultima levată: ⁅Alice⁆ a luat 0 puncte.
+            ⁅Carla⁆ 2♦ · ⁅Dan⁆ 4♦ · **⁅Alice⁆ 6♦** · ⁅Boris⁆ 3♦
 
             👉 **Ești la mutare**: atinge o carte ca s-o joci.
             Cărțile marcate cu ✗ nu pot fi jucate acum.

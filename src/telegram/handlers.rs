@@ -245,7 +245,24 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
     }
     let answered = req.await;
     crate::metrics::telegram_call("answerCallbackQuery", &answered); // admin: API call counts
-    answered.map(drop)
+    match answered {
+        Ok(_) => Ok(()),
+        // A press delivered again had been answered the first time (or
+        // waited past Telegram's time to answer): routine, not a failure.
+        Err(e) if is_routine_answer_failure(&e) => {
+            tracing::debug!(query = %q.id.0, "the press was answered already");
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Telegram's refusal to answer a callback query twice or too late.
+fn is_routine_answer_failure(e: &teloxide::RequestError) -> bool {
+    matches!(
+        e,
+        teloxide::RequestError::Api(teloxide::ApiError::InvalidQueryId)
+    )
 }
 
 /// Carries out a press; returns the popup to show, if any.
@@ -280,7 +297,18 @@ pub fn lang_of(u: &User) -> Option<Lang> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_command;
+    use super::{is_routine_answer_failure, parse_command};
+
+    #[test]
+    fn an_answer_too_late_or_twice_is_routine() {
+        use teloxide::{ApiError, RequestError};
+        assert!(is_routine_answer_failure(&RequestError::Api(
+            ApiError::InvalidQueryId
+        )));
+        assert!(!is_routine_answer_failure(&RequestError::Api(
+            ApiError::BotBlocked
+        )));
+    }
 
     #[test]
     fn commands_addressed_to_this_bot_only() {

@@ -518,16 +518,12 @@ pub fn polling(
     let (tx, rx) = mpsc::unbounded_channel();
     let (stop_token, stopped) = mk_stop_token();
     let (start_tx, start_rx) = oneshot::channel();
-    let task = tokio::spawn(poll_loop(
-        bot,
+    let options = PollOptions {
         timeout,
-        handled,
         default_lang,
         rates,
-        tx,
-        stopped,
-        start_rx,
-    ));
+    };
+    let task = tokio::spawn(poll_loop(bot, options, handled, tx, stopped, start_rx));
     let listener = StatefulListener::new_with_hints(
         PollState {
             updates: UnboundedReceiverStream::new(rx),
@@ -551,12 +547,21 @@ fn backoff(e: &teloxide::RequestError, errors: u32) -> Duration {
     }
 }
 
-async fn poll_loop(
-    bot: Bot,
+/// What [`polling`] was asked for.
+struct PollOptions {
     timeout: Duration,
-    handled: Arc<Handled>,
     default_lang: Lang,
     rates: PressRates,
+}
+
+async fn poll_loop(
+    bot: Bot,
+    PollOptions {
+        timeout,
+        default_lang,
+        rates,
+    }: PollOptions,
+    handled: Arc<Handled>,
     tx: mpsc::UnboundedSender<Item>,
     stopped: StopFlag,
     start: oneshot::Receiver<Option<Vec<AllowedUpdate>>>,

@@ -67,12 +67,25 @@ impl Occupant {
 /// The longest name shown, in characters (Telegram allows 64 per name part).
 const MAX_NAME: usize = 32;
 
-/// A person's name as shown: control characters dropped, blank names
-/// replaced, long names cut (nothing a user types can break the layout).
-fn clean_name(name: &str) -> String {
+/// Unicode's first-strong isolate and pop directional isolate: what lies
+/// between them takes its direction from itself and passes none on.
+const FSI: char = '\u{2068}';
+const PDI: char = '\u{2069}';
+
+/// The isolate marks a name could use to end its isolation early.
+fn is_isolate_mark(c: char) -> bool {
+    matches!(c, '\u{2066}'..='\u{2069}')
+}
+
+/// A person's name (or a chat's title) as shown: control characters and
+/// isolate marks dropped, blank names replaced, long names cut, and the
+/// whole set in a bidi isolate, so that a right-to-left override in it
+/// (U+202E) turns nothing after it around (nothing a user types can break
+/// the layout).
+pub fn clean_name(name: &str) -> String {
     let cleaned: String = name
         .chars()
-        .filter(|c| !c.is_control())
+        .filter(|c| !c.is_control() && !is_isolate_mark(*c))
         .collect::<String>()
         .trim()
         .to_owned();
@@ -82,9 +95,9 @@ fn clean_name(name: &str) -> String {
     if cleaned.chars().count() > MAX_NAME {
         let mut cut: String = cleaned.chars().take(MAX_NAME - 1).collect();
         cut.push('…');
-        return cut;
+        return format!("{FSI}{cut}{PDI}");
     }
-    cleaned
+    format!("{FSI}{cleaned}{PDI}")
 }
 
 /// What the service knows about a table beyond the game: seats, version,

@@ -371,8 +371,11 @@ fn the_hand_message_reads_right() {
         &game.legal_actions(leader),
     );
     let text = parse_html(&r.text).unwrap().text;
-    assert!(text.starts_with("Kozel · Friday <night>\n"), "{text}");
-    assert!(r.text.contains("Friday &lt;night&gt;"));
+    assert!(
+        text.starts_with("Kozel · \u{2068}Friday <night>\u{2069}\n"),
+        "{text}"
+    );
+    assert!(r.text.contains("\u{2068}Friday &lt;night&gt;\u{2069}"));
     assert!(
         text.contains(&format!("Trump: {} (", trump.glyph())),
         "{text}"
@@ -526,19 +529,24 @@ fn the_table_message_shows_turn_timer_trick_and_score() {
         r.text.contains(&format!("<b>{}</b>", card.glyph())),
         "the winning play is bold"
     );
+    let text = unisolated(&text);
     assert!(text.contains("Last trick: Carol took 21 points."));
     assert!(text.contains("Alice and Carol: 0 tricks · Bob and Dave: 0 tricks"));
     assert!(text.contains(
         "Series (at 12 defeat points a team is the goat):\nAlice and Carol: 0\nBob and Dave: 0"
     ));
     // The other languages have their plural forms.
-    let ru = parse_html(&table(Lang::Ru, &t, &game.view(seat(0))).text)
-        .unwrap()
-        .text;
+    let ru = unisolated(
+        &parse_html(&table(Lang::Ru, &t, &game.view(seat(0))).text)
+            .unwrap()
+            .text,
+    );
     assert!(ru.contains("Прошлая взятка: Carol, 21 очко."), "{ru}");
-    let ro = parse_html(&table(Lang::Ro, &t, &game.view(seat(0))).text)
-        .unwrap()
-        .text;
+    let ro = unisolated(
+        &parse_html(&table(Lang::Ro, &t, &game.view(seat(0))).text)
+            .unwrap()
+            .text,
+    );
     assert!(
         ro.contains("Ultima levată: Carol a luat 21 de puncte."),
         "{ro}"
@@ -642,18 +650,22 @@ fn lobby_onboarding_buttons_become_deep_links() {
 fn results_name_the_teams_and_the_goat() {
     let t = info(1, false);
     let r = k::DealResult::score([60, 60], [3, 2], seat(0));
-    let text = parse_html(&kozel::deal_over(Lang::En, &t, 4, &r, [6, 8]).text)
-        .unwrap()
-        .text;
+    let text = unisolated(
+        &parse_html(&kozel::deal_over(Lang::En, &t, 4, &r, [6, 8]).text)
+            .unwrap()
+            .text,
+    );
     assert_eq!(
         text,
         "Deal 4 is over\nAlice and Carol: 60 points, 3 tricks\nBob and Dave: 60 points, 2 tricks\n\
          🥚 Eggs! 60 : 60 — nobody gets defeat points.\nSeries: Alice and Carol 6 : 8 Bob and Dave"
     );
     let r = k::DealResult::score([120, 0], [5, 0], seat(0));
-    let text = parse_html(&kozel::deal_over(Lang::Ru, &t, 2, &r, [0, 6]).text)
-        .unwrap()
-        .text;
+    let text = unisolated(
+        &parse_html(&kozel::deal_over(Lang::Ru, &t, 2, &r, [0, 6]).text)
+            .unwrap()
+            .text,
+    );
     assert!(
         text.contains("Bob и Dave не взяли ни одной взятки."),
         "{text}"
@@ -664,16 +676,12 @@ fn results_name_the_teams_and_the_goat() {
     );
     let goat = kozel::series_over(Lang::Pt, &t, k::Team::of(seat(1)), true, [4, 12]);
     assert!(
-        parse_html(&goat.text)
-            .unwrap()
-            .text
+        unisolated(&parse_html(&goat.text).unwrap().text)
             .ends_with("🐐🥚 Bob e Dave são o bode com bolas!")
     );
     let goat = kozel::series_over(Lang::En, &t, k::Team::of(seat(0)), false, [12, 2]);
     assert!(
-        parse_html(&goat.text)
-            .unwrap()
-            .text
+        unisolated(&parse_html(&goat.text).unwrap().text)
             .ends_with("🐐 Alice and Carol are the goat!")
     );
 }
@@ -750,19 +758,20 @@ fn a_stand_in_hand_offers_only_take_back() {
     );
     assert_eq!(decoded(&r), [TableAction::TakeBack]);
     assert!(r.text.contains("An AI player is playing for you."));
-    assert_eq!(t.name(Lang::En, seat(0)), "🤖 for Alice");
+    assert_eq!(t.name(Lang::En, seat(0)), "🤖 for \u{2068}Alice\u{2069}");
 }
 
 #[test]
 fn names_are_cleaned_and_cut() {
     assert_eq!(
         Occupant::human("  \u{0007}Ann\u{200b} ").display(Lang::En),
-        "Ann\u{200b}"
+        "\u{2068}Ann\u{200b}\u{2069}"
     );
     assert_eq!(Occupant::human(" \n ").display(Lang::En), "?");
     let long = Occupant::human("x".repeat(64)).display(Lang::En);
-    assert_eq!(long.chars().count(), 32);
-    assert!(long.ends_with('…'));
+    // 32 shown, in their isolate.
+    assert_eq!(long.chars().count(), 34);
+    assert!(long.ends_with("…\u{2069}"));
     // Whole seconds begun: a reminder due at 15 s and sent 20 ms late
     // still says 15 s; an allowance reads as it was set.
     assert_eq!(shown_seconds(Duration::from_millis(14_980)), 15);
@@ -803,7 +812,11 @@ fn hearts_passing_and_playing_read_right() {
 
     let three = three_of(&game, alice);
     let r = hand_of(&game, alice, three);
-    assert!(text(&r).starts_with("Hearts · Friday\n"), "{}", text(&r));
+    assert!(
+        text(&r).starts_with("Hearts · \u{2068}Friday\u{2069}\n"),
+        "{}",
+        text(&r)
+    );
     assert!(text(&r).contains("Choose three cards to pass to the left."));
     let rows: Vec<usize> = r.keyboard.rows.iter().map(Vec::len).collect();
     assert_eq!(
@@ -821,7 +834,7 @@ fn hearts_passing_and_playing_read_right() {
         "{public}"
     );
     assert!(
-        public.contains("Totals (the game ends at 100):\nAlice: 0 points"),
+        unisolated(&public).contains("Totals (the game ends at 100):\nAlice: 0 points"),
         "{public}"
     );
 
@@ -841,9 +854,11 @@ fn hearts_passing_and_playing_read_right() {
             .iter()
             .any(|a| matches!(a, TableAction::HeartsPass(_)))
     );
-    let ru = parse_html(&table(Lang::Ru, &t, &game.view(alice)).text)
-        .unwrap()
-        .text;
+    let ru = unisolated(
+        &parse_html(&table(Lang::Ru, &t, &game.view(alice)).text)
+            .unwrap()
+            .text,
+    );
     assert!(
         ru.contains("Передаём три карты налево: ждём 3 игроков."),
         "{ru}"
@@ -915,7 +930,7 @@ fn hearts_results_and_popups() {
         Some(seat(0)),
         100,
     );
-    let text = parse_html(&r.text).unwrap().text;
+    let text = unisolated(&parse_html(&r.text).unwrap().text);
     assert_eq!(
         text,
         "Deal 3 is over\n🌙 Alice shot the moon!\nAlice: 0 points this deal\nBob: 26 points this deal\n\
@@ -923,9 +938,11 @@ fn hearts_results_and_popups() {
          Alice: 10 points\nBob: 40 points\nCarol: 52 points\nDave: 99 points"
     );
     let ranking = h::rank(PerSeat([74, 74, 106, 99]));
-    let over = parse_html(&hearts::game_over(Lang::Ro, &t, &ranking).text)
-        .unwrap()
-        .text;
+    let over = unisolated(
+        &parse_html(&hearts::game_over(Lang::Ro, &t, &ranking).text)
+            .unwrap()
+            .text,
+    );
     assert!(over.starts_with("Jocul s-a terminat\n1. Alice — 74 de puncte\n1. Bob — 74 de puncte\n3. Dave — 99 de puncte\n4. Carol — 106 puncte"), "{over}");
     assert!(
         over.ends_with("🏆 Câștigă Alice!\n🏆 Câștigă Bob!"),
@@ -966,4 +983,26 @@ fn hearts_results_and_popups() {
         ),
         "Siga o naipe: jogue ouros."
     );
+}
+
+#[test]
+fn a_name_is_isolated_and_cannot_end_its_isolation() {
+    // An override in a name turns nothing after it around.
+    assert_eq!(
+        super::clean_name("\u{202E}Eve"),
+        "\u{2068}\u{202E}Eve\u{2069}"
+    );
+    // A name's own isolate marks are dropped: it cannot close ours early.
+    assert_eq!(
+        super::clean_name("Eve\u{2069}\u{202E}x"),
+        "\u{2068}Eve\u{202E}x\u{2069}"
+    );
+    assert_eq!(super::clean_name(" \u{2068} "), "?");
+}
+
+/// `text` without the bidi isolation around names, for checks of the
+/// wording (the isolation itself is checked where names are cleaned and in
+/// the snapshots).
+fn unisolated(text: &str) -> String {
+    text.replace(['\u{2068}', '\u{2069}'], "")
 }

@@ -287,6 +287,12 @@ pub struct RunningBot {
     shared: Arc<Shared>,
     shutdown: ShutdownToken,
     dispatcher: Option<JoinHandle<()>>,
+    /// The update listener's own stop: teloxide's dispatcher stops its
+    /// listener only when a shutdown's wake-up finds it waiting, and a
+    /// shutdown that arrives while it hands an update to a worker is
+    /// missed (`notify_waiters` keeps no permit). Stopping the listener
+    /// ends its stream, which ends the dispatcher whatever it was doing.
+    listener_stop: Option<teloxide::stop::StopToken>,
     /// The long-polling task: it confirms the handled updates as it ends.
     poller: Option<JoinHandle<()>>,
     /// The webhook server, in webhook mode.
@@ -332,17 +338,27 @@ impl RunningBot {
 
     /// Stops polling, finishes the updates in hand, stops timers and AI
     /// moves, sends what is queued (for a while) and closes the database.
-    pub async fn stop(self) {
+    pub async fn stop(mut self) {
         loop {
             match self.shutdown.shutdown() {
-                Ok(done) => {
+                Ok(_) => {
+                    // The listener is stopped here as well (see
+                    // `listener_stop`), and the dispatcher's task awaited
+                    // rather than the shutdown's future, whose wake-up is
+                    // lost too if the dispatcher ends before it is polled.
+                    if let Some(stop) = &self.listener_stop {
+                        stop.stop();
+                    }
                     // A listener whose stream does not end (seen with the
                     // webhook listener under load) must not hold the stop up.
-                    if tokio::time::timeout(DISPATCHER_GRACE, done).await.is_err() {
+                    if let Some(mut d) = self.dispatcher.take()
+                        && tokio::time::timeout(DISPATCHER_GRACE, &mut d)
+                            .await
+                            .is_err()
+                    {
                         tracing::warn!("the dispatcher did not stop in time; aborting it");
-                        if let Some(d) = self.dispatcher.as_ref() {
-                            d.abort();
-                        }
+                        d.abort();
+                        let _ = d.await;
                     }
                     break;
                 }
@@ -470,6 +486,7 @@ pub async fn start_on(
     let conflicts = Arc::new(AtomicU64::new(0));
     let mut webhook = None;
     let mut poller = None;
+    let listener_stop;
     let dispatcher = match &config.update_mode {
         UpdateMode::LongPolling => {
             let deleted = bot.delete_webhook().await;
@@ -477,13 +494,16 @@ pub async fn start_on(
             if let Err(e) = deleted {
                 tracing::warn!(error = %e, "deleteWebhook failed");
             }
-            let (listener, task) = listener::polling(
+            let (mut listener, task) = listener::polling(
                 bot.clone(),
                 tuning.poll_timeout,
                 handled,
                 default_lang,
                 tuning.press_rates,
             );
+            listener_stop = Some(teloxide::update_listeners::UpdateListener::stop_token(
+                &mut listener,
+            ));
             poller = Some(task);
             let listener_errors = {
                 let conflicts = conflicts.clone();
@@ -527,7 +547,10 @@ pub async fn start_on(
                 return Err(e.into());
             }
             webhook = Some((hook.local_addr, server));
-            let listener = hook.listener;
+            let mut listener = hook.listener;
+            listener_stop = Some(teloxide::update_listeners::UpdateListener::stop_token(
+                &mut listener,
+            ));
             tokio::spawn(async move {
                 dispatcher
                     .dispatch_with_listener(
@@ -542,6 +565,7 @@ pub async fn start_on(
         shared,
         shutdown,
         dispatcher: Some(dispatcher),
+        listener_stop,
         poller,
         webhook,
         outbox,

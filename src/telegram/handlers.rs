@@ -239,6 +239,13 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
     } else {
         Some(tr(player.lang, key::ERR_NOT_ALLOWED, &Args::new()))
     };
+    // A press and its outcome (a popup is a refusal or a note).
+    tracing::debug!(
+        user = q.from.id.0,
+        data = q.data.as_deref().unwrap_or(""),
+        popup = popup.as_deref().unwrap_or(""),
+        "press answered"
+    );
     let mut req = bot.answer_callback_query(q.id.clone());
     if let Some(text) = popup {
         req = req.text(text);

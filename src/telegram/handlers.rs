@@ -251,7 +251,7 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
         req = req.text(text);
     }
     let answered = req.await;
-    crate::metrics::telegram_call("answerCallbackQuery", &answered); // admin: API call counts
+    crate::metrics::telegram_call("answerCallbackQuery", &answered);
     match answered {
         Ok(_) => Ok(()),
         // A press delivered again had been answered the first time (or

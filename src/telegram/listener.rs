@@ -597,7 +597,7 @@ async fn poll_loop(
             r = get_updates(&bot, payload) => r,
             () = &mut stopped => break 'poll,
         };
-        crate::metrics::telegram_call("getUpdates", &result); // admin: API call counts
+        crate::metrics::telegram_call("getUpdates", &result);
         match result {
             Ok(batch) => {
                 errors = 0;

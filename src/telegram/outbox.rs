@@ -605,7 +605,7 @@ impl Outbox {
                     };
                     crate::metrics::pacer_waiting(lane, self.queue.chats_waiting_in(class));
                 }
-                let by_priority = self.queue.outputs_waiting(); // admin: scheduler queue length
+                let by_priority = self.queue.outputs_waiting();
                 for (prio, n) in crate::telegram::pacing::Priority::ALL
                     .into_iter()
                     .zip(by_priority)

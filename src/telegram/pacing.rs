@@ -704,7 +704,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 orphan: false,
             });
             self.bucket.take(self.limits.budget, now);
-            // admin: the time waited, from when it was queued (due minus its head start).
+            // The time waited, from when it was queued (due minus its head start).
             let queued = due.map(|d| d.checked_sub(prio.allowance()).unwrap_or(d));
             crate::metrics::output_wait(
                 prio.label(),

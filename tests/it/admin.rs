@@ -294,7 +294,10 @@ async fn the_bot_waits_for_a_bot_api_that_comes_up_late_logging_plain_text() {
         ],
     ));
     let running = tokio::task::spawn_blocking(move || {
-        let line = bot.wait_for("kozyr is running", Duration::from_secs(30));
+        let line = bot.wait_for(
+            concat!("kozyr ", env!("CARGO_PKG_VERSION"), " running"),
+            Duration::from_secs(30),
+        );
         (bot, line)
     })
     .await

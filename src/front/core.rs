@@ -676,7 +676,14 @@ impl Front {
                 // A press delivered again (its first handling committed but
                 // was cut off before the answer) is answered as the first
                 // was: the checks below would see the table it moved on.
-                match self.service.replay(&dedup).await {
+                // A selection's toggle is never submitted, so never recorded.
+                let submitted = !matches!(action, TableAction::Toggle(_) | TableAction::Clear);
+                let replay = if submitted {
+                    self.service.replay(&dedup).await
+                } else {
+                    Ok(None)
+                };
+                match replay {
                     Ok(Some(_)) => return Self::replayed(action),
                     Ok(None) => {}
                     Err(e) => {

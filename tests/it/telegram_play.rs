@@ -261,11 +261,13 @@ fn deal_no(t: &Table) -> u32 {
     }
 }
 
-/// The name the bot shows for a seat: the person's, or the AI player's.
+/// The name the bot shows for a seat: the person's (in its bidi
+/// isolate), or the AI player's.
 fn name(t: &Table, seat: Seat) -> String {
-    t.seats()[seat]
-        .person()
-        .map_or_else(|| "🤖 Bot 1".to_owned(), |p| p.name.clone())
+    t.seats()[seat].person().map_or_else(
+        || "🤖 Bot 1".to_owned(),
+        |p| format!("\u{2068}{}\u{2069}", p.name),
+    )
 }
 
 /// Whether `text` shows `trick` as the bot draws it: who took it and its

@@ -368,7 +368,12 @@ async fn the_group_and_the_hand_state_the_same_full_allowance() {
     let mut t = w.table(id).await;
     let allowance = "⏳ 60 s a move";
     let in_hand = "⏳ You have 60 s a move.";
-    let turn_line = |t: &Table| format!("Turn: {} · {allowance}", NAMES[t.awaiting()[0].index()]);
+    let turn_line = |t: &Table| {
+        format!(
+            "Turn: \u{2068}{}\u{2069} · {allowance}",
+            NAMES[t.awaiting()[0].index()]
+        )
+    };
 
     // The first turn: the table and the leader's hand; the others' hands
     // state no allowance (it is not their move).

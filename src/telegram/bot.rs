@@ -220,6 +220,9 @@ pub struct Tuning {
     pub poll_timeout: Duration,
     /// How long a stop waits for queued output.
     pub drain_for: Duration,
+    /// The first pause after a group's write got "chat not found" (it
+    /// doubles; the fourth in a row stops the group's table).
+    pub chat_not_found_retry: Duration,
 }
 
 impl Default for Tuning {
@@ -235,6 +238,7 @@ impl Default for Tuning {
             agent: default_agent(),
             poll_timeout: Duration::from_secs(30),
             drain_for: Duration::from_secs(5),
+            chat_not_found_retry: Duration::from_secs(5),
         }
     }
 }
@@ -438,7 +442,7 @@ pub async fn start_on(
         private: tuning.private_pacing,
         budget: tuning.budget,
     };
-    let outbox = Outbox::new(shared.clone(), limits).await;
+    let outbox = Outbox::new(shared.clone(), limits, tuning.chat_not_found_retry).await;
     let (stop_tx, stop_rx) = watch::channel(false);
     let outbox = tokio::spawn(outbox::run(
         outbox,

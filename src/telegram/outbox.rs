@@ -349,10 +349,15 @@ impl Outbox {
                     self.on_output(Output::RenderTable(Box::new(view))).await;
                 }
                 Ok(Some(_)) => {}
-                Ok(None) | Err(_) => {
+                // A table the store does not have: nobody to tell.
+                Ok(None) => {
                     for a in self.pending.remove(&table).unwrap_or_default() {
                         self.forget_owed(table, &a).await;
                     }
+                }
+                // They wait for the table's next render, or the next start.
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "cannot read a table owed announcements");
                 }
             }
         }

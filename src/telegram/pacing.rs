@@ -658,16 +658,17 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
     /// Makes `slot` go out again even if the pacer believes Telegram shows
     /// it already: an edit that changes nothing tells whether the message
     /// is still there (a person may delete it), and one that is gone is
-    /// posted anew ([`Outcome::Gone`]). Nothing happens to a slot that
-    /// never showed anything.
+    /// posted anew ([`Outcome::Gone`]). A slot whose message is being
+    /// posted is checked once that landed; nothing happens to a slot that
+    /// shows nothing.
     pub fn recheck(&mut self, chat: K, slot: S, prio: Priority) {
         let seq = self.seq();
         let due = self.due(prio);
-        let Some(s) = self
-            .chats
-            .get_mut(&chat)
-            .and_then(|c| c.slots.get_mut(&slot))
-        else {
+        let Some(c) = self.chats.get_mut(&chat) else {
+            return;
+        };
+        let expected = c.expected(&slot).cloned();
+        let Some(s) = c.slots.get_mut(&slot) else {
             return;
         };
         match &mut s.wanted {
@@ -677,7 +678,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 p.due = p.due.min(due).or(p.due).or(due);
             }
             None => {
-                let Some(shown) = s.shown.clone() else {
+                let Some(shown) = expected else {
                     return;
                 };
                 s.wanted = Some(Pending {
@@ -824,7 +825,11 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         match (outcome, flight.output.clone()) {
             (Outcome::Done | Outcome::NotModified, Output::Set { slot, content }) => {
                 if let Some(s) = c.slots.get_mut(&slot) {
-                    if s.wanted.as_ref().is_some_and(|p| p.content == content) {
+                    // A check asked for meanwhile still goes out.
+                    if s.wanted
+                        .as_ref()
+                        .is_some_and(|p| p.content == content && !p.force)
+                    {
                         s.wanted = None;
                     }
                     s.shown = Some(content);

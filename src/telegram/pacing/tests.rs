@@ -320,6 +320,16 @@ fn a_recheck_edits_what_is_shown_and_a_gone_message_is_posted_anew() {
     assert_eq!(p.shown(&"g", &"table"), None);
     assert_eq!(drain(&mut p, c.at(9.0), Outcome::Done), ["g:table=a"]);
     assert!(p.is_idle(&"g"));
+    // Asked while the message is being posted: checked once it landed.
+    p.set("h", "table", "x".into());
+    let tx = p.poll_transmit(c.at(9.0)).unwrap();
+    p.recheck("h", "table", Priority::Acted);
+    p.on_result(tx.ticket, Outcome::Done, c.at(9.0));
+    assert_eq!(
+        drain(&mut p, c.at(12.0), Outcome::NotModified),
+        ["h:table=x"]
+    );
+    assert!(p.is_idle(&"h"));
 }
 
 /// A scripted step for the property test.

@@ -376,6 +376,7 @@ pub fn failure_outcome(f: &crate::telegram::failure::Failure) -> &'static str {
         Failure::MessageGone => "message_gone",
         Failure::Migrated(_) => "migrated",
         Failure::Unreachable => "unreachable",
+        Failure::ChatNotFound => "chat_not_found",
         Failure::Transient => "transient",
         Failure::Rejected => "rejected",
     }

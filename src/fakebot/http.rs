@@ -212,6 +212,10 @@ async fn handle(
             shared.lock().record_failure(method);
             return reply(Err(ApiFailure::new(status, "Internal Server Error")));
         }
+        Some(FaultKind::ChatNotFound) => {
+            shared.lock().record_failure(method);
+            return reply(Err(ApiFailure::new(400, "Bad Request: chat not found")));
+        }
         Some(FaultKind::DropConnection) => {
             shared.lock().record_failure(method);
             killer.0.notify_one();

@@ -247,7 +247,14 @@ impl FakeBot {
 
     /// `by` upgrades a basic group to a supergroup; returns the new chat id.
     pub fn migrate_to_supergroup(&self, chat: ChatId, by: UserId) -> Result<ChatId, SimError> {
-        self.mutate(|w| w.migrate(chat, by))
+        self.mutate(|w| w.migrate(chat, by, true))
+    }
+
+    /// Like [`FakeBot::migrate_to_supergroup`], but the bot gets no service
+    /// message (lost, or not sent yet): it learns of the new id only from
+    /// the 400 with `migrate_to_chat_id` its next write to the old id gets.
+    pub fn migrate_without_notice(&self, chat: ChatId, by: UserId) -> Result<ChatId, SimError> {
+        self.mutate(|w| w.migrate(chat, by, false))
     }
 
     /// Someone deletes a message (an admin in a group, or the user in a DM).

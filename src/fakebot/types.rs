@@ -284,6 +284,9 @@ pub enum FaultKind {
     Delay(Duration),
     /// Close the connection without answering.
     DropConnection,
+    /// 400 "Bad Request: chat not found", as Telegram sometimes answers
+    /// for a chat that exists.
+    ChatNotFound,
 }
 
 impl Fault {
@@ -306,6 +309,10 @@ impl Fault {
 
     pub fn delay(d: Duration) -> Self {
         Fault::new(FaultKind::Delay(d))
+    }
+
+    pub fn chat_not_found() -> Self {
+        Fault::new(FaultKind::ChatNotFound)
     }
 
     pub fn drop_connection() -> Self {

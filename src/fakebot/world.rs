@@ -726,7 +726,7 @@ impl World {
     /// The group becomes a supergroup with a new id, the way Telegram does
     /// it: a service message in each, members and the bot carried over, the
     /// old id answering "group chat was upgraded" from now on.
-    pub fn migrate(&mut self, chat: ChatId, by: UserId) -> Result<ChatId, SimError> {
+    pub fn migrate(&mut self, chat: ChatId, by: UserId, notify: bool) -> Result<ChatId, SimError> {
         let old = self.chats.get(&chat).ok_or(SimError::NoSuchChat(chat))?;
         if old.kind != ChatKind::Group || old.migrated_to.is_some() {
             return Err(SimError::NotAGroup(chat));
@@ -773,7 +773,7 @@ impl World {
         if let Some(c) = self.chats.get_mut(&chat) {
             c.migrated_to = Some(new_id);
         }
-        if bot_present {
+        if bot_present && notify {
             for payload in [to, from].into_iter().flatten() {
                 self.push_update("message", payload);
             }

@@ -12,6 +12,7 @@
 mod admin;
 mod export;
 mod messages;
+mod outbox;
 mod stats;
 mod writer;
 

@@ -25,7 +25,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{StoreError, StoreHealth};
 use crate::table::{
-    ChatKey, Counters, Lang, Player, TableEvent, Timestamp, Transition, stats_delta,
+    Announcement, ChatKey, Counters, Effect, Lang, Platform, Player, TableEvent, Timestamp,
+    Transition, stats_delta,
 };
 
 /// Commits written in one transaction at most. Bounds the transaction's
@@ -45,7 +46,26 @@ pub struct Commit {
     chat_lang: Option<(ChatKey, Lang)>,
     message_ref: Option<MessageRefWrite>,
     shown: Option<ShownWrite>,
+    /// Announcements a chat is owed (the `owed_outputs` migration).
+    owed: Vec<OwedWrite>,
+    /// An owed announcement the chat got.
+    owed_sent: Option<OwedWrite>,
 }
+
+/// One row of `owed_outputs`.
+#[derive(Debug)]
+struct OwedWrite {
+    platform: &'static str,
+    table_id: i64,
+    chat_id: String,
+    /// The JSON of the announcement.
+    json: String,
+}
+
+/// The platforms whose shells send what is owed at a start and delete it
+/// once sent (`telegram::outbox`). Discord's announcements wait for the
+/// table's next render in its outbox and are not recorded.
+const OWED_PLATFORMS: [Platform; 1] = [Platform::Telegram];
 
 /// What a front-end's messages show, as hashes (the `shown_hash` migration).
 #[derive(Debug)]
@@ -187,6 +207,24 @@ impl Commit {
                 })
             }
         };
+        let mut owed = Vec::new();
+        for e in &transition.effects {
+            if let Effect::Announce {
+                chat,
+                table,
+                announcement,
+            } = e
+                && OWED_PLATFORMS.contains(&chat.platform())
+                && announcement.is_owed()
+            {
+                owed.push(OwedWrite {
+                    platform: chat.platform().as_str(),
+                    table_id: table.0,
+                    chat_id: chat.id(),
+                    json: serde_json::to_string(announcement)?,
+                });
+            }
+        }
         Ok(Commit {
             at: now.millis(),
             dedup,
@@ -197,6 +235,27 @@ impl Commit {
             chat_lang: transition.chat_language.clone(),
             message_ref: None,
             shown: None,
+            owed,
+            owed_sent: None,
+        })
+    }
+
+    /// The chat got an owed announcement of `table` (its oldest row with
+    /// that content is deleted).
+    pub fn owed_sent(
+        platform: Platform,
+        table: crate::table::TableId,
+        announcement: &Announcement,
+        now: Timestamp,
+    ) -> Result<Commit, StoreError> {
+        Ok(Commit {
+            owed_sent: Some(OwedWrite {
+                platform: platform.as_str(),
+                table_id: table.0,
+                chat_id: String::new(),
+                json: serde_json::to_string(announcement)?,
+            }),
+            ..Commit::nothing(now)
         })
     }
 
@@ -270,6 +329,8 @@ impl Commit {
             chat_lang: None,
             message_ref: None,
             shown: None,
+            owed: Vec::new(),
+            owed_sent: None,
         }
     }
 }
@@ -746,6 +807,31 @@ async fn write_one(
             .bind(m.table_id)
             .bind(&m.chat_id),
         }
+        .execute(&mut **tx)
+        .await?;
+    }
+    for o in &c.owed {
+        sqlx::query(
+            "INSERT INTO owed_outputs (platform, table_id, chat_id, announcement, created_at)
+             VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(o.platform)
+        .bind(o.table_id)
+        .bind(&o.chat_id)
+        .bind(&o.json)
+        .bind(c.at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    if let Some(o) = &c.owed_sent {
+        sqlx::query(
+            "DELETE FROM owed_outputs WHERE id = (
+                 SELECT min(id) FROM owed_outputs
+                 WHERE platform = ? AND table_id = ? AND announcement = ?)",
+        )
+        .bind(o.platform)
+        .bind(o.table_id)
+        .bind(&o.json)
         .execute(&mut **tx)
         .await?;
     }

@@ -249,3 +249,21 @@ pub enum Announcement {
         from: ChatKey,
     },
 }
+
+impl Announcement {
+    /// Whether a chat must get it even if the bot is killed before it goes
+    /// out: a deal's or the series' result, and a new deal or series (the
+    /// live table is then posted anew below it). The store keeps these
+    /// until a front-end says they were sent; a trick or a note on a seat
+    /// is shown by the next render anyway.
+    pub fn is_owed(&self) -> bool {
+        matches!(
+            self,
+            Announcement::SeriesStarted { .. }
+                | Announcement::Game {
+                    milestone: Milestone::Deal | Milestone::Series,
+                    ..
+                }
+        )
+    }
+}

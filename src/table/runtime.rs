@@ -57,8 +57,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::{
-    Actor, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table, TableError,
-    TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
+    Actor, Announcement, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table,
+    TableError, TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
 };
 use crate::ai::{AgentConfig, AgentKind, Observation, TableAgent};
 use crate::game::GameAction;
@@ -660,6 +660,31 @@ impl TableService {
             .inner
             .store
             .save_message_ref(platform, table, chat, message, self.now())
+            .await?)
+    }
+
+    /// The announcements chats of `platform` are still owed (results and
+    /// new deals recorded with the command that produced them), oldest
+    /// first: (table, chat, announcement). A front-end sends them at its
+    /// start and reports each one sent through [`TableService::owed_sent`].
+    pub async fn owed_outputs(
+        &self,
+        platform: Platform,
+    ) -> Result<Vec<(TableId, String, Announcement)>, ServiceError> {
+        Ok(self.inner.store.owed_outputs(platform).await?)
+    }
+
+    /// The chat of `table` got the owed `announcement`.
+    pub async fn owed_sent(
+        &self,
+        platform: Platform,
+        table: TableId,
+        announcement: &Announcement,
+    ) -> Result<(), ServiceError> {
+        Ok(self
+            .inner
+            .store
+            .owed_sent(platform, table, announcement, self.now())
             .await?)
     }
 

@@ -224,6 +224,9 @@ pub struct Tuning {
     pub drain_for: Duration,
     /// How fast a person and a chat may press (long polling).
     pub press_rates: listener::PressRates,
+    /// The first pause after a group's write got "chat not found" (it
+    /// doubles; the fourth in a row stops the group's table).
+    pub chat_not_found_retry: Duration,
 }
 
 impl Default for Tuning {
@@ -240,6 +243,7 @@ impl Default for Tuning {
             poll_timeout: Duration::from_secs(30),
             drain_for: Duration::from_secs(5),
             press_rates: listener::PressRates::PEOPLE,
+            chat_not_found_retry: Duration::from_secs(5),
         }
     }
 }
@@ -459,7 +463,7 @@ pub async fn start_on(
         private: tuning.private_pacing,
         budget: tuning.budget,
     };
-    let outbox = Outbox::new(shared.clone(), limits).await;
+    let outbox = Outbox::new(shared.clone(), limits, tuning.chat_not_found_retry).await;
     let (stop_tx, stop_rx) = watch::channel(false);
     let outbox = tokio::spawn(outbox::run(
         outbox,

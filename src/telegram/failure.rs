@@ -26,6 +26,10 @@ pub enum Failure {
     /// The bot cannot write there: a user who never started it or blocked
     /// it, a group it was removed from, a deleted account.
     Unreachable,
+    /// 400 "chat not found". Telegram has answered it for groups that were
+    /// fine a moment later, so a group is not given up on the first one
+    /// (the outbox retries a few times before it stops the table).
+    ChatNotFound,
     /// Worth retrying: network trouble, a 5xx, a garbled answer.
     Transient,
     /// Telegram refused the request itself (a bug on our side).
@@ -60,8 +64,8 @@ impl Failure {
             | ApiError::CantInitiateConversation
             | ApiError::CantTalkWithBots
             | ApiError::UserDeactivated
-            | ApiError::ChatNotFound
             | ApiError::GroupDeactivated => Failure::Unreachable,
+            ApiError::ChatNotFound => Failure::ChatNotFound,
             ApiError::Unknown(text) => Failure::of_text(text),
             _ => Failure::Rejected,
         }
@@ -85,7 +89,8 @@ impl Failure {
 
     /// What the pacer should do with an output that failed this way.
     /// (Migration and unreachable chats need the front-end's attention too:
-    /// [`super::pacing::Pacer::migrate`], [`super::pacing::Pacer::forget`].)
+    /// [`super::pacing::Pacer::migrate`], [`super::pacing::Pacer::forget`];
+    /// the outbox retries a group's "chat not found" itself.)
     pub fn pacing_outcome(self) -> Outcome {
         match self {
             Failure::NotModified => Outcome::NotModified,
@@ -93,7 +98,10 @@ impl Failure {
             Failure::MessageGone => Outcome::Gone,
             // Retried soon; a short pause rather than hammering a sick server.
             Failure::Transient => Outcome::RetryAfter(Duration::from_secs(1)),
-            Failure::Migrated(_) | Failure::Unreachable | Failure::Rejected => Outcome::Failed,
+            Failure::Migrated(_)
+            | Failure::Unreachable
+            | Failure::ChatNotFound
+            | Failure::Rejected => Outcome::Failed,
         }
     }
 }
@@ -111,6 +119,7 @@ mod tests {
         assert_eq!(api(ApiError::MessageNotModified), Failure::NotModified);
         assert_eq!(api(ApiError::MessageToEditNotFound), Failure::MessageGone);
         assert_eq!(api(ApiError::BotBlocked), Failure::Unreachable);
+        assert_eq!(api(ApiError::ChatNotFound), Failure::ChatNotFound);
         assert_eq!(
             unknown("Forbidden: bot can't initiate conversation with a user"),
             Failure::Unreachable

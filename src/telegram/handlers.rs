@@ -96,6 +96,12 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
     if msg.chat.is_private() && shared.front.set_unreachable(&player.id, false) {
         shared.notify(Local::Returned(player.id.clone()));
     }
+    if msg.chat.is_private() {
+        shared.notify(Local::Acted {
+            user: player.id.clone(),
+            pressed: None,
+        });
+    }
     let Some(text) = msg.text() else {
         return Ok(());
     };
@@ -286,6 +292,10 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
     if shared.is_closed_menu(chat.id, message.id()) {
         return Some(tr(player.lang, key::ERR_MENU_CLOSED, &Args::new()));
     }
+    shared.notify(Local::Acted {
+        user: player.id.clone(),
+        pressed: Some((chat.id, message.id())),
+    });
     let mut origin = origin_of(&chat);
     // A hand's buttons count only in the presser's own private chat.
     origin.private = ids::private_chat_of(&player.id) == Some(chat.id);

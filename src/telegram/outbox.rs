@@ -61,6 +61,14 @@ pub enum Local {
     Returned(UserId),
     /// The bot is out of this group: nothing more goes there.
     ChatGone(ChatId),
+    /// A person wrote to the bot in private or pressed a button
+    /// (`pressed`: the message it was on). Their hand messages are checked
+    /// and, if they deleted one, posted anew: Telegram tells no bot of a
+    /// deletion, and a hand that is not there cannot be played from.
+    Acted {
+        user: UserId,
+        pressed: Option<(ChatId, MessageId)>,
+    },
 }
 
 /// A message of a chat that the scheduler keeps current.
@@ -81,6 +89,9 @@ enum Piece {
     /// A message about a table (a seat confirmation): a 403 there means the
     /// table should show the person the bot's deep link.
     About(TableId, Message),
+    /// An announcement the store keeps until the chat got it
+    /// ([`Announcement::is_owed`]).
+    Owed(TableId, Box<Announcement>, Message),
 }
 
 /// What a slot's content is made from, so that it is rendered again when
@@ -150,10 +161,16 @@ struct Done {
     keeps: bool,
     /// Since when the slot's message was out of date, and how urgent it was.
     stale: Option<(Instant, Priority)>,
+    /// The owed announcement it posted.
+    owed: Option<(TableId, Announcement)>,
     result: Result<Option<MessageId>, Failure>,
 }
 
 type Queue = Pacer<i64, Slot, Piece>;
+
+/// How many "chat not found" answers in a row make the outbox give a group
+/// up (stop its table).
+const NOT_FOUND_STRIKES: u32 = 4;
 
 /// The runner's state; [`run`] drives it.
 pub struct Outbox {
@@ -176,6 +193,18 @@ pub struct Outbox {
     /// Announcements wait for the table's next render, which follows them in
     /// the same batch of effects, so they are worded with the state after.
     pending: HashMap<TableId, Vec<Announcement>>,
+    /// Groups that became supergroups (learnt from a 400 or the service
+    /// message): old id → new id. Output still addressed to the old id
+    /// goes to the new one.
+    moved: HashMap<i64, i64>,
+    /// Groups whose writes Telegram answered "chat not found", and how
+    /// many times in a row.
+    not_found: HashMap<i64, u32>,
+    /// The first pause after a group's "chat not found"; it doubles.
+    not_found_retry: Duration,
+    /// (chat, table) → owed announcements of a new deal that went out; the
+    /// store forgets them once the live table was posted anew below them.
+    reposting: HashMap<(i64, i64), Vec<Announcement>>,
     done_tx: mpsc::UnboundedSender<Done>,
     done_rx: mpsc::UnboundedReceiver<Done>,
 }
@@ -225,7 +254,7 @@ fn render(
 }
 
 impl Outbox {
-    pub async fn new(shared: Arc<Shared>, limits: Limits) -> Outbox {
+    pub async fn new(shared: Arc<Shared>, limits: Limits, not_found_retry: Duration) -> Outbox {
         let mut refs = HashMap::new();
         match shared
             .front
@@ -261,18 +290,89 @@ impl Outbox {
             Err(e) => tracing::warn!(error = %e, "cannot read what the messages show"),
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
-        Outbox {
+        let mut queue = Pacer::with_limits(limits, class_of);
+        // The bot posted here before (it may have been killed a moment
+        // ago): Telegram still counts those writes against each chat.
+        if !refs.is_empty() {
+            queue.start_spent(Instant::now());
+        }
+        let mut outbox = Outbox {
             restored,
             shared,
-            queue: Pacer::with_limits(limits, class_of),
+            queue,
             refs,
             sources: HashMap::new(),
             on_turn: HashSet::new(),
             stale: HashMap::new(),
             views: HashMap::new(),
             pending: HashMap::new(),
+            moved: HashMap::new(),
+            not_found: HashMap::new(),
+            not_found_retry,
+            reposting: HashMap::new(),
             done_tx,
             done_rx,
+        };
+        outbox.take_owed().await;
+        outbox
+    }
+
+    /// What a kill left unsent: the announcements wait for their table's
+    /// next render, which the service's start makes for every open table;
+    /// a closed table's are sent with its last view now.
+    async fn take_owed(&mut self) {
+        let service = self.shared.front.service().clone();
+        let rows = match service.owed_outputs(Platform::Telegram).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the announcements owed to chats");
+                return;
+            }
+        };
+        if rows.is_empty() {
+            return;
+        }
+        tracing::info!(
+            owed = rows.len(),
+            "sending the announcements a stop left unsent"
+        );
+        let mut tables = Vec::new();
+        for (table, _, announcement) in rows {
+            if !tables.contains(&table) {
+                tables.push(table);
+            }
+            self.pending.entry(table).or_default().push(announcement);
+        }
+        for table in tables {
+            match service.table_view(table).await {
+                Ok(Some(view)) if view.phase == Phase::Closed => {
+                    self.on_output(Output::RenderTable(Box::new(view))).await;
+                }
+                Ok(Some(_)) => {}
+                // A table the store does not have: nobody to tell.
+                Ok(None) => {
+                    for a in self.pending.remove(&table).unwrap_or_default() {
+                        self.forget_owed(table, &a).await;
+                    }
+                }
+                // They wait for the table's next render, or the next start.
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "cannot read a table owed announcements");
+                }
+            }
+        }
+    }
+
+    /// The store forgets an owed announcement: it was sent (or cannot be).
+    async fn forget_owed(&self, table: TableId, announcement: &Announcement) {
+        let r = self
+            .shared
+            .front
+            .service()
+            .owed_sent(Platform::Telegram, table, announcement)
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(error = %e, "cannot record an announcement as sent");
         }
     }
 
@@ -293,7 +393,7 @@ impl Outbox {
     pub async fn on_output(&mut self, output: Output) {
         match output {
             Output::RenderTable(view) => {
-                let Some(chat) = ids::chat_id(&view.chat) else {
+                let Some(chat) = ids::chat_id(&view.chat).map(|c| self.current_chat(c)) else {
                     return;
                 };
                 let closed = view.phase == Phase::Closed;
@@ -309,16 +409,29 @@ impl Outbox {
                     _ => Priority::Acted,
                 };
                 if self.shared.is_chat_gone(chat) {
-                    self.pending.remove(&view.id);
+                    for a in self.pending.remove(&view.id).unwrap_or_default() {
+                        if a.is_owed() {
+                            self.forget_owed(view.id, &a).await;
+                        }
+                    }
                 } else {
                     let news = self.pending.remove(&view.id).unwrap_or_default();
                     if news.iter().any(starts_a_deal) {
                         self.repost(chat.0, view.id.0, prio);
                     }
                     for a in news {
-                        if let Some(screen) = self.shared.front.announcement(&view, &a) {
-                            let m = self.message(&screen);
-                            self.queue.send_with(chat.0, Piece::Show(m), prio);
+                        match self.shared.front.announcement(&view, &a) {
+                            Some(screen) => {
+                                let m = self.message(&screen);
+                                let piece = if a.is_owed() {
+                                    Piece::Owed(view.id, Box::new(a), m)
+                                } else {
+                                    Piece::Show(m)
+                                };
+                                self.queue.send_with(chat.0, piece, prio);
+                            }
+                            None if a.is_owed() => self.forget_owed(view.id, &a).await,
+                            None => {}
                         }
                     }
                     let content = self.message(&self.shared.front.table_screen(&view));
@@ -476,6 +589,7 @@ impl Outbox {
         match local {
             Local::Output(o) => self.on_output(o).await,
             Local::Say { chat, screen } => {
+                let chat = self.current_chat(chat);
                 if !self.shared.is_chat_gone(chat) {
                     let m = self.message(&screen);
                     self.queue
@@ -506,12 +620,40 @@ impl Outbox {
                 }
             }
             Local::Unreachable(user) => self.lost(&user, None).await,
+            Local::Acted { user, pressed } => self.recheck_hands(&user, pressed),
             Local::Returned(user) => self.returned(&user).await,
             Local::ChatGone(chat) => {
                 self.queue.forget(&chat.0);
                 self.refs.retain(|(c, _), _| *c != chat.0);
                 self.sources.retain(|(c, _), _| *c != chat.0);
             }
+        }
+    }
+
+    /// Checks that the hand messages of `user` are still there (an edit
+    /// that changes nothing answers "not modified"; a deleted one "not
+    /// found", and it is posted anew), except the one they just pressed.
+    fn recheck_hands(&mut self, user: &UserId, pressed: Option<(ChatId, MessageId)>) {
+        let Some(chat) = ids::private_chat_of(user) else {
+            return;
+        };
+        let tables: Vec<i64> = self
+            .sources
+            .iter()
+            .filter(|((c, _), s)| *c == chat.0 && matches!(s, Source::Hand(_)))
+            .map(|((_, t), _)| *t)
+            .collect();
+        for t in tables {
+            let message = self.refs.get(&(chat.0, t)).copied();
+            if message.is_some() && pressed == message.map(|m| (chat, m)) {
+                continue;
+            }
+            let prio = if self.on_turn.contains(&(chat.0, t)) {
+                Priority::Turn
+            } else {
+                Priority::Acted
+            };
+            self.queue.recheck(chat.0, Slot::Table(t), prio);
         }
     }
 
@@ -624,6 +766,7 @@ impl Outbox {
                     ..
                 }
             );
+            let mut owed = None;
             let (table, call) = match tx.output {
                 Transmission::Set {
                     slot: Slot::Table(t),
@@ -646,8 +789,14 @@ impl Outbox {
                 Transmission::Send {
                     content: Piece::About(t, m),
                 } => (Some(t), Call::Send(m)),
+                Transmission::Send {
+                    content: Piece::Owed(t, a, m),
+                } => {
+                    owed = Some((t, *a));
+                    (Some(t), Call::Send(m))
+                }
                 Transmission::Set {
-                    content: Piece::NoButtons | Piece::About(..),
+                    content: Piece::NoButtons | Piece::About(..) | Piece::Owed(..),
                     ..
                 }
                 | Transmission::Send {
@@ -674,6 +823,7 @@ impl Outbox {
                     table,
                     keeps,
                     stale,
+                    owed,
                     result,
                 });
             });
@@ -685,6 +835,7 @@ impl Outbox {
         let chat = done.ticket.chat;
         let outcome = match done.result {
             Ok(new_message) => {
+                self.not_found.remove(&chat);
                 if let Some((since, prio)) = done.stale {
                     self.shared
                         .record_freshness(|f| f.record(chat, prio, now - since));
@@ -706,17 +857,42 @@ impl Outbox {
                     {
                         tracing::warn!(error = %e, "cannot record a message id");
                     }
+                    // The live table is posted anew below a new deal's news.
+                    for a in self.reposting.remove(&(chat, table.0)).unwrap_or_default() {
+                        self.forget_owed(table, &a).await;
+                    }
+                }
+                if let Some((table, a)) = done.owed {
+                    if starts_a_deal(&a) {
+                        self.reposting.entry((chat, table.0)).or_default().push(a);
+                    } else {
+                        self.forget_owed(table, &a).await;
+                    }
                 }
                 Outcome::Done
             }
             Err(f) => {
+                let mut outcome = f.pacing_outcome();
                 match f {
-                    Failure::MessageGone => {
-                        if let (Some(table), true) = (done.table, done.keeps) {
+                    Failure::MessageGone if done.keeps => {
+                        if let Some(table) = done.table {
                             self.refs.remove(&(chat, table.0));
+                            self.forget_ref(chat, table).await;
                         }
                     }
-                    Failure::Unreachable if class_of(&chat) == Class::Private => {
+                    // A menu that is gone has no buttons left to remove.
+                    Failure::MessageGone => outcome = Outcome::Failed,
+                    Failure::Migrated(to) => {
+                        // The output in flight moves with the queue.
+                        self.follow_migration(chat, to.0);
+                        return;
+                    }
+                    Failure::ChatNotFound if class_of(&chat) == Class::Group => {
+                        outcome = self.group_not_found(chat);
+                    }
+                    Failure::Unreachable | Failure::ChatNotFound
+                        if class_of(&chat) == Class::Private =>
+                    {
                         if let Some(user) = ids::user_of_private_chat(ChatId(chat))
                             && self.shared.front.set_unreachable(&user, true)
                         {
@@ -735,14 +911,112 @@ impl Outbox {
                 if let (Some(stale), Some(table), true) = (done.stale, done.table, done.keeps) {
                     self.stale.entry((chat, table.0)).or_insert(stale);
                 }
-                let outcome = f.pacing_outcome();
                 if let Outcome::RetryAfter(pause) = outcome {
                     crate::metrics::pacer_pause(label(chat), pause)
+                }
+                // Dropped for good: not owed any more (it would fail again).
+                if let (Outcome::Failed | Outcome::Gone, Some((table, a))) = (outcome, &done.owed) {
+                    self.forget_owed(*table, a).await;
                 }
                 outcome
             }
         };
         self.queue.on_result(done.ticket, outcome, now);
+    }
+
+    /// Where output for `chat` goes now: the supergroup it became, if it did.
+    fn current_chat(&self, chat: ChatId) -> ChatId {
+        ChatId(self.moved.get(&chat.0).copied().unwrap_or(chat.0))
+    }
+
+    /// Forgets, in the store too, the message that showed `table` in `chat`
+    /// (it is gone): after a restart the next output posts it anew.
+    /// Awaited, so that it lands before the id of the message posted anew.
+    async fn forget_ref(&self, chat: i64, table: TableId) {
+        let r = self
+            .shared
+            .front
+            .service()
+            .save_message_ref(Platform::Telegram, table, &chat.to_string(), None)
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(error = %e, "cannot forget a message id");
+        }
+    }
+
+    /// Telegram answered a write to `from` with the group's new id (a 400
+    /// with `migrate_to_chat_id`): its queue moves there at once, and the
+    /// table follows — the service message saying so may come late, or
+    /// never (the table is moved once, whichever comes first).
+    fn follow_migration(&mut self, from: i64, to: i64) {
+        if from == to {
+            return;
+        }
+        tracing::info!(
+            from,
+            to,
+            "the group became a supergroup; its output follows"
+        );
+        let menus: Vec<Slot> = self
+            .queue
+            .slots(&from)
+            .filter(|s| matches!(s, Slot::Menu(_)))
+            .copied()
+            .collect();
+        self.queue.migrate(&from, to);
+        // A menu's message id names a message of the old chat.
+        for menu in menus {
+            self.queue.forget_slot(&to, &menu);
+        }
+        self.refs.retain(|(c, _), _| *c != from);
+        self.restored.retain(|(c, _), _| *c != from);
+        let moved: Vec<((i64, i64), Source)> =
+            self.sources.extract_if(|(c, _), _| *c == from).collect();
+        for ((_, t), source) in moved {
+            self.sources.insert((to, t), source);
+        }
+        let stale: Vec<_> = self.stale.extract_if(|(c, _), _| *c == from).collect();
+        for ((_, t), since) in stale {
+            self.stale.insert((to, t), since);
+        }
+        let first = self.moved.insert(from, to).is_none();
+        if first {
+            let shared = self.shared.clone();
+            tokio::spawn(async move {
+                shared
+                    .front
+                    .chat_moved(&ids::chat_key(ChatId(from)), &ids::chat_key(ChatId(to)))
+                    .await;
+            });
+        }
+    }
+
+    /// A write to group `chat` got "chat not found": retried later, with
+    /// a pause that doubles, and only after [`NOT_FOUND_STRIKES`] in a row
+    /// is the group given up (its table stopped), loudly.
+    fn group_not_found(&mut self, chat: i64) -> Outcome {
+        let strikes = self.not_found.entry(chat).or_insert(0);
+        *strikes += 1;
+        let strikes = *strikes;
+        if strikes >= NOT_FOUND_STRIKES {
+            tracing::error!(
+                chat,
+                strikes,
+                "Telegram keeps saying this group does not exist; its table is stopped"
+            );
+            self.not_found.remove(&chat);
+            let shared = self.shared.clone();
+            tokio::spawn(async move { shared.chat_gone(ChatId(chat)).await });
+            return Outcome::Failed;
+        }
+        let pause = self.not_found_retry * 2u32.pow(strikes - 1);
+        tracing::warn!(
+            chat,
+            strikes,
+            ?pause,
+            "Telegram says the group does not exist; retrying"
+        );
+        Outcome::RetryAfter(pause)
     }
 
     /// The open tables `user` sits at or has a hand message of.

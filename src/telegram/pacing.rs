@@ -288,6 +288,8 @@ struct Pending<C> {
     due: Option<Instant>,
     prio: Priority,
     content: C,
+    /// Goes out even if it is what the slot shows ([`Pacer::recheck`]).
+    force: bool,
 }
 
 impl<C> Pending<C> {
@@ -310,6 +312,7 @@ struct InFlight<S, C> {
     seq: u64,
     due: Option<Instant>,
     prio: Priority,
+    force: bool,
     output: Output<S, C>,
     /// Its slot was forgotten meanwhile: the result says nothing about
     /// what the slot (now another message) shows.
@@ -458,6 +461,23 @@ pub struct Pacer<K, S, C> {
     turn_run: u32,
     next_seq: u64,
     next_id: u64,
+    /// Set by [`Pacer::start_spent`]: chats start with their windows full
+    /// as of this time.
+    spent_at: Option<Instant>,
+}
+
+/// The write times a chat with `config` is assumed to have had up to `at`
+/// ([`Pacer::start_spent`]).
+fn spent_window(config: &PacerConfig, at: Instant) -> VecDeque<Instant> {
+    let n = config.max_per_window;
+    if n == 0 {
+        return VecDeque::from([at]);
+    }
+    let step = config.window / u32::try_from(n).unwrap_or(u32::MAX);
+    (0..n)
+        .rev()
+        .filter_map(|i| at.checked_sub(step * u32::try_from(i).unwrap_or(u32::MAX)))
+        .collect()
 }
 
 fn class_index(c: Class) -> usize {
@@ -498,6 +518,26 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             turn_run: 0,
             next_seq: 0,
             next_id: 0,
+            spent_at: None,
+        }
+    }
+
+    /// For a bot that restarts: what it wrote before is forgotten, but
+    /// Telegram still counts it. Every chat starts as if it had spent its
+    /// whole window in writes evenly spread over the `window` up to `now`
+    /// (a group's 20 a minute: one every 3 s, the last at `now`), so the
+    /// first write waits one spacing and the pace never bursts above the
+    /// limit across the restart; a chat without a window limit starts as if
+    /// it had just been written to.
+    pub fn start_spent(&mut self, now: Instant) {
+        self.spent_at = Some(now);
+        self.clock = Some(self.clock.map_or(now, |c| c.max(now)));
+        let chats: Vec<K> = self.chats.keys().cloned().collect();
+        for chat in chats {
+            if let Some(c) = self.chats.get_mut(&chat) {
+                c.recent = spent_window(self.limits.of(c.class), now);
+            }
+            self.reindex(&chat);
         }
     }
 
@@ -542,9 +582,15 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
 
     fn chat(&mut self, chat: &K) -> &mut Chat<S, C> {
         let class = (self.classify)(chat);
-        self.chats
-            .entry(chat.clone())
-            .or_insert_with(|| Chat::new(class))
+        let config = *self.limits.of(class);
+        let spent_at = self.spent_at;
+        self.chats.entry(chat.clone()).or_insert_with(|| {
+            let mut c = Chat::new(class);
+            if let Some(at) = spent_at {
+                c.recent = spent_window(&config, at);
+            }
+            c
+        })
     }
 
     fn unindex(&mut self, chat: &K) {
@@ -592,7 +638,12 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         let seq = self.seq();
         let due = self.due(prio);
         let c = self.chat(&chat);
-        if c.expected(&slot) == Some(&content) {
+        let probing = c
+            .slots
+            .get(&slot)
+            .and_then(|s| s.wanted.as_ref())
+            .is_some_and(|p| p.force);
+        if c.expected(&slot) == Some(&content) && !probing {
             if let Some(s) = c.slots.get_mut(&slot) {
                 s.wanted = None;
             }
@@ -603,15 +654,16 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             });
             // Keep the place in the queue and the earlier due time; the
             // content and the priority are the newest.
-            let (seq, due) = match &s.wanted {
-                Some(p) => (p.seq, p.due.min(due).or(p.due).or(due)),
-                None => (seq, due),
+            let (seq, due, force) = match &s.wanted {
+                Some(p) => (p.seq, p.due.min(due).or(p.due).or(due), p.force),
+                None => (seq, due, false),
             };
             s.wanted = Some(Pending {
                 seq,
                 due,
                 prio,
                 content,
+                force,
             });
         }
         self.reindex(&chat);
@@ -631,7 +683,46 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             due,
             prio,
             content,
+            force: false,
         });
+        self.reindex(&chat);
+    }
+
+    /// Makes `slot` go out again even if the pacer believes Telegram shows
+    /// it already: an edit that changes nothing tells whether the message
+    /// is still there (a person may delete it), and one that is gone is
+    /// posted anew ([`Outcome::Gone`]). A slot whose message is being
+    /// posted is checked once that landed; nothing happens to a slot that
+    /// shows nothing.
+    pub fn recheck(&mut self, chat: K, slot: S, prio: Priority) {
+        let seq = self.seq();
+        let due = self.due(prio);
+        let Some(c) = self.chats.get_mut(&chat) else {
+            return;
+        };
+        let expected = c.expected(&slot).cloned();
+        let Some(s) = c.slots.get_mut(&slot) else {
+            return;
+        };
+        match &mut s.wanted {
+            Some(p) => {
+                p.force = true;
+                p.prio = p.prio.min(prio);
+                p.due = p.due.min(due).or(p.due).or(due);
+            }
+            None => {
+                let Some(shown) = expected else {
+                    return;
+                };
+                s.wanted = Some(Pending {
+                    seq,
+                    due,
+                    prio,
+                    content: shown,
+                    force: true,
+                });
+            }
+        }
         self.reindex(&chat);
     }
 
@@ -673,12 +764,14 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             self.unindex(&chat);
             let c = self.chats.get_mut(&chat)?;
             let ((_, due, seq), prio, slot) = c.next_item().map(|(r, p, s)| (r, p, s.cloned()))?;
+            let mut force = false;
             let output = match slot {
                 Some(slot) => {
                     let s = c.slots.get_mut(&slot)?;
                     let p = s.wanted.take()?;
+                    force = p.force;
                     let content = render(&chat, &slot, p.content);
-                    if s.shown.as_ref() == Some(&content) {
+                    if s.shown.as_ref() == Some(&content) && !force {
                         self.reindex(&chat);
                         continue;
                     }
@@ -700,6 +793,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 seq,
                 due,
                 prio,
+                force,
                 output: output.clone(),
                 orphan: false,
             });
@@ -753,6 +847,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             due: flight.due,
             prio: flight.prio,
             content,
+            force: flight.force,
         };
         if flight.orphan {
             match outcome {
@@ -769,7 +864,11 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         match (outcome, flight.output.clone()) {
             (Outcome::Done | Outcome::NotModified, Output::Set { slot, content }) => {
                 if let Some(s) = c.slots.get_mut(&slot) {
-                    if s.wanted.as_ref().is_some_and(|p| p.content == content) {
+                    // A check asked for meanwhile still goes out.
+                    if s.wanted
+                        .as_ref()
+                        .is_some_and(|p| p.content == content && !p.force)
+                    {
                         s.wanted = None;
                     }
                     s.shown = Some(content);
@@ -843,6 +942,14 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         s.shown = Some(content);
     }
 
+    /// The slots the pacer keeps for `chat`.
+    pub fn slots(&self, chat: &K) -> impl Iterator<Item = &S> {
+        self.chats
+            .get(chat)
+            .into_iter()
+            .flat_map(|c| c.slots.keys())
+    }
+
     /// Whether content for `slot` in `chat` waits to go out.
     pub fn is_waiting(&self, chat: &K, slot: &S) -> bool {
         self.chats
@@ -891,6 +998,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 due: f.due,
                 prio: f.prio,
                 content,
+                force: f.force,
             };
             match f.output {
                 Output::Set { slot, content } => {
@@ -911,6 +1019,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                     due: None,
                     prio: Priority::Table,
                     content,
+                    force: false,
                 });
             }
             s.shown = None;

@@ -226,6 +226,112 @@ fn migration_moves_the_queue_and_resends_the_table() {
     assert_eq!(drain(&mut p, c.at(6.0), Outcome::Done), ["new!news"]);
 }
 
+/// The most of `times` within any `window`.
+fn peak_in(times: &[Instant], window: Duration) -> usize {
+    let mut best = 0;
+    let mut start = 0;
+    for end in 0..times.len() {
+        while times[end].duration_since(times[start]) >= window {
+            start += 1;
+        }
+        best = best.max(end + 1 - start);
+    }
+    best
+}
+
+/// A group's table changes every half second; returns when outputs went
+/// out between `from` and `to` seconds.
+fn busy_group(p: &mut P, c: &Clock, from: u32, to: u32) -> Vec<Instant> {
+    let mut times = Vec::new();
+    for i in from * 2..to * 2 {
+        let now = c.at(f64::from(i) * 0.5);
+        p.set("g", "table", format!("v{i}"));
+        if !drain(p, now, Outcome::Done).is_empty() {
+            times.push(now);
+        }
+    }
+    times
+}
+
+#[test]
+fn a_restarted_pacer_starts_with_its_windows_spent() {
+    let c = Clock::new();
+    // A busy group for 88 s (its last output at 87 s), a kill, and a
+    // restart that takes no time: the new pacer knows nothing of the old
+    // one's writes, Telegram does.
+    let mut before = pacer();
+    let mut times = busy_group(&mut before, &c, 0, 88);
+    assert_eq!(times.last().copied(), Some(c.at(87.0)));
+    let mut after = pacer();
+    after.start_spent(c.at(88.0));
+    times.extend(busy_group(&mut after, &c, 88, 180));
+    assert!(times.len() >= 55, "{} outputs", times.len());
+    assert_eq!(peak_in(&times, secs(60.0)), 20);
+    // The first output after the restart waits one spacing, not a minute.
+    assert_eq!(
+        times.iter().find(|t| **t >= c.at(88.0)).copied(),
+        Some(c.at(91.0))
+    );
+    // A chat first written long after the start is not held back.
+    let mut p = pacer();
+    p.start_spent(c.at(0.0));
+    p.set("h", "table", "a".into());
+    assert_eq!(drain(&mut p, c.at(60.0), Outcome::Done), ["h:table=a"]);
+    // A private chat (no window) waits its interval once.
+    let mut q: Q = scheduler();
+    q.start_spent(c.at(0.0));
+    q.set(7, "hand", "a".into());
+    assert!(take(&mut q, c.at(0.5)).is_empty());
+    assert_eq!(take(&mut q, c.at(1.0)), ["7:a"]);
+}
+
+#[test]
+fn a_recheck_edits_what_is_shown_and_a_gone_message_is_posted_anew() {
+    let c = Clock::new();
+    let mut p = pacer();
+    // Nothing shown: nothing to check.
+    p.recheck("g", "table", Priority::Acted);
+    assert_eq!(p.poll_timeout(), None);
+    p.set("g", "table", "a".into());
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=a"]);
+    p.set("g", "table", "a".into());
+    assert_eq!(p.poll_timeout(), None, "the same content is not sent again");
+    // Checked: the same content goes out, and "not modified" says it is there.
+    p.recheck("g", "table", Priority::Acted);
+    // Content that turns out the same while the check waits keeps it.
+    p.set("g", "table", "a".into());
+    assert_eq!(
+        drain(&mut p, c.at(3.0), Outcome::NotModified),
+        ["g:table=a"]
+    );
+    assert_eq!(p.shown(&"g", &"table").map(String::as_str), Some("a"));
+    assert!(p.is_idle(&"g"));
+    // Checked again: gone, so it goes out again (as a new message).
+    p.recheck("g", "table", Priority::Acted);
+    let tx = p.poll_transmit(c.at(6.0)).unwrap();
+    assert_eq!(
+        tx.output,
+        Output::Set {
+            slot: "table",
+            content: "a".into()
+        }
+    );
+    p.on_result(tx.ticket, Outcome::Gone, c.at(6.0));
+    assert_eq!(p.shown(&"g", &"table"), None);
+    assert_eq!(drain(&mut p, c.at(9.0), Outcome::Done), ["g:table=a"]);
+    assert!(p.is_idle(&"g"));
+    // Asked while the message is being posted: checked once it landed.
+    p.set("h", "table", "x".into());
+    let tx = p.poll_transmit(c.at(9.0)).unwrap();
+    p.recheck("h", "table", Priority::Acted);
+    p.on_result(tx.ticket, Outcome::Done, c.at(9.0));
+    assert_eq!(
+        drain(&mut p, c.at(12.0), Outcome::NotModified),
+        ["h:table=x"]
+    );
+    assert!(p.is_idle(&"h"));
+}
+
 /// A scripted step for the property test.
 #[derive(Clone, Debug)]
 enum Step {

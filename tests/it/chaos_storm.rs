@@ -1,0 +1,481 @@
+//! A kill -9 while a deal's result waits in the group's queue, and a storm
+//! of them (issue 22). In the storm, the bot (a child process, this test
+//! binary again) is killed at random moments, 50 times, while two groups
+//! play Kozel through their buttons, against the fake Bot API with
+//! Telegram's limits. The fake and the people live in this (parent)
+//! process and survive the kills; the fake records every group write with
+//! its time, across restarts. At the end: every acknowledged move is in
+//! the log exactly once, every deal that ended was announced in its group
+//! with the live table posted anew below it, and no group got more than 20
+//! writes in any 60 s (nor a 429). The figures go to stdout (see
+//! `docs/PERFORMANCE.md`).
+
+use std::io::BufReader;
+use std::process::{Child, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use kozyr::cards::Seat;
+use kozyr::config::Config;
+use kozyr::fakebot::{FakeBot, FakeBotConfig};
+use kozyr::loadtest::{DriveError, Driver, deal_no};
+use kozyr::store::{Store, StoreOptions};
+use kozyr::table::{Mover, Phase, Platform, TableEvent, TableId};
+use kozyr::telegram::bot::{Tuning, start};
+use kozyr::telegram::pacing::{Budget, PacerConfig};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use tokio::sync::Mutex;
+
+use crate::support::{db_url, eventually, fast_tuning, respawn, skip_to_ready};
+
+const CHILD_ENV: &str = "KOZYR_CHAOS_STORM_CHILD";
+/// The tests' full names, for the child.
+const STORM: &str = "chaos_storm::a_storm_of_kills_loses_doubles_and_bursts_nothing";
+const QUEUED: &str = "chaos_storm::a_result_waiting_in_the_group_queue_survives_a_kill";
+const TOKEN: &str = "123456:STORM-fake-token-kozyr-chaos-storm-0123456789";
+const KILLS: u32 = 50;
+const WINDOW: Duration = Duration::from_secs(60);
+
+#[test]
+fn a_storm_of_kills_loses_doubles_and_bursts_nothing() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        child(true);
+    } else {
+        parent();
+    }
+}
+
+#[test]
+fn a_result_waiting_in_the_group_queue_survives_a_kill() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        child(false);
+    } else {
+        queued_result();
+    }
+}
+
+// ---------------------------------------------------------------- child --
+
+/// The bot, with Telegram's limits as it keeps them in production
+/// (`paced`), or with the fast test tuning.
+fn child(paced: bool) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
+        let tuning = if paced {
+            Tuning {
+                group_pacing: PacerConfig::group(),
+                private_pacing: PacerConfig::private(),
+                budget: Budget::TELEGRAM,
+                poll_timeout: Duration::from_secs(1),
+                drain_for: Duration::from_secs(2),
+                ..Tuning::default()
+            }
+        } else {
+            fast_tuning()
+        };
+        let _bot = start(&config, tuning).await.expect("the bot starts");
+        println!("ready");
+        // Until SIGKILL.
+        std::future::pending::<()>().await;
+    });
+}
+
+// --------------------------------------------------------------- parent --
+
+/// The bot's process; dropping it kills it (SIGKILL).
+struct Bot(Child);
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn spawn(test: &'static str, env: Vec<(&'static str, String)>) -> Bot {
+    tokio::task::spawn_blocking(move || {
+        let mut cmd = respawn(test);
+        cmd.env(CHILD_ENV, "1")
+            .env("RUST_LOG", "off")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn the bot");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        skip_to_ready(&mut out);
+        Bot(child)
+    })
+    .await
+    .expect("spawn")
+}
+
+/// What one group's people saw: moves acknowledged (answered without a
+/// popup) and refused, by the version they were made at.
+#[derive(Default)]
+struct Seen {
+    acked: Vec<(u64, Seat)>,
+    refused: Vec<(u64, Seat)>,
+}
+
+/// The people of one group play their safe moves until `stop`.
+async fn play(store: Store, d: Driver, id: TableId, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(Some(t)) = store.table(id).await else {
+            continue;
+        };
+        if t.phase() != Phase::Playing {
+            return;
+        }
+        let seat = t.awaiting()[0];
+        match d.play_safe(&t, Duration::ZERO).await {
+            Ok(v) => seen.lock().await.acked.push((v, seat)),
+            Err(DriveError::Refused { .. }) => seen.lock().await.refused.push((t.version(), seat)),
+            // Killed between two presses, or a hand not redrawn yet: the
+            // person looks again and presses what is on the screen now.
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// Acted events: (version, seat, by).
+async fn acts(store: &Store, id: TableId) -> Vec<(u64, Seat, Mover)> {
+    store
+        .events(id)
+        .await
+        .expect("events")
+        .into_iter()
+        .filter_map(|(v, e)| match e {
+            TableEvent::Acted { seat, by, .. } => Some((v, seat, by)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How many "Deal N is over" messages the group has for each deal.
+fn announced(fake: &FakeBot, d: &Driver, deals: u32) -> Vec<usize> {
+    let messages = fake.messages(d.group);
+    (1..=deals)
+        .map(|n| {
+            let text = format!("Deal {n} is over");
+            messages.iter().filter(|m| m.text.contains(&text)).count()
+        })
+        .collect()
+}
+
+fn parent() {
+    let started = Instant::now();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let fake = Arc::new(
+            FakeBot::start_with(FakeBotConfig {
+                token: TOKEN.into(),
+                ..FakeBotConfig::default().telegram_limits()
+            })
+            .await
+            .expect("fake"),
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = db_url(&dir);
+        let env = vec![
+            ("TELOXIDE_TOKEN", TOKEN.to_owned()),
+            ("DATABASE_URL", url.clone()),
+            ("TELOXIDE_API_URL", fake.api_url().to_string()),
+            ("KOZYR_TURN_SECONDS", "0".to_owned()),
+        ];
+        let mut bot = Some(spawn(STORM, env.clone()).await);
+        let store = Store::open(&StoreOptions::new(url.clone()))
+            .await
+            .expect("store");
+        let mut groups = Vec::new();
+        for name in ["Storm A", "Storm B"] {
+            let mut d = Driver::new(fake.clone(), name);
+            d.patience = Duration::from_secs(8);
+            d.open_kozel_table().await.expect("the table starts");
+            let t = store
+                .open_table(&d.chat_key())
+                .await
+                .expect("read")
+                .expect("an open table");
+            groups.push((d, t.id(), deal_no(&t)));
+        }
+
+        // Two groups play; the bot is killed at random moments, mostly
+        // within a second of its start, now and then after a few seconds.
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut players = Vec::new();
+        let mut seen = Vec::new();
+        for (d, id, _) in &groups {
+            let s = Arc::new(Mutex::new(Seen::default()));
+            seen.push(s.clone());
+            players.push(tokio::spawn(play(
+                store.clone(),
+                d.clone(),
+                *id,
+                stop.clone(),
+                s,
+            )));
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0073_746f_726d);
+        let storm = Instant::now();
+        for k in 0..KILLS {
+            let ms = if k % 5 == 4 {
+                rng.random_range(2_500..5_000)
+            } else {
+                rng.random_range(100..1_000)
+            };
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            drop(bot.take());
+            bot = Some(spawn(STORM, env.clone()).await);
+        }
+        let storm = storm.elapsed();
+        // Play on, unharmed, until each group finished a deal.
+        for (_, id, first) in &groups {
+            eventually(
+                Duration::from_secs(60),
+                Duration::from_millis(100),
+                "a deal ends in each group",
+                || async {
+                    let t = store.table(*id).await.expect("read").expect("table");
+                    (t.phase() != Phase::Playing || deal_no(&t) > *first).then_some(())
+                },
+            )
+            .await;
+        }
+        stop.store(true, Ordering::Relaxed);
+        for p in players {
+            let _ = p.await;
+        }
+
+        let mut moves = 0;
+        let mut lost = 0;
+        let mut doubled = 0;
+        let mut committed_refused = 0;
+        for ((d, id, _), seen) in groups.iter().zip(&seen) {
+            let seen = seen.lock().await;
+            let acts = acts(&store, *id).await;
+            moves += acts.len();
+            // Nothing twice: one move per version.
+            let mut versions: Vec<u64> = acts.iter().map(|a| a.0).collect();
+            versions.dedup();
+            doubled += acts.len() - versions.len();
+            // Nothing lost: every acknowledged move is the next in the log.
+            for (v, seat) in &seen.acked {
+                let next = acts.iter().find(|a| a.0 > *v).map(|a| (a.1, a.2));
+                if next != Some((*seat, Mover::Person)) {
+                    lost += 1;
+                }
+            }
+            // Refused to the person, yet made (a press delivered again
+            // after a kill finds its move done).
+            for (v, seat) in &seen.refused {
+                let next = acts.iter().find(|a| a.0 > *v).map(|a| a.1);
+                if next == Some(*seat) && !seen.acked.iter().any(|a| a.0 == *v) {
+                    committed_refused += 1;
+                }
+            }
+            assert!(!seen.acked.is_empty(), "{}: moves were made", d.group);
+        }
+
+        // Every deal that ended is announced, once or more, with the live
+        // table posted anew below the last announcement.
+        let mut deals_over = 0;
+        let mut announced_twice = 0;
+        for (d, id, _) in &groups {
+            let t = store.table(*id).await.expect("read").expect("table");
+            let over = deal_no(&t) - 1 + u32::from(t.phase() != Phase::Playing);
+            deals_over += over;
+            let counts = fake
+                .wait_for(Duration::from_secs(60), |f| {
+                    let c = announced(f, d, over);
+                    c.iter().all(|n| *n >= 1).then_some(c)
+                })
+                .await
+                .expect("every deal's result announced");
+            announced_twice += counts.iter().filter(|n| **n > 1).count();
+            let last = fake
+                .messages(d.group)
+                .into_iter()
+                .rev()
+                .find(|m| m.text.contains(&format!("Deal {over} is over")))
+                .expect("announced")
+                .id;
+            eventually(
+                Duration::from_secs(30),
+                Duration::from_millis(100),
+                "the live table posted anew below the result",
+                || async {
+                    let refs = store.open_message_refs(Platform::Telegram).await.ok()?;
+                    let group = d.group.0.to_string();
+                    refs.iter()
+                        .any(|(t, c, m)| t == id && *c == group && *m > i64::from(last.0))
+                        .then_some(())
+                },
+            )
+            .await;
+        }
+
+        // No burst above Telegram's group limit across the restarts.
+        let peaks: Vec<usize> = groups
+            .iter()
+            .map(|(d, _, _)| fake.max_outputs_in_window(d.group, WINDOW))
+            .collect();
+        let hits = fake.limit_hits();
+        println!(
+            "chaos_storm: {KILLS} kills in {:.0} s; {moves} moves, lost {lost}, doubled {doubled}, \
+             committed but refused {committed_refused}; {deals_over} deals over, results announced \
+             twice {announced_twice}; group peak per 60 s {peaks:?}, 429s group {} private {} bot {}",
+            storm.as_secs_f64(),
+            hits.group,
+            hits.private,
+            hits.bot,
+        );
+        assert_eq!((lost, doubled), (0, 0), "every acknowledged move once");
+        assert!(deals_over >= 2, "a deal ended in each group");
+        assert!(peaks.iter().all(|p| *p <= 20), "group peaks {peaks:?}");
+        assert_eq!(hits.group, 0, "no group write refused for the limit");
+        drop(bot.take());
+        store.close().await;
+    });
+    println!(
+        "chaos_storm: ok in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// A deal ends while the group's queue holds its result (a 429 with a long
+/// `retry_after` on the announcement); the bot is killed then. After the
+/// restart the result is announced, and the live table posted anew below.
+fn queued_result() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let fake = Arc::new(
+            FakeBot::start_with(FakeBotConfig {
+                token: TOKEN.into(),
+                ..FakeBotConfig::default()
+            })
+            .await
+            .expect("fake"),
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = db_url(&dir);
+        let env = vec![
+            ("TELOXIDE_TOKEN", TOKEN.to_owned()),
+            ("DATABASE_URL", url.clone()),
+            ("TELOXIDE_API_URL", fake.api_url().to_string()),
+            ("KOZYR_TURN_SECONDS", "0".to_owned()),
+        ];
+        let mut bot = Some(spawn(QUEUED, env.clone()).await);
+        let store = Store::open(&StoreOptions::new(url.clone()))
+            .await
+            .expect("store");
+        let mut d = Driver::new(fake.clone(), "Queued");
+        d.patience = Duration::from_secs(10);
+        d.open_kozel_table().await.expect("the table starts");
+        let t = store
+            .open_table(&d.chat_key())
+            .await
+            .expect("read")
+            .expect("an open table");
+        let (id, first) = (t.id(), deal_no(&t));
+        // The live table is posted anew when the game begins; the next new
+        // message in the group is the deal's result, held back by a 429.
+        eventually(
+            Duration::from_secs(10),
+            Duration::from_millis(20),
+            "the live table posted when the game began",
+            || async {
+                let newest = fake.last_bot_message(d.group)?.id;
+                let refs = store.open_message_refs(Platform::Telegram).await.ok()?;
+                let group = d.group.0.to_string();
+                refs.iter()
+                    .any(|(t, c, m)| *t == id && *c == group && *m == i64::from(newest.0))
+                    .then_some(())
+            },
+        )
+        .await;
+        fake.inject(
+            kozyr::fakebot::Fault::too_many_requests(60)
+                .method("sendMessage")
+                .chat(d.group)
+                .times(1),
+        );
+        loop {
+            let t = store.table(id).await.expect("read").expect("table");
+            if t.phase() != Phase::Playing || deal_no(&t) != first {
+                break;
+            }
+            if let Err(e) = d.play_safe(&t, Duration::ZERO).await {
+                eprintln!("move at v{}: {e}", t.version());
+            }
+        }
+        fake.wait_for(Duration::from_secs(10), |f| {
+            (f.failures().get("sendMessage").copied().unwrap_or(0) >= 1).then_some(())
+        })
+        .await
+        .expect("the result held back by a 429");
+        let over = format!("Deal {first} is over");
+        assert!(
+            !fake
+                .messages(d.group)
+                .iter()
+                .any(|m| m.text.contains(&over)),
+            "not announced before the kill"
+        );
+        drop(bot.take());
+        bot = Some(spawn(QUEUED, env.clone()).await);
+        let announced = fake
+            .wait_for(Duration::from_secs(20), |f| {
+                f.messages(d.group)
+                    .into_iter()
+                    .find(|m| m.text.contains(&over))
+                    .map(|m| m.id)
+            })
+            .await
+            .expect("the result announced after the restart");
+        eventually(
+            Duration::from_secs(10),
+            Duration::from_millis(50),
+            "the live table posted anew below the result",
+            || async {
+                let refs = store.open_message_refs(Platform::Telegram).await.ok()?;
+                let group = d.group.0.to_string();
+                refs.iter()
+                    .any(|(t, c, m)| *t == id && *c == group && *m > i64::from(announced.0))
+                    .then_some(())
+            },
+        )
+        .await;
+        // Sent once, and no longer owed.
+        eventually(
+            Duration::from_secs(10),
+            Duration::from_millis(50),
+            "nothing owed any more",
+            || async {
+                let owed = store.owed_outputs(Platform::Telegram).await.ok()?;
+                owed.is_empty().then_some(())
+            },
+        )
+        .await;
+        let n = fake
+            .messages(d.group)
+            .iter()
+            .filter(|m| m.text.contains(&over))
+            .count();
+        assert_eq!(n, 1, "announced once");
+        drop(bot.take());
+        store.close().await;
+    });
+}

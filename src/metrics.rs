@@ -315,70 +315,16 @@ pub fn command_refused(command: &Command, error: &TableError) {
 }
 
 /// A call to a platform's API; `outcome` is `ok` or what the failure
-/// meant (`retry_after` for a 429, which is counted on its own too).
+/// meant (`retry_after` for a 429, which is counted on its own too). The
+/// shell that made the call says what its failure meant
+/// (`telegram::failure::record_call`, `discord::calls::record`): this
+/// module knows no platform.
 pub fn api_call(platform: &'static str, method: &'static str, outcome: &'static str) {
     ::metrics::counter!(API_CALLS, "platform" => platform, "method" => method, "outcome" => outcome)
         .increment(1);
     if outcome == "retry_after" {
         ::metrics::counter!(API_RATE_LIMITED, "platform" => platform, "method" => method)
             .increment(1);
-    }
-}
-
-/// A Bot API call the Telegram outbox made (its outcome already classified).
-pub fn bot_api_call(method: &'static str, outcome: &'static str) {
-    api_call("telegram", method, outcome);
-}
-
-/// Any other Bot API call, with its result.
-pub fn telegram_call<T>(method: &'static str, result: &Result<T, teloxide::RequestError>) {
-    let outcome = match result {
-        Ok(_) => "ok",
-        Err(e) => failure_outcome(&crate::telegram::failure::Failure::of(e)),
-    };
-    api_call("telegram", method, outcome);
-}
-
-/// A Discord REST call (`method`: twilight's name for it), with its result.
-pub fn discord_call<T>(method: &'static str, result: &Result<T, twilight_http::Error>) {
-    api_call(
-        "discord",
-        method,
-        result.as_ref().map_or_else(discord_outcome, |_| "ok"),
-    );
-}
-
-/// The label of a failed Discord call's meaning, in the Telegram labels'
-/// terms where they mean the same.
-fn discord_outcome(e: &twilight_http::Error) -> &'static str {
-    use twilight_http::error::ErrorType;
-    match e.kind() {
-        ErrorType::Response { status, .. } => match status.get() {
-            429 => "retry_after",
-            403 => "unreachable",
-            404 => "message_gone",
-            500.. => "transient",
-            _ => "rejected",
-        },
-        ErrorType::RequestTimedOut | ErrorType::RequestError | ErrorType::RequestCanceled => {
-            "transient"
-        }
-        _ => "rejected",
-    }
-}
-
-/// The label of a failed outbox call's meaning.
-pub fn failure_outcome(f: &crate::telegram::failure::Failure) -> &'static str {
-    use crate::telegram::failure::Failure;
-    match f {
-        Failure::NotModified => "not_modified",
-        Failure::RetryAfter(_) => "retry_after",
-        Failure::MessageGone => "message_gone",
-        Failure::Migrated(_) => "migrated",
-        Failure::Unreachable => "unreachable",
-        Failure::ChatNotFound => "chat_not_found",
-        Failure::Transient => "transient",
-        Failure::Rejected => "rejected",
     }
 }
 
@@ -494,8 +440,8 @@ mod tests {
         ] {
             assert!(body.contains(line), "{line} missing from\n{body}");
         }
-        bot_api_call("sendMessage", "ok");
-        bot_api_call("editMessageText", "retry_after");
+        api_call("telegram", "sendMessage", "ok");
+        api_call("telegram", "editMessageText", "retry_after");
         db_commit(Duration::from_millis(3), 2);
         pacer_waiting("group", 5);
         command_refused(&Command::Leave, &TableError::NotSeated);

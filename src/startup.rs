@@ -122,7 +122,16 @@ pub async fn telegram_get_me(bot: &Bot, backoff: Backoff) -> Result<Me, StartupE
         backoff,
         || async {
             let me = bot.get_me().await;
-            crate::metrics::telegram_call("getMe", &me);
+            // Labelled by the verdict: this module sits below the shells.
+            let outcome = match &me {
+                Ok(_) => "ok",
+                Err(e) => match telegram_verdict(e) {
+                    Verdict::Fatal => "rejected",
+                    Verdict::Retry { at_least: Some(_) } => "retry_after",
+                    Verdict::Retry { at_least: None } => "transient",
+                },
+            };
+            crate::metrics::api_call("telegram", "getMe", outcome);
             me
         },
         telegram_verdict,

@@ -155,7 +155,7 @@ async fn respond(
         .interaction(shared.app)
         .create_response(i.id, &i.token, &answer)
         .await;
-    crate::metrics::discord_call("create_response", &r);
+    super::calls::record("create_response", &r);
     match r {
         Ok(_) => true,
         Err(e) => {
@@ -177,7 +177,7 @@ async fn followup(shared: &Shared, token: &str, m: &Message, ephemeral: bool) {
         req = req.flags(MessageFlags::EPHEMERAL);
     }
     let r = req.await;
-    crate::metrics::discord_call("create_followup", &r);
+    super::calls::record("create_followup", &r);
     if let Err(e) = r {
         tracing::warn!(error = %e, "a follow-up message failed");
     }
@@ -273,7 +273,7 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
         // The deferred "thinking…" note has nothing to say: it goes.
         let client = shared.http.interaction(shared.app);
         let r = client.delete_response(&i.token).await;
-        crate::metrics::discord_call("delete_response", &r);
+        super::calls::record("delete_response", &r);
         if let Err(e) = r {
             tracing::warn!(error = %e, "removing a deferred answer failed");
         }
@@ -508,7 +508,7 @@ async fn edit_original(shared: &Shared, token: &str, m: &Message) {
         .components(Some(&m.components))
         .allowed_mentions(Some(&mentions))
         .await;
-    crate::metrics::discord_call("update_response", &r);
+    super::calls::record("update_response", &r);
     if let Err(e) = r {
         tracing::warn!(error = %e, "editing a hand failed");
     }

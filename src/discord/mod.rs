@@ -4,6 +4,7 @@
 //! Names no game and never touches the store (`docs/PLATFORMS.md`).
 
 pub mod bot;
+pub mod calls;
 pub mod commands;
 pub mod endpoint;
 pub mod handlers;

@@ -242,7 +242,7 @@ impl Outbox {
                             .flags(MessageFlags::EPHEMERAL)
                             .allowed_mentions(Some(&mentions))
                             .await;
-                        crate::metrics::discord_call("create_followup", &r);
+                        super::calls::record("create_followup", &r);
                         if let Err(e) = r {
                             tracing::debug!(error = %e, "a reminder failed");
                         }
@@ -335,7 +335,7 @@ impl Outbox {
         Some(Box::pin(async move {
             if let Some(old) = old {
                 let r = shared.http.delete_message(channel, old).await;
-                crate::metrics::discord_call("delete_message", &r);
+                super::calls::record("delete_message", &r);
                 if let Err(e) = r {
                     tracing::debug!(error = %e, "removing a turn ping failed");
                 }
@@ -450,7 +450,7 @@ impl Outbox {
                         .components(Some(&m.components))
                         .allowed_mentions(Some(&mentions))
                         .await;
-                    crate::metrics::discord_call("update_message", &r);
+                    super::calls::record("update_message", &r);
                     match r {
                         Ok(_) => true,
                         Err(e) => {
@@ -542,7 +542,7 @@ impl Outbox {
                         .components(Some(&m.components))
                         .allowed_mentions(Some(&mentions))
                         .await;
-                    crate::metrics::discord_call("update_response", &r);
+                    super::calls::record("update_response", &r);
                     match r {
                         Ok(_) => shared.hand_shown(&key.0, key.1, &token.token, h),
                         Err(e) => {
@@ -663,7 +663,7 @@ async fn strip(shared: &Shared, channel: Id<ChannelMarker>, old: Id<MessageMarke
         .update_message(channel, old)
         .components(Some(&[]))
         .await;
-    crate::metrics::discord_call("update_message", &r);
+    super::calls::record("update_message", &r);
     if let Err(e) = r {
         tracing::debug!(error = %e, code = ?api_code(&e), "the old table message keeps its buttons");
     }
@@ -684,7 +684,7 @@ async fn post(
         .components(&m.components)
         .allowed_mentions(Some(mentions))
         .await;
-    crate::metrics::discord_call("create_message", &r);
+    super::calls::record("create_message", &r);
     match r?.model().await {
         Ok(msg) => Ok(Some(msg.id)),
         Err(e) => {

@@ -80,7 +80,7 @@ const ADMIN_CACHE_SOFT_LIMIT: usize = 1024;
 impl Shared {
     /// The person behind a Telegram user, in the language their client reports.
     pub fn player_of(&self, user: &teloxide::types::User) -> Player {
-        let lang = super::handlers::lang_of(user).unwrap_or(self.default_lang);
+        let lang = super::ids::lang_of(user).unwrap_or(self.default_lang);
         Player::new(super::ids::user_id(user), &user.full_name(), lang)
     }
 
@@ -181,7 +181,7 @@ impl Shared {
             return *admin;
         }
         let member = self.bot.get_chat_member(chat, user).await;
-        crate::metrics::telegram_call("getChatMember", &member);
+        super::failure::record_call("getChatMember", &member);
         let admin = match member {
             Ok(m) => m.is_privileged(),
             Err(e) => {
@@ -494,7 +494,7 @@ pub async fn start_on(
     let dispatcher = match &config.update_mode {
         UpdateMode::LongPolling => {
             let deleted = bot.delete_webhook().await;
-            crate::metrics::telegram_call("deleteWebhook", &deleted);
+            super::failure::record_call("deleteWebhook", &deleted);
             if let Err(e) = deleted {
                 tracing::warn!(error = %e, "deleteWebhook failed");
             }
@@ -545,7 +545,7 @@ pub async fn start_on(
                 set = set.secret_token(s.clone());
             }
             let set = set.await;
-            crate::metrics::telegram_call("setWebhook", &set);
+            super::failure::record_call("setWebhook", &set);
             if let Err(e) = set {
                 server.abort();
                 return Err(e.into());
@@ -610,7 +610,7 @@ async fn on_polling_error(conflicts: &AtomicU64, e: teloxide::RequestError) {
 async fn register_commands(bot: &Bot, default_lang: Lang) {
     use teloxide::payloads::SetMyCommandsSetters;
     let r = bot.set_my_commands(bot_commands(default_lang)).await;
-    crate::metrics::telegram_call("setMyCommands", &r);
+    super::failure::record_call("setMyCommands", &r);
     if let Err(e) = r {
         tracing::warn!(error = %e, "setMyCommands failed");
     }
@@ -619,7 +619,7 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
             .set_my_commands(bot_commands(lang))
             .language_code(lang.code())
             .await;
-        crate::metrics::telegram_call("setMyCommands", &r);
+        super::failure::record_call("setMyCommands", &r);
         if let Err(e) = r {
             tracing::warn!(error = %e, lang = lang.code(), "setMyCommands failed");
         }

@@ -36,7 +36,29 @@ pub enum Failure {
     Rejected,
 }
 
+/// Counts a Bot API call in the metrics, with what its failure meant.
+pub fn record_call<T>(method: &'static str, result: &Result<T, RequestError>) {
+    let outcome = result
+        .as_ref()
+        .map_or_else(|e| Failure::of(e).label(), |_| "ok");
+    crate::metrics::api_call("telegram", method, outcome);
+}
+
 impl Failure {
+    /// The failure's `outcome` label in `kozyr_api_calls_total`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Failure::NotModified => "not_modified",
+            Failure::RetryAfter(_) => "retry_after",
+            Failure::MessageGone => "message_gone",
+            Failure::Migrated(_) => "migrated",
+            Failure::Unreachable => "unreachable",
+            Failure::ChatNotFound => "chat_not_found",
+            Failure::Transient => "transient",
+            Failure::Rejected => "rejected",
+        }
+    }
+
     /// Classifies a failed request.
     pub fn of(e: &RequestError) -> Failure {
         match e {

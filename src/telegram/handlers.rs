@@ -21,7 +21,7 @@ use super::ids;
 use super::outbox::Local;
 use crate::front::core::{BotCommand, Origin};
 use crate::front::{Reply, Screen};
-use crate::i18n::{Args, Lang, key, tr, tr_html};
+use crate::i18n::{Args, key, tr, tr_html};
 use crate::table::runtime::DedupKey;
 use crate::table::{Platform, Player};
 
@@ -257,7 +257,7 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
         req = req.text(text);
     }
     let answered = req.await;
-    crate::metrics::telegram_call("answerCallbackQuery", &answered);
+    super::failure::record_call("answerCallbackQuery", &answered);
     match answered {
         Ok(_) => Ok(()),
         // A press delivered again had been answered the first time (or
@@ -305,11 +305,6 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
         .press(shared, player, &origin, data, dedup)
         .await;
     perform(shared, &chat, Some(message), replies)
-}
-
-/// The language a Telegram user's client reports, if kozyr speaks it.
-pub fn lang_of(u: &User) -> Option<Lang> {
-    u.language_code.as_deref().and_then(Lang::from_code)
 }
 
 #[cfg(test)]

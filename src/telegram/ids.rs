@@ -2,6 +2,8 @@
 
 use teloxide::types::{ChatId, User};
 
+use crate::i18n::Lang;
+
 use crate::table::{ChatKey, UserId};
 
 pub fn chat_key(chat: ChatId) -> ChatKey {
@@ -36,6 +38,11 @@ pub fn user_of_private_chat(chat: ChatId) -> Option<UserId> {
         .ok()
         .filter(|_| chat.is_user())
         .map(UserId::Telegram)
+}
+
+/// The language a person's Telegram app is set to, if kozyr speaks it.
+pub fn lang_of(u: &User) -> Option<Lang> {
+    u.language_code.as_deref().and_then(Lang::from_code)
 }
 
 #[cfg(test)]

@@ -446,7 +446,7 @@ fn gate(
     if admitted {
         return Gate::Dispatch;
     }
-    let lang = super::handlers::lang_of(&q.from).unwrap_or(default_lang);
+    let lang = super::ids::lang_of(&q.from).unwrap_or(default_lang);
     Gate::TooFast {
         query: q.id.clone(),
         text: tr(lang, key::ERR_TOO_FAST, &Args::new()),
@@ -597,7 +597,7 @@ async fn poll_loop(
             r = get_updates(&bot, payload) => r,
             () = &mut stopped => break 'poll,
         };
-        crate::metrics::telegram_call("getUpdates", &result);
+        super::failure::record_call("getUpdates", &result);
         match result {
             Ok(batch) => {
                 errors = 0;

@@ -812,11 +812,10 @@ impl Outbox {
             tokio::spawn(async move {
                 let method = call.method();
                 let result = deliver(&shared, ChatId(chat), call).await;
-                crate::metrics::bot_api_call(
+                crate::metrics::api_call(
+                    "telegram",
                     method,
-                    result
-                        .as_ref()
-                        .map_or_else(crate::metrics::failure_outcome, |_| "ok"),
+                    result.as_ref().map_or_else(Failure::label, |_| "ok"),
                 );
                 let _ = done.send(Done {
                     ticket,

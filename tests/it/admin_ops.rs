@@ -18,20 +18,9 @@ use kozyr::config::SETTINGS;
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::Driver;
 
-const TOKEN: &str = "123456:ADMIN-OPS-fake-token-kozyr-admin-tests-0123";
+use crate::support::kozyr;
 
-/// `kozyr` with only the variables given (no `.env`: it runs in `dir`).
-fn kozyr(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Process {
-    let mut cmd = Process::new(env!("CARGO_BIN_EXE_kozyr"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd
-}
+const TOKEN: &str = "123456:ADMIN-OPS-fake-token-kozyr-admin-tests-0123";
 
 /// A running `kozyr` whose stdout lines (JSON objects) arrive on a channel.
 /// Killed on drop.

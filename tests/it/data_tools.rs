@@ -5,45 +5,14 @@
 //! wrote, databases from a newer kozyr or damaged.
 
 use std::path::Path;
-use std::process::{Command as Process, Output, Stdio};
+use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 
+use crate::support::{kozyr, run_to_end};
+
 const TOKEN: &str = "123456:DATA-fake-token-kozyr-data-tools-tests-0123456";
-
-/// `kozyr` with only the variables given (no `.env`: it runs in `dir`).
-fn kozyr(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Process {
-    let mut cmd = Process::new(env!("CARGO_BIN_EXE_kozyr"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd
-}
-
-fn run_to_end(mut cmd: Process) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn kozyr");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("kozyr did not exit within 30 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

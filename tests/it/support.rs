@@ -134,3 +134,39 @@ pub async fn eventually<T, F: Future<Output = Option<T>>>(
         tokio::time::sleep(every).await;
     }
 }
+
+// ------------------------------------------------- the real binary --
+
+/// `kozyr` with only the variables given (no `.env`: it runs in `dir`).
+pub fn kozyr(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kozyr"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// Runs `cmd` to its end (killed after 30 s), its output captured.
+pub fn run_to_end(mut cmd: Command) -> std::process::Output {
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn kozyr");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("kozyr did not exit within 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 
-use crate::support::{kozyr, run_to_end};
+use crate::support::{kozyr, kozyr_at, run_to_end};
 
 const TOKEN: &str = "123456:DATA-fake-token-kozyr-data-tools-tests-0123456";
 
@@ -127,12 +127,44 @@ fn writable_again(file: &Path) {
     std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
 }
 
-fn as_bot(mut cmd: Process) -> Process {
-    if is_root() {
-        use std::os::unix::process::CommandExt;
-        cmd.uid(NOBODY).gid(NOBODY);
+/// `kozyr` as the bot's user: as root, `nobody`, from a copy of the binary
+/// it can reach (the build may live below a folder only root may enter).
+fn as_bot(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Process {
+    if !is_root() {
+        return kozyr(dir, args, env);
     }
+    use std::os::unix::process::CommandExt;
+    let mut cmd = kozyr_at(&binary_for_nobody(), dir, args, env);
+    cmd.uid(NOBODY).gid(NOBODY);
     cmd
+}
+
+/// The test binary's `kozyr`, or a link or copy of it in a folder anyone
+/// may enter, made once per test process.
+fn binary_for_nobody() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    static BINARY: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let original = Path::new(env!("CARGO_BIN_EXE_kozyr"));
+            let reachable = original
+                .ancestors()
+                .skip(1)
+                .all(|d| std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0));
+            if reachable {
+                return original.to_path_buf();
+            }
+            let folder = std::env::temp_dir().join(format!("kozyr-nobody-{}", std::process::id()));
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let copy = folder.join("kozyr");
+            if !copy.exists() && std::fs::hard_link(original, &copy).is_err() {
+                std::fs::copy(original, &copy).unwrap();
+            }
+            std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+            copy
+        })
+        .clone()
 }
 
 /// A database the bot cannot write used to start a bot that polled and
@@ -158,7 +190,7 @@ async fn the_bot_refuses_to_start_on_a_database_it_cannot_write() {
     read_only(&db);
     let api = format!("http://127.0.0.1:{}/", refused_port());
     let start = || {
-        run_to_end(as_bot(kozyr(
+        run_to_end(as_bot(
             dir.path(),
             &["run"],
             &[
@@ -166,7 +198,7 @@ async fn the_bot_refuses_to_start_on_a_database_it_cannot_write() {
                 ("TELOXIDE_API_URL", &api),
                 ("DATABASE_URL", &url),
             ],
-        )))
+        ))
     };
     // SQLite opens the file read-only without a word, and with nothing to
     // migrate it is only read at start: the bot used to start.
@@ -261,8 +293,7 @@ async fn data_tools_only_read_never_overwrite_and_say_what_they_wrote() {
     let db = dir.path().join("kozyr.db");
     read_only(&db);
     let before = std::fs::read(&db).unwrap();
-    let tool =
-        |args: &[&str]| run_to_end(as_bot(kozyr(dir.path(), args, &[("DATABASE_URL", &url)])));
+    let tool = |args: &[&str]| run_to_end(as_bot(dir.path(), args, &[("DATABASE_URL", &url)]));
     let out = dir.path().join("chat.jsonl");
 
     let o = tool(&["export", "--chat", "telegram:-100", "--out", "chat.jsonl"]);
@@ -494,8 +525,7 @@ async fn data_tools_read_a_database_in_a_folder_they_cannot_write() {
     if is_root() {
         std::os::unix::fs::chown(outs.path(), Some(NOBODY), Some(NOBODY)).unwrap();
     }
-    let tool =
-        |args: &[&str]| run_to_end(as_bot(kozyr(outs.path(), args, &[("DATABASE_URL", &url)])));
+    let tool = |args: &[&str]| run_to_end(as_bot(outs.path(), args, &[("DATABASE_URL", &url)]));
     let o = tool(&["backup", "--out", "copy.db"]);
     let backed_up = o.status.success();
     let o2 = tool(&["export", "--chat", "telegram:-100", "--out", "chat.jsonl"]);

@@ -139,7 +139,17 @@ pub async fn eventually<T, F: Future<Output = Option<T>>>(
 
 /// `kozyr` with only the variables given (no `.env`: it runs in `dir`).
 pub fn kozyr(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kozyr"));
+    kozyr_at(env!("CARGO_BIN_EXE_kozyr").as_ref(), dir, args, env)
+}
+
+/// [`kozyr`] from the binary at `program` (a copy another user may run).
+pub fn kozyr_at(
+    program: &std::path::Path,
+    dir: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Command {
+    let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(dir)
         .env_clear()

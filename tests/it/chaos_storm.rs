@@ -259,6 +259,7 @@ fn parent() {
         let mut lost = 0;
         let mut doubled = 0;
         let mut committed_refused = 0;
+        let mut checked_records = 0;
         for ((d, id, _), seen) in groups.iter().zip(&seen) {
             let seen = seen.lock().await;
             let acts = acts(&store, *id).await;
@@ -283,6 +284,34 @@ fn parent() {
                 }
             }
             assert!(!seen.acked.is_empty(), "{}: moves were made", d.group);
+            // The log is whole: it replays to the stored table, and the
+            // deals it holds obey every rule (the independent checker).
+            let snapshot = store.table(*id).await.expect("read").expect("table");
+            let replayed = store.replay(*id).await.expect("replay").expect("log");
+            assert_eq!(replayed, snapshot, "{}: the log replays to the table", d.group);
+            let records: Vec<serde_json::Value> = store
+                .deal_records(*id)
+                .await
+                .expect("records")
+                .iter()
+                .map(|r| serde_json::to_value(r).expect("json"))
+                .collect();
+            let last_series = records.iter().filter_map(|r| r["series"].as_u64()).max();
+            for series in 1..=last_series.unwrap_or(0) {
+                let deals: Vec<serde_json::Value> = records
+                    .iter()
+                    .filter(|r| r["series"] == series)
+                    .cloned()
+                    .collect();
+                let complete =
+                    Some(series) < last_series || snapshot.phase() != Phase::Playing;
+                crate::kozel_records::check_series(
+                    &deals,
+                    complete,
+                    &mut crate::kozel_records::Coverage::default(),
+                );
+            }
+            checked_records += records.len();
         }
 
         // Every deal that ended is announced, once or more, with the live
@@ -331,14 +360,16 @@ fn parent() {
         let hits = fake.limit_hits();
         println!(
             "chaos_storm: {KILLS} kills in {:.0} s; {moves} moves, lost {lost}, doubled {doubled}, \
-             committed but refused {committed_refused}; {deals_over} deals over, results announced \
-             twice {announced_twice}; group peak per 60 s {peaks:?}, 429s group {} private {} bot {}",
+             committed but refused {committed_refused}; {deals_over} deals over ({checked_records} \
+             records obey the rules), results announced twice {announced_twice}; group peak per 60 s {peaks:?}, 429s group {} private {} bot {}",
             storm.as_secs_f64(),
             hits.group,
             hits.private,
             hits.bot,
         );
         assert_eq!((lost, doubled), (0, 0), "every acknowledged move once");
+        assert_eq!(committed_refused, 0, "no move that counted was answered as refused");
+        assert!(checked_records >= 2, "the finished deals' records were checked");
         assert!(deals_over >= 2, "a deal ended in each group");
         assert!(peaks.iter().all(|p| *p <= 20), "group peaks {peaks:?}");
         assert_eq!(hits.group, 0, "no group write refused for the limit");

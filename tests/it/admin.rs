@@ -8,12 +8,10 @@
 //! The binary tests run `kozyr` itself (`CARGO_BIN_EXE_kozyr`) in a
 //! temporary folder with a clean environment; everything is on loopback.
 
-use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::Path;
-use std::process::{Child, Command as Process, Output, Stdio};
+use std::process::{Command as Process, Output};
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
@@ -29,7 +27,7 @@ use kozyr::table::{
 };
 use kozyr::telegram::bot::start;
 
-use crate::support::{fast_tuning, kozyr, run_to_end};
+use crate::support::{Running, fast_tuning, kozyr, run_to_end};
 
 const TOKEN: &str = "123456:ADMIN-fake-token-kozyr-admin-tests-0123456789";
 
@@ -37,66 +35,6 @@ const TOKEN: &str = "123456:ADMIN-fake-token-kozyr-admin-tests-0123456789";
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A running `kozyr`, whose stdout lines arrive on a channel. Killed on drop.
-struct Running {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Running {
-    fn spawn(mut cmd: Process) -> Running {
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn kozyr");
-        let out = BufReader::new(child.stdout.take().expect("stdout"));
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Running {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a line containing `needle`; every line read is kept in `seen`.
-    fn wait_for(&mut self, needle: &str, within: Duration) -> String {
-        let deadline = Instant::now() + within;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(needle) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!(
-                    "no line with {needle:?} within {within:?}; got:\n{}",
-                    self.seen.join("\n")
-                ),
-            }
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A loopback port nothing listens on (connections are refused).

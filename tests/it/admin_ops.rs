@@ -6,99 +6,43 @@
 //! `docs/OPERATIONS.md` read by `systemd-analyze verify`.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener as StdListener;
 use std::path::Path;
-use std::process::{Child, Command as Process, Stdio};
+use std::process::Command as Process;
 use std::sync::Arc;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kozyr::config::SETTINGS;
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::Driver;
 
-use crate::support::kozyr;
+use crate::support::{Running, kozyr};
 
 const TOKEN: &str = "123456:ADMIN-OPS-fake-token-kozyr-admin-tests-0123";
 
-/// A running `kozyr` whose stdout lines (JSON objects) arrive on a channel.
-/// Killed on drop.
-struct Running {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<serde_json::Value>,
-}
-
-impl Running {
-    fn spawn(mut cmd: Process) -> Running {
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn kozyr");
-        let out = BufReader::new(child.stdout.take().expect("stdout"));
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Running {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a JSON line whose `fields.message` is `message` and whose
-    /// fields include `with`; every line read is kept in `seen`.
-    fn wait_for(&mut self, message: &str, with: &[(&str, &str)]) -> serde_json::Value {
-        let matches = |v: &serde_json::Value| {
-            v["fields"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains(message))
-                && with
-                    .iter()
-                    .all(|(k, want)| v["fields"][k].as_str() == Some(want))
-        };
-        if let Some(v) = self.seen.iter().find(|v| matches(v)) {
-            return v.clone();
-        }
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let v: serde_json::Value = serde_json::from_str(&line)
-                        .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-                    self.seen.push(v.clone());
-                    if matches(&v) {
-                        return v;
-                    }
-                }
-                Err(_) => panic!(
-                    "no line {message:?} with {with:?} within 30 s; got:\n{}",
-                    self.seen
-                        .iter()
-                        .map(|v| v.to_string())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                ),
-            }
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Waits for a JSON line whose `fields.message` contains `message` and
+/// whose fields include `with`, among the lines `bot` printed so far or
+/// the next ones.
+fn wait_json(bot: &mut Running, message: &str, with: &[(&str, &str)]) -> serde_json::Value {
+    let matches = |line: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        v["fields"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(message))
+            && with
+                .iter()
+                .all(|(k, want)| v["fields"][k].as_str() == Some(want))
+    };
+    let line = match bot.seen.iter().find(|l| matches(l)) {
+        Some(line) => line.clone(),
+        None => bot.wait_for_line(
+            Duration::from_secs(30),
+            &format!("{message} with {with:?}"),
+            matches,
+        ),
+    };
+    serde_json::from_str(&line).expect("JSON")
 }
 
 /// A loopback port free a moment ago.
@@ -188,12 +132,20 @@ async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
     ));
 
     // Settings that do nothing are named, each with the one it needs.
-    let ignored = bot.wait_for("is set but ignored", &[("variable", "DISCORD_GUILD_ID")]);
+    let ignored = wait_json(
+        &mut bot,
+        "is set but ignored",
+        &[("variable", "DISCORD_GUILD_ID")],
+    );
     assert_eq!(ignored["level"], "WARN");
     assert_eq!(ignored["fields"]["needs"], "DISCORD_TOKEN");
-    bot.wait_for("is set but ignored", &[("variable", "WEBHOOK_SECRET")]);
+    wait_json(
+        &mut bot,
+        "is set but ignored",
+        &[("variable", "WEBHOOK_SECRET")],
+    );
 
-    let start = bot.wait_for("running", &[]);
+    let start = wait_json(&mut bot, "running", &[]);
     let f = &start["fields"];
     assert_eq!(f["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(f["telegram"], format!("@{}", fake.bot_username()));
@@ -223,18 +175,30 @@ async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
     let d = Driver::new(fake.clone(), "Ops");
     d.open_kozel_table().await.unwrap();
     let chat = d.chat_key().to_string();
-    let opened = bot.wait_for("table opened", &[("chat", &chat)]);
+    let opened = wait_json(&mut bot, "table opened", &[("chat", &chat)]);
     assert_eq!(opened["level"], "INFO");
     assert_eq!(opened["fields"]["game"], "kozel");
     assert_eq!(opened["fields"]["by"], "person");
     assert_eq!(opened["fields"]["user"], d.users[0].0.to_string());
     let table = opened["fields"]["table"].as_str().unwrap().to_owned();
-    let started = bot.wait_for("table started", &[("chat", &chat), ("table", &table)]);
+    let started = wait_json(
+        &mut bot,
+        "table started",
+        &[("chat", &chat), ("table", &table)],
+    );
     assert_eq!(started["level"], "INFO");
-    let accepted = bot.wait_for("command accepted", &[("command", "join"), ("chat", &chat)]);
+    let accepted = wait_json(
+        &mut bot,
+        "command accepted",
+        &[("command", "join"), ("chat", &chat)],
+    );
     assert_eq!(accepted["level"], "DEBUG");
     fake.user_says(d.group, d.users[1], "/kozel").unwrap();
-    let refused = bot.wait_for("command refused", &[("reason", "table_already_open")]);
+    let refused = wait_json(
+        &mut bot,
+        "command refused",
+        &[("reason", "table_already_open")],
+    );
     assert_eq!(refused["level"], "DEBUG");
     assert_eq!(refused["fields"]["user"], d.users[1].0.to_string());
     assert_eq!(refused["fields"]["chat"], chat.as_str());
@@ -430,19 +394,21 @@ async fn every_stop_ends_without_waiting_out_the_dispatcher() {
                 ("KOZYR_LOG_FORMAT", "json"),
             ],
         ));
-        bot.wait_for("running", &[]);
+        wait_json(&mut bot, "running", &[]);
         tokio::time::sleep(Duration::from_millis(150 * (i % 5))).await;
         let term = Process::new("kill")
             .args(["-TERM", &bot.child.id().to_string()])
             .status()
             .unwrap();
         assert!(term.success());
-        bot.wait_for("stopped", &[]);
+        wait_json(&mut bot, "stopped", &[]);
         let warnings: Vec<String> = bot
             .seen
             .iter()
-            .filter(|v| v["level"] == "WARN")
-            .map(|v| v.to_string())
+            .filter(|l| {
+                serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v["level"] == "WARN")
+            })
+            .cloned()
             .collect();
         assert!(warnings.is_empty(), "stop {i}: {warnings:?}");
     }

@@ -180,3 +180,76 @@ pub fn run_to_end(mut cmd: Command) -> std::process::Output {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A running `kozyr`, whose stdout lines arrive on a channel. Killed on drop.
+pub struct Running {
+    pub child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    /// Every line read so far.
+    pub seen: Vec<String>,
+}
+
+impl Running {
+    pub fn spawn(mut cmd: Command) -> Running {
+        let mut child = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .expect("spawn kozyr");
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits for a new line containing `needle`; every line read is kept
+    /// in `seen`.
+    pub fn wait_for(&mut self, needle: &str, within: Duration) -> String {
+        self.wait_for_line(within, needle, |line| line.contains(needle))
+    }
+
+    /// Waits for a new line that `wanted` accepts (`what` names it in the
+    /// panic); every line read is kept in `seen`.
+    pub fn wait_for_line(
+        &mut self,
+        within: Duration,
+        what: &str,
+        wanted: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if wanted(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!(
+                    "no line {what:?} within {within:?}; got:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,6 +1,8 @@
 //! Helpers the integration tests share: child processes, temporary
 //! databases, players and chats, the bot against the fake, waiting.
 
+pub mod discord;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::Command;
 use std::time::Duration;

@@ -10,13 +10,13 @@ use std::time::Duration;
 use kozyr::config::Config;
 use kozyr::discord::bot::start;
 use kozyr::fakediscord::TOKEN;
-use kozyr::front::action::{Press, TableAction};
+use kozyr::front::action::TableAction;
 use kozyr::game::GameAction;
 use kozyr::kozel;
 use kozyr::table::Phase;
 
 use crate::support::discord::{CHANNEL, WAIT, World, deal_no, open_and_start, press, tuning};
-use crate::support::{db_url, eventually};
+use crate::support::{db_url, eventually, press_data};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_expired_tokens() {
@@ -76,12 +76,7 @@ async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_
         GameAction::Kozel(kozel::Action::Lead(s)) => s,
         other => panic!("{other:?}"),
     };
-    let stale = Press::Table {
-        table: id,
-        version: old.version(),
-        action: TableAction::Lead(stale_lead),
-    }
-    .encode();
+    let stale = press_data(&old, TableAction::Lead(stale_lead));
     let hand = w.hand(seat, id).await;
     let q = w.fake.click_raw(&w.users[seat], hand, &stale).unwrap();
     assert_eq!(w.answered(q).await, 4, "an ephemeral refusal");

@@ -7,20 +7,20 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kozyr::cards::{Card, CardSet};
+use kozyr::cards::Card;
 use kozyr::config::Config;
 use kozyr::discord::bot::{RunningDiscord, Tuning, start};
 use kozyr::fakediscord::{FakeDiscord, Seen, TOKEN, User};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
+use kozyr::hearts;
 use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{ChatKey, Phase, Table, TableId};
-use kozyr::{hearts, kozel};
 
 pub use kozyr::loadtest::deal_no;
 
-use super::{db_url, eventually};
+use super::{db_url, eventually, move_buttons, moved_past};
 
 pub const WAIT: Duration = Duration::from_secs(10);
 pub const CHANNEL: u64 = 700000000000000007;
@@ -285,16 +285,7 @@ impl World {
     pub async fn play_safe(&self, t: &Table) {
         let seat = t.awaiting()[0];
         let action = t.game().unwrap().safe_action(seat).unwrap();
-        let (cards, make): (CardSet, fn(CardSet) -> TableAction) = match action {
-            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead),
-            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass),
-            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat),
-            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass),
-            GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
-                TableAction::HeartsPlay(s.first().unwrap())
-            }),
-            other => panic!("unexpected safe action {other:?}"),
-        };
+        let (cards, make) = move_buttons(action);
         let i = seat.index();
         let u = &self.users[i];
         let version = t.version();
@@ -415,16 +406,7 @@ impl World {
     }
 
     pub async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
-        eventually(
-            WAIT,
-            Duration::from_millis(5),
-            "the table did not move",
-            || async {
-                let t = self.table(id).await;
-                (t.version() > v).then_some(t)
-            },
-        )
-        .await
+        moved_past(WAIT, v, || self.table(id)).await
     }
 
     /// Nothing Discord would refuse, every interaction answered.

@@ -166,18 +166,7 @@ async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_
     assert_eq!(w.answered(q).await, 4);
 
     // Everyone finds a fresh hand as they go; the deal finishes.
-    let n = deal_no(&t);
-    let mut moves = 0;
-    loop {
-        let t = w.table(id).await;
-        if deal_no(&t) != n || t.phase() != Phase::Playing {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-        moves += 1;
-        assert!(moves < 200, "the deal does not end");
-    }
+    w.finish_deal(id).await;
     w.assert_clean();
     let p99 = {
         let mut l = w.fake.latencies();
@@ -427,18 +416,7 @@ async fn deferred_answers_carry_a_whole_deal() {
     w.answers = (5, 6);
     w.start().await;
     let id = open_and_start(&w, "kozel").await;
-    let n = deal_no(&w.table(id).await);
-    let mut moves = 0;
-    loop {
-        let t = w.table(id).await;
-        if deal_no(&t) != n || t.phase() != Phase::Playing {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-        moves += 1;
-        assert!(moves < 200, "the deal does not end");
-    }
+    w.finish_deal(id).await;
     w.assert_clean();
     w.stop().await;
 }

@@ -19,13 +19,12 @@ use crate::support::{eventually, fast_tuning};
 /// No people of its own: each test brings its group with [`World::driver`].
 async fn world() -> World {
     World::with(Setup {
-        people: Vec::new(),
-        started: false,
         tuning: Tuning {
             chat_not_found_retry: Duration::from_millis(50),
             ..fast_tuning()
         },
-        ..Setup::default()
+        wait: WAIT,
+        ..Setup::drivers_only()
     })
     .await
 }

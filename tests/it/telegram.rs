@@ -15,7 +15,7 @@ use kozyr::table::{Phase, TableId};
 use kozyr::telegram::bot::start;
 use teloxide::types::MessageId;
 
-use crate::support::telegram::{Setup, WAIT, World, deal_no};
+use crate::support::telegram::{Setup, WAIT, World};
 use crate::support::{db_url, fast_tuning, press_data};
 
 /// Four people who have not started the bot yet (a table's lobby offers
@@ -193,15 +193,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     );
 
     // Play the rest of the deal.
-    let first_deal = deal_no(&w.table(id).await);
-    loop {
-        let t = w.table(id).await;
-        if t.phase() != Phase::Playing || deal_no(&t) != first_deal {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-    }
+    w.finish_deal(id).await;
     // The deal's result is announced in the group.
     w.fake
         .wait_for(WAIT, |f| {
@@ -241,15 +233,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
 async fn a_hearts_deal_through_the_buttons() {
     let mut w = world().await;
     let id = open_and_start(&w, "/new hearts").await;
-    let first = deal_no(&w.table(id).await);
-    loop {
-        let t = w.table(id).await;
-        if t.phase() != Phase::Playing || deal_no(&t) != first {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-    }
+    w.finish_deal(id).await;
     let t = w.table(id).await;
     let GameView::Hearts(v) = t.game().unwrap().public_view() else {
         panic!()

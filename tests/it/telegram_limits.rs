@@ -83,11 +83,7 @@ async fn world(fake: FakeBotConfig, tuning: Tuning) -> World {
     World::with(Setup {
         fake,
         tuning,
-        people: Vec::new(),
-        started: false,
-        // The load driver's patience.
-        wait: Duration::from_secs(30),
-        ..Setup::default()
+        ..Setup::drivers_only()
     })
     .await
 }

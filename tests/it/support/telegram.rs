@@ -66,6 +66,17 @@ impl Default for Setup {
 }
 
 impl Setup {
+    /// No people of the world's own: each test brings its own with
+    /// [`World::driver`], as patient as the load driver.
+    pub fn drivers_only() -> Setup {
+        Setup {
+            people: Vec::new(),
+            started: false,
+            wait: Duration::from_secs(30),
+            ..Setup::default()
+        }
+    }
+
     /// The usual set-up with the bot started with `tuning`.
     pub fn tuned(tuning: Tuning) -> Setup {
         Setup {
@@ -73,6 +84,19 @@ impl Setup {
             ..Setup::default()
         }
     }
+}
+
+/// A fake Bot API without limits that knows the bot by `token`, for
+/// tests that run `kozyr` with a token of their own.
+pub async fn fake_with_token(token: &str) -> Arc<FakeBot> {
+    Arc::new(
+        FakeBot::start_with(FakeBotConfig {
+            token: token.into(),
+            ..FakeBotConfig::default()
+        })
+        .await
+        .unwrap(),
+    )
 }
 
 /// Telegram's minute, shortened for the tests: the fake and the bot both
@@ -185,12 +209,13 @@ impl World {
         d
     }
 
-    /// [`World::driver`]'s people open a Kozel table and start it; its
-    /// table.
+    /// [`World::driver`]'s people open a Kozel table and start it; the
+    /// table, playing.
     pub async fn driven_table(&self, prefix: &str) -> (Driver, Table) {
         let d = self.driver(prefix);
         d.open_kozel_table().await.unwrap();
         let t = self.open_table_in(d.group).await.expect("an open table");
+        assert_eq!(t.phase(), Phase::Playing);
         (d, t)
     }
 
@@ -459,6 +484,23 @@ impl World {
         let seat = t.awaiting()[0];
         let action = t.game().unwrap().safe_action(seat).unwrap();
         self.press_move(t, action).await;
+    }
+
+    /// Plays the deal in progress to its end (or to the end of the game),
+    /// every move the awaited seat's safe one, made as a person makes it.
+    pub async fn finish_deal(&self, id: TableId) {
+        let n = deal_no(&self.table(id).await);
+        let mut moves = 0;
+        loop {
+            let t = self.table(id).await;
+            if t.phase() != Phase::Playing || deal_no(&t) != n {
+                return;
+            }
+            self.play_safe(&t).await;
+            self.wait_version_after(id, t.version()).await;
+            moves += 1;
+            assert!(moves < 200, "the deal does not end");
+        }
     }
 
     /// The awaited seat's move, by pressing what its hand shows (as

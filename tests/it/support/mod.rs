@@ -1,7 +1,13 @@
 //! Helpers the integration tests share: child processes, temporary
-//! databases, players and chats, the bot against the fake, waiting.
+//! databases, players and chats, the bot's configuration against the fake,
+//! the buttons of a move, waiting, the real binary. Each platform's tests
+//! play in that platform's one `World`: [`telegram::World`] and
+//! [`discord::World`].
 
+/// The Discord world: the strict fake Discord, four people in a channel.
 pub mod discord;
+/// The Telegram world: the fake Bot API, people in a group; and the set-up
+/// of the tests that SIGKILL the bot.
 pub mod telegram;
 
 use std::io::{BufRead, BufReader, Read};

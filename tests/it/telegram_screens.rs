@@ -497,22 +497,10 @@ async fn every_menu_closes_when_its_job_is_done() {
     // /settings again: a Hearts option, then its language row.
     w.fake.user_says(w.group, ann, "/settings").unwrap();
     let (menu, moon) = w
-        .fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.group).into_iter().rev().find_map(|m| {
-                (m.text.contains("Turn timer: 30 s") && m.id != menu)
-                    .then_some(())
-                    .and(
-                        m.keyboard
-                            .as_ref()?
-                            .find("moon")?
-                            .callback_data()
-                            .map(|d| (m.id, d.to_owned())),
-                    )
-            })
+        .group_button_on("moon", |m| {
+            m.text.contains("Turn timer: 30 s") && m.id != menu
         })
-        .await
-        .unwrap();
+        .await;
     let shoot_before = w
         .open_table_in(w.group)
         .await
@@ -541,20 +529,8 @@ async fn every_menu_closes_when_its_job_is_done() {
     );
     w.fake.user_says(w.group, ann, "/settings").unwrap();
     let (menu, pt) = w
-        .fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.group).into_iter().rev().find_map(|m| {
-                let d = m
-                    .keyboard
-                    .as_ref()?
-                    .find("Português")?
-                    .callback_data()?
-                    .to_owned();
-                m.text.starts_with("Settings").then_some((m.id, d))
-            })
-        })
-        .await
-        .unwrap();
+        .group_button_on("Português", |m| m.text.starts_with("Settings"))
+        .await;
     assert_eq!(
         w.press_on(ann, w.group, menu, &pt).await.as_deref(),
         Some("Saved.")
@@ -611,21 +587,7 @@ async fn every_menu_closes_when_its_job_is_done() {
     let kept = w.open_table_in(w.group).await.expect("the table goes on");
     assert_eq!(kept.id(), t.id());
     w.fake.user_says(w.group, ann, "/stop").unwrap();
-    let (menu2, yes2) = w
-        .fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.group).into_iter().rev().find_map(|m| {
-                let d = m
-                    .keyboard
-                    .as_ref()?
-                    .find("Yes, stop it")?
-                    .callback_data()?
-                    .to_owned();
-                (m.id != menu).then_some((m.id, d))
-            })
-        })
-        .await
-        .unwrap();
+    let (menu2, yes2) = w.group_button_on("Yes, stop it", |m| m.id != menu).await;
     assert_eq!(w.press_on(ann, w.group, menu2, &yes2).await, None);
     closed(&w, w.group, menu2, "the stop prompt after Yes").await;
     assert!(

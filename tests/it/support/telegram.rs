@@ -311,9 +311,22 @@ impl World {
     /// The newest group message with a button labelled with `label`, and
     /// that button's data.
     pub async fn group_button(&self, label: &str) -> (MessageId, String) {
+        self.group_button_on(label, |_| true).await
+    }
+
+    /// The newest group message that `accept` takes with a button labelled
+    /// with `label`, and that button's data.
+    pub async fn group_button_on(
+        &self,
+        label: &str,
+        accept: impl Fn(&FakeMessage) -> bool,
+    ) -> (MessageId, String) {
         self.fake
             .wait_for(self.wait, |f| {
                 f.messages(self.group).into_iter().rev().find_map(|m| {
+                    if !accept(&m) {
+                        return None;
+                    }
                     let b = m.keyboard?.find(label)?.callback_data()?.to_owned();
                     Some((m.id, b))
                 })

@@ -361,7 +361,7 @@ pub fn http_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
 
 /// Starts the Discord shell with its own table service.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningDiscord, DiscordError> {
-    let (service, effects) = TableService::builder_from_config(config)
+    let (service, effects) = crate::run::service_builder(config)
         .await?
         .agent(tuning.agent.clone())
         .options(tuning.service.clone())

@@ -47,7 +47,7 @@ pub fn refused(chat: &ChatKey, actor: &Actor, command: &Command, error: &TableEr
         command = command.name(),
         by = by(actor),
         user = %user(actor),
-        reason = crate::metrics::refusal_reason(error),
+        reason = error.reason(),
         error = %error,
         "command refused"
     );

@@ -402,7 +402,7 @@ impl RunningBot {
 /// Starts the bot: opens the store, starts the table service and the
 /// effects runner, registers the command menus and starts polling.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
-    let (service, effects) = TableService::builder_from_config(config)
+    let (service, effects) = crate::run::service_builder(config)
         .await?
         .agent(tuning.agent.clone())
         .options(tuning.service.clone())

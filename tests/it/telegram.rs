@@ -11,6 +11,7 @@ use kozyr::config::Config;
 use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault, UserSpec};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::{GameAction, GameView};
+use kozyr::store::ServiceStore;
 use kozyr::table::{Phase, Table, TableId};
 use kozyr::telegram::bot::{RunningBot, start};
 use kozyr::{hearts, kozel};

@@ -260,11 +260,8 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Tuning {
         Tuning {
-            service: ServiceOptions {
-                ai_delay: Duration::from_millis(1500),
-                ..ServiceOptions::default()
-            },
-            agent: crate::telegram::bot::default_agent(),
+            service: crate::run::service_options(),
+            agent: crate::run::default_agent(),
             token_life: TOKEN_LIFE,
             defer_after: Duration::from_millis(2000),
             drain_for: Duration::from_secs(5),

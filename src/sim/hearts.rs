@@ -12,9 +12,6 @@
 //! The function is pure: no IO, no clock; the same arguments and choices
 //! give the same records.
 
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
-
 use super::{SimError, SimOptions, Summary};
 use crate::ai::hearts::{DealLog, Observation};
 use crate::ai::{AgentConfig, AgentKind, Budget, Rules};
@@ -78,12 +75,7 @@ pub fn random_chooser(seed: u64) -> impl FnMut(Seat, &Observation, &[Action]) ->
     move |_, _, legal| agent.pick(legal).unwrap_or(Match::EMPTY_ACTION)
 }
 
-/// The seed of game `series` in a run seeded with `run_seed`: distinct
-/// games, reproducible from the run seed alone.
-pub fn game_seed(run_seed: u64, series: u32) -> u64 {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(run_seed ^ (u64::from(series) << 32));
-    rng.random()
-}
+pub use crate::ai::seeds::game_seed;
 
 /// One seat's decision maker.
 type Chooser = Box<dyn FnMut(Seat, &Observation, &[Action]) -> Action>;

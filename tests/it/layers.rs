@@ -89,6 +89,46 @@ fn product_text(text: &str) -> String {
         .join("\n")
 }
 
+/// The top-level modules a `use crate::{a, b::c}` names (`a`, `b`).
+fn grouped_crate_imports(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in text.match_indices("crate::{") {
+        let group = &text[at + "crate::{".len()..];
+        let mut depth = 1usize;
+        let mut item = String::new();
+        let mut at_item_start = true;
+        for ch in group.chars() {
+            match ch {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 1 => {
+                    if !item.is_empty() {
+                        names.push(std::mem::take(&mut item));
+                    }
+                    at_item_start = true;
+                    continue;
+                }
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+            if depth == 1 && at_item_start {
+                if ch.is_alphanumeric() || ch == '_' {
+                    item.push(ch);
+                } else if !item.is_empty() {
+                    names.push(std::mem::take(&mut item));
+                    at_item_start = false;
+                }
+            }
+        }
+        if !item.is_empty() {
+            names.push(item);
+        }
+    }
+    names
+}
+
 /// Every `(file, path)` where a product file of `dir` names one of `banned`.
 fn offences(dir: &str, banned: &[&str]) -> Vec<String> {
     let files = product_files(dir);
@@ -97,8 +137,12 @@ fn offences(dir: &str, banned: &[&str]) -> Vec<String> {
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
         let text = product_text(&text);
+        let grouped = grouped_crate_imports(&text);
         for b in banned {
-            if text.contains(b) {
+            let in_group = b
+                .strip_prefix("crate::")
+                .is_some_and(|m| !m.is_empty() && grouped.iter().any(|g| g == m));
+            if text.contains(b) || in_group {
                 found.push(format!("{} names {b}", f.display()));
             }
         }

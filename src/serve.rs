@@ -105,14 +105,10 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     // start-up's, not either shell's.
     let agent = crate::run::configured_agent(&config);
     let tg_tuning = crate::telegram::bot::Tuning {
-        agent: agent.clone(),
         budget: crate::telegram::pacing::Budget::per_second(config.telegram_rate),
         ..Default::default()
     };
-    let dc_tuning = crate::discord::bot::Tuning {
-        agent: agent.clone(),
-        ..Default::default()
-    };
+    let dc_tuning = crate::discord::bot::Tuning::default();
     let (service, mut effects) = crate::run::service_builder(&config)
         .await
         .map_err(|e| e.to_string())?

@@ -1,6 +1,7 @@
 //! The table service as a running thing: the sans-IO core behind a Tokio
-//! handle, with persistence through [`TableStore`] (a trait owned here;
-//! the SQLite store implements it), turn timers and AI players.
+//! handle, with persistence through [`TableStore`] (the table service's
+//! own trait, in `table::storage`; the SQLite store implements it), turn
+//! timers and AI players.
 //!
 //! - Commands for one chat are serialized by that chat's lock (a chat has at
 //!   most one open table, so this serializes each table); different chats

@@ -248,6 +248,8 @@ impl Admins for Shared {
 /// Tuning that tests change; `Default` is production.
 #[derive(Clone)]
 pub struct Tuning {
+    /// The options and AI player of the service [`start`] opens for this
+    /// shell alone (tests); `kozyr run` shares one service set up by `run`.
     pub service: ServiceOptions,
     pub agent: Arc<dyn SeatAgent>,
     /// How long a hand's token is used (Discord: 15 minutes).

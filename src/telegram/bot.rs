@@ -214,6 +214,8 @@ pub struct Tuning {
     pub private_pacing: PacerConfig,
     /// The bot-wide output budget (`KOZYR_TELEGRAM_RATE`).
     pub budget: OutputBudget,
+    /// The options and AI player of the service [`start`] opens for this
+    /// shell alone (tests); `kozyr run` shares one service set up by `run`.
     pub service: ServiceOptions,
     /// Plays AI seats and away people.
     pub agent: Arc<dyn SeatAgent>,

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use kozyr::config::Synchronous;
 use kozyr::game::GameKind;
-use kozyr::store::{Store, StoreOptions};
+use kozyr::store::{ServiceStore, Store, StoreOptions};
 use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
 use kozyr::table::{
     Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, TableId, UserId,

@@ -4,6 +4,8 @@
 //! A [`Game`] is one *series* in the table's terms: for Kozel, deals until a
 //! team has 12 defeat points; for Hearts, one game to its end score.
 
+pub mod records;
+
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, CardSet, PerSeat, Seat};
@@ -70,6 +72,14 @@ pub enum GameAction {
 }
 
 impl GameAction {
+    /// The game this action belongs to.
+    pub fn kind(self) -> GameKind {
+        match self {
+            GameAction::Kozel(_) => GameKind::Kozel,
+            GameAction::Hearts(_) => GameKind::Hearts,
+        }
+    }
+
     /// The Kozel action, if this is one.
     pub fn kozel(self) -> Option<kozel::Action> {
         match self {
@@ -339,7 +349,99 @@ pub struct SeriesOutcome {
     pub points: Option<PerSeat<i32>>,
 }
 
+/// What an event does to the trick on the table, as everyone sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrickStep {
+    /// `seat` put `cards` on the trick: face up, or face down (a Kozel
+    /// pass, whose cards nobody sees).
+    Play {
+        seat: Seat,
+        cards: CardSet,
+        face_down: bool,
+    },
+    /// Everything on the trick went back and `seat` leads `cards` anew (a
+    /// Kozel molodka).
+    LeadAnew { seat: Seat, cards: CardSet },
+    /// A deal started: the trick is empty.
+    NewDeal,
+}
+
 impl GameEvent {
+    /// What this event does to the trick in progress, if anything (the
+    /// trick's end is [`GameEvent::trick_taken`]).
+    pub fn trick_step(&self) -> Option<TrickStep> {
+        let face_up = |seat: &Seat, cards: CardSet| TrickStep::Play {
+            seat: *seat,
+            cards,
+            face_down: false,
+        };
+        match self {
+            GameEvent::Kozel(k) => match k {
+                kozel::Event::Lead { seat, cards } | kozel::Event::Beat { seat, cards } => {
+                    Some(face_up(seat, *cards))
+                }
+                kozel::Event::Pass { seat, cards } => Some(TrickStep::Play {
+                    seat: *seat,
+                    cards: *cards,
+                    face_down: true,
+                }),
+                kozel::Event::Molodka { seat, cards } => Some(TrickStep::LeadAnew {
+                    seat: *seat,
+                    cards: *cards,
+                }),
+                kozel::Event::DealStarted { .. } => Some(TrickStep::NewDeal),
+                _ => None,
+            },
+            GameEvent::Hearts(h) => match h {
+                hearts::Event::Play { seat, card } => Some(face_up(seat, CardSet::single(*card))),
+                hearts::Event::DealStarted { .. } => Some(TrickStep::NewDeal),
+                _ => None,
+            },
+        }
+    }
+
+    /// Logs a deal's or a series' end at `table` in `chat`, with the
+    /// game's own result as fields; other events log nothing.
+    pub fn log_end(
+        &self,
+        table: &dyn std::fmt::Display,
+        chat: &dyn std::fmt::Display,
+        last_move_by: &'static str,
+    ) {
+        match self {
+            GameEvent::Kozel(kozel::Event::DealOver(r)) => tracing::info!(
+                %table, %chat, game = "kozel",
+                team_points = ?r.team_points,
+                team_tricks = ?r.team_tricks,
+                defeat_points = ?r.defeat_points,
+                eggs = r.eggs,
+                last_move_by,
+                "deal ended"
+            ),
+            GameEvent::Kozel(kozel::Event::SeriesOver { goat, with_eggs }) => tracing::info!(
+                %table, %chat, game = "kozel", goat = ?goat, with_eggs, "series ended"
+            ),
+            GameEvent::Hearts(hearts::Event::DealOver {
+                deal,
+                deal_points,
+                total_points,
+                moon_shooter,
+            }) => tracing::info!(
+                %table, %chat, game = "hearts",
+                deal,
+                deal_points = ?deal_points.0,
+                total_points = ?total_points.0,
+                moon_shooter = ?moon_shooter.map(|s| s.index()),
+                last_move_by,
+                "deal ended"
+            ),
+            GameEvent::Hearts(hearts::Event::GameOver { ranking }) => tracing::info!(
+                %table, %chat, game = "hearts", ranking = ?ranking, "series ended"
+            ),
+            _ => {}
+        }
+    }
+
     /// Whether this event closes a trick, a deal or the series.
     pub fn milestone(&self) -> Option<Milestone> {
         match self {

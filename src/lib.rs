@@ -23,6 +23,7 @@ pub mod kozel;
 #[cfg(feature = "dev-tools")]
 pub mod loadtest;
 pub mod metrics;
+pub mod run;
 pub mod serve;
 pub mod sim;
 pub mod startup;

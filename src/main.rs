@@ -343,7 +343,7 @@ fn run(args: RunArgs) -> Result<(), String> {
             let store = kozyr::store::Store::open_existing(&options)
                 .await
                 .map_err(|e| e.to_string())?;
-            kozyr::metrics::serve(listen, Some(store))
+            kozyr::metrics::serve(listen, Some(store.table_counter()))
                 .await
                 .map_err(|e| e.to_string())?;
         }

@@ -37,8 +37,9 @@ use axum::extract::State;
 use axum::routing::get;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use crate::store::Store;
-use crate::table::{Change, Command, Mover, TableError, TableEvent};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 pub const TABLES_OPEN: &str = "kozyr_tables_open";
 pub const MOVES: &str = "kozyr_moves_total";
@@ -229,18 +230,28 @@ fn describe_and_register() {
     let _ = ::metrics::histogram!(DB_COMMIT_COMMANDS);
 }
 
+/// Counts the tables not closed at a scrape: (platform, phase, how many)
+/// for every pair. Given by whoever can read them (the store), so this
+/// module, which every layer records into, imports none of them.
+pub type CountTables = Arc<
+    dyn Fn() -> Pin<
+            Box<dyn Future<Output = Result<Vec<(&'static str, &'static str, i64)>, String>> + Send>,
+        > + Send
+        + Sync,
+>;
+
 #[derive(Clone)]
 struct Scrape {
     handle: PrometheusHandle,
-    store: Option<Store>,
+    tables: Option<CountTables>,
 }
 
 /// Serves `GET /metrics` on `listen`; returns the bound address (port 0
-/// picks one) and the server task. With a `store`, each scrape first reads
-/// the open tables per platform and phase from it.
+/// picks one) and the server task. With `tables`, each scrape first counts
+/// the open tables per platform and phase through it.
 pub async fn serve(
     listen: SocketAddr,
-    store: Option<Store>,
+    tables: Option<CountTables>,
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), MetricsError> {
     let handle = install()?;
     let tcp = tokio::net::TcpListener::bind(listen)
@@ -255,7 +266,7 @@ pub async fn serve(
     })?;
     let app = Router::new()
         .route("/metrics", get(scrape))
-        .with_state(Scrape { handle, store });
+        .with_state(Scrape { handle, tables });
     let server = tokio::spawn(async move {
         if let Err(e) = axum::serve(tcp, app).await {
             tracing::error!(error = %e, "the metrics server failed");
@@ -266,8 +277,8 @@ pub async fn serve(
 }
 
 async fn scrape(State(s): State<Scrape>) -> ([(&'static str, &'static str); 1], String) {
-    if let Some(store) = &s.store {
-        match store.open_tables_by_phase().await {
+    if let Some(count) = &s.tables {
+        match count().await {
             Ok(rows) => {
                 for (platform, phase, n) in rows {
                     ::metrics::gauge!(TABLES_OPEN, "platform" => platform, "phase" => phase)
@@ -286,32 +297,24 @@ async fn scrape(State(s): State<Scrape>) -> ([(&'static str, &'static str); 1], 
     )
 }
 
-/// A command the table service made durable (`changes`: what it did), and
-/// how long it took. Moves are counted from the events, so a move the
-/// turn timer played counts as the timer's, whatever command carried it.
-pub fn command_done(changes: &[Change], took: Duration) {
-    let mut moved = false;
-    for event in changes.iter().flat_map(|c| &c.events) {
-        if let TableEvent::Acted { by, .. } = event {
-            let by = match by {
-                Mover::Person => "person",
-                Mover::Ai => "ai",
-                Mover::Timeout => "timer",
-            };
-            ::metrics::counter!(MOVES, "by" => by).increment(1);
-            moved = true;
-        }
+/// A command the table service made durable, and how long it took:
+/// `moves_by` says who played each move it carried (`person`, `ai`,
+/// `timer`; a move the turn timer played counts as the timer's, whatever
+/// command carried it).
+pub fn command_done(moves_by: &[&'static str], took: Duration) {
+    for by in moves_by {
+        ::metrics::counter!(MOVES, "by" => *by).increment(1);
     }
-    if moved {
+    if !moves_by.is_empty() {
         ::metrics::histogram!(MOVE_SECONDS).record(took.as_secs_f64());
     }
 }
 
-/// A command the rules refused (the service's errors that are not the
-/// store's are not counted here: they are logged).
-pub fn command_refused(command: &Command, error: &TableError) {
-    ::metrics::counter!(COMMANDS_REFUSED, "command" => command.name(), "reason" => refusal_reason(error))
-        .increment(1);
+/// A command the rules refused (`reason`: the table error's stable label;
+/// the service's errors that are not the rules' are not counted here:
+/// they are logged).
+pub fn command_refused(command: &'static str, reason: &'static str) {
+    ::metrics::counter!(COMMANDS_REFUSED, "command" => command, "reason" => reason).increment(1);
 }
 
 /// A call to a platform's API; `outcome` is `ok` or what the failure
@@ -357,37 +360,6 @@ pub fn pacer_pause(lane: &'static str, pause: Duration) {
 pub fn db_commit(took: Duration, commands: usize) {
     ::metrics::histogram!(DB_COMMIT_SECONDS).record(took.as_secs_f64());
     ::metrics::histogram!(DB_COMMIT_COMMANDS).record(commands as f64);
-}
-
-/// A stable, low-cardinality label for each refusal (metrics and logs).
-pub fn refusal_reason(e: &TableError) -> &'static str {
-    match e {
-        TableError::NoOpenTable => "no_open_table",
-        TableError::TableAlreadyOpen => "table_already_open",
-        TableError::TableClosed => "table_closed",
-        TableError::NotAllowed => "not_allowed",
-        TableError::NotSeated => "not_seated",
-        TableError::AlreadySeated => "already_seated",
-        TableError::TableFull => "table_full",
-        TableError::SeatTaken { .. } => "seat_taken",
-        TableError::NotAnAi { .. } => "not_an_ai",
-        TableError::SameSeat => "same_seat",
-        TableError::SeatsNotFilled => "seats_not_filled",
-        TableError::GameInProgress => "game_in_progress",
-        TableError::NotPlaying => "not_playing",
-        TableError::NotFinished => "not_finished",
-        TableError::NotYourSeat => "not_your_seat",
-        TableError::NotYourTurn => "not_your_turn",
-        TableError::SeatAway => "seat_away",
-        TableError::NotAway => "not_away",
-        TableError::StaleVersion { .. } => "stale_version",
-        TableError::Illegal(_) => "illegal",
-        TableError::NoTimer => "no_timer",
-        TableError::TimerNotDue => "timer_not_due",
-        TableError::UnknownPlayer => "unknown_player",
-        TableError::SameChat => "same_chat",
-        TableError::Internal(_) => "internal",
-    }
 }
 
 #[cfg(test)]
@@ -444,7 +416,7 @@ mod tests {
         api_call("telegram", "editMessageText", "retry_after");
         db_commit(Duration::from_millis(3), 2);
         pacer_waiting("group", 5);
-        command_refused(&Command::Leave, &TableError::NotSeated);
+        command_refused("leave", "not_seated");
         let body = get_metrics(addr).await;
         server.abort();
         for line in [

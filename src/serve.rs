@@ -11,7 +11,6 @@ use tokio::sync::mpsc;
 use crate::config::Config;
 use crate::front::Front;
 use crate::front::core::Defaults;
-use crate::table::runtime::TableService;
 use crate::table::{Output, Platform};
 
 /// The chat an output goes to is on this platform.
@@ -102,21 +101,19 @@ impl std::fmt::Display for StartLine {
 
 /// Runs until SIGINT or SIGTERM, touching the heartbeat file.
 pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
-    let agent = crate::telegram::bot::configured_agent(&config);
+    // One service for every platform: its options and AI player are the
+    // start-up's, not either shell's.
+    let agent = crate::run::configured_agent(&config);
     let tg_tuning = crate::telegram::bot::Tuning {
-        agent: agent.clone(),
         budget: crate::telegram::pacing::Budget::per_second(config.telegram_rate),
         ..Default::default()
     };
-    let dc_tuning = crate::discord::bot::Tuning {
-        agent: agent.clone(),
-        ..Default::default()
-    };
-    let (service, mut effects) = TableService::builder_from_config(&config)
+    let dc_tuning = crate::discord::bot::Tuning::default();
+    let (service, mut effects) = crate::run::service_builder(&config)
         .await
         .map_err(|e| e.to_string())?
         .agent(agent)
-        .options(tg_tuning.service.clone())
+        .options(crate::run::service_options())
         .start()
         .await
         .map_err(|e| e.to_string())?;
@@ -181,7 +178,7 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         "{line}"
     );
     // The heartbeat also says what the store knows is wrong, at once.
-    let mut store_health = service.store().health();
+    let mut store_health = service.health();
     let beat_path = heartbeat.clone();
     let beat = tokio::spawn(async move {
         let mut every = tokio::time::interval(crate::health::BEAT_EVERY);
@@ -197,7 +194,7 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
             }
         }
     });
-    crate::telegram::bot::wait_for_signal().await;
+    crate::run::wait_for_signal().await;
     tracing::info!("signal received; shutting down");
     beat.abort();
     if let Err(e) = crate::health::mark_stopped(&heartbeat) {

@@ -9,11 +9,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use super::seeds::{derive_seed, game_seed};
 use super::{Agent, AgentConfig, AgentKind, DealLog, Estimate, Rules, next_move, percentile};
 use crate::game::{GameKind, GameOptions};
 use crate::hearts::Match;
 use crate::kozel::{Series, Team};
-use crate::sim::derive_seed;
 
 /// What to play.
 #[derive(Clone, Debug)]
@@ -355,7 +355,7 @@ pub fn hearts(opts: &ArenaOptions) -> Result<HeartsReport, ArenaError> {
 }
 
 fn hearts_game(opts: &ArenaOptions, n: u32) -> Result<GameOutcome, ArenaError> {
-    let seed = crate::sim::hearts::game_seed(opts.seed, n);
+    let seed = game_seed(opts.seed, n);
     let (game, took) = play_out(opts, n, Match::new(opts.options.hearts, seed))?;
     Ok(GameOutcome {
         deals: game.results().iter().map(|r| r.points.0).collect(),

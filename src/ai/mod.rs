@@ -8,6 +8,7 @@ pub mod hearts;
 pub mod kozel;
 mod rules;
 pub mod search;
+pub mod seeds;
 mod stats;
 mod table_agent;
 

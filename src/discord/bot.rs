@@ -248,6 +248,8 @@ impl Admins for Shared {
 /// Tuning that tests change; `Default` is production.
 #[derive(Clone)]
 pub struct Tuning {
+    /// The options and AI player of the service [`start`] opens for this
+    /// shell alone (tests); `kozyr run` shares one service set up by `run`.
     pub service: ServiceOptions,
     pub agent: Arc<dyn SeatAgent>,
     /// How long a hand's token is used (Discord: 15 minutes).
@@ -260,11 +262,8 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Tuning {
         Tuning {
-            service: ServiceOptions {
-                ai_delay: Duration::from_millis(1500),
-                ..ServiceOptions::default()
-            },
-            agent: crate::telegram::bot::default_agent(),
+            service: crate::run::service_options(),
+            agent: crate::run::default_agent(),
             token_life: TOKEN_LIFE,
             defer_after: Duration::from_millis(2000),
             drain_for: Duration::from_secs(5),
@@ -361,7 +360,7 @@ pub fn http_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
 
 /// Starts the Discord shell with its own table service.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningDiscord, DiscordError> {
-    let (service, effects) = TableService::builder_from_config(config)
+    let (service, effects) = crate::run::service_builder(config)
         .await?
         .agent(tuning.agent.clone())
         .options(tuning.service.clone())

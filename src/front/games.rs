@@ -55,6 +55,24 @@ pub trait GameFront: Sync {
 
     /// The number of the deal in play (a selection belongs to one deal).
     fn deal_no(&self, view: &GameView) -> u32;
+
+    /// The cards `action` puts down as one set (what a multi-select menu
+    /// chooses); `None` for a move of no set of cards or another game's.
+    fn card_set(&self, action: GameAction) -> Option<CardSet>;
+}
+
+/// The public table message in the group, whatever game `view` is of.
+pub fn table(lang: Lang, info: &TableInfo, view: &GameView) -> Screen {
+    front_for(view).table(lang, info, view).unwrap_or_default()
+}
+
+/// A player's private hand message with its buttons, whatever game `view`
+/// is of. `legal` is what the engine says the seat may do now
+/// (`Game::legal_actions`).
+pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) -> Screen {
+    front_for(view)
+        .hand(lang, info, view, legal)
+        .unwrap_or_default()
 }
 
 /// The front-end of game `kind`.
@@ -172,6 +190,13 @@ impl GameFront for KozelFront {
             GameView::Hearts(_) => 0,
         }
     }
+
+    fn card_set(&self, action: GameAction) -> Option<CardSet> {
+        match action.kozel()? {
+            kozel::Action::Lead(s) | kozel::Action::Beat(s) | kozel::Action::Pass(s) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 struct HeartsFront;
@@ -263,6 +288,13 @@ impl GameFront for HeartsFront {
         match view {
             GameView::Hearts(v) => v.deal.number,
             GameView::Kozel(_) => 0,
+        }
+    }
+
+    fn card_set(&self, action: GameAction) -> Option<CardSet> {
+        match action.hearts()? {
+            hearts::Action::PassCards(s) => Some(s),
+            hearts::Action::Play(_) => None,
         }
     }
 }

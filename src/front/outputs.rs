@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::games::front_of;
+use super::games::{self, front_of};
 use super::present::{self, HandInfo, Occupant, TableInfo};
 use super::screen::Screen;
 use crate::cards::{CardSet, PerSeat};
@@ -61,7 +61,7 @@ pub fn table_screen(view: &TableView, info: &TableInfo, creator: Option<String>)
     let lang = view.settings.lang;
     let mut out = match (&view.game, view.phase) {
         (Some(game), Phase::Playing | Phase::Finished | Phase::Closed) => {
-            present::table(lang, info, game)
+            games::table(lang, info, game)
         }
         _ => {
             let creator = view
@@ -97,7 +97,7 @@ pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet) -> Scr
         seat: hand.seat,
         selection,
     };
-    present::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal)
+    games::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal)
 }
 
 /// `/score`: the table message's text without its buttons, or `None`
@@ -105,7 +105,7 @@ pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet) -> Scr
 pub fn score_screen(view: &TableView, info: &TableInfo) -> Option<Screen> {
     let game = view.game.as_ref()?;
     Some(Screen::text(
-        present::table(view.settings.lang, info, game).text,
+        games::table(view.settings.lang, info, game).text,
     ))
 }
 

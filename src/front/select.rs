@@ -2,6 +2,8 @@
 //! multi-select menu (Discord's string select) rather than a button per
 //! card, the number of cards the moves open to the seat take.
 
+use super::games::front_of;
+use crate::game::GameAction;
 use crate::table::HandView;
 
 /// How many cards a selection may hold for the moves `hand` allows now: a
@@ -15,17 +17,11 @@ use crate::table::HandView;
 /// let three = "2C 3C 4C".parse().unwrap();
 /// assert_eq!(kozyr::front::select::bounds(&[GameAction::Hearts(Action::PassCards(three))]), Some((3, 3)));
 /// ```
-pub fn bounds(legal: &[crate::game::GameAction]) -> Option<(usize, usize)> {
-    let sizes = legal.iter().filter_map(|a| {
-        let set = match (a.kozel(), a.hearts()) {
-            (Some(crate::kozel::Action::Lead(s)), _)
-            | (Some(crate::kozel::Action::Beat(s)), _)
-            | (Some(crate::kozel::Action::Pass(s)), _)
-            | (_, Some(crate::hearts::Action::PassCards(s))) => s,
-            _ => return None,
-        };
-        Some(set.len() as usize)
-    });
+pub fn bounds(legal: &[GameAction]) -> Option<(usize, usize)> {
+    let sizes = legal
+        .iter()
+        .filter_map(|&a| front_of(a.kind()).card_set(a))
+        .map(|set| set.len() as usize);
     sizes.fold(None, |acc, n| match acc {
         None => Some((n, n)),
         Some((lo, hi)) => Some((lo.min(n), hi.max(n))),
@@ -40,7 +36,6 @@ pub fn bounds_of(hand: &HandView) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::GameAction;
     use crate::kozel::Action;
 
     #[test]

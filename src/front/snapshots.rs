@@ -12,9 +12,9 @@
 use expect_test::{Expect, expect};
 
 use super::action::Press;
-use super::outputs;
 use super::present::{self, HandInfo, Occupant, SettingsInfo, TableInfo};
 use super::screen::{ButtonTarget, Screen};
+use super::{games, outputs};
 use crate::cards::{CardSet, PerSeat, Seat};
 use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView, Milestone};
 use crate::i18n::Lang;
@@ -126,7 +126,7 @@ fn hand_screen(lang: Lang, info: &TableInfo, game: &Game, s: Seat, sel: CardSet)
         seat: s,
         selection: sel,
     };
-    present::hand(lang, &h, &game.view(s), &game.legal_actions(s))
+    games::hand(lang, &h, &game.view(s), &game.legal_actions(s))
 }
 
 #[test]
@@ -463,7 +463,7 @@ fn kozel_table_and_hands() {
     let mut t = info(GameKind::Kozel, 40, true);
     t.turn_allowance = Some(std::time::Duration::from_secs(60));
     check(
-        |l| present::table(l, &t, &game.view(seat(0))),
+        |l| games::table(l, &t, &game.view(seat(0))),
         expect![[r#"
             ── en
             **Kozel** · deal 1
@@ -697,7 +697,7 @@ fn hearts_table_and_hands() {
     });
     moves(&mut game, 2);
     check(
-        |l| present::table(l, &t, &game.view(seat(0))),
+        |l| games::table(l, &t, &game.view(seat(0))),
         expect![[r#"
             ── en
             **Hearts** · deal 1
@@ -1333,7 +1333,7 @@ fn a_kozel_trick_stays_shown_with_its_cards() {
     let t = with_tricks(info(GameKind::Kozel, 9, false), &tricks);
     let next = game.awaiting()[0];
     check(
-        |l| present::table(l, &t, &game.public_view()),
+        |l| games::table(l, &t, &game.public_view()),
         expect![[r#"
             ── en
             **Kozel** · deal 1
@@ -1444,7 +1444,7 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
     // The group: deal 2's table has no trick of deal 1; the announcement
     // of deal 1's end shows its last trick.
     check(
-        |l| present::table(l, &t, &game.public_view()),
+        |l| games::table(l, &t, &game.public_view()),
         expect![[r#"
             ── en
             **Hearts** · deal 2

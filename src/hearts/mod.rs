@@ -14,6 +14,7 @@
 
 mod deal;
 mod game_match;
+mod record;
 mod score;
 mod seen;
 
@@ -23,6 +24,7 @@ use crate::cards::{Card, CardSet, PerSeat, Rank, Seat, Suit};
 
 pub use deal::{CompletedTrick, Deal, DealError, DealView, Phase};
 pub use game_match::{Match, MatchError, View};
+pub use record::DealRecord;
 pub use score::{DealScore, Standing, rank, score_deal};
 pub use seen::SeenEvent;
 

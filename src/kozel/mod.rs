@@ -7,6 +7,7 @@
 //! does no IO and never reads the clock. `docs/RULES.md` states the rules.
 
 mod deal;
+mod record;
 mod seen;
 mod series;
 mod trick;
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::cards::{Card, CardSet, Rank, Seat, Suit};
 
 pub use deal::{Deal, DealError, DealResult, Deck, DeckError, TableCards, View};
+pub use record::KozelRecord;
 pub use seen::SeenEvent;
 pub use series::{SERIES_LOSS, Series, SeriesView};
 pub use trick::can_beat;

@@ -12,55 +12,13 @@
 //! The function is pure: no IO, no clock; the same arguments and choices
 //! give the same records.
 
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
-use serde::{Deserialize, Serialize};
-
 use super::{SimError, SimOptions, Summary};
 use crate::ai::hearts::{DealLog, Observation};
 use crate::ai::{AgentConfig, AgentKind, Budget, Rules};
-use crate::cards::{CardSet, Seat};
-use crate::hearts::{Action, Event, HeartsOptions, Match, PassDirection};
+use crate::cards::Seat;
+use crate::hearts::{Action, HeartsOptions, Match};
 
-/// One deal of one game, as written to a records file.
-///
-/// ```json
-/// {"game":"hearts","table":"t1","series":1,"deal":1,"dealer":2,
-///  "options":{"shoot_the_moon":false,"end_score":100,"any_heart_breaks":false},
-///  "hands":[[…13 cards…],…], "pass_direction":"left", "passes":[[…3…],…],
-///  "events":[{"kind":"play","seat":3,"card":"2C"},…,{"kind":"trick","winner":1,"points":0},…],
-///  "deal_points":[4,0,9,13], "total_points":[4,0,9,13], "game_over":false}
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DealRecord {
-    /// Always `"hearts"`.
-    pub game: String,
-    pub table: String,
-    /// The game's number within the run, from 1.
-    pub series: u32,
-    /// The deal's number within the game, from 1.
-    pub deal: u32,
-    pub dealer: Seat,
-    pub options: HeartsOptions,
-    /// The hands as dealt, before passing, by seat.
-    pub hands: [CardSet; 4],
-    pub pass_direction: PassDirection,
-    /// What each seat passed, by seat; empty (`[]`) on a no-pass deal.
-    pub passes: Vec<CardSet>,
-    /// Only `play` and `trick` events, in order.
-    pub events: Vec<Event>,
-    /// What each seat scored this deal, after shooting the moon.
-    pub deal_points: [u32; 4],
-    /// Running totals after this deal.
-    pub total_points: [u32; 4],
-    /// Whether the game ended with this deal.
-    pub game_over: bool,
-    /// A deal still being played (`kozyr export --with-current`):
-    /// `deal_points` are zero, `total_points` as before it. Written only
-    /// when true.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub unfinished: bool,
-}
+pub use crate::hearts::DealRecord;
 
 /// Plays one game of Hearts from `seed` and returns one record per deal.
 ///
@@ -85,7 +43,7 @@ where
     let mut game = Match::new(options, seed);
     let mut log = DealLog::default();
     let mut records = Vec::new();
-    let mut current = start_record(&game, table, series);
+    let mut current = DealRecord::start(&game, table, series);
     let mut legal = Vec::new();
     let mut events = Vec::new();
     while let Some(seat) = game.awaiting().next() {
@@ -100,56 +58,13 @@ where
             })?;
         log.record(&events);
         for event in events.drain(..) {
-            match event {
-                Event::Passed { seat, cards, .. } => {
-                    if let Some(slot) = current.passes.get_mut(seat.index()) {
-                        *slot = cards;
-                    }
-                }
-                Event::Play { .. } | Event::Trick { .. } => current.events.push(event),
-                Event::DealOver {
-                    deal_points,
-                    total_points,
-                    ..
-                } => {
-                    current.deal_points = deal_points.0;
-                    current.total_points = total_points.0;
-                    current.game_over = game.is_over();
-                    let next = start_record(&game, table, series);
-                    records.push(std::mem::replace(&mut current, next));
-                }
-                Event::DealStarted { .. }
-                | Event::CardsExchanged { .. }
-                | Event::GameOver { .. } => {}
+            if current.take(&event, game.is_over()) {
+                let next = DealRecord::start(&game, table, series);
+                records.push(std::mem::replace(&mut current, next));
             }
         }
     }
     Ok(records)
-}
-
-/// A record for the deal `game` is in, with what is known at its start.
-fn start_record(game: &Match, table: &str, series: u32) -> DealRecord {
-    let deal = game.deal();
-    let direction = deal.pass_direction();
-    DealRecord {
-        game: "hearts".to_owned(),
-        table: table.to_owned(),
-        series,
-        deal: deal.number(),
-        dealer: deal.dealer(),
-        options: game.options(),
-        hands: deal.dealt().0,
-        pass_direction: direction,
-        passes: match direction {
-            PassDirection::None => Vec::new(),
-            _ => vec![CardSet::EMPTY; 4],
-        },
-        events: Vec::with_capacity(65),
-        deal_points: [0; 4],
-        total_points: game.totals().0,
-        game_over: false,
-        unfinished: false,
-    }
 }
 
 /// A chooser that picks uniformly among the legal actions, from its own
@@ -160,12 +75,7 @@ pub fn random_chooser(seed: u64) -> impl FnMut(Seat, &Observation, &[Action]) ->
     move |_, _, legal| agent.pick(legal).unwrap_or(Match::EMPTY_ACTION)
 }
 
-/// The seed of game `series` in a run seeded with `run_seed`: distinct
-/// games, reproducible from the run seed alone.
-pub fn game_seed(run_seed: u64, series: u32) -> u64 {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(run_seed ^ (u64::from(series) << 32));
-    rng.random()
-}
+pub use crate::ai::seeds::game_seed;
 
 /// One seat's decision maker.
 type Chooser = Box<dyn FnMut(Seat, &Observation, &[Action]) -> Action>;

@@ -8,6 +8,7 @@ pub mod kozel;
 use std::io::Write;
 
 use crate::ai::AgentKind;
+pub(crate) use crate::ai::seeds::derive_seed;
 use crate::game::{GameKind, GameOptions};
 
 /// Why a simulation could not run.
@@ -47,16 +48,4 @@ pub fn run(opts: &SimOptions, out: &mut dyn Write) -> Result<Summary, SimError> 
         GameKind::Kozel => kozel::run(opts, out),
         GameKind::Hearts => hearts::run(opts, out),
     }
-}
-
-/// A seed for one series or one player, derived from the run's seed so
-/// that the same arguments always give the same file.
-pub(crate) fn derive_seed(seed: u64, a: u64, b: u64) -> u64 {
-    // splitmix64 over the inputs: cheap, well mixed, stable forever.
-    let mut z = seed
-        .wrapping_add(a.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .wrapping_add(b.wrapping_mul(0xD1B5_4A32_D192_ED03));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }

@@ -401,6 +401,19 @@ impl Store {
         }
         Ok(out)
     }
+
+    /// [`Store::open_tables_by_phase`] as the metrics endpoint counts tables.
+    pub fn table_counter(self) -> crate::metrics::CountTables {
+        std::sync::Arc::new(move || {
+            let store = self.clone();
+            Box::pin(async move {
+                store
+                    .open_tables_by_phase()
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+        })
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ mod admin;
 mod export;
 mod messages;
 mod outbox;
+mod service;
 mod stats;
 mod writer;
 
@@ -30,9 +31,11 @@ use crate::table::{
     ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId, Timestamp, Transition,
 };
 
+pub use crate::table::storage::{PlayerStats, Recorded, StoreHealth};
 pub use admin::{Who, check_exists, database_path, diagnose};
 pub use export::Exported;
-pub use stats::PlayerStats;
+#[cfg(any(test, feature = "dev-tools"))]
+pub use service::ServiceStore;
 pub use writer::Commit;
 
 /// The migrations in `migrations/`, embedded at build time.
@@ -170,39 +173,6 @@ impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> StoreError {
         StoreError::Corrupt(e.to_string())
     }
-}
-
-/// Whether the store can write, for the health check.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum StoreHealth {
-    #[default]
-    Healthy,
-    /// The last transaction failed (a full disk, say): SQLite's words.
-    /// Clears when a transaction commits again.
-    CommitsFailing(String),
-    /// The database's files were removed or replaced under the process;
-    /// every commit is refused until a restart.
-    FilesChanged(String),
-}
-
-impl StoreHealth {
-    /// What is wrong, in a line, if anything.
-    pub fn problem(&self) -> Option<String> {
-        match self {
-            StoreHealth::Healthy => None,
-            StoreHealth::CommitsFailing(e) => Some(format!("commits fail: {e}")),
-            StoreHealth::FilesChanged(why) => Some(format!("{why}; restart kozyr")),
-        }
-    }
-}
-
-/// A command applied before, found by its de-duplication key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Recorded {
-    pub table: Option<TableId>,
-    /// The versions its events gave the table (empty range if none).
-    pub first_version: u64,
-    pub last_version: u64,
 }
 
 /// A handle on the database; cheap to clone.

@@ -4,19 +4,9 @@ use std::str::FromStr;
 
 use sqlx::FromRow;
 
-use super::{Store, StoreError};
+use super::{PlayerStats, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::{ChatKey, Counters, Lang, Platform, Player, Timestamp, UserId};
-
-/// One person's counters for one game (in one chat, or summed over chats).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayerStats {
-    pub user: UserId,
-    /// The name they were last seen by.
-    pub name: Option<String>,
-    pub game: GameKind,
-    pub counters: Counters,
-}
 
 impl Counters {
     /// Average final score per series (Hearts), once one was played.

@@ -60,6 +60,39 @@ pub enum TableError {
     Internal(String),
 }
 
+impl TableError {
+    /// A stable, low-cardinality label for each refusal (metrics and logs).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            TableError::NoOpenTable => "no_open_table",
+            TableError::TableAlreadyOpen => "table_already_open",
+            TableError::TableClosed => "table_closed",
+            TableError::NotAllowed => "not_allowed",
+            TableError::NotSeated => "not_seated",
+            TableError::AlreadySeated => "already_seated",
+            TableError::TableFull => "table_full",
+            TableError::SeatTaken { .. } => "seat_taken",
+            TableError::NotAnAi { .. } => "not_an_ai",
+            TableError::SameSeat => "same_seat",
+            TableError::SeatsNotFilled => "seats_not_filled",
+            TableError::GameInProgress => "game_in_progress",
+            TableError::NotPlaying => "not_playing",
+            TableError::NotFinished => "not_finished",
+            TableError::NotYourSeat => "not_your_seat",
+            TableError::NotYourTurn => "not_your_turn",
+            TableError::SeatAway => "seat_away",
+            TableError::NotAway => "not_away",
+            TableError::StaleVersion { .. } => "stale_version",
+            TableError::Illegal(_) => "illegal",
+            TableError::NoTimer => "no_timer",
+            TableError::TimerNotDue => "timer_not_due",
+            TableError::UnknownPlayer => "unknown_player",
+            TableError::SameChat => "same_chat",
+            TableError::Internal(_) => "internal",
+        }
+    }
+}
+
 impl From<GameError> for TableError {
     fn from(e: GameError) -> TableError {
         TableError::Illegal(e)

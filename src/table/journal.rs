@@ -47,7 +47,7 @@ pub fn refused(chat: &ChatKey, actor: &Actor, command: &Command, error: &TableEr
         command = command.name(),
         by = by(actor),
         user = %user(actor),
-        reason = crate::metrics::refusal_reason(error),
+        reason = error.reason(),
         error = %error,
         "command refused"
     );
@@ -114,41 +114,10 @@ fn life_event(t: &super::Table, actor: &Actor, event: &TableEvent) {
     }
 }
 
-/// A deal's or a series' end, with its result as fields.
+/// A deal's or a series' end, with its result as fields (the game says
+/// which fields).
 fn game_event(t: &super::Table, last_move_by: &'static str, event: &GameEvent) {
-    let (table, chat, game) = (t.id(), t.chat(), t.kind().as_str());
-    match event {
-        GameEvent::Kozel(crate::kozel::Event::DealOver(r)) => tracing::info!(
-            %table, %chat, game,
-            team_points = ?r.team_points,
-            team_tricks = ?r.team_tricks,
-            defeat_points = ?r.defeat_points,
-            eggs = r.eggs,
-            last_move_by,
-            "deal ended"
-        ),
-        GameEvent::Kozel(crate::kozel::Event::SeriesOver { goat, with_eggs }) => tracing::info!(
-            %table, %chat, game, goat = ?goat, with_eggs, "series ended"
-        ),
-        GameEvent::Hearts(crate::hearts::Event::DealOver {
-            deal,
-            deal_points,
-            total_points,
-            moon_shooter,
-        }) => tracing::info!(
-            %table, %chat, game,
-            deal,
-            deal_points = ?deal_points.0,
-            total_points = ?total_points.0,
-            moon_shooter = ?moon_shooter.map(|s| s.index()),
-            last_move_by,
-            "deal ended"
-        ),
-        GameEvent::Hearts(crate::hearts::Event::GameOver { ranking }) => tracing::info!(
-            %table, %chat, game, ranking = ?ranking, "series ended"
-        ),
-        _ => {}
-    }
+    event.log_end(&t.id(), t.chat(), last_move_by);
 }
 
 #[cfg(test)]

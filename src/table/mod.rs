@@ -7,8 +7,9 @@
 //! changed. Time and randomness come in through [`Context`]; the core never
 //! reads the clock and never sleeps.
 //!
-//! [`runtime`] puts the core behind an async service with SQLite
-//! persistence ([`crate::store`]), turn timers and AI players.
+//! [`runtime`] puts the core behind an async service with persistence
+//! through [`storage::TableStore`] (a trait this module owns, which the
+//! store implements), turn timers and AI players.
 //!
 //! ```
 //! use kozyr::cards::Seat;
@@ -43,6 +44,7 @@ pub mod records;
 pub mod runtime;
 mod state;
 mod stats;
+pub mod storage;
 mod tricks;
 
 pub use command::{Actor, Command, Context};

@@ -1,5 +1,7 @@
 //! The table service as a running thing: the sans-IO core behind a Tokio
-//! handle, with SQLite persistence, turn timers and AI players.
+//! handle, with persistence through [`TableStore`] (the table service's
+//! own trait, in `table::storage`; the SQLite store implements it), turn
+//! timers and AI players.
 //!
 //! - Commands for one chat are serialized by that chat's lock (a chat has at
 //!   most one open table, so this serializes each table); different chats
@@ -10,7 +12,9 @@
 //!   goes, in order, to the channel returned by [`Builder::start`]; timers
 //!   and AI moves are carried out here and never leave the service.
 //! - Front-ends read only views ([`TableService::table_view`],
-//!   [`TableService::hand_of`]), never a [`Table`] with every hand.
+//!   [`TableService::hand_of`]), never a [`Table`] with every hand nor the
+//!   store: the calls that hand those out exist only for tests and tools
+//!   (`cfg(any(test, feature = "dev-tools"))`).
 //! - Chats idle for [`ServiceOptions::idle_after`] are dropped from memory and
 //!   reloaded from the store on their next command.
 //!
@@ -56,6 +60,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::storage::{PlayerStats, Recorded, StorageError, StoreHealth, TableStore};
 use super::{
     Actor, Announcement, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table,
     TableError, TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
@@ -64,8 +69,6 @@ use crate::ai::{AgentConfig, AgentKind, Observation, TableAgent};
 use crate::game::GameAction;
 use crate::game::GameKind;
 use crate::i18n::Lang;
-use crate::store::PlayerStats;
-use crate::store::{Recorded, Store, StoreError};
 
 /// Chooses moves for AI seats. Runs on Tokio's blocking pool, so it may
 /// think for a while; it sees only the seat's view.
@@ -269,7 +272,7 @@ pub enum ServiceError {
     Rejected(#[from] TableError),
     /// The store failed; nothing changed. Log it; the user may retry.
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(#[from] StorageError),
 }
 
 impl ServiceError {
@@ -284,7 +287,7 @@ impl ServiceError {
 
 /// Sets up a [`TableService`].
 pub struct Builder {
-    store: Store,
+    store: Arc<dyn TableStore>,
     options: ServiceOptions,
     agent: Arc<dyn SeatAgent>,
     clock: Arc<dyn Clock>,
@@ -345,7 +348,7 @@ pub struct TableService {
 type Slot = Arc<tokio::sync::Mutex<ChatState>>;
 
 struct Inner {
-    store: Store,
+    store: Arc<dyn TableStore>,
     options: ServiceOptions,
     agent: Arc<dyn SeatAgent>,
     clock: Arc<dyn Clock>,
@@ -385,35 +388,34 @@ fn until(clock: &dyn Clock, t: Timestamp) -> Duration {
 impl TableService {
     /// A service over `store` with a random AI player, the system clock and
     /// default options.
-    pub fn builder(store: Store) -> Builder {
+    pub fn builder(store: impl TableStore) -> Builder {
         Builder {
-            store,
+            store: Arc::new(store),
             options: ServiceOptions::default(),
             agent: Arc::new(RandomAgent),
             clock: Arc::new(SystemClock),
         }
     }
 
-    /// Opens the database the configuration names and sets up a service
-    /// over it (for front-ends, which never hold the store themselves).
-    pub async fn builder_from_config(
-        config: &crate::config::Config,
-    ) -> Result<Builder, ServiceError> {
-        let store = Store::open(&crate::store::StoreOptions::from_config(config)).await?;
-        Ok(Self::builder(store))
+    /// The store behind the service, for tests and tools (see
+    /// `kozyr::store::ServiceStore`); front-ends read views through the
+    /// service instead.
+    #[cfg(any(test, feature = "dev-tools"))]
+    pub fn storage(&self) -> &dyn TableStore {
+        &*self.inner.store
     }
 
-    /// The store behind the service, for tests and tools; front-ends read
-    /// views through the service instead.
-    pub fn store(&self) -> &Store {
-        &self.inner.store
+    /// Whether the store can write; changes as commits fail and recover
+    /// (the heartbeat says so at once).
+    pub fn health(&self) -> tokio::sync::watch::Receiver<StoreHealth> {
+        self.inner.store.health()
     }
 
     /// [`TableService::shutdown`], then closes the store: every commit
     /// already acknowledged is on disk, and the database file is released.
     pub async fn close(&self) {
         self.shutdown().await;
-        self.inner.store.clone().close().await;
+        self.inner.store.close().await;
     }
 
     pub fn now(&self) -> Timestamp {
@@ -450,9 +452,9 @@ impl TableService {
                 // The stored table moved on without this process (a command
                 // whose caller gave up after the commit was sent, or another
                 // process): read it again and decide once more.
-                Err(ServiceError::Store(StoreError::Conflict(_) | StoreError::Duplicate(_)))
-                    if !retried =>
-                {
+                Err(ServiceError::Store(
+                    StorageError::Conflict(_) | StorageError::Duplicate(_),
+                )) if !retried => {
                     retried = true;
                     self.load(&chat, &mut state).await?;
                 }
@@ -516,7 +518,7 @@ impl TableService {
             &ctx,
         )
         .inspect_err(|e| {
-            crate::metrics::command_refused(&request.command, e);
+            crate::metrics::command_refused(request.command.name(), e.reason());
             super::journal::refused(chat, &request.actor, &request.command, e);
         })?;
         if let Err(e) = self
@@ -544,7 +546,7 @@ impl TableService {
         let ack = ack_of(&transition);
         self.dispatch(transition.effects, None);
         let took = started.elapsed();
-        crate::metrics::command_done(&transition.changes, took);
+        crate::metrics::command_done(&moves_by(&transition.changes), took);
         super::journal::committed(
             chat,
             &request.actor,
@@ -555,8 +557,15 @@ impl TableService {
         Ok(ack)
     }
 
-    /// The table as it is now, open or closed.
+    /// The table as it is now, open or closed, every hand included: for
+    /// tests and tools. Front-ends read [`TableService::table_view`] and
+    /// [`TableService::hand_of`].
+    #[cfg(any(test, feature = "dev-tools"))]
     pub async fn table(&self, id: TableId) -> Result<Option<Table>, ServiceError> {
+        self.whole_table(id).await
+    }
+
+    async fn whole_table(&self, id: TableId) -> Result<Option<Table>, ServiceError> {
         let chat = lock(&self.inner.table_chats).get(&id).cloned();
         if let Some(chat) = chat {
             let slot = self.slot(&chat);
@@ -570,12 +579,12 @@ impl TableService {
 
     /// The table as everyone may see it (no hands), open or closed.
     pub async fn table_view(&self, id: TableId) -> Result<Option<TableView>, ServiceError> {
-        Ok(self.table(id).await?.map(|t| t.view()))
+        Ok(self.whole_table(id).await?.map(|t| t.view()))
     }
 
     /// The chat's open table as everyone may see it.
     pub async fn open_table_view(&self, chat: &ChatKey) -> Result<Option<TableView>, ServiceError> {
-        Ok(self.open_table(chat).await?.map(|t| t.view()))
+        Ok(self.whole_open_table(chat).await?.map(|t| t.view()))
     }
 
     /// What `user` sees of their own seat at table `id`: `None` when they
@@ -586,7 +595,7 @@ impl TableService {
         user: &UserId,
     ) -> Result<Option<HandView>, ServiceError> {
         Ok(self
-            .table(id)
+            .whole_table(id)
             .await?
             .and_then(|t| t.seat_of(user).and_then(|s| t.hand_view(s))))
     }
@@ -688,8 +697,13 @@ impl TableService {
             .await?)
     }
 
-    /// The chat's open table.
+    /// The chat's open table, every hand included: for tests and tools.
+    #[cfg(any(test, feature = "dev-tools"))]
     pub async fn open_table(&self, chat: &ChatKey) -> Result<Option<Table>, ServiceError> {
+        self.whole_open_table(chat).await
+    }
+
+    async fn whole_open_table(&self, chat: &ChatKey) -> Result<Option<Table>, ServiceError> {
         let slot = self.slot(chat);
         let mut state = slot.lock().await;
         self.load(chat, &mut state).await?;
@@ -740,7 +754,8 @@ impl TableService {
     }
 
     /// Stops the timers, AI players and background tasks; commands already
-    /// submitted finish. The store stays open (close it with [`Store::close`]).
+    /// submitted finish. The store stays open (close it with
+    /// [`TableService::close`]).
     pub async fn shutdown(&self) {
         self.inner.stopping.store(true, Ordering::SeqCst);
         if let Some(sweeper) = lock(&self.inner.sweeper).take() {
@@ -860,7 +875,7 @@ impl TableService {
             &request.command,
             &ctx,
         )
-        .inspect_err(|e| crate::metrics::command_refused(&request.command, e))?;
+        .inspect_err(|e| crate::metrics::command_refused(request.command.name(), e.reason()))?;
         if let Err(e) = self
             .inner
             .store
@@ -1010,6 +1025,22 @@ fn timeout_request(table: TableId) -> Request {
         command: Command::Timeout,
         dedup: None,
     }
+}
+
+/// Who played each move among `changes` (the metrics' labels).
+fn moves_by(changes: &[super::Change]) -> Vec<&'static str> {
+    changes
+        .iter()
+        .flat_map(|c| &c.events)
+        .filter_map(|event| match event {
+            TableEvent::Acted { by, .. } => Some(match by {
+                super::Mover::Person => "person",
+                super::Mover::Ai => "ai",
+                super::Mover::Timeout => "timer",
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 fn ack_of(t: &super::Transition) -> Ack {

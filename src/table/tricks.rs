@@ -6,9 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{DealEnd, TrickCards, TrickPlay, TrickTaken};
-use crate::cards::{CardSet, Seat};
-use crate::game::GameEvent;
-use crate::{hearts, kozel};
+use crate::game::{GameEvent, TrickStep};
 
 /// What everyone at a table has seen of the tricks of the deal in play.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,34 +26,28 @@ impl Tricks {
     /// Keeps the public record of tricks: the plays of the trick in
     /// progress, the last trick taken, and the end of the previous deal.
     pub fn follow(&mut self, event: &GameEvent) {
-        let face_up = |seat: Seat, cards: CardSet| TrickPlay {
-            seat,
-            cards: TrickCards::FaceUp(cards),
-        };
-        match event {
-            GameEvent::Kozel(k) => match k {
-                kozel::Event::Lead { seat, cards } | kozel::Event::Beat { seat, cards } => {
-                    self.trick.push(face_up(*seat, *cards));
-                }
-                kozel::Event::Pass { seat, cards } => self.trick.push(TrickPlay {
-                    seat: *seat,
-                    cards: TrickCards::FaceDown(cards.len()),
-                }),
-                // Everything on the table went back: the molodka leads anew.
-                kozel::Event::Molodka { seat, cards } => {
-                    self.trick.clear();
-                    self.trick.push(face_up(*seat, *cards));
-                }
-                kozel::Event::DealStarted { .. } => self.trick.clear(),
-                _ => {}
-            },
-            GameEvent::Hearts(h) => match h {
-                hearts::Event::Play { seat, card } => {
-                    self.trick.push(face_up(*seat, CardSet::single(*card)));
-                }
-                hearts::Event::DealStarted { .. } => self.trick.clear(),
-                _ => {}
-            },
+        match event.trick_step() {
+            Some(TrickStep::Play {
+                seat,
+                cards,
+                face_down,
+            }) => self.trick.push(TrickPlay {
+                seat,
+                cards: if face_down {
+                    TrickCards::FaceDown(cards.len())
+                } else {
+                    TrickCards::FaceUp(cards)
+                },
+            }),
+            Some(TrickStep::LeadAnew { seat, cards }) => {
+                self.trick.clear();
+                self.trick.push(TrickPlay {
+                    seat,
+                    cards: TrickCards::FaceUp(cards),
+                });
+            }
+            Some(TrickStep::NewDeal) => self.trick.clear(),
+            None => {}
         }
         if let Some((winner, points)) = event.trick_taken() {
             self.last_trick = Some(TrickTaken {

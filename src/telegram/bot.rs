@@ -18,7 +18,6 @@ use super::commands::bot_commands;
 use super::listener::{self, Handled};
 use super::outbox::{self, Local, Outbox};
 use super::pacing::{Budget as OutputBudget, Limits, PacerConfig};
-use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::{Config, UpdateMode};
 use crate::front::Front;
 use crate::front::core::{Admins, Defaults};
@@ -215,6 +214,8 @@ pub struct Tuning {
     pub private_pacing: PacerConfig,
     /// The bot-wide output budget (`KOZYR_TELEGRAM_RATE`).
     pub budget: OutputBudget,
+    /// The options and AI player of the service [`start`] opens for this
+    /// shell alone (tests); `kozyr run` shares one service set up by `run`.
     pub service: ServiceOptions,
     /// Plays AI seats and away people.
     pub agent: Arc<dyn SeatAgent>,
@@ -235,31 +236,14 @@ impl Default for Tuning {
             group_pacing: PacerConfig::group(),
             private_pacing: PacerConfig::private(),
             budget: OutputBudget::TELEGRAM,
-            service: ServiceOptions {
-                ai_delay: Duration::from_millis(1500),
-                ..ServiceOptions::default()
-            },
-            agent: default_agent(),
+            service: crate::run::service_options(),
+            agent: crate::run::default_agent(),
             poll_timeout: Duration::from_secs(30),
             drain_for: Duration::from_secs(5),
             press_rates: listener::PressRates::PEOPLE,
             chat_not_found_retry: Duration::from_secs(5),
         }
     }
-}
-
-/// The AI player the bot plays with unless told otherwise: the searching
-/// player with its default thinking time.
-pub fn default_agent() -> Arc<dyn SeatAgent> {
-    Arc::new(TableAgent::of(AgentKind::Search, AgentConfig::default()))
-}
-
-/// The AI player `config` asks for (`KOZYR_AI_PLAYER`, `KOZYR_AI_THINK_MS`).
-pub fn configured_agent(config: &Config) -> Arc<dyn SeatAgent> {
-    let think = AgentConfig {
-        budget: Budget::Time(config.ai_think),
-    };
-    Arc::new(TableAgent::of(config.ai_player, think))
 }
 
 /// Why the bot could not start.
@@ -402,7 +386,7 @@ impl RunningBot {
 /// Starts the bot: opens the store, starts the table service and the
 /// effects runner, registers the command menus and starts polling.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
-    let (service, effects) = TableService::builder_from_config(config)
+    let (service, effects) = crate::run::service_builder(config)
         .await?
         .agent(tuning.agent.clone())
         .options(tuning.service.clone())
@@ -623,28 +607,5 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
         if let Err(e) = r {
             tracing::warn!(error = %e, lang = lang.code(), "setMyCommands failed");
         }
-    }
-}
-
-/// Waits for SIGINT or SIGTERM.
-pub async fn wait_for_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -434,9 +434,10 @@ async fn metrics_move_when_a_game_is_played_through_the_fake_bot_api() {
     let reader = Store::open_existing(&StoreOptions::new(db.clone()))
         .await
         .unwrap();
-    let (addr, server) = kozyr::metrics::serve(config.metrics_listen.unwrap(), Some(reader))
-        .await
-        .unwrap();
+    let (addr, server) =
+        kozyr::metrics::serve(config.metrics_listen.unwrap(), Some(reader.table_counter()))
+            .await
+            .unwrap();
 
     let d = Driver::new(fake.clone(), "M");
     d.open_kozel_table().await.unwrap();

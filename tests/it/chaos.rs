@@ -11,6 +11,7 @@ use std::time::Duration;
 use kozyr::fakebot::{FakeBot, Fault};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::loadtest::{Driver, deal_no};
+use kozyr::store::ServiceStore;
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::start;
 use rand::rngs::Xoshiro256PlusPlus;

@@ -17,6 +17,7 @@ mod discord_repost;
 mod fakebot;
 mod hearts_records;
 mod kozel_records;
+mod layers;
 mod migrations;
 mod output_faults;
 mod service;

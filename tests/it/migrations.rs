@@ -7,7 +7,7 @@
 use std::str::FromStr;
 
 use kozyr::game::GameKind;
-use kozyr::store::{MIGRATOR, Store, StoreOptions};
+use kozyr::store::{MIGRATOR, ServiceStore, Store, StoreOptions};
 use kozyr::table::runtime::{Request, TableService, Target};
 use kozyr::table::{Actor, ChatKey, Command, Lang, Phase, Platform, SeatState, UserId};
 use sqlx::sqlite::SqliteConnectOptions;

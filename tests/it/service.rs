@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use kozyr::cards::Seat;
 use kozyr::game::{GameKind, Milestone};
-use kozyr::store::{Store, StoreOptions};
+use kozyr::store::{ServiceStore, Store, StoreOptions};
 use kozyr::table::runtime::{
     Ack, DedupKey, ManualClock, Request, ServiceError, ServiceOptions, TableService, Target,
 };

@@ -14,6 +14,7 @@ use kozyr::kozel;
 use kozyr::table::{Phase, TableId};
 use kozyr::telegram::bot::start;
 use teloxide::types::MessageId;
+use kozyr::store::ServiceStore;
 
 use crate::support::telegram::{Setup, WAIT, World};
 use crate::support::{db_url, fast_tuning, press_data};

@@ -20,7 +20,7 @@ use std::time::Duration;
 use super::action::{Press, TableAction};
 use super::screen::{Button, Screen};
 use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
-use crate::game::{GameAction, GameError, GameKind, GameView};
+use crate::game::{GameError, GameKind};
 use crate::i18n::{Args, Key, Lang, escape_html, key, tr, tr_html};
 use crate::table::{DealEnd, TableId, TrickCards, TrickTaken};
 
@@ -170,13 +170,6 @@ pub fn suit_name(lang: Lang, suit: Suit) -> String {
     tr(lang, k, &Args::new())
 }
 
-/// The public table message in the group.
-pub fn table(lang: Lang, info: &TableInfo, view: &GameView) -> Screen {
-    super::games::front_for(view)
-        .table(lang, info, view)
-        .unwrap_or_default()
-}
-
 /// The table message of a finished table: its text, and a button to play
 /// another series with the same seats.
 pub fn with_rematch(lang: Lang, info: &TableInfo, mut rendered: Screen) -> Screen {
@@ -185,14 +178,6 @@ pub fn with_rematch(lang: Lang, info: &TableInfo, mut rendered: Screen) -> Scree
         info.callback(TableAction::Rematch),
     )]);
     rendered
-}
-
-/// A player's private hand message with its buttons. `legal` is what the
-/// engine says the seat may do now (`Game::legal_actions`).
-pub fn hand(lang: Lang, info: &HandInfo, view: &GameView, legal: &[GameAction]) -> Screen {
-    super::games::front_for(view)
-        .hand(lang, info, view, legal)
-        .unwrap_or_default()
 }
 
 /// The popup for a refused action.

@@ -9,6 +9,7 @@ use crate::fakebot::{
     MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LEN, parse_html, utf16_len,
 };
 use crate::front::action::{Press, TableAction};
+use crate::front::games::{hand, table};
 use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView};
 use crate::hearts as h;
 use crate::i18n::Lang;

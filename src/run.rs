@@ -1,0 +1,71 @@
+//! What starting the bot needs whatever its platforms: the table service
+//! over the store the configuration names, with one set of service options
+//! and the AI player; and the signals that stop it. Shared by `kozyr run`
+//! ([`crate::serve`], one service for every platform) and each shell's own
+//! start (tests, tools), so no shell borrows another's start-up and the
+//! table service itself never reads the configuration nor names a store.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
+use crate::config::Config;
+use crate::store::{Store, StoreOptions};
+use crate::table::runtime::{Builder, SeatAgent, ServiceError, ServiceOptions, TableService};
+use crate::table::storage::StorageError;
+
+/// Opens the database the configuration names (`DATABASE_URL`,
+/// `KOZYR_SQLITE_SYNCHRONOUS`) and sets up a service over it.
+pub async fn service_builder(config: &Config) -> Result<Builder, ServiceError> {
+    let store = Store::open(&StoreOptions::from_config(config))
+        .await
+        .map_err(StorageError::from)?;
+    Ok(TableService::builder(store))
+}
+
+/// The table service's options in production: one set for the one
+/// service every platform shares. AI seats pause before moving so people
+/// can follow the game.
+pub fn service_options() -> ServiceOptions {
+    ServiceOptions {
+        ai_delay: Duration::from_millis(1500),
+        ..ServiceOptions::default()
+    }
+}
+
+/// The AI player the bot plays with unless told otherwise: the searching
+/// player with its default thinking time.
+pub fn default_agent() -> Arc<dyn SeatAgent> {
+    Arc::new(TableAgent::of(AgentKind::Search, AgentConfig::default()))
+}
+
+/// The AI player `config` asks for (`KOZYR_AI_PLAYER`, `KOZYR_AI_THINK_MS`).
+pub fn configured_agent(config: &Config) -> Arc<dyn SeatAgent> {
+    let think = AgentConfig {
+        budget: Budget::Time(config.ai_think),
+    };
+    Arc::new(TableAgent::of(config.ai_player, think))
+}
+
+/// Waits for SIGINT or SIGTERM.
+pub async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,189 @@
+//! What the table service needs from a store, as a trait the service owns:
+//! the store implements it (today SQLite, [`crate::store::Store`]; a
+//! second backend implements the same trait), so the service names no
+//! database and the store depends on the table's types, not the reverse.
+//!
+//! The service holds an `Arc<dyn TableStore>`; each call returns a boxed
+//! future, so the trait is object-safe without a generic parameter on
+//! every type above it. One allocation per call is nothing beside a
+//! durable commit.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use tokio::sync::watch;
+
+use super::{
+    Announcement, ChatKey, Counters, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp,
+    Transition, UserId,
+};
+use crate::game::GameKind;
+
+/// The future a [`TableStore`] call returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StorageError>> + Send + 'a>>;
+
+/// Why a store call failed, as the service needs to tell the cases apart:
+/// a conflict or a known key means "read again and decide once more";
+/// anything else is the backend's failure, kept with its own words.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error("table {0} was changed by someone else (version conflict)")]
+    Conflict(TableId),
+    #[error("command `{0}` was already applied")]
+    Duplicate(String),
+    #[error(transparent)]
+    Failed(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// A command applied before, found by its de-duplication key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub table: Option<TableId>,
+    /// The versions its events gave the table (empty range if none).
+    pub first_version: u64,
+    pub last_version: u64,
+}
+
+/// One person's counters for one game (in one chat, or summed over chats).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerStats {
+    pub user: UserId,
+    /// The name they were last seen by.
+    pub name: Option<String>,
+    pub game: GameKind,
+    pub counters: Counters,
+}
+
+/// Whether the store can write, for the health check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StoreHealth {
+    #[default]
+    Healthy,
+    /// The last transaction failed (a full disk, say): the database's words.
+    /// Clears when a transaction commits again.
+    CommitsFailing(String),
+    /// The database's files were removed or replaced under the process;
+    /// every commit is refused until a restart.
+    FilesChanged(String),
+}
+
+impl StoreHealth {
+    /// What is wrong, in a line, if anything.
+    pub fn problem(&self) -> Option<String> {
+        match self {
+            StoreHealth::Healthy => None,
+            StoreHealth::CommitsFailing(e) => Some(format!("commits fail: {e}")),
+            StoreHealth::FilesChanged(why) => Some(format!("{why}; restart kozyr")),
+        }
+    }
+}
+
+/// A (table, chat id, number) row: a message id, or a hash of what a
+/// message shows.
+pub type MessageRow = (TableId, String, i64);
+
+/// The durable state of the table service: snapshots, the event log,
+/// de-duplication keys, statistics and what front-ends recorded about
+/// their messages.
+pub trait TableStore: Send + Sync + 'static {
+    /// Commits a transition; resolves once it is durable. A table whose
+    /// stored version is not the one the transition started from fails the
+    /// whole commit with [`StorageError::Conflict`], a known `dedup` key
+    /// with [`StorageError::Duplicate`]; either way nothing was written.
+    fn commit<'a>(
+        &'a self,
+        transition: &'a Transition,
+        dedup: Option<&'a str>,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()>;
+
+    /// The chat's open table, if it has one.
+    fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>>;
+
+    /// A table by id, open or closed.
+    fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>>;
+
+    /// The chat a table lives in, and its phase.
+    fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>>;
+
+    /// The tables not closed.
+    fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>>;
+
+    /// The largest table id given so far.
+    fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>>;
+
+    /// The command applied under a de-duplication key, if one was.
+    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>>;
+
+    /// A table's events with versions `first..=last`.
+    fn events_between(
+        &self,
+        table: TableId,
+        first: u64,
+        last: u64,
+    ) -> StoreFuture<'_, Vec<(u64, TableEvent)>>;
+
+    /// Forgets de-duplication keys older than `before`; how many.
+    fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64>;
+
+    /// The language the chat chose, if it chose one.
+    fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>>;
+
+    /// The chat's best players at `game`.
+    fn leaderboard<'a>(
+        &'a self,
+        chat: &'a ChatKey,
+        game: GameKind,
+        limit: u32,
+    ) -> StoreFuture<'a, Vec<PlayerStats>>;
+
+    /// The messages recorded for the open tables of `platform`.
+    fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>>;
+
+    /// Records (or with `None` forgets) the message showing `table` in `chat`.
+    fn save_message_ref<'a>(
+        &'a self,
+        platform: Platform,
+        table: TableId,
+        chat: &'a str,
+        message: Option<i64>,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()>;
+
+    /// The hashes of what the messages of `platform` showed when it last stopped.
+    fn shown_hashes(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>>;
+
+    /// Replaces those hashes (`None`: forgets them).
+    fn save_shown_hashes(
+        &self,
+        platform: Platform,
+        rows: Option<Vec<MessageRow>>,
+        now: Timestamp,
+    ) -> StoreFuture<'_, ()>;
+
+    /// The announcements chats of `platform` are still owed, oldest first.
+    fn owed_outputs(
+        &self,
+        platform: Platform,
+    ) -> StoreFuture<'_, Vec<(TableId, String, Announcement)>>;
+
+    /// The chat of `table` got the owed `announcement`.
+    fn owed_sent<'a>(
+        &'a self,
+        platform: Platform,
+        table: TableId,
+        announcement: &'a Announcement,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()>;
+
+    /// Whether the store can write; changes as commits fail and recover.
+    fn health(&self) -> watch::Receiver<StoreHealth>;
+
+    /// Finishes the writes under way and releases the database.
+    fn close(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+
+    /// The store as itself, for tests and tools that need the backend's
+    /// own calls (`kozyr::store::ServiceStore`).
+    #[cfg(any(test, feature = "dev-tools"))]
+    fn as_any(&self) -> &dyn std::any::Any;
+}

@@ -222,8 +222,8 @@ async fn telegram_words_private_answers_and_the_askers_own_prompt() {
 
     // Ann blocks the bot: her next prompt is shown in the group, saying why.
     w.fake.block_bot(ann).unwrap();
-    w.message_with(w.group, "The bot cannot write to Ann any more")
-        .await;
+    // (Names are set in bidi isolates: the needles stop short of them.)
+    w.message_with(w.group, "The bot cannot write to").await;
     w.fake.user_says(w.group, ann, "/stop").unwrap();
     let shown = w
         .message_with(w.group, "I can't write to you in private")
@@ -260,15 +260,20 @@ async fn telegram_words_private_answers_and_the_askers_own_prompt() {
 /// Another channel of the same server.
 const ELSEWHERE: u64 = 700000000000000099;
 
+/// A message's text as people read it: without markdown's escapes.
+fn read(m: &Seen) -> String {
+    m.content.replace('\\', "")
+}
+
 fn public_with(seen: &[Seen], needle: &str) -> bool {
     seen.iter()
-        .any(|m| !m.ephemeral && m.content.contains(needle))
+        .any(|m| !m.ephemeral && read(m).contains(needle))
 }
 
 fn own_with<'a>(seen: &'a [Seen], needle: &str) -> Option<&'a Seen> {
     seen.iter()
         .rev()
-        .find(|m| m.ephemeral && m.content.contains(needle))
+        .find(|m| m.ephemeral && read(m).contains(needle))
 }
 
 /// Discord: the words name "My hand" and never a private chat; an
@@ -304,7 +309,7 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
     w.sees(boris, "both refusals, his alone", |seen| {
         let n = seen
             .iter()
-            .filter(|m| m.ephemeral && m.content == ADMIN_ONLY)
+            .filter(|m| m.ephemeral && read(m) == ADMIN_ONLY)
             .count();
         (n == 2).then_some(())
     })
@@ -329,7 +334,7 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
     assert!(
         !everyone
             .iter()
-            .any(|m| m.content.to_lowercase().contains("private")),
+            .any(|m| read(m).to_lowercase().contains("private")),
         "Telegram's words on Discord: {everyone:#?}"
     );
 
@@ -348,7 +353,7 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
         seen.iter()
             .find(|m| m.id == prompt.id)
             .filter(|m| m.buttons.is_empty())
-            .filter(|m| m.content == "The table was not stopped: the game goes on.")
+            .filter(|m| read(m) == "The table was not stopped: the game goes on.")
             .map(|_| ())
     })
     .await;

@@ -151,21 +151,50 @@ impl Tg {
     }
 }
 
-/// Telegram: a lobby's button pressed in another group changes nothing and
-/// says why; the words name the private chat and never "My hand"; an
-/// outsider's `/settings` and `/stop` are refused in their private chat,
-/// and the creator's stop prompt goes to theirs; once the bot cannot write
-/// to the creator, their prompt is shown in the group saying why, and
-/// another person's "No" on it is refused as not their question.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn telegram_words_private_answers_and_the_askers_own_prompt() {
-    let mut w = Tg::new().await;
-    let [ann, boris, ..] = w.users;
-    let dm = |u: UserId| FakeBot::private_chat(u);
-    w.fake.user_says(w.group, ann, "/kozel").unwrap();
-    let (lobby, join) = w.button(w.group, "Join").await;
+impl Tg {
+    /// Ann opens a Kozel table; the lobby's message.
+    async fn lobby(&self) -> MessageId {
+        self.fake
+            .user_says(self.group, self.users[0], "/kozel")
+            .unwrap();
+        self.button(self.group, "Join").await.0
+    }
 
-    // Boris's client sends the lobby's Join from the other group.
+    /// Ann opens a Kozel table, the others sit down, Ann starts it.
+    async fn playing(&self) {
+        self.lobby().await;
+        for i in 1..4 {
+            let (msg, seat) = self.button(self.group, &format!("Seat {}", i + 1)).await;
+            assert_eq!(
+                self.press(self.users[i], self.group, msg, &seat).await,
+                None
+            );
+        }
+        let (msg, go) = self.button(self.group, "Start").await;
+        assert_eq!(self.press(self.users[0], self.group, msg, &go).await, None);
+        self.message_with(self.group, "Kozel begins!").await;
+    }
+
+    async fn stop(mut self) {
+        assert!(self.fake.unanswered_callbacks().is_empty());
+        if let Some(b) = self.bot.take() {
+            b.stop().await;
+        }
+    }
+}
+
+fn dm(u: UserId) -> ChatId {
+    FakeBot::private_chat(u)
+}
+
+/// Telegram, point 4: the lobby's Join, sent by Boris's client from
+/// another group, changes nothing and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_a_lobby_button_from_another_group_changes_nothing_and_says_why() {
+    let w = Tg::new().await;
+    let boris = w.users[1];
+    let lobby = w.lobby().await;
+    let join = w.button(w.group, "Join").await.1;
     w.fake.user_says(w.other, boris, "/help").unwrap();
     let there = w
         .fake
@@ -175,14 +204,21 @@ async fn telegram_words_private_answers_and_the_askers_own_prompt() {
     let q = w.fake.press_raw(boris, w.other, there.id, &join).unwrap();
     assert_eq!(w.answer(&q).await.as_deref(), Some(OTHER_CHAT));
     assert_eq!(w.seated().await, 1, "only the creator sits");
+    // The same button in its own group seats him.
+    assert_eq!(w.press(boris, w.group, lobby, &join).await, None);
+    assert_eq!(w.seated().await, 2);
+    w.stop().await;
+}
 
-    for i in 1..4 {
-        let (msg, seat) = w.button(w.group, &format!("Seat {}", i + 1)).await;
-        assert_eq!(w.press(w.users[i], w.group, msg, &seat).await, None);
-    }
-    let _ = lobby;
-    let (msg, go) = w.button(w.group, "Start").await;
-    assert_eq!(w.press(ann, w.group, msg, &go).await, None);
+/// Telegram, points 1 and 2: the words name the private chat and never
+/// "My hand"; an outsider's `/settings` and `/stop` are refused in their
+/// private chat, and the creator's stop prompt goes to theirs; the group
+/// sees none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_refusals_and_the_stop_prompt_go_to_the_askers_private_chat() {
+    let w = Tg::new().await;
+    let [ann, boris, ..] = w.users;
+    w.playing().await;
     w.message_with(
         w.group,
         "Kozel begins! Your cards are in your private chat with me.",
@@ -191,13 +227,6 @@ async fn telegram_words_private_answers_and_the_askers_own_prompt() {
     w.fake.user_says(w.group, boris, "/help").unwrap();
     w.message_with(w.group, "Your cards come in a private message from me")
         .await;
-    for chat in [w.group, dm(ann), dm(boris)] {
-        assert_eq!(
-            w.count_with(chat, "My hand"),
-            0,
-            "Discord's words in {chat}"
-        );
-    }
 
     // Olga neither created the table nor administers the group.
     w.fake.user_says(w.group, w.olga, "/settings").unwrap();
@@ -219,8 +248,34 @@ async fn telegram_words_private_answers_and_the_askers_own_prompt() {
     assert!(prompt.keyboard.is_some());
     assert_eq!(w.count_with(w.group, ADMIN_ONLY), 0);
     assert_eq!(w.count_with(w.group, "Stop this table?"), 0);
+    for chat in [w.group, dm(ann), dm(boris)] {
+        assert_eq!(
+            w.count_with(chat, "My hand"),
+            0,
+            "Discord's words in {chat}"
+        );
+    }
+    // Her "Yes" there stops the table.
+    let (msg, yes) = w.button(dm(ann), "Yes, stop it").await;
+    assert_eq!(w.press(ann, dm(ann), msg, &yes).await, None);
+    eventually(
+        WAIT,
+        Duration::from_millis(10),
+        "the table stops",
+        || async { w.open_table().await.is_none().then_some(()) },
+    )
+    .await;
+    w.stop().await;
+}
 
-    // Ann blocks the bot: her next prompt is shown in the group, saying why.
+/// Telegram, point 3: once the bot cannot write to Ann, her stop prompt is
+/// shown in the group, saying why; Boris's "No" on it is refused as not
+/// his question and changes nothing; her own "Yes" stops the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_only_the_asker_answers_their_stop_prompt() {
+    let w = Tg::new().await;
+    let [ann, boris, ..] = w.users;
+    w.playing().await;
     w.fake.block_bot(ann).unwrap();
     // (Names are set in bidi isolates: the needles stop short of them.)
     w.message_with(w.group, "The bot cannot write to").await;
@@ -241,6 +296,7 @@ async fn telegram_words_private_answers_and_the_askers_own_prompt() {
         still.keyboard.is_some_and(|k| k.buttons().count() == 2),
         "Boris's press left Ann's prompt as it was"
     );
+    assert!(w.open_table().await.is_some());
     assert_eq!(w.press(ann, w.group, msg, &yes).await, None);
     eventually(
         WAIT,
@@ -249,10 +305,7 @@ async fn telegram_words_private_answers_and_the_askers_own_prompt() {
         || async { w.open_table().await.is_none().then_some(()) },
     )
     .await;
-    assert!(w.fake.unanswered_callbacks().is_empty());
-    if let Some(b) = w.bot.take() {
-        b.stop().await;
-    }
+    w.stop().await;
 }
 
 // ------------------------------------------------------------- Discord --
@@ -276,17 +329,17 @@ fn own_with<'a>(seen: &'a [Seen], needle: &str) -> Option<&'a Seen> {
         .find(|m| m.ephemeral && read(m).contains(needle))
 }
 
-/// Discord: the words name "My hand" and never a private chat; an
-/// outsider's `/settings` and `/stop` are refused ephemerally and the
-/// creator's stop prompt is theirs alone (another person's "No" is not
-/// their question; theirs closes it); "My hand" pressed in another channel
-/// shows no hand there and says why.
+const ANN: usize = 0;
+const BORIS: usize = 1;
+const DMITRI: usize = 3;
+
+/// Discord, point 1: the game's start and `/help` say "My hand", and
+/// nothing in the channel speaks of a private chat.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
+async fn discord_words_name_my_hand_and_no_private_chat() {
     let mut w = dc::World::new().await;
-    let id = open_and_start(&w, "kozel").await;
-    let (ann, boris, dmitri) = (0, 1, 3);
-    w.sees(dmitri, "the game begins, with My hand", |seen| {
+    open_and_start(&w, "kozel").await;
+    w.sees(DMITRI, "the game begins, with My hand", |seen| {
         public_with(
             seen,
             "Press “My hand” to see your cards: only you see them.",
@@ -294,19 +347,38 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
         .then_some(())
     })
     .await;
-    let q = w.fake.slash(&w.users[boris], CHANNEL, "help");
+    let q = w.fake.slash(&w.users[BORIS], CHANNEL, "help");
     assert_eq!(w.answered(q).await, 4);
-    w.sees(dmitri, "/help, with My hand", |seen| {
+    w.sees(DMITRI, "/help, with My hand", |seen| {
         public_with(seen, "Press “My hand” under the table to see your cards").then_some(())
     })
     .await;
+    for who in [ANN, BORIS, DMITRI] {
+        let seen = w.fake.seen_by(&w.users[who], CHANNEL);
+        assert!(
+            !seen
+                .iter()
+                .any(|m| read(m).to_lowercase().contains("private")),
+            "Telegram's words on Discord: {seen:#?}"
+        );
+    }
+    w.assert_clean();
+    w.stop().await;
+}
 
+/// Discord, point 2: an outsider's `/settings` and `/stop` are refused
+/// ephemerally, and the creator's stop prompt is theirs alone; nobody
+/// else sees any of it. Her "Yes" there stops the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discord_refusals_and_the_stop_prompt_are_ephemeral() {
+    let mut w = dc::World::new().await;
+    open_and_start(&w, "kozel").await;
     // Boris neither created the table nor manages the server.
     for c in ["settings", "stop"] {
-        let q = w.fake.slash(&w.users[boris], CHANNEL, c);
+        let q = w.fake.slash(&w.users[BORIS], CHANNEL, c);
         assert_eq!(w.answered(q).await, 4, "/{c}");
     }
-    w.sees(boris, "both refusals, his alone", |seen| {
+    w.sees(BORIS, "both refusals, his alone", |seen| {
         let n = seen
             .iter()
             .filter(|m| m.ephemeral && read(m) == ADMIN_ONLY)
@@ -314,42 +386,67 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
         (n == 2).then_some(())
     })
     .await;
-    // Ann's prompt: only she sees it.
-    let q = w.fake.slash(&w.users[ann], CHANNEL, "stop");
-    assert_eq!(w.answered(q).await, 4);
-    let prompt = w
-        .sees(ann, "Ann's stop prompt", |seen| {
-            own_with(seen, "Stop this table?").cloned()
-        })
-        .await;
-    let no = prompt
-        .buttons
-        .iter()
-        .find(|(label, _)| label == "No, keep playing")
-        .map(|(_, c)| c.clone())
-        .unwrap();
-    let everyone = w.fake.seen_by(&w.users[dmitri], CHANNEL);
+    let prompt = stop_prompt(&w).await;
+    let everyone = w.fake.seen_by(&w.users[DMITRI], CHANNEL);
     assert!(!public_with(&everyone, ADMIN_ONLY));
     assert!(!public_with(&everyone, "Stop this table?"));
-    assert!(
-        !everyone
-            .iter()
-            .any(|m| read(m).to_lowercase().contains("private")),
-        "Telegram's words on Discord: {everyone:#?}"
-    );
+    let yes = button(&prompt, "Yes, stop it");
+    let q = w.fake.click(&w.users[ANN], prompt.id, &yes).unwrap();
+    assert_eq!(w.answered(q).await, 7);
+    eventually(
+        WAIT,
+        Duration::from_millis(10),
+        "the table stops",
+        || async {
+            let s = w.fake.seen_by(&w.users[DMITRI], CHANNEL);
+            public_with(&s, "The table was stopped by").then_some(())
+        },
+    )
+    .await;
+    w.assert_clean();
+    w.stop().await;
+}
 
-    // Boris's client sends Ann's "No" from the table message he sees.
-    let table_msg = w.my_hand_button(boris).await.0;
-    let q = w.fake.click_raw(&w.users[boris], table_msg, &no).unwrap();
+/// Ann's `/stop`: her ephemeral prompt.
+async fn stop_prompt(w: &dc::World) -> Seen {
+    let q = w.fake.slash(&w.users[ANN], CHANNEL, "stop");
     assert_eq!(w.answered(q).await, 4);
-    w.sees(boris, "not his question", |seen| {
+    w.sees(ANN, "Ann's stop prompt", |seen| {
+        own_with(seen, "Stop this table?").cloned()
+    })
+    .await
+}
+
+fn button(m: &Seen, label: &str) -> String {
+    m.buttons
+        .iter()
+        .find(|(l, _)| l == label)
+        .map(|(_, c)| c.clone())
+        .unwrap_or_else(|| panic!("no {label} on {m:#?}"))
+}
+
+/// Discord, point 3: Boris's client sends Ann's "No" from the table
+/// message he sees: not his question, nothing changes; Ann's own "No"
+/// closes her prompt, which then says the table goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discord_only_the_asker_answers_their_stop_prompt() {
+    let mut w = dc::World::new().await;
+    open_and_start(&w, "kozel").await;
+    let prompt = stop_prompt(&w).await;
+    let no = button(&prompt, "No, keep playing");
+    let table_msg = w.my_hand_button(BORIS).await.0;
+    let q = w.fake.click_raw(&w.users[BORIS], table_msg, &no).unwrap();
+    assert_eq!(w.answered(q).await, 4);
+    w.sees(BORIS, "not his question", |seen| {
         own_with(seen, NOT_YOURS).map(|_| ())
     })
     .await;
-    // Ann's own "No" closes her prompt, which then says so.
-    let q = w.fake.click(&w.users[ann], prompt.id, &no).unwrap();
+    let mine = w.fake.seen_by(&w.users[ANN], CHANNEL);
+    let still = mine.iter().find(|m| m.id == prompt.id).unwrap();
+    assert_eq!(still.buttons.len(), 2, "Ann's prompt as it was");
+    let q = w.fake.click(&w.users[ANN], prompt.id, &no).unwrap();
     assert_eq!(w.answered(q).await, 7);
-    w.sees(ann, "the prompt closed", |seen| {
+    w.sees(ANN, "the prompt closed", |seen| {
         seen.iter()
             .find(|m| m.id == prompt.id)
             .filter(|m| m.buttons.is_empty())
@@ -358,10 +455,17 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
     })
     .await;
     assert_eq!(w.open_table().await.phase(), Phase::Playing);
+    w.assert_clean();
+    w.stop().await;
+}
 
-    // "My hand" from another channel: Boris's client sends it on his
-    // /help answer there.
-    let q = w.fake.slash(&w.users[boris], ELSEWHERE, "help");
+/// Discord, point 4: "My hand", sent by Boris's client on his `/help`
+/// answer in another channel, shows no hand there and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discord_my_hand_from_another_channel_shows_no_hand_there() {
+    let mut w = dc::World::new().await;
+    let id = open_and_start(&w, "kozel").await;
+    let q = w.fake.slash(&w.users[BORIS], ELSEWHERE, "help");
     assert_eq!(w.answered(q).await, 4);
     let there = eventually(
         WAIT,
@@ -369,7 +473,7 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
         "/help elsewhere",
         || async {
             w.fake
-                .seen_by(&w.users[boris], ELSEWHERE)
+                .seen_by(&w.users[BORIS], ELSEWHERE)
                 .iter()
                 .rev()
                 .find(|m| !m.ephemeral)
@@ -379,11 +483,11 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
     .await;
     let q = w
         .fake
-        .click_raw(&w.users[boris], there, &format!("hand:{}", id.0))
+        .click_raw(&w.users[BORIS], there, &format!("hand:{}", id.0))
         .unwrap();
     assert_eq!(w.answered(q).await, 4);
     let elsewhere = eventually(WAIT, Duration::from_millis(5), "the refusal", || async {
-        let seen = w.fake.seen_by(&w.users[boris], ELSEWHERE);
+        let seen = w.fake.seen_by(&w.users[BORIS], ELSEWHERE);
         own_with(&seen, OTHER_CHAT).is_some().then_some(seen)
     })
     .await;
@@ -393,6 +497,8 @@ async fn discord_words_ephemeral_answers_and_hands_only_in_their_channel() {
             .any(|m| m.select.is_some() || m.buttons.iter().any(|(_, c)| c.starts_with('t'))),
         "no hand in another channel: {elsewhere:#?}"
     );
+    // In its own channel, the same button shows his hand.
+    w.hand(BORIS, id).await;
     w.assert_clean();
     w.stop().await;
 }

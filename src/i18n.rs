@@ -540,6 +540,7 @@ pub mod key {
         plain ERR_NOT_YOUR_QUESTION = "err-not-your-question";
         plain ERR_OTHER_CHAT = "err-other-chat";
         html TOLD_IN_GROUP = "told-in-group" (name: text);
+        html TOLD_FROM = "told-from" (group: text);
 
         // Timers.
         html TIMER_REMINDER = "timer-reminder" (name: text, seconds: num);

@@ -276,6 +276,7 @@ err-anonymous = I can't tell who is writing: anonymous admins and channels can't
 err-not-your-question = This is not your question: only the person who asked can answer it.
 err-other-chat = This button belongs to a table in another chat: use it there.
 told-in-group = { $name }, I can't write to you in private (open my chat and press Start), so I answer here:
+told-from = In <b>{ $group }</b>:
 
 ## Timers
 

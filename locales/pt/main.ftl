@@ -285,6 +285,7 @@ err-anonymous = Não consigo ver quem está escrevendo: administradores anônimo
 err-not-your-question = Esta pergunta não é sua: só quem perguntou pode responder.
 err-other-chat = Este botão é de uma mesa em outro chat: use-o lá.
 told-in-group = { $name }, não consigo escrever para você no privado (abra meu chat e toque em Iniciar), então respondo aqui:
+told-from = No grupo <b>{ $group }</b>:
 
 ## Tempo
 

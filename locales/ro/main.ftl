@@ -292,6 +292,7 @@ err-anonymous = Nu văd cine scrie: administratorii anonimi și canalele nu pot 
 err-not-your-question = Nu e întrebarea ta: doar cine a întrebat poate răspunde.
 err-other-chat = Butonul acesta e al unei mese din alt chat: folosește-l acolo.
 told-in-group = { $name }, nu-ți pot scrie în privat (deschide chatul meu și apasă Pornește), așa că răspund aici:
+told-from = În grupul <b>{ $group }</b>:
 
 ## Timp
 

@@ -1195,7 +1195,12 @@ fn words_follow_where_the_hands_are() {
                 key::TOLD_IN_GROUP,
                 &Args::new().text("name", present::clean_name("Ann")),
             );
-            Screen::text(format!("{}\n{told}", plain.join("\n")))
+            let from = tr_html(
+                l,
+                key::TOLD_FROM,
+                &Args::new().text("group", present::clean_name("Friday")),
+            );
+            Screen::text(format!("{}\n{told}\n{from}", plain.join("\n")))
         },
         expect![[r#"
             ── en
@@ -1204,24 +1209,28 @@ fn words_follow_where_the_hands_are() {
             This is not your question: only the person who asked can answer it.
             This button belongs to a table in another chat: use it there.
             ⁅Ann⁆, I can't write to you in private (open my chat and press Start), so I answer here:
+            In **⁅Friday⁆**:
             ── ru
             Это может только создатель стола или администратор.
             Это работает в чате, где вы играете, а не здесь.
             Это не ваш вопрос: ответить может только тот, кто спросил.
             Эта кнопка от стола в другом чате: нажмите её там.
             ⁅Ann⁆, я не могу написать вам в личные сообщения (откройте мой чат и нажмите «Запустить»), поэтому отвечаю здесь:
+            В группе **⁅Friday⁆**:
             ── pt
             Só o criador da mesa ou um admin pode fazer isso.
             Isto funciona no chat onde vocês jogam, não aqui.
             Esta pergunta não é sua: só quem perguntou pode responder.
             Este botão é de uma mesa em outro chat: use-o lá.
             ⁅Ann⁆, não consigo escrever para você no privado (abra meu chat e toque em Iniciar), então respondo aqui:
+            No grupo **⁅Friday⁆**:
             ── ro
             Doar creatorul mesei sau un administrator poate face asta.
             Asta funcționează în chatul unde jucați, nu aici.
             Nu e întrebarea ta: doar cine a întrebat poate răspunde.
             Butonul acesta e al unei mese din alt chat: folosește-l acolo.
             ⁅Ann⁆, nu-ți pot scrie în privat (deschide chatul meu și apasă Pornește), așa că răspund aici:
+            În grupul **⁅Friday⁆**:
         "#]],
     );
 }

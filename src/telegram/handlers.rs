@@ -13,7 +13,7 @@ use std::sync::Arc;
 use teloxide::dispatching::UpdateHandler;
 use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, ChatId, ChatMemberUpdated, Message, User};
+use teloxide::types::{CallbackQuery, ChatMemberUpdated, Message, User};
 
 use super::bot::Shared;
 use super::deeplink::DeepLink;
@@ -208,7 +208,7 @@ fn perform(
                 chat: chat.id,
                 screen,
             }),
-            Reply::Tell(screen) => shared.notify(tell(shared, chat.id, from, screen)),
+            Reply::Tell(screen) => shared.notify(tell(shared, chat, from, screen)),
             Reply::Popup(text) => popup = Some(text),
             Reply::CloseMenu => {
                 if let Some(m) = pressed {
@@ -245,16 +245,41 @@ fn perform(
 /// knows it cannot write to them (they blocked it, or a message to them
 /// failed), it goes to the chat they wrote in, saying so and why; so does
 /// anything for no one in particular.
-fn tell(shared: &Shared, chat: ChatId, from: Option<&Player>, screen: Screen) -> Local {
+fn tell(
+    shared: &Shared,
+    chat: &teloxide::types::Chat,
+    from: Option<&Player>,
+    screen: Screen,
+) -> Local {
     let Some(person) = from else {
-        return Local::Say { chat, screen };
+        return Local::Say {
+            chat: chat.id,
+            screen,
+        };
     };
     match ids::private_chat_of(&person.id) {
-        Some(private) if !shared.front.is_unreachable(&person.id) => Local::Say {
-            chat: private,
+        Some(private) if private == chat.id => Local::Say {
+            chat: chat.id,
             screen,
         },
-        Some(private) if private == chat => Local::Say { chat, screen },
+        // In their private chat it says which group it is about.
+        Some(private) if !shared.front.is_unreachable(&person.id) => {
+            let text = match chat.title() {
+                Some(title) => {
+                    let from = tr_html(
+                        person.lang,
+                        key::TOLD_FROM,
+                        &Args::new().text("group", present::clean_name(title)),
+                    );
+                    format!("{from}\n{}", screen.text)
+                }
+                None => screen.text,
+            };
+            Local::Say {
+                chat: private,
+                screen: Screen { text, ..screen },
+            }
+        }
         _ => {
             let why = tr_html(
                 person.lang,
@@ -262,7 +287,7 @@ fn tell(shared: &Shared, chat: ChatId, from: Option<&Player>, screen: Screen) ->
                 &Args::new().text("name", present::clean_name(&person.name)),
             );
             Local::Say {
-                chat,
+                chat: chat.id,
                 screen: Screen {
                     text: format!("{why}\n{}", screen.text),
                     ..screen

@@ -8,9 +8,15 @@
 //!
 //! Button data is untrusted: it is parsed strictly ([`Press::parse`]), a
 //! hand's buttons act only for the presser's own seat and only from their
-//! private chat, moves carry the table's version (a press from an older
-//! state is refused), and each input carries its platform's
-//! de-duplication key, so a redelivered update applies once.
+//! private chat, a table's other buttons only in the table's chat, a stop
+//! prompt's only for the person who asked (its buttons name them), moves
+//! carry the table's version (a press from an older state is refused), and
+//! each input carries its platform's de-duplication key, so a redelivered
+//! update applies once.
+//!
+//! What concerns one person is said to them alone ([`Reply::Tell`],
+//! [`Reply::Popup`]); the words about where cards are follow the chat's
+//! [`HandPlace`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;

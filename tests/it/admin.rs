@@ -11,12 +11,11 @@
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::Path;
 use std::process::{Command as Process, Output};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
 use kozyr::config::{Config, PLACEHOLDER_TOKEN};
-use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault};
+use kozyr::fakebot::Fault;
 use kozyr::game::GameKind;
 use kozyr::loadtest::Driver;
 use kozyr::store::{Store, StoreOptions};
@@ -27,6 +26,7 @@ use kozyr::table::{
 };
 use kozyr::telegram::bot::start;
 
+use crate::support::telegram::fake_with_token;
 use crate::support::{Running, fast_tuning, kozyr, run_to_end};
 
 const TOKEN: &str = "123456:ADMIN-fake-token-kozyr-admin-tests-0123456789";
@@ -173,12 +173,7 @@ fn late_proxy(port: u16, to: SocketAddr, after: Duration) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bot_waits_for_a_bot_api_that_comes_up_late_logging_plain_text() {
-    let fake = FakeBot::start_with(FakeBotConfig {
-        token: TOKEN.into(),
-        ..FakeBotConfig::default()
-    })
-    .await
-    .unwrap();
+    let fake = fake_with_token(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
     let port = refused_port();
     late_proxy(
@@ -269,12 +264,7 @@ fn json_logs_are_one_object_per_line() {
 #[test]
 fn a_refused_token_stops_the_bot_with_what_to_do() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let fake = rt
-        .block_on(FakeBot::start_with(FakeBotConfig {
-            token: TOKEN.into(),
-            ..FakeBotConfig::default()
-        }))
-        .unwrap();
+    let fake = rt.block_on(fake_with_token(TOKEN));
     let dir = tempfile::tempdir().unwrap();
     let api = fake.api_url().to_string();
     let url = db_url(dir.path());
@@ -426,14 +416,7 @@ fn sample(body: &str, series: &str) -> Option<f64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_move_when_a_game_is_played_through_the_fake_bot_api() {
-    let fake = Arc::new(
-        FakeBot::start_with(FakeBotConfig {
-            token: TOKEN.into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap(),
-    );
+    let fake = fake_with_token(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
     let db = db_url(dir.path());
     let api = fake.api_url().to_string();

@@ -9,13 +9,12 @@ use std::collections::BTreeMap;
 use std::net::TcpListener as StdListener;
 use std::path::Path;
 use std::process::Command as Process;
-use std::sync::Arc;
 use std::time::Duration;
 
 use kozyr::config::SETTINGS;
-use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::Driver;
 
+use crate::support::telegram::fake_with_token;
 use crate::support::{Running, kozyr};
 
 const TOKEN: &str = "123456:ADMIN-OPS-fake-token-kozyr-admin-tests-0123";
@@ -100,14 +99,7 @@ fn parse_prometheus(body: &str) -> BTreeMap<String, Family> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
-    let fake = Arc::new(
-        FakeBot::start_with(FakeBotConfig {
-            token: TOKEN.into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap(),
-    );
+    let fake = fake_with_token(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
     let api = fake.api_url().to_string();
@@ -371,14 +363,7 @@ fn a_listen_address_that_is_no_host_and_port_is_refused_by_name() {
 /// and logged "the dispatcher did not stop in time".)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_stop_ends_without_waiting_out_the_dispatcher() {
-    let fake = Arc::new(
-        FakeBot::start_with(FakeBotConfig {
-            token: TOKEN.into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap(),
-    );
+    let fake = fake_with_token(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
     let api = fake.api_url().to_string();

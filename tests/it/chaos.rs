@@ -6,68 +6,33 @@
 //! teloxide 0.17 sleeps 10 s after any 5xx before it returns the error, so
 //! a 5xx is injected once, on a DM edit, where it stalls only output.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault};
+use kozyr::fakebot::{FakeBot, Fault};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::loadtest::{Driver, deal_no};
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
-use kozyr::telegram::bot::{RunningBot, start};
+use kozyr::telegram::bot::start;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::ChatId;
 
+use crate::support::telegram::{Setup, World};
 use crate::support::{bot_config, fast_tuning};
 
-const TOKEN: &str = "123456:CHAOS-fake-token-kozyr-chaos-suite-0123456789";
-
-struct Rig {
-    fake: Arc<FakeBot>,
-    _dir: tempfile::TempDir,
-    bot: RunningBot,
+/// The bot, in this process; each test brings its people with a
+/// [`Driver`].
+async fn world() -> World {
+    World::with(Setup::drivers_only()).await
 }
 
-impl Rig {
-    async fn new() -> Rig {
-        let fake = FakeBot::start_with(FakeBotConfig {
-            token: TOKEN.into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let bot = start(&bot_config(&fake, &dir), fast_tuning())
-            .await
-            .unwrap();
-        Rig {
-            fake: Arc::new(fake),
-            _dir: dir,
-            bot,
-        }
-    }
-
-    async fn table(&self, id: TableId) -> Table {
-        self.bot.service().table(id).await.unwrap().unwrap()
-    }
-
-    async fn open(&self, driver: &Driver) -> TableId {
-        driver.open_kozel_table().await.unwrap();
-        let chat = driver.chat_key();
-        let t = self.bot.service().open_table(&chat);
-        let t = t.await.unwrap().unwrap();
-        assert_eq!(t.phase(), Phase::Playing);
-        t.id()
-    }
-
-    /// Every event of the table, as JSON (what "the database state" is here).
-    async fn log(&self, id: TableId) -> Vec<String> {
-        let events = self.bot.service().store().events(id).await.unwrap();
-        events
-            .iter()
-            .map(|e| serde_json::to_string(e).unwrap())
-            .collect()
-    }
+/// Every event of the table, as JSON (what "the database state" is here).
+async fn log_of(w: &World, id: TableId) -> Vec<String> {
+    let events = w.service().store().events(id).await.unwrap();
+    events
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect()
 }
 
 /// The version each hand keyboard was drawn for, per seat.
@@ -91,9 +56,9 @@ fn hand_versions(fake: &FakeBot, driver: &Driver) -> Vec<Option<u64>> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bot_api_faults_the_deal_finishes_each_move_once_and_the_messages_match_the_db() {
-    let rig = Rig::new().await;
-    let driver = Driver::new(rig.fake.clone(), "Faults");
-    let id = rig.open(&driver).await;
+    let mut rig = world().await;
+    let (driver, t) = rig.driven_table("Faults").await;
+    let id = t.id();
     let before = rig.table(id).await;
     let dm3 = driver.dm(3);
     let faults = [
@@ -145,7 +110,7 @@ async fn bot_api_faults_the_deal_finishes_each_move_once_and_the_messages_match_
 
     // Every move the people made is in the log exactly once, in order,
     // and nothing else acted.
-    let events = rig.bot.service().store().events(id).await.unwrap();
+    let events = rig.service().store().events(id).await.unwrap();
     let acted: Vec<(u64, kozyr::cards::Seat)> = events
         .iter()
         .filter(|(v, _)| *v > before.version())
@@ -191,12 +156,12 @@ async fn bot_api_faults_the_deal_finishes_each_move_once_and_the_messages_match_
         .await
         .expect("the deal's result in the group");
     assert!(rig.fake.unanswered_callbacks().is_empty());
-    rig.bot.stop().await;
+    rig.stop().await;
 }
 
 /// Presses `data` on `message` and returns the answer's popup.
 async fn hostile_press(
-    rig: &Rig,
+    rig: &World,
     driver: &Driver,
     user: usize,
     chat: ChatId,
@@ -218,18 +183,17 @@ async fn hostile_press(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_input_is_answered_or_ignored_and_changes_nothing() {
-    let rig = Rig::new().await;
-    let a = Driver::new(rig.fake.clone(), "Hostile A");
-    let b = Driver::new(rig.fake.clone(), "Hostile B");
-    let ia = rig.open(&a).await;
-    let ib = rig.open(&b).await;
+    let mut rig = world().await;
+    let (a, ta) = rig.driven_table("Hostile A").await;
+    let (_, tb) = rig.driven_table("Hostile B").await;
+    let (ia, ib) = (ta.id(), tb.id());
     // One move at A, so there are old versions to replay.
     let t0 = rig.table(ia).await;
     let seat0 = t0.awaiting()[0].index();
     a.play_safe(&t0, Duration::ZERO).await.unwrap();
     let ta = rig.table(ia).await;
     let tb = rig.table(ib).await;
-    let (log_a, log_b) = (rig.log(ia).await, rig.log(ib).await);
+    let (log_a, log_b) = (log_of(&rig, ia).await, log_of(&rig, ib).await);
 
     let enc = |t: &Table, version: u64, action| {
         Press::Table {
@@ -377,8 +341,8 @@ async fn hostile_input_is_answered_or_ignored_and_changes_nothing() {
         .unwrap();
     // Give the handlers of the last updates time to finish.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(rig.log(ia).await, log_a, "table A's log unchanged");
-    assert_eq!(rig.log(ib).await, log_b, "table B's log unchanged");
+    assert_eq!(log_of(&rig, ia).await, log_a, "table A's log unchanged");
+    assert_eq!(log_of(&rig, ib).await, log_b, "table B's log unchanged");
     assert_eq!(
         serde_json::to_string(&rig.table(ia).await).unwrap(),
         serde_json::to_string(&ta).unwrap()
@@ -390,16 +354,15 @@ async fn hostile_input_is_answered_or_ignored_and_changes_nothing() {
     // And the game goes on with the right buttons.
     a.play_safe(&ta, Duration::ZERO).await.unwrap();
     assert!(rig.table(ia).await.version() > ta.version());
-    rig.bot.stop().await;
+    rig.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_instance_polling_the_same_token_is_detected_and_does_no_damage() {
-    let rig = Rig::new().await;
-    let d = Driver::new(rig.fake.clone(), "Twice");
-    let id = rig.open(&d).await;
-    let t = rig.table(id).await;
-    let log = rig.log(id).await;
+    let mut rig = world().await;
+    let (d, t) = rig.driven_table("Twice").await;
+    let id = t.id();
+    let log = log_of(&rig, id).await;
 
     // Another deployment with its own database, same token.
     let other_dir = tempfile::tempdir().unwrap();
@@ -408,7 +371,7 @@ async fn a_second_instance_polling_the_same_token_is_detected_and_does_no_damage
         .unwrap();
     rig.fake
         .wait_for(Duration::from_secs(10), |_| {
-            (rig.bot.poll_conflicts() + other.poll_conflicts() >= 2).then_some(())
+            (rig.running().poll_conflicts() + other.poll_conflicts() >= 2).then_some(())
         })
         .await
         .expect("the 409s were noticed");
@@ -418,8 +381,8 @@ async fn a_second_instance_polling_the_same_token_is_detected_and_does_no_damage
     let _ = tokio::time::timeout(Duration::from_secs(10), other.stop()).await;
 
     // The first instance's table is as it was, and play goes on.
-    assert_eq!(rig.log(id).await, log);
+    assert_eq!(log_of(&rig, id).await, log);
     d.play_safe(&t, Duration::ZERO).await.unwrap();
     assert!(rig.table(id).await.version() > t.version());
-    let _ = tokio::time::timeout(Duration::from_secs(10), rig.bot.stop()).await;
+    let _ = tokio::time::timeout(Duration::from_secs(10), rig.stop()).await;
 }

@@ -7,18 +7,16 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kozyr::fakebot::{Author, FakeBot, FakeBotConfig, Fault, LONE_SURROGATE, UserSpec};
-use kozyr::front::action::{Press, TableAction};
+use kozyr::fakebot::{Fault, LONE_SURROGATE};
+use kozyr::front::action::TableAction;
 use kozyr::game::GameAction;
 use kozyr::hearts;
-use kozyr::table::{ChatKey, Platform, SeatState, Table};
-use kozyr::telegram::bot::{RunningBot, Tuning, start};
+use kozyr::table::{SeatState, Table};
+use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::listener::PressRates;
-use teloxide::types::{ChatId, UserId};
 
-use crate::support::{bot_config, eventually, fast_tuning};
-
-const WAIT: Duration = Duration::from_secs(10);
+use crate::support::telegram::{NAMES, Setup, WAIT, World};
+use crate::support::{eventually, fast_tuning, press_data};
 
 /// What the code under test logs at WARN and above, on this thread (a
 /// current-thread runtime runs every task of the test here).
@@ -53,171 +51,17 @@ impl Logs {
     }
 }
 
-struct World {
-    fake: FakeBot,
-    _dir: tempfile::TempDir,
-    users: Vec<UserId>,
-    group: ChatId,
-    bot: Option<RunningBot>,
+/// The first `people` of the usual four in the group.
+async fn world(people: usize, tuning: Tuning) -> World {
+    named(&NAMES[..people], tuning).await
 }
 
-impl World {
-    async fn new(people: usize, tuning: Tuning) -> World {
-        let names = ["Ann", "Boris", "Chloe", "Dmitri"];
-        World::named(&names[..people], tuning).await
-    }
-
-    async fn named(names: &[&str], tuning: Tuning) -> World {
-        let fake = FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-input-0123456789".into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap();
-        let users: Vec<UserId> = names
-            .iter()
-            .map(|n| fake.add_user(UserSpec::new(n).language("en")))
-            .collect();
-        let group = fake.add_group("Friday cards", &users);
-        let dir = tempfile::tempdir().unwrap();
-        let bot = start(&bot_config(&fake, &dir), tuning).await.unwrap();
-        for &u in &users {
-            fake.start_bot(u, None).unwrap();
-        }
-        World {
-            fake,
-            _dir: dir,
-            users,
-            group,
-            bot: Some(bot),
-        }
-    }
-
-    async fn stop(&mut self) {
-        if let Some(b) = self.bot.take() {
-            b.stop().await;
-        }
-    }
-
-    fn dm(&self, i: usize) -> ChatId {
-        FakeBot::private_chat(self.users[i])
-    }
-
-    async fn open_table(&self) -> Table {
-        self.table_in(self.group).await.expect("an open table")
-    }
-
-    async fn table_in(&self, group: ChatId) -> Option<Table> {
-        let chat = ChatKey::new(Platform::Telegram, group.0.to_string()).unwrap();
-        let s = self.bot.as_ref().unwrap().service();
-        s.open_table(&chat).await.unwrap()
-    }
-
-    /// The texts the bot has sent to `chat`, once there are at least `n`.
-    async fn bot_texts(&self, chat: ChatId, n: usize) -> Vec<String> {
-        self.fake
-            .wait_for(WAIT, |f| {
-                let texts: Vec<String> = f
-                    .messages(chat)
-                    .into_iter()
-                    .filter(|m| m.author == Author::Bot)
-                    .map(|m| m.text)
-                    .collect();
-                (texts.len() >= n).then_some(texts)
-            })
-            .await
-            .unwrap_or_else(|_| panic!("the bot never sent {n} messages to {chat}"))
-    }
-
-    async fn table_after(&self, t: &Table) -> Table {
-        let s = self.bot.as_ref().unwrap().service().clone();
-        eventually(
-            WAIT,
-            Duration::from_millis(5),
-            "the table did not move",
-            || {
-                let s = s.clone();
-                async move {
-                    let now = s.table(t.id()).await.unwrap().unwrap();
-                    (now.version() > t.version()).then_some(now)
-                }
-            },
-        )
-        .await
-    }
-
-    /// Presses the button with `data` on the newest message of `chat`
-    /// showing it (waiting for the bot to draw it); returns the query id.
-    async fn press_only(&self, user: UserId, chat: ChatId, data: &str) -> String {
-        let msg = self
-            .fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat)
-                    .into_iter()
-                    .rev()
-                    .find(|m| {
-                        m.keyboard
-                            .as_ref()
-                            .is_some_and(|k| k.with_data(data).is_some())
-                    })
-                    .map(|m| m.id)
-            })
-            .await
-            .unwrap_or_else(|_| panic!("nobody sees a button {data} in {chat}"));
-        self.fake.press(user, chat, msg, data).unwrap()
-    }
-
-    async fn answer(&self, query: &str) -> Option<String> {
-        self.fake
-            .wait_for(WAIT, |f| f.callback_answer(query))
-            .await
-            .unwrap_or_else(|_| panic!("press {query} never answered"))
-            .text
-    }
-
-    /// Presses and returns the popup.
-    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> Option<String> {
-        let q = self.press_only(user, chat, data).await;
-        self.answer(&q).await
-    }
-
-    /// The data of the newest group button whose label has `label`.
-    async fn group_button(&self, label: &str) -> String {
-        self.fake
-            .wait_for(WAIT, |f| {
-                f.messages(self.group).into_iter().rev().find_map(|m| {
-                    let b = m.keyboard?.find(label)?.callback_data()?.to_owned();
-                    Some(b)
-                })
-            })
-            .await
-            .unwrap_or_else(|_| {
-                let seen: Vec<_> = self
-                    .fake
-                    .messages(self.group)
-                    .into_iter()
-                    .map(|m| (m.text, m.keyboard))
-                    .collect();
-                panic!("no group button {label} in {seen:#?}")
-            })
-    }
-
-    async fn press_label(&self, user: UserId, label: &str) -> Option<String> {
-        let data = self.group_button(label).await;
-        self.press(user, self.group, &data).await
-    }
-
-    /// A Hearts table of the first person and three AI players, started.
-    async fn hearts_with_ai(&self) -> Table {
-        self.fake
-            .user_says(self.group, self.users[0], "/hearts")
-            .unwrap();
-        for _ in 0..3 {
-            assert_eq!(self.press_label(self.users[0], "Add AI").await, None);
-        }
-        assert_eq!(self.press_label(self.users[0], "Start").await, None);
-        self.open_table().await
-    }
+async fn named(names: &[&str], tuning: Tuning) -> World {
+    World::with(Setup {
+        people: names.iter().map(|n| n.to_string()).collect(),
+        ..Setup::tuned(tuning)
+    })
+    .await
 }
 
 /// Point 3: Telegram delivers a press again when the first delivery's
@@ -225,7 +69,7 @@ impl World {
 /// counted; the second delivery must not say "out of date".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_press_delivered_again_after_it_counted_is_answered_like_the_first() {
-    let mut w = World::new(1, fast_tuning()).await;
+    let mut w = world(1, fast_tuning()).await;
     let t = w.hearts_with_ai().await;
     let seat = t.awaiting()[0];
     let Some(GameAction::Hearts(hearts::Action::PassCards(cards))) =
@@ -233,14 +77,7 @@ async fn a_press_delivered_again_after_it_counted_is_answered_like_the_first() {
     else {
         panic!("a Hearts deal starts with the pass");
     };
-    let data = |action| {
-        Press::Table {
-            table: t.id(),
-            version: t.version(),
-            action,
-        }
-        .encode()
-    };
+    let data = |action| press_data(&t, action);
     for c in cards.iter() {
         let popup = w
             .press(w.users[0], w.dm(0), &data(TableAction::Toggle(c)))
@@ -254,9 +91,9 @@ async fn a_press_delivered_again_after_it_counted_is_answered_like_the_first() {
             .times(1),
     );
     let q = w
-        .press_only(w.users[0], w.dm(0), &data(TableAction::HeartsPass(cards)))
+        .press_query(w.users[0], w.dm(0), &data(TableAction::HeartsPass(cards)))
         .await;
-    let after = w.table_after(&t).await;
+    let after = w.wait_version_after(t.id(), t.version()).await;
     assert!(after.version() > t.version());
     eventually(WAIT, Duration::from_millis(5), "the fault hit", || async {
         (w.fake.failures().get("answerCallbackQuery").copied() == Some(1)).then_some(())
@@ -278,7 +115,7 @@ async fn a_press_delivered_again_after_it_counted_is_answered_like_the_first() {
 async fn an_update_the_parser_rejects_is_skipped_and_polling_goes_on() {
     let (logs, _guard) = Logs::capture();
     let cut = format!("Eve{LONE_SURROGATE}");
-    let mut w = World::named(&["Ann", &cut], fast_tuning()).await;
+    let mut w = named(&["Ann", &cut], fast_tuning()).await;
     let help_replies = |texts: &[String]| texts.iter().filter(|t| t.contains("/new")).count();
     let before = w.bot_texts(w.group, 0).await.len();
     w.fake.user_says(w.group, w.users[1], "/help").unwrap();
@@ -320,7 +157,7 @@ async fn a_quiet_long_poll_is_no_error() {
         poll_timeout: Duration::from_secs(20),
         ..fast_tuning()
     };
-    let mut w = World::new(1, tuning).await;
+    let mut w = world(1, tuning).await;
     // Nothing happens for longer than the client's own time-out.
     tokio::time::sleep(Duration::from_secs(19)).await;
     let before = w.bot_texts(w.group, 0).await.len();
@@ -335,14 +172,14 @@ async fn a_quiet_long_poll_is_no_error() {
 /// again now and then, not every 50 ms.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handler_waiting_on_telegram_does_not_make_polling_spin() {
-    let mut w = World::new(1, fast_tuning()).await;
+    let mut w = world(1, fast_tuning()).await;
     w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
-    let data = w.group_button("Add AI").await;
+    let (_, data) = w.group_button("Add AI").await;
     let slow = Duration::from_secs(3);
     w.fake
         .inject(Fault::delay(slow).method("answerCallbackQuery").times(1));
     let polls = w.fake.calls_of("getUpdates");
-    let q = w.press_only(w.users[0], w.group, &data).await;
+    let q = w.press_query(w.users[0], w.group, &data).await;
     assert_eq!(w.answer(&q).await, None);
     let during = w.fake.calls_of("getUpdates") - polls;
     // 50 ms apart would be 60; growing to 0.2 s apart it is about 17.
@@ -355,7 +192,7 @@ async fn a_handler_waiting_on_telegram_does_not_make_polling_spin() {
 /// comes forwarded from Telegram's account 777000.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn system_senders_take_no_seat() {
-    let mut w = World::new(1, fast_tuning()).await;
+    let mut w = world(1, fast_tuning()).await;
     let group = serde_json::json!({ "id": w.group.0, "type": "group", "title": "Friday cards" });
     let command = |from: serde_json::Value, sender_chat: serde_json::Value, id: i64| {
         serde_json::json!({
@@ -394,7 +231,7 @@ async fn system_senders_take_no_seat() {
     // A person's command after both: the table is theirs alone.
     w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
     let t = eventually(WAIT, Duration::from_millis(10), "Ann's table", || async {
-        w.table_in(w.group).await
+        w.open_table_in(w.group).await
     })
     .await;
     let seated: Vec<String> = t
@@ -421,24 +258,17 @@ async fn one_persons_flood_does_not_hold_up_another_chat() {
         press_rates: PressRates::PEOPLE,
         ..fast_tuning()
     };
-    let mut w = World::new(2, tuning).await;
+    let mut w = world(2, tuning).await;
     let (ann, boris) = (w.users[0], w.users[1]);
     let other = w.fake.add_group("Other table", &[boris]);
     w.fake.user_says(w.group, ann, "/kozel").unwrap();
     w.fake.user_says(other, boris, "/kozel").unwrap();
     // Each presses the seat they already hold: refused, nothing changes.
-    let own_seat = |t: &Table| {
-        Press::Table {
-            table: t.id(),
-            version: t.version(),
-            action: TableAction::TakeSeat(kozyr::cards::Seat::ALL[0]),
-        }
-        .encode()
-    };
+    let own_seat = |t: &Table| press_data(t, TableAction::TakeSeat(kozyr::cards::Seat::ALL[0]));
     let w_ref = &w;
     let lobby = |chat| async move {
         let t = eventually(WAIT, Duration::from_millis(10), "a lobby", || async {
-            w_ref.table_in(chat).await
+            w_ref.open_table_in(chat).await
         })
         .await;
         let (msg, _) = w_ref

@@ -9,91 +9,37 @@
 //! every callback was answered, the hand messages were edited in place, and
 //! a turn timer armed before a kill ran out after the restart.
 
-use std::io::BufReader;
-use std::process::{Child, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
-use kozyr::config::Config;
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::{Driver, deal_no};
-use kozyr::store::{Store, StoreOptions};
+use kozyr::store::Store;
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
-use kozyr::telegram::bot::{Tuning, start};
+use kozyr::telegram::bot::Tuning;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::MessageId;
 
-use crate::support::{db_url, eventually, fast_tuning, respawn, skip_to_ready};
+use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot, table_of};
+use crate::support::{eventually, fast_tuning};
 
-const CHILD_ENV: &str = "KOZYR_CHAOS_KILL_CHILD";
 /// This test's full name, for the child.
 const TEST: &str = "chaos_kill::sigkill_of_the_bot_mid_deal_loses_and_repeats_no_move";
-const TOKEN: &str = "123456:KILL-fake-token-kozyr-chaos-kill-0123456789";
 /// The shortest turn timer the configuration allows.
 const TURN_SECONDS: u64 = 10;
 const KILLS: u32 = 5;
 
 #[test]
 fn sigkill_of_the_bot_mid_deal_loses_and_repeats_no_move() {
-    if std::env::var(CHILD_ENV).is_ok() {
-        child();
-    } else {
-        parent();
-    }
-}
-
-// ---------------------------------------------------------------- child --
-
-fn child() {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
-        let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
+    if is_child() {
         // The service as the bot runs it (AI players with their delay).
-        let tuning = Tuning {
+        run_child_bot(Tuning {
             service: Tuning::default().service,
             ..fast_tuning()
-        };
-        let _bot = start(&config, tuning).await.expect("the bot starts");
-        println!("ready");
-        // Until SIGKILL.
-        std::future::pending::<()>().await;
-    });
-}
-
-// --------------------------------------------------------------- parent --
-
-struct Child_ {
-    child: Child,
-}
-
-fn spawn(env: &[(&str, String)]) -> Child_ {
-    let mut cmd = respawn(TEST);
-    cmd.env(CHILD_ENV, "1")
-        .env("RUST_LOG", "off")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn the bot");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    skip_to_ready(&mut out);
-    Child_ { child }
-}
-
-impl Child_ {
-    fn kill(self) {
-        // Drop kills.
-    }
-}
-
-/// A failing parent must not leave its bot running.
-impl Drop for Child_ {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        });
+    } else {
+        parent();
     }
 }
 
@@ -111,41 +57,15 @@ fn hand_ids(fake: &FakeBot, d: &Driver) -> Vec<Option<MessageId>> {
 
 fn parent() {
     let started = Instant::now();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    rt.block_on(async {
-        let fake = Arc::new(
-            FakeBot::start_with(FakeBotConfig {
-                token: TOKEN.into(),
-                ..FakeBotConfig::default()
-            })
-            .await
-            .expect("fake"),
-        );
-        let dir = tempfile::tempdir().expect("tempdir");
-        let url = db_url(&dir);
-        let env = [
-            ("TELOXIDE_TOKEN", TOKEN.to_owned()),
-            ("DATABASE_URL", url.clone()),
-            ("TELOXIDE_API_URL", fake.api_url().to_string()),
-            ("KOZYR_TURN_SECONDS", TURN_SECONDS.to_string()),
-        ];
-        let mut bot = Some(spawn(&env));
+    parent_runtime().block_on(async {
+        let world = KillWorld::new(FakeBotConfig::default(), TURN_SECONDS).await;
+        let fake = world.fake.clone();
+        let mut bot = Some(world.spawn(TEST));
         let mut driver = Driver::new(fake.clone(), "Kill");
         driver.patience = Duration::from_secs(5);
         driver.open_kozel_table().await.expect("the table starts");
-        let store = Store::open(&StoreOptions::new(url.clone()))
-            .await
-            .expect("store");
-        let id: TableId = store
-            .open_table(&driver.chat_key())
-            .await
-            .expect("read")
-            .expect("an open table")
-            .id();
+        let store = world.store().await;
+        let id: TableId = table_of(&store, &driver).await.id();
         let table =
             |store: Store| async move { store.table(id).await.expect("read").expect("the table") };
         let first = deal_no(&table(store.clone()).await);
@@ -166,7 +86,7 @@ fn parent() {
         // A timer armed before a kill runs out after the restart.
         let t = table(store.clone()).await;
         bot.take().expect("running").kill();
-        bot = Some(spawn(&env));
+        bot = Some(world.spawn(TEST));
         let timed_out = wait_for_version(&store, id, t.version(), TURN_SECONDS + 8).await;
         let by_timer = acted_after(&store, id, t.version()).await;
         assert_eq!(
@@ -199,7 +119,7 @@ fn parent() {
                 // An update is confirmed to Telegram only once handled
                 // (`telegram::listener`), so a press being handled at the
                 // moment of the kill is delivered again after the restart.
-                bot = Some(spawn(&env));
+                bot = Some(world.spawn(TEST));
             }
             match play.await.expect("join") {
                 Ok(v) => acked.push((v, seat)),

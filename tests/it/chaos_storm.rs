@@ -10,38 +10,42 @@
 //! writes in any 60 s (nor a 429). The figures go to stdout (see
 //! `docs/PERFORMANCE.md`).
 
-use std::io::BufReader;
-use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
-use kozyr::config::Config;
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::{DriveError, Driver, deal_no};
-use kozyr::store::{Store, StoreOptions};
+use kozyr::store::Store;
 use kozyr::table::{Mover, Phase, Platform, TableEvent, TableId};
-use kozyr::telegram::bot::{Tuning, start};
+use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::pacing::{Budget, PacerConfig};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use tokio::sync::Mutex;
 
-use crate::support::{db_url, eventually, fast_tuning, respawn, skip_to_ready};
+use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot, table_of};
+use crate::support::{eventually, fast_tuning};
 
-const CHILD_ENV: &str = "KOZYR_CHAOS_STORM_CHILD";
 /// The tests' full names, for the child.
 const STORM: &str = "chaos_storm::a_storm_of_kills_loses_doubles_and_bursts_nothing";
 const QUEUED: &str = "chaos_storm::a_result_waiting_in_the_group_queue_survives_a_kill";
-const TOKEN: &str = "123456:STORM-fake-token-kozyr-chaos-storm-0123456789";
 const KILLS: u32 = 50;
 const WINDOW: Duration = Duration::from_secs(60);
 
 #[test]
 fn a_storm_of_kills_loses_doubles_and_bursts_nothing() {
-    if std::env::var(CHILD_ENV).is_ok() {
-        child(true);
+    if is_child() {
+        // Telegram's limits as the bot keeps them in production.
+        run_child_bot(Tuning {
+            group_pacing: PacerConfig::group(),
+            private_pacing: PacerConfig::private(),
+            budget: Budget::TELEGRAM,
+            poll_timeout: Duration::from_secs(1),
+            drain_for: Duration::from_secs(2),
+            ..Tuning::default()
+        });
     } else {
         parent();
     }
@@ -49,69 +53,11 @@ fn a_storm_of_kills_loses_doubles_and_bursts_nothing() {
 
 #[test]
 fn a_result_waiting_in_the_group_queue_survives_a_kill() {
-    if std::env::var(CHILD_ENV).is_ok() {
-        child(false);
+    if is_child() {
+        run_child_bot(fast_tuning());
     } else {
         queued_result();
     }
-}
-
-// ---------------------------------------------------------------- child --
-
-/// The bot, with Telegram's limits as it keeps them in production
-/// (`paced`), or with the fast test tuning.
-fn child(paced: bool) {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
-        let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
-        let tuning = if paced {
-            Tuning {
-                group_pacing: PacerConfig::group(),
-                private_pacing: PacerConfig::private(),
-                budget: Budget::TELEGRAM,
-                poll_timeout: Duration::from_secs(1),
-                drain_for: Duration::from_secs(2),
-                ..Tuning::default()
-            }
-        } else {
-            fast_tuning()
-        };
-        let _bot = start(&config, tuning).await.expect("the bot starts");
-        println!("ready");
-        // Until SIGKILL.
-        std::future::pending::<()>().await;
-    });
-}
-
-// --------------------------------------------------------------- parent --
-
-/// The bot's process; dropping it kills it (SIGKILL).
-struct Bot(Child);
-
-impl Drop for Bot {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn spawn(test: &'static str, env: Vec<(&'static str, String)>) -> Bot {
-    tokio::task::spawn_blocking(move || {
-        let mut cmd = respawn(test);
-        cmd.env(CHILD_ENV, "1")
-            .env("RUST_LOG", "off")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().expect("spawn the bot");
-        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-        skip_to_ready(&mut out);
-        Bot(child)
-    })
-    .await
-    .expect("spawn")
 }
 
 /// What one group's people saw: moves acknowledged (answered without a
@@ -169,42 +115,17 @@ fn announced(fake: &FakeBot, d: &Driver, deals: u32) -> Vec<usize> {
 
 fn parent() {
     let started = Instant::now();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    rt.block_on(async {
-        let fake = Arc::new(
-            FakeBot::start_with(FakeBotConfig {
-                token: TOKEN.into(),
-                ..FakeBotConfig::default().telegram_limits()
-            })
-            .await
-            .expect("fake"),
-        );
-        let dir = tempfile::tempdir().expect("tempdir");
-        let url = db_url(&dir);
-        let env = vec![
-            ("TELOXIDE_TOKEN", TOKEN.to_owned()),
-            ("DATABASE_URL", url.clone()),
-            ("TELOXIDE_API_URL", fake.api_url().to_string()),
-            ("KOZYR_TURN_SECONDS", "0".to_owned()),
-        ];
-        let mut bot = Some(spawn(STORM, env.clone()).await);
-        let store = Store::open(&StoreOptions::new(url.clone()))
-            .await
-            .expect("store");
+    parent_runtime().block_on(async {
+        let world = KillWorld::new(FakeBotConfig::default().telegram_limits(), 0).await;
+        let fake = world.fake.clone();
+        let mut bot = Some(world.start(STORM).await);
+        let store = world.store().await;
         let mut groups = Vec::new();
         for name in ["Storm A", "Storm B"] {
             let mut d = Driver::new(fake.clone(), name);
             d.patience = Duration::from_secs(8);
             d.open_kozel_table().await.expect("the table starts");
-            let t = store
-                .open_table(&d.chat_key())
-                .await
-                .expect("read")
-                .expect("an open table");
+            let t = table_of(&store, &d).await;
             groups.push((d, t.id(), deal_no(&t)));
         }
 
@@ -234,7 +155,7 @@ fn parent() {
             };
             tokio::time::sleep(Duration::from_millis(ms)).await;
             drop(bot.take());
-            bot = Some(spawn(STORM, env.clone()).await);
+            bot = Some(world.start(STORM).await);
         }
         let storm = storm.elapsed();
         // Play on, unharmed, until each group finished a deal.
@@ -386,40 +307,15 @@ fn parent() {
 /// `retry_after` on the announcement); the bot is killed then. After the
 /// restart the result is announced, and the live table posted anew below.
 fn queued_result() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    rt.block_on(async {
-        let fake = Arc::new(
-            FakeBot::start_with(FakeBotConfig {
-                token: TOKEN.into(),
-                ..FakeBotConfig::default()
-            })
-            .await
-            .expect("fake"),
-        );
-        let dir = tempfile::tempdir().expect("tempdir");
-        let url = db_url(&dir);
-        let env = vec![
-            ("TELOXIDE_TOKEN", TOKEN.to_owned()),
-            ("DATABASE_URL", url.clone()),
-            ("TELOXIDE_API_URL", fake.api_url().to_string()),
-            ("KOZYR_TURN_SECONDS", "0".to_owned()),
-        ];
-        let mut bot = Some(spawn(QUEUED, env.clone()).await);
-        let store = Store::open(&StoreOptions::new(url.clone()))
-            .await
-            .expect("store");
+    parent_runtime().block_on(async {
+        let world = KillWorld::new(FakeBotConfig::default(), 0).await;
+        let fake = world.fake.clone();
+        let mut bot = Some(world.start(QUEUED).await);
+        let store = world.store().await;
         let mut d = Driver::new(fake.clone(), "Queued");
         d.patience = Duration::from_secs(10);
         d.open_kozel_table().await.expect("the table starts");
-        let t = store
-            .open_table(&d.chat_key())
-            .await
-            .expect("read")
-            .expect("an open table");
+        let t = table_of(&store, &d).await;
         let (id, first) = (t.id(), deal_no(&t));
         // The live table is posted anew when the game begins; the next new
         // message in the group is the deal's result, held back by a 429.
@@ -466,7 +362,7 @@ fn queued_result() {
             "not announced before the kill"
         );
         drop(bot.take());
-        bot = Some(spawn(QUEUED, env.clone()).await);
+        bot = Some(world.start(QUEUED).await);
         let announced = fake
             .wait_for(Duration::from_secs(20), |f| {
                 f.messages(d.group)

@@ -8,8 +8,7 @@ use std::path::Path;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use kozyr::fakebot::{FakeBot, FakeBotConfig};
-
+use crate::support::telegram::fake_with_token;
 use crate::support::{kozyr, kozyr_at, run_to_end};
 
 const TOKEN: &str = "123456:DATA-fake-token-kozyr-data-tools-tests-0123456";
@@ -26,12 +25,7 @@ fn db_url(dir: &Path) -> String {
 /// stopped (until its heartbeat went stale).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_health_check_fails_as_soon_as_the_bot_stopped() {
-    let fake = FakeBot::start_with(FakeBotConfig {
-        token: TOKEN.into(),
-        ..FakeBotConfig::default()
-    })
-    .await
-    .unwrap();
+    let fake = fake_with_token(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
     let url = db_url(dir.path());
     let api = fake.api_url().to_string();

@@ -13,7 +13,9 @@ use kozyr::discord::outbox::BURIED_AFTER;
 use kozyr::fakediscord::{APP_ID, Seen};
 use kozyr::table::{Phase, TableId, TurnTimer};
 
-use crate::discord::{CHANNEL, WAIT, World, deal_no, discord_config, open_and_start, tuning};
+use crate::support::discord::{
+    CHANNEL, WAIT, World, deal_no, discord_config, open_and_start, tuning,
+};
 use crate::support::eventually;
 
 /// A turn ping: a new message naming whose turn it is, without buttons

@@ -6,175 +6,26 @@
 
 use std::time::Duration;
 
-use kozyr::cards::CardSet;
 use kozyr::config::Config;
-use kozyr::fakebot::{FakeBot, FakeBotConfig, Fault, UserSpec};
-use kozyr::front::action::{Press, TableAction};
+use kozyr::fakebot::Fault;
+use kozyr::front::action::TableAction;
 use kozyr::game::{GameAction, GameView};
-use kozyr::table::{Phase, Table, TableId};
-use kozyr::telegram::bot::{RunningBot, start};
-use kozyr::{hearts, kozel};
-use teloxide::types::{ChatId, MessageId, UserId};
+use kozyr::kozel;
+use kozyr::table::{Phase, TableId};
+use kozyr::telegram::bot::start;
+use teloxide::types::MessageId;
 
-use crate::support::{bot_config, db_url, eventually, fast_tuning};
+use crate::support::telegram::{Setup, WAIT, World};
+use crate::support::{db_url, fast_tuning, press_data};
 
-const WAIT: Duration = Duration::from_secs(10);
-
-struct World {
-    fake: FakeBot,
-    dir: tempfile::TempDir,
-    users: [UserId; 4],
-    group: ChatId,
-    bot: Option<RunningBot>,
-}
-
-impl World {
-    async fn new() -> World {
-        let fake = FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-end-to-end-0123456789".into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap();
-        let names = ["Ann", "Boris", "Chloe", "Dmitri"];
-        let users = names.map(|n| fake.add_user(UserSpec::new(n).language("en")));
-        let group = fake.add_group("Friday cards", &users);
-        let dir = tempfile::tempdir().unwrap();
-        let mut w = World {
-            fake,
-            dir,
-            users,
-            group,
-            bot: None,
-        };
-        w.start().await;
-        w
-    }
-
-    fn config(&self) -> Config {
-        bot_config(&self.fake, &self.dir)
-    }
-
-    async fn start(&mut self) {
-        self.bot = Some(start(&self.config(), fast_tuning()).await.unwrap());
-    }
-
-    async fn stop(&mut self) {
-        if let Some(b) = self.bot.take() {
-            b.stop().await;
-        }
-    }
-
-    fn running(&self) -> &RunningBot {
-        self.bot.as_ref().unwrap()
-    }
-
-    async fn table(&self, id: TableId) -> Table {
-        let s = &self.running().service();
-        s.table(id).await.unwrap().unwrap()
-    }
-
-    fn dm(&self, seat: usize) -> ChatId {
-        FakeBot::private_chat(self.users[seat])
-    }
-
-    /// Presses the button with `data` on the newest message of `chat` that has it.
-    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> String {
-        let msg = self
-            .fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat)
-                    .into_iter()
-                    .rev()
-                    .find(|m| {
-                        m.keyboard
-                            .as_ref()
-                            .is_some_and(|k| k.with_data(data).is_some())
-                    })
-                    .map(|m| m.id)
-            })
-            .await
-            .unwrap_or_else(|_| panic!("no button {data} in {chat}"));
-        self.fake.press(user, chat, msg, data).unwrap()
-    }
-
-    async fn answer(&self, query: &str) -> Option<String> {
-        self.fake
-            .wait_for(WAIT, |f| f.callback_answer(query))
-            .await
-            .unwrap()
-            .text
-    }
-
-    /// The group's lobby message and the data of the button whose text has `label`.
-    async fn lobby_button(&self, label: &str) -> String {
-        self.lobby_button_in(self.group, label).await
-    }
-
-    async fn lobby_button_in(&self, group: ChatId, label: &str) -> String {
-        self.fake
-            .wait_for(WAIT, |f| {
-                let (_, kb) = f.latest_keyboard(group)?;
-                kb.find(label)?.callback_data().map(str::to_owned)
-            })
-            .await
-            .unwrap_or_else(|_| panic!("no lobby button {label}"))
-    }
-
-    /// Plays the seat's safe action by toggling its cards in the hand
-    /// message and pressing the action button the bot then drew.
-    async fn play_safe(&self, t: &Table) {
-        let seat = t.awaiting()[0];
-        let action = t.game().unwrap().safe_action(seat).unwrap();
-        let (cards, make): (CardSet, fn(CardSet) -> TableAction) = match action {
-            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead),
-            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass),
-            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat),
-            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass),
-            GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
-                TableAction::HeartsPlay(s.first().unwrap())
-            }),
-            other => panic!("unexpected safe action {other:?}"),
-        };
-        let i = seat.index();
-        let (user, dm) = (self.users[i], self.dm(i));
-        let cb = |action| {
-            Press::Table {
-                table: t.id(),
-                version: t.version(),
-                action,
-            }
-            .encode()
-        };
-        // A Hearts card plays with one press of its own button.
-        let one_press = matches!(action, GameAction::Hearts(hearts::Action::Play(_)));
-        for c in cards.iter().filter(|_| !one_press) {
-            let q = self.press(user, dm, &cb(TableAction::Toggle(c))).await;
-            assert_eq!(self.answer(&q).await, None, "toggle {c}");
-        }
-        let q = self.press(user, dm, &cb(make(cards))).await;
-        assert_eq!(self.answer(&q).await, None, "{action:?}");
-    }
-
-    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
-        eventually(
-            WAIT,
-            Duration::from_millis(5),
-            "the table did not move",
-            || async {
-                let t = self.table(id).await;
-                (t.version() > v).then_some(t)
-            },
-        )
-        .await
-    }
-}
-
-fn deal_no(t: &Table) -> u32 {
-    match t.game().unwrap().public_view() {
-        GameView::Kozel(v) => v.deal_no,
-        GameView::Hearts(v) => v.results.len() as u32 + 1,
-    }
+/// Four people who have not started the bot yet (a table's lobby offers
+/// the deep link to whoever has not).
+async fn world() -> World {
+    World::with(Setup {
+        started: false,
+        ..Setup::default()
+    })
+    .await
 }
 
 /// Opens a table with `command`, seats everyone (Dmitri through the deep
@@ -228,35 +79,14 @@ async fn open_and_start(w: &World, command: &str) -> TableId {
     assert_eq!(w.answer(&q).await, None);
     let chat = kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, w.group.0.to_string())
         .unwrap();
-    let t = w
-        .running()
-        .service()
-        .open_table(&chat)
-        .await
-        .unwrap()
-        .unwrap();
+    let t = w.service().open_table(&chat).await.unwrap().unwrap();
     assert_eq!(t.phase(), Phase::Playing);
     t.id()
 }
 
-/// The seat's hand message, once the bot has sent it (hands go out
-/// asynchronously, as a person would see them appear).
-async fn hand_message(w: &World, seat: usize) -> MessageId {
-    w.fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.dm(seat))
-                .into_iter()
-                .rev()
-                .find(|m| m.keyboard.is_some())
-                .map(|m| m.id)
-        })
-        .await
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_presses() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     let id = open_and_start(&w, "/kozel").await;
     assert!(
         w.fake.commands().len() >= 4,
@@ -275,13 +105,8 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
         GameAction::Kozel(kozel::Action::Lead(s)) => s,
         other => panic!("{other:?}"),
     };
-    let stale = Press::Table {
-        table: id,
-        version: old.version(),
-        action: TableAction::Lead(stale_lead),
-    }
-    .encode();
-    let hand = hand_message(&w, seat).await;
+    let stale = press_data(&old, TableAction::Lead(stale_lead));
+    let hand = w.hand_message(seat).await;
     let q = w
         .fake
         .press_raw(w.users[seat], w.dm(seat), hand, &stale)
@@ -308,7 +133,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     // afterwards and the buttons on them keep working.
     let mut hand_ids: Vec<MessageId> = Vec::new();
     for s in 0..4 {
-        hand_ids.push(hand_message(&w, s).await);
+        hand_ids.push(w.hand_message(s).await);
     }
     let group_messages = w.fake.messages(w.group).len();
     w.stop().await;
@@ -323,26 +148,19 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     let GameAction::Kozel(kozel::Action::Pass(cards) | kozel::Action::Beat(cards)) = action else {
         panic!("{action:?}")
     };
-    let cb = |a| {
-        Press::Table {
-            table: id,
-            version: t.version(),
-            action: a,
-        }
-        .encode()
-    };
+    let cb = |a| press_data(&t, a);
     for c in cards.iter() {
-        let q = w
+        let popup = w
             .press(w.users[i], w.dm(i), &cb(TableAction::Toggle(c)))
             .await;
-        assert_eq!(w.answer(&q).await, None);
+        assert_eq!(popup, None);
     }
     let data = if matches!(action, GameAction::Kozel(kozel::Action::Pass(_))) {
         cb(TableAction::Pass(cards))
     } else {
         cb(TableAction::Beat(cards))
     };
-    let msg = hand_message(&w, i).await;
+    let msg = w.hand_message(i).await;
     assert_eq!(msg, hand_ids[i], "the hand message survives the restart");
     w.fake
         .wait_for(WAIT, |f| {
@@ -375,15 +193,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     );
 
     // Play the rest of the deal.
-    let first_deal = deal_no(&w.table(id).await);
-    loop {
-        let t = w.table(id).await;
-        if t.phase() != Phase::Playing || deal_no(&t) != first_deal {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-    }
+    w.finish_deal(id).await;
     // The deal's result is announced in the group.
     w.fake
         .wait_for(WAIT, |f| {
@@ -413,7 +223,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     );
     // The table message was edited in place: one lobby/table message.
     for (s, id) in hand_ids.iter().enumerate() {
-        assert_eq!(hand_message(&w, s).await, *id, "hands edited in place");
+        assert_eq!(w.hand_message(s).await, *id, "hands edited in place");
     }
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;
@@ -421,17 +231,9 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hearts_deal_through_the_buttons() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     let id = open_and_start(&w, "/new hearts").await;
-    let first = deal_no(&w.table(id).await);
-    loop {
-        let t = w.table(id).await;
-        if t.phase() != Phase::Playing || deal_no(&t) != first {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-    }
+    w.finish_deal(id).await;
     let t = w.table(id).await;
     let GameView::Hearts(v) = t.game().unwrap().public_view() else {
         panic!()
@@ -452,7 +254,7 @@ async fn a_hearts_deal_through_the_buttons() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_table_follows_a_group_upgraded_to_a_supergroup() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
     w.lobby_button("2").await;
     let new = w.fake.migrate_to_supergroup(w.group, w.users[0]).unwrap();
@@ -465,17 +267,10 @@ async fn the_table_follows_a_group_upgraded_to_a_supergroup() {
         })
         .await
         .unwrap();
-    let q = w.press(w.users[1], new, &data).await;
-    assert_eq!(w.answer(&q).await, None);
+    assert_eq!(w.press(w.users[1], new, &data).await, None);
     let chat =
         kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, new.0.to_string()).unwrap();
-    let t = w
-        .running()
-        .service()
-        .open_table(&chat)
-        .await
-        .unwrap()
-        .unwrap();
+    let t = w.service().open_table(&chat).await.unwrap().unwrap();
     assert_eq!(t.seats().iter().filter(|(_, s)| !s.is_empty()).count(), 2);
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;
@@ -536,7 +331,7 @@ async fn finish_series(w: &World, id: TableId) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_series_offers_a_rematch_with_the_same_seats() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     let id = open_and_start(&w, "/kozel").await;
     let seats_before = w.table(id).await.seats().clone();
     finish_series(&w, id).await;
@@ -547,30 +342,27 @@ async fn a_finished_series_offers_a_rematch_with_the_same_seats() {
     // The table message of the finished series carries the Rematch button;
     // any seated person may press it.
     let data = w.lobby_button("Rematch").await;
-    let q = w.press(w.users[2], w.group, &data).await;
-    assert_eq!(w.answer(&q).await, None);
+    assert_eq!(w.press(w.users[2], w.group, &data).await, None);
     let t = w.wait_version_after(id, t.version()).await;
     assert_eq!(t.phase(), Phase::Playing);
     assert_eq!(t.series_no(), 2);
     assert_eq!(*t.seats(), seats_before, "the same seats");
 
     // The button from the finished state is stale now: nothing changes.
-    let msg = w.fake.latest_keyboard(w.group).unwrap().0;
+    // (The new series' table may be on its way: the newest message with
+    // buttons once there is one.)
+    let (msg, _) = w
+        .fake
+        .wait_for(WAIT, |f| f.latest_keyboard(w.group))
+        .await
+        .unwrap();
     let q = w.fake.press_raw(w.users[1], w.group, msg, &data).unwrap();
     assert!(w.answer(&q).await.is_some(), "a second rematch is refused");
     assert_eq!(w.table(id).await.series_no(), 2);
 
     // Everyone got a hand for the new series, with buttons.
     for s in 0..4 {
-        w.fake
-            .wait_for(WAIT, |f| {
-                f.messages(w.dm(s))
-                    .last()
-                    .filter(|m| m.keyboard.is_some())
-                    .map(drop)
-            })
-            .await
-            .unwrap();
+        w.hand_is_newest(s).await;
     }
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;
@@ -578,22 +370,12 @@ async fn a_finished_series_offers_a_rematch_with_the_same_seats() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_return() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     let id = open_and_start(&w, "/kozel").await;
     let t = w.table(id).await;
     let seat = t.awaiting()[0];
     let i = seat.index();
-    let old_hand = w
-        .fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.dm(i))
-                .into_iter()
-                .rev()
-                .find(|m| m.keyboard.is_some())
-                .map(|m| m.id)
-        })
-        .await
-        .unwrap();
+    let old_hand = w.hand_message(i).await;
     w.fake.block_bot(w.users[i]).unwrap();
 
     // The game goes on: an AI player takes the seat over and moves for it.
@@ -673,7 +455,7 @@ async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_re
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_there() {
     use kozyr::fakebot::MemberStatus;
-    let mut w = World::new().await;
+    let mut w = world().await;
     w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
     w.lobby_button("2").await;
     let chat = kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, w.group.0.to_string())
@@ -720,21 +502,13 @@ async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_the
 async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
     use kozyr::fakebot::OutputKind;
     use kozyr::table::{Awaited, Output, TimerSpec};
-    let mut w = World::new().await;
+    let mut w = world().await;
     let id = open_and_start(&w, "/kozel").await;
     let t = w.table(id).await;
     let seat = t.awaiting()[0];
     let i = seat.index();
     // Let the start's output settle.
-    w.fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.dm(i))
-                .last()
-                .filter(|m| m.keyboard.is_some())
-                .map(drop)
-        })
-        .await
-        .unwrap();
+    w.hand_is_newest(i).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let group_sends = |w: &World| {
         w.fake
@@ -772,7 +546,7 @@ async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     // Stop the polling bot once it polls (a stop during its start races).
     w.fake
         .wait_for(WAIT, |f| (f.calls_of("getUpdates") > 0).then_some(()))
@@ -861,7 +635,7 @@ async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
 /// two people pressing at once both sit (no "that seat is taken").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_pressing_join_at_once_both_sit() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     for i in 0..3 {
         w.fake.start_bot(w.users[i], None).unwrap();
     }
@@ -892,7 +666,7 @@ async fn two_people_pressing_join_at_once_both_sit() {
 /// not the language of whoever sent the command.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_group_hears_its_own_language_whoever_asks() {
-    let mut w = World::new().await;
+    let mut w = world().await;
     let ivan = w
         .fake
         .add_user(kozyr::fakebot::UserSpec::new("Ivan").language("ru"));

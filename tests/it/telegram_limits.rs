@@ -71,50 +71,21 @@ async fn the_fake_limits_private_chats_and_the_whole_bot() {
 
 // ------------------------------------------------------ the whole bot --
 
-use std::sync::Arc;
-
 use kozyr::fakebot::Author;
-use kozyr::loadtest::Driver;
-use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::telegram::pacing::{Budget, PacerConfig};
+use kozyr::telegram::bot::Tuning;
 
-use crate::support::{bot_config, eventually};
+use crate::support::eventually;
+use crate::support::telegram::{MINUTE, Setup, World, real_limits, strict_fake};
 
-/// Telegram's minute, shortened for the tests: the fake and the bot both
-/// count 20 outputs a group in this window.
-const MINUTE: Duration = Duration::from_secs(6);
-
-/// A fake with all of Telegram's limits (the group minute shortened).
-async fn strict_fake() -> Arc<FakeBot> {
-    Arc::new(
-        FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-limits-0123456789".into(),
-            group_window: MINUTE,
-            ..FakeBotConfig::default().telegram_limits()
-        })
-        .await
-        .unwrap(),
-    )
-}
-
-/// The bot's real limits, the group minute shortened like the fake's.
-fn real_limits() -> Tuning {
-    Tuning {
-        group_pacing: PacerConfig {
-            window: MINUTE,
-            ..PacerConfig::group()
-        },
-        private_pacing: PacerConfig::private(),
-        budget: Budget::TELEGRAM,
-        poll_timeout: Duration::from_secs(1),
-        drain_for: Duration::from_secs(2),
-        service: kozyr::table::runtime::ServiceOptions::default(),
-        ..Tuning::default()
-    }
-}
-
-async fn start_bot(fake: &FakeBot, dir: &tempfile::TempDir, tuning: Tuning) -> RunningBot {
-    start(&bot_config(fake, dir), tuning).await.unwrap()
+/// The bot against `fake` with `tuning`; each test brings its people with
+/// a [`Driver`].
+async fn world(fake: FakeBotConfig, tuning: Tuning) -> World {
+    World::with(Setup {
+        fake,
+        tuning,
+        ..Setup::drivers_only()
+    })
+    .await
 }
 
 /// How many of the bot's messages in `chat` read exactly like the one it
@@ -138,10 +109,9 @@ fn most_copies(fake: &FakeBot, chat: ChatId) -> (String, usize) {
 /// people type, and no reply is lost.
 #[tokio::test]
 async fn command_replies_and_welcomes_keep_the_limits_and_none_is_lost() {
-    let fake = strict_fake().await;
-    let dir = tempfile::tempdir().unwrap();
-    let bot = start_bot(&fake, &dir, real_limits()).await;
-    let d = Driver::new(fake.clone(), "Limits");
+    let mut w = world(strict_fake(), real_limits()).await;
+    let fake = w.fake.clone();
+    let d = w.driver("Limits");
     // Everyone starts the bot three times, and someone asks for help 25
     // times in the group, all at once.
     for _ in 0..3 {
@@ -165,7 +135,7 @@ async fn command_replies_and_welcomes_keep_the_limits_and_none_is_lost() {
         },
     )
     .await;
-    bot.stop().await;
+    w.stop().await;
     assert_eq!(
         fake.limit_hits(),
         LimitHits::default(),
@@ -190,10 +160,9 @@ async fn command_replies_and_welcomes_keep_the_limits_and_none_is_lost() {
 /// Start button after the game began.
 #[tokio::test]
 async fn the_lobby_turns_into_the_game_at_once() {
-    let fake = strict_fake().await;
-    let dir = tempfile::tempdir().unwrap();
-    let bot = start_bot(&fake, &dir, real_limits()).await;
-    let d = Driver::new(fake.clone(), "Start");
+    let mut w = world(strict_fake(), real_limits()).await;
+    let fake = w.fake.clone();
+    let d = w.driver("Start");
     for u in d.users {
         fake.start_bot(u, None).unwrap();
     }
@@ -224,32 +193,25 @@ async fn the_lobby_turns_into_the_game_at_once() {
         took < Duration::from_millis(1500),
         "the Start button stayed {took:?} after the game began"
     );
-    bot.stop().await;
+    w.stop().await;
     assert_eq!(fake.limit_hits(), LimitHits::default());
 }
 
 // ------------------------------------- a press in flight at a kill -9 --
 
 mod in_flight {
-    use std::io::BufReader;
-    use std::process::{Child, Stdio};
-    use std::sync::Arc;
     use std::time::Duration;
 
-    use kozyr::config::Config;
-    use kozyr::fakebot::{FakeBot, FakeBotConfig};
+    use kozyr::fakebot::FakeBotConfig;
     use kozyr::loadtest::Driver;
-    use kozyr::store::{Store, StoreOptions};
     use kozyr::table::{TableEvent, TableId};
-    use kozyr::telegram::bot::start;
     use sqlx::Connection;
 
-    use crate::support::{db_url, eventually, fast_tuning, respawn, skip_to_ready};
+    use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot, table_of};
+    use crate::support::{eventually, fast_tuning};
 
-    const CHILD_ENV: &str = "KOZYR_IN_FLIGHT_CHILD";
     const TEST: &str =
         "telegram_limits::in_flight::a_press_received_but_not_committed_survives_a_kill";
-    const TOKEN: &str = "123456:FLIGHT-fake-token-kozyr-in-flight-0123456789";
 
     /// The Also section of issue 11: a press the bot had received but not
     /// committed when it was killed (-9) is delivered again after the
@@ -258,82 +220,22 @@ mod in_flight {
     /// the database; the bot is killed while it waits for it.
     #[test]
     fn a_press_received_but_not_committed_survives_a_kill() {
-        if std::env::var(CHILD_ENV).is_ok() {
-            child();
+        if is_child() {
+            run_child_bot(fast_tuning());
         } else {
             parent();
         }
     }
 
-    fn child() {
-        let rt = tokio::runtime::Runtime::new().expect("runtime");
-        rt.block_on(async {
-            let config = Config::from_lookup(|k| std::env::var(k).ok()).expect("config");
-            let _bot = start(&config, fast_tuning()).await.expect("the bot starts");
-            println!("ready");
-            std::future::pending::<()>().await;
-        });
-    }
-
-    struct Bot(Child);
-
-    impl Drop for Bot {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-
-    fn spawn(env: &[(&str, String)]) -> Bot {
-        let mut cmd = respawn(TEST);
-        cmd.env(CHILD_ENV, "1")
-            .env("RUST_LOG", "off")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().expect("spawn the bot");
-        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-        skip_to_ready(&mut out);
-        Bot(child)
-    }
-
     fn parent() {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(async {
-            let fake = Arc::new(
-                FakeBot::start_with(FakeBotConfig {
-                    token: TOKEN.into(),
-                    ..FakeBotConfig::default()
-                })
-                .await
-                .expect("fake"),
-            );
-            let dir = tempfile::tempdir().expect("tempdir");
-            let url = db_url(&dir);
-            let env = [
-                ("TELOXIDE_TOKEN", TOKEN.to_owned()),
-                ("DATABASE_URL", url.clone()),
-                ("TELOXIDE_API_URL", fake.api_url().to_string()),
-                ("KOZYR_TURN_SECONDS", "0".to_owned()),
-            ];
-            let bot = spawn(&env);
+        parent_runtime().block_on(async {
+            let world = KillWorld::new(FakeBotConfig::default(), 0).await;
+            let (fake, url) = (world.fake.clone(), world.url.clone());
+            let bot = world.spawn(TEST);
             let driver = Driver::new(fake.clone(), "Flight");
             driver.open_kozel_table().await.expect("the table starts");
-            let store = Store::open(&StoreOptions::new(url.clone()))
-                .await
-                .expect("store");
-            let id: TableId = store
-                .open_table(&driver.chat_key())
-                .await
-                .expect("read")
-                .expect("an open table")
-                .id();
+            let store = world.store().await;
+            let id: TableId = table_of(&store, &driver).await.id();
             let t = store.table(id).await.expect("read").expect("table");
 
             // Hold the database's write lock: the bot receives the press
@@ -377,13 +279,13 @@ mod in_flight {
                 "nothing committed yet"
             );
 
-            drop(bot); // SIGKILL
+            bot.kill();
             sqlx::query("ROLLBACK")
                 .execute(&mut lock)
                 .await
                 .expect("unlock");
             drop(lock);
-            let _bot = spawn(&env);
+            let _bot = world.spawn(TEST);
             let acked_at = play
                 .await
                 .expect("join")
@@ -416,25 +318,11 @@ fn newest_from_bot(fake: &FakeBot, chat: ChatId) -> Option<kozyr::fakebot::FakeM
 /// and the old table message keeps its text without buttons.
 #[tokio::test]
 async fn each_deal_starts_with_the_live_table_at_the_bottom() {
-    let fake = Arc::new(
-        FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-bottom-0123456789".into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap(),
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let bot = start_bot(&fake, &dir, crate::support::fast_tuning()).await;
-    let service = bot.service().clone();
-    let d = Driver::new(fake.clone(), "Bottom");
-    d.open_kozel_table().await.unwrap();
-    let id = service
-        .open_table(&d.chat_key())
-        .await
-        .unwrap()
-        .unwrap()
-        .id();
+    let mut w = world(Setup::default().fake, crate::support::fast_tuning()).await;
+    let fake = w.fake.clone();
+    let service = w.service().clone();
+    let (d, t) = w.driven_table("Bottom").await;
+    let id = t.id();
     // The bot's first message in the group: the lobby, which became the table.
     let lobby = fake
         .messages(d.group)
@@ -515,7 +403,7 @@ async fn each_deal_starts_with_the_live_table_at_the_bottom() {
         Some(second),
         "nothing below the live table"
     );
-    bot.stop().await;
+    w.stop().await;
 }
 
 // ------------------------------------------- no re-sending after a restart --
@@ -526,25 +414,11 @@ async fn each_deal_starts_with_the_live_table_at_the_bottom() {
 /// move edits the same messages.
 #[tokio::test]
 async fn a_restart_sends_nothing_telegram_already_shows() {
-    let fake = Arc::new(
-        FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-restart-0123456789".into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap(),
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let bot = start_bot(&fake, &dir, crate::support::fast_tuning()).await;
-    let service = bot.service().clone();
-    let d = Driver::new(fake.clone(), "Restart");
-    d.open_kozel_table().await.unwrap();
-    let id = service
-        .open_table(&d.chat_key())
-        .await
-        .unwrap()
-        .unwrap()
-        .id();
+    let mut w = world(Setup::default().fake, crate::support::fast_tuning()).await;
+    let fake = w.fake.clone();
+    let service = w.service().clone();
+    let (d, t) = w.driven_table("Restart").await;
+    let id = t.id();
     for _ in 0..2 {
         let t = service.table(id).await.unwrap().unwrap();
         d.play_safe(&t, Duration::ZERO).await.unwrap();
@@ -568,11 +442,11 @@ async fn a_restart_sends_nothing_telegram_already_shows() {
         },
     )
     .await;
-    bot.stop().await;
+    w.stop().await;
     let before = writes(&fake);
     let dm_outputs = |f: &FakeBot| -> usize { (0..4).map(|i| f.outputs(d.dm(i)).len()).sum() };
     let dms_before = dm_outputs(&fake);
-    let bot = start_bot(&fake, &dir, crate::support::fast_tuning()).await;
+    w.start().await;
     // The restart renders every table and hand again: nothing Telegram
     // shows already is sent (no "message is not modified"), and no hand
     // changed, so none is edited.
@@ -592,7 +466,7 @@ async fn a_restart_sends_nothing_telegram_already_shows() {
     let hands: Vec<_> = (0..4)
         .map(|i| fake.latest_keyboard(d.dm(i)).map(|(m, _)| m))
         .collect();
-    let service = bot.service().clone();
+    let service = w.service().clone();
     let t = service.table(id).await.unwrap().unwrap();
     d.play_safe(&t, Duration::ZERO).await.unwrap();
     eventually(
@@ -606,5 +480,5 @@ async fn a_restart_sends_nothing_telegram_already_shows() {
         .map(|i| fake.latest_keyboard(d.dm(i)).map(|(m, _)| m))
         .collect();
     assert_eq!(after, hands, "the hands are edited in place");
-    bot.stop().await;
+    w.stop().await;
 }

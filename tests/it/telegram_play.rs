@@ -14,252 +14,16 @@
 //! - the Hearts "any heart breaks hearts" setting from `/settings`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use kozyr::cards::{Card, CardSet, Seat};
-use kozyr::fakebot::{FakeBot, FakeBotConfig, FakeMessage, UserSpec};
+use kozyr::fakebot::FakeMessage;
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::{Game, GameAction, GameView};
-use kozyr::table::{ChatKey, Phase, Platform, Table, TableId, TrickCards, TrickTaken};
-use kozyr::telegram::bot::{RunningBot, Tuning, start};
+use kozyr::table::{Table, TrickCards, TrickTaken};
 use kozyr::{hearts, kozel};
-use teloxide::types::{ChatId, UserId};
 
-use crate::support::{bot_config, eventually, fast_tuning};
-
-const WAIT: Duration = Duration::from_secs(10);
-const NAMES: [&str; 4] = ["Ann", "Boris", "Chloe", "Dmitri"];
-
-struct World {
-    fake: FakeBot,
-    _dir: tempfile::TempDir,
-    users: [UserId; 4],
-    group: ChatId,
-    bot: Option<RunningBot>,
-}
-
-impl World {
-    async fn new(tuning: Tuning) -> World {
-        let fake = FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-play-0123456789".into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap();
-        let users = NAMES.map(|n| fake.add_user(UserSpec::new(n).language("en")));
-        let group = fake.add_group("Friday cards", &users);
-        let dir = tempfile::tempdir().unwrap();
-        let bot = start(&bot_config(&fake, &dir), tuning).await.unwrap();
-        for &u in &users {
-            fake.start_bot(u, None).unwrap();
-        }
-        World {
-            fake,
-            _dir: dir,
-            users,
-            group,
-            bot: Some(bot),
-        }
-    }
-
-    async fn stop(&mut self) {
-        if let Some(b) = self.bot.take() {
-            b.stop().await;
-        }
-    }
-
-    fn dm(&self, seat: usize) -> ChatId {
-        FakeBot::private_chat(self.users[seat])
-    }
-
-    async fn table(&self, id: TableId) -> Table {
-        let s = self.bot.as_ref().unwrap().service();
-        s.table(id).await.unwrap().unwrap()
-    }
-
-    async fn open_table(&self) -> Table {
-        let chat = ChatKey::new(Platform::Telegram, self.group.0.to_string()).unwrap();
-        let s = self.bot.as_ref().unwrap().service();
-        s.open_table(&chat).await.unwrap().unwrap()
-    }
-
-    /// Presses the button with `data` on the newest message of `chat`
-    /// showing it (waiting for the bot to draw it); returns the popup.
-    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> Option<String> {
-        let msg = self
-            .fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat)
-                    .into_iter()
-                    .rev()
-                    .find(|m| {
-                        m.keyboard
-                            .as_ref()
-                            .is_some_and(|k| k.with_data(data).is_some())
-                    })
-                    .map(|m| m.id)
-            })
-            .await
-            .unwrap_or_else(|_| panic!("nobody sees a button {data} in {chat}"));
-        let q = self.fake.press(user, chat, msg, data).unwrap();
-        self.fake
-            .wait_for(WAIT, |f| f.callback_answer(&q))
-            .await
-            .unwrap()
-            .text
-    }
-
-    /// Presses the button whose label has `label` on the newest group
-    /// message showing one.
-    async fn press_label(&self, user: UserId, label: &str) -> Option<String> {
-        let data = self
-            .fake
-            .wait_for(WAIT, |f| {
-                f.messages(self.group).into_iter().rev().find_map(|m| {
-                    let b = m.keyboard?.find(label)?.callback_data()?.to_owned();
-                    Some(b)
-                })
-            })
-            .await
-            .unwrap_or_else(|_| panic!("no group button {label}"));
-        self.press(user, self.group, &data).await
-    }
-
-    /// The newest message in `chat` that `pred` accepts, once there is one.
-    async fn shown(
-        &self,
-        chat: ChatId,
-        what: &str,
-        pred: impl Fn(&FakeMessage) -> bool,
-    ) -> FakeMessage {
-        self.fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat).into_iter().rev().find(|m| pred(m))
-            })
-            .await
-            .unwrap_or_else(|_| {
-                let seen: Vec<String> = self
-                    .fake
-                    .messages(chat)
-                    .into_iter()
-                    .map(|m| m.text)
-                    .collect();
-                panic!("{what} never shown in {chat}; it shows {seen:#?}")
-            })
-    }
-
-    /// The seat's hand message as drawn for `version` (its buttons carry it).
-    async fn hand_at(&self, seat: usize, id: TableId, version: u64) -> FakeMessage {
-        self.shown(self.dm(seat), "the hand", |m| {
-            m.keyboard.as_ref().is_some_and(|k| {
-                k.buttons().any(|b| {
-                    matches!(b.callback_data().map(Press::parse),
-                        Some(Ok(Press::Table { table, version: v, .. })) if table == id && v == version)
-                })
-            })
-        })
-        .await
-    }
-
-    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
-        eventually(
-            WAIT,
-            Duration::from_millis(5),
-            "the table did not move",
-            || async {
-                let t = self.table(id).await;
-                (t.version() > v).then_some(t)
-            },
-        )
-        .await
-    }
-
-    /// The people in seats 1-3 (the creator has seat 0) take theirs, or
-    /// with `ai` the creator adds an AI player for the fourth; Start.
-    async fn open(&self, command: &str, ai: bool) -> TableId {
-        self.fake
-            .user_says(self.group, self.users[0], command)
-            .unwrap();
-        self.seat_and_start(ai).await
-    }
-
-    /// The lobby's seats taken (see [`World::open`]) and Start pressed.
-    async fn seat_and_start(&self, ai: bool) -> TableId {
-        let people = if ai { 1..3 } else { 1..4 };
-        for i in people {
-            let popup = self
-                .press_label(self.users[i], &format!("Seat {}", i + 1))
-                .await;
-            assert_eq!(popup, None);
-        }
-        if ai {
-            assert_eq!(self.press_label(self.users[0], "Add AI").await, None);
-        }
-        assert_eq!(self.press_label(self.users[0], "Start").await, None);
-        let t = self.open_table().await;
-        assert_eq!(t.phase(), Phase::Playing);
-        t.id()
-    }
-
-    /// The awaited seat's move, by pressing what its hand shows: a Hearts
-    /// card with one press; otherwise the cards, then the move's button,
-    /// which must be there once the cards are selected. Kozel answers beat
-    /// when they can, so tricks change hands.
-    async fn play(&self, t: &Table) -> Table {
-        let seat = t.awaiting()[0];
-        let game = t.game().unwrap();
-        let legal = game.legal_actions(seat);
-        let beat = legal
-            .iter()
-            .copied()
-            .find(|a| matches!(a, GameAction::Kozel(kozel::Action::Beat(_))));
-        let action = beat.unwrap_or_else(|| game.safe_action(seat).unwrap());
-        let i = seat.index();
-        let (user, dm) = (self.users[i], self.dm(i));
-        let data = |action| {
-            Press::Table {
-                table: t.id(),
-                version: t.version(),
-                action,
-            }
-            .encode()
-        };
-        let (cards, button) = match action {
-            GameAction::Hearts(hearts::Action::Play(c)) => {
-                assert_eq!(
-                    self.press(user, dm, &data(TableAction::HeartsPlay(c)))
-                        .await,
-                    None
-                );
-                return self.wait_version_after(t.id(), t.version()).await;
-            }
-            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass(s)),
-            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead(s)),
-            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat(s)),
-            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass(s)),
-            other => panic!("{other:?}"),
-        };
-        for c in cards.iter() {
-            assert_eq!(
-                self.press(user, dm, &data(TableAction::Toggle(c))).await,
-                None
-            );
-        }
-        assert_eq!(
-            self.press(user, dm, &data(button)).await,
-            None,
-            "{action:?}"
-        );
-        self.wait_version_after(t.id(), t.version()).await
-    }
-}
-
-fn deal_no(t: &Table) -> u32 {
-    match t.game().unwrap().public_view() {
-        GameView::Kozel(v) => v.deal_no,
-        GameView::Hearts(v) => v.results.len() as u32 + 1,
-    }
-}
+use crate::support::fast_tuning;
+use crate::support::telegram::{Setup, World, deal_no};
 
 /// The name the bot shows for a seat: the person's (in its bidi
 /// isolate), or the AI player's.
@@ -318,7 +82,7 @@ fn card_of(b: &kozyr::fakebot::Button) -> Option<(TableAction, Card)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hearts_one_press_plays_every_trick_shown_and_the_deal_result_in_every_hand() {
-    let mut w = World::new(fast_tuning()).await;
+    let mut w = World::new().await;
     let id = w.open("/hearts", false).await;
     let mut t = w.table(id).await;
     // Passing: three cards selected, then Pass 3.
@@ -475,7 +239,7 @@ async fn hearts_one_press_plays_every_trick_shown_and_the_deal_result_in_every_h
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kozel_moves_appear_for_the_selection_and_tricks_stay_shown_with_passes_face_down() {
-    let mut w = World::new(fast_tuning()).await;
+    let mut w = World::new().await;
     let id = w.open("/kozel", false).await;
     let mut t = w.table(id).await;
 
@@ -626,7 +390,7 @@ async fn an_ai_player_declares_its_molodka_out_of_turn() {
         kozyr::ai::AgentKind::Search,
         kozyr::ai::AgentConfig::default(),
     ));
-    let mut w = World::new(tuning).await;
+    let mut w = World::with(Setup::tuned(tuning)).await;
     let id = w.open("/kozel", true).await;
     let t = w.table(id).await;
     let ai = Seat::new(3).unwrap();
@@ -647,7 +411,7 @@ async fn an_ai_player_declares_its_molodka_out_of_turn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hearts_any_heart_breaks_is_a_setting() {
-    let mut w = World::new(fast_tuning()).await;
+    let mut w = World::new().await;
     // A table in its lobby takes the chat's settings.
     w.fake.user_says(w.group, w.users[0], "/hearts").unwrap();
     w.shown(w.group, "the lobby", |m| m.keyboard.is_some())

@@ -17,295 +17,38 @@
 use std::time::{Duration, Instant};
 
 use kozyr::cards::{CardSet, Seat};
-use kozyr::fakebot::{FakeBot, FakeBotConfig, FakeMessage, LimitHits, UserSpec};
-use kozyr::front::action::{Press, TableAction};
+use kozyr::fakebot::{FakeBotConfig, FakeMessage, LimitHits};
 use kozyr::game::{Game, GameAction, GameKind, GameOptions, GameView};
 use kozyr::kozel;
-use kozyr::table::{ChatKey, Phase, Platform, Table, TableId};
-use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::telegram::pacing::{Budget, PacerConfig};
+use kozyr::table::Table;
+use kozyr::telegram::bot::Tuning;
 use teloxide::types::{ChatId, MessageId, UserId};
 
-use crate::support::{bot_config, eventually, fast_tuning};
+use crate::support::fast_tuning;
+use crate::support::telegram::{
+    NAMES, Setup, World, card_toggle, policy, real_limits, strict_fake,
+};
 
 /// Paced outputs take seconds (3 s between group edits, 1 s in a private
 /// chat), so waits are generous.
 const WAIT: Duration = Duration::from_secs(20);
-const NAMES: [&str; 4] = ["Ann", "Boris", "Chloe", "Dmitri"];
 
-/// Telegram's minute, shortened for the tests as in `telegram_limits`.
-const MINUTE: Duration = Duration::from_secs(6);
-
-/// The bot's real limits, the group minute shortened like the fake's.
-fn real_limits() -> Tuning {
-    Tuning {
-        group_pacing: PacerConfig {
-            window: MINUTE,
-            ..PacerConfig::group()
-        },
-        private_pacing: PacerConfig::private(),
-        budget: Budget::TELEGRAM,
-        poll_timeout: Duration::from_secs(1),
-        drain_for: Duration::from_secs(2),
-        service: kozyr::table::runtime::ServiceOptions::default(),
-        ..Tuning::default()
-    }
+/// The bot against a fake set up by `fake`, with `turn_secs` of turn
+/// timer for new tables (`None`: no timer).
+async fn world(fake: FakeBotConfig, tuning: Tuning, turn_secs: Option<u32>) -> World {
+    World::with(Setup {
+        fake,
+        tuning,
+        turn_secs,
+        wait: WAIT,
+        ..Setup::default()
+    })
+    .await
 }
 
-/// A fake that enforces Telegram's limits (the group minute shortened).
-fn strict() -> FakeBotConfig {
-    FakeBotConfig {
-        token: "123456:TEST-fake-token-kozyr-screens-0123456789".into(),
-        group_window: MINUTE,
-        ..FakeBotConfig::default().telegram_limits()
-    }
-}
-
+/// A fake without limits.
 fn lenient() -> FakeBotConfig {
-    FakeBotConfig {
-        token: "123456:TEST-fake-token-kozyr-screens-0123456789".into(),
-        ..FakeBotConfig::default()
-    }
-}
-
-struct World {
-    fake: FakeBot,
-    _dir: tempfile::TempDir,
-    users: [UserId; 4],
-    group: ChatId,
-    bot: Option<RunningBot>,
-}
-
-impl World {
-    /// The bot against a fake set up by `fake`, with `turn_secs` of turn
-    /// timer for new tables (`None`: no timer).
-    async fn new(fake: FakeBotConfig, tuning: Tuning, turn_secs: Option<u32>) -> World {
-        let fake = FakeBot::start_with(fake).await.unwrap();
-        let users = NAMES.map(|n| fake.add_user(UserSpec::new(n).language("en")));
-        let group = fake.add_group("Friday cards", &users);
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = bot_config(&fake, &dir);
-        config.default_turn_timer = turn_secs.and_then(kozyr::table::TurnTimer::from_secs);
-        let bot = start(&config, tuning).await.unwrap();
-        for &u in &users {
-            fake.start_bot(u, None).unwrap();
-        }
-        World {
-            fake,
-            _dir: dir,
-            users,
-            group,
-            bot: Some(bot),
-        }
-    }
-
-    async fn stop(&mut self) {
-        if let Some(b) = self.bot.take() {
-            b.stop().await;
-        }
-    }
-
-    fn dm(&self, seat: usize) -> ChatId {
-        FakeBot::private_chat(self.users[seat])
-    }
-
-    async fn table(&self, id: TableId) -> Table {
-        let s = self.bot.as_ref().unwrap().service();
-        s.table(id).await.unwrap().unwrap()
-    }
-
-    async fn open_table(&self) -> Option<Table> {
-        let chat = ChatKey::new(Platform::Telegram, self.group.0.to_string()).unwrap();
-        let s = self.bot.as_ref().unwrap().service();
-        s.open_table(&chat).await.unwrap()
-    }
-
-    /// Presses `data` on message `msg` (a button it shows) and waits for
-    /// the answer; returns the popup.
-    async fn press_on(
-        &self,
-        user: UserId,
-        chat: ChatId,
-        msg: MessageId,
-        data: &str,
-    ) -> Option<String> {
-        let q = self.fake.press(user, chat, msg, data).unwrap();
-        self.answer(&q).await
-    }
-
-    async fn answer(&self, q: &str) -> Option<String> {
-        self.fake
-            .wait_for(WAIT, |f| f.callback_answer(q))
-            .await
-            .unwrap()
-            .text
-    }
-
-    /// Presses the button with `data` on the newest message of `chat`
-    /// showing it (waiting for the bot to draw it); returns the popup.
-    async fn press(&self, user: UserId, chat: ChatId, data: &str) -> Option<String> {
-        let msg = self
-            .fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat)
-                    .into_iter()
-                    .rev()
-                    .find(|m| {
-                        m.keyboard
-                            .as_ref()
-                            .is_some_and(|k| k.with_data(data).is_some())
-                    })
-                    .map(|m| m.id)
-            })
-            .await
-            .unwrap_or_else(|_| panic!("nobody sees a button {data} in {chat}"));
-        self.press_on(user, chat, msg, data).await
-    }
-
-    /// The newest group message with a button labelled with `label`, and
-    /// that button's data.
-    async fn group_button(&self, label: &str) -> (MessageId, String) {
-        self.fake
-            .wait_for(WAIT, |f| {
-                f.messages(self.group).into_iter().rev().find_map(|m| {
-                    let b = m.keyboard?.find(label)?.callback_data()?.to_owned();
-                    Some((m.id, b))
-                })
-            })
-            .await
-            .unwrap_or_else(|_| panic!("no group button {label}"))
-    }
-
-    async fn press_label(&self, user: UserId, label: &str) -> Option<String> {
-        let (msg, data) = self.group_button(label).await;
-        self.press_on(user, self.group, msg, &data).await
-    }
-
-    /// The newest message in `chat` that `pred` accepts, once there is one.
-    async fn shown(
-        &self,
-        chat: ChatId,
-        what: &str,
-        pred: impl Fn(&FakeMessage) -> bool,
-    ) -> FakeMessage {
-        self.fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat).into_iter().rev().find(|m| pred(m))
-            })
-            .await
-            .unwrap_or_else(|_| {
-                let seen: Vec<String> = self
-                    .fake
-                    .messages(chat)
-                    .into_iter()
-                    .map(|m| m.text)
-                    .collect();
-                panic!("{what} never shown in {chat}; it shows {seen:#?}")
-            })
-    }
-
-    /// The seat's hand message as drawn for `version` (its buttons carry it).
-    async fn hand_at(&self, seat: usize, id: TableId, version: u64) -> FakeMessage {
-        self.shown(self.dm(seat), "the hand", |m| {
-            m.keyboard.as_ref().is_some_and(|k| {
-                k.buttons().any(|b| {
-                    matches!(b.callback_data().map(Press::parse),
-                        Some(Ok(Press::Table { table, version: v, .. })) if table == id && v == version)
-                })
-            })
-        })
-        .await
-    }
-
-    /// The seat's newest hand message (the one with card buttons).
-    fn hand_now(&self, seat: usize) -> Option<FakeMessage> {
-        self.fake
-            .messages(self.dm(seat))
-            .into_iter()
-            .rev()
-            .find(|m| {
-                m.keyboard
-                    .as_ref()
-                    .is_some_and(|k| k.buttons().any(|b| card_toggle(b).is_some()))
-            })
-    }
-
-    async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
-        eventually(
-            WAIT,
-            Duration::from_millis(5),
-            "the table did not move",
-            || async {
-                let t = self.table(id).await;
-                (t.version() > v).then_some(t)
-            },
-        )
-        .await
-    }
-
-    /// `/kozel`, the others take seats 2-4 from the lobby, Start.
-    async fn open_kozel(&self) -> TableId {
-        self.fake
-            .user_says(self.group, self.users[0], "/kozel")
-            .unwrap();
-        for i in 1..4 {
-            let popup = self
-                .press_label(self.users[i], &format!("Seat {}", i + 1))
-                .await;
-            assert_eq!(popup, None);
-        }
-        assert_eq!(self.press_label(self.users[0], "Start").await, None);
-        let t = self.open_table().await.unwrap();
-        assert_eq!(t.phase(), Phase::Playing);
-        t.id()
-    }
-
-    /// The awaited seat's move, pressed from its hand: the cards, then the
-    /// move's button. Beats when it can, else the game's safe move (the
-    /// same choice as [`policy`]).
-    async fn play(&self, t: &Table) -> Table {
-        let seat = t.awaiting()[0];
-        let action = policy(t.game().unwrap(), seat);
-        let (cards, button) = match action {
-            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead(s)),
-            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat(s)),
-            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass(s)),
-            other => panic!("{other:?}"),
-        };
-        let i = seat.index();
-        let (user, dm) = (self.users[i], self.dm(i));
-        let data = |action| {
-            Press::Table {
-                table: t.id(),
-                version: t.version(),
-                action,
-            }
-            .encode()
-        };
-        for c in cards.iter() {
-            assert_eq!(
-                self.press(user, dm, &data(TableAction::Toggle(c))).await,
-                None
-            );
-        }
-        assert_eq!(
-            self.press(user, dm, &data(button)).await,
-            None,
-            "{action:?}"
-        );
-        self.wait_version_after(t.id(), t.version()).await
-    }
-}
-
-/// The move the tests make for `seat`: a beat when there is one (so tricks
-/// change hands), else the game's safe move.
-fn policy(game: &Game, seat: Seat) -> GameAction {
-    let legal = game.legal_actions(seat);
-    legal
-        .iter()
-        .copied()
-        .find(|a| matches!(a, GameAction::Kozel(kozel::Action::Beat(_))))
-        .unwrap_or_else(|| game.safe_action(seat).unwrap())
+    Setup::default().fake
 }
 
 fn deal_no(game: &Game) -> u32 {
@@ -319,17 +62,6 @@ fn kozel_hand(game: &Game, seat: Seat) -> CardSet {
     match game.view(seat) {
         GameView::Kozel(v) => v.deal.hand,
         GameView::Hearts(_) => unreachable!(),
-    }
-}
-
-/// The card a hand button selects, if it is a card toggle.
-fn card_toggle(b: &kozyr::fakebot::Button) -> Option<kozyr::cards::Card> {
-    match b.callback_data().map(Press::parse) {
-        Some(Ok(Press::Table {
-            action: TableAction::Toggle(c),
-            ..
-        })) => Some(c),
-        _ => None,
     }
 }
 
@@ -363,8 +95,8 @@ fn toggle_on(m: &FakeMessage, card: kozyr::cards::Card) -> Option<String> {
 /// turn says the same: nothing pretends to count down.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_group_and_the_hand_state_the_same_full_allowance() {
-    let mut w = World::new(strict(), real_limits(), Some(60)).await;
-    let id = w.open_kozel().await;
+    let mut w = world(strict_fake(), real_limits(), Some(60)).await;
+    let id = w.open("/kozel", false).await;
     let mut t = w.table(id).await;
     let allowance = "⏳ 60 s a move";
     let in_hand = "⏳ You have 60 s a move.";
@@ -465,8 +197,8 @@ async fn the_group_and_the_hand_state_the_same_full_allowance() {
 /// number of times. At a human pace, a tap shows at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn quick_taps_settle_on_exactly_the_cards_tapped_an_odd_number_of_times() {
-    let mut w = World::new(strict(), real_limits(), None).await;
-    let id = w.open_kozel().await;
+    let mut w = world(strict_fake(), real_limits(), None).await;
+    let id = w.open("/kozel", false).await;
     let mut t = w.table(id).await;
     // The tapper acts third: the two seats before them move meanwhile.
     let leader = t.awaiting()[0];
@@ -600,8 +332,8 @@ async fn deal_two_starts_unticked(last: LastMove) {
     let mut tuning = fast_tuning();
     tuning.service.seed = Some(seed);
     let timer = (last == LastMove::TimedOut).then_some(kozyr::table::TurnTimer::MIN_SECS);
-    let mut w = World::new(lenient(), tuning, timer).await;
-    let id = w.open_kozel().await;
+    let mut w = world(lenient(), tuning, timer).await;
+    let id = w.open("/kozel", false).await;
     let mut t = w.table(id).await;
     let i = last_seat.index();
     for played in 0.. {
@@ -726,8 +458,8 @@ async fn press_old_in(w: &World, user: UserId, chat: ChatId, msg: MessageId, dat
 /// nothing and says the menu is closed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_menu_closes_when_its_job_is_done() {
-    let mut w = World::new(lenient(), fast_tuning(), None).await;
-    let [ann, boris, ..] = w.users;
+    let mut w = world(lenient(), fast_tuning(), None).await;
+    let (ann, boris) = (w.users[0], w.users[1]);
 
     // /new: Kozel chosen; the menu loses its buttons, the lobby opens.
     w.fake.user_says(w.group, ann, "/new").unwrap();
@@ -745,11 +477,11 @@ async fn every_menu_closes_when_its_job_is_done() {
         .to_owned();
     assert_eq!(w.press_on(ann, w.group, menu, &kozel).await, None);
     closed(&w, w.group, menu, "the /new menu").await;
-    let t = w.open_table().await.unwrap();
+    let t = w.open_table_in(w.group).await.unwrap();
     assert_eq!(t.kind(), GameKind::Kozel);
     press_old(&w, boris, menu, &hearts).await;
     press_old(&w, ann, menu, &kozel).await;
-    let same = w.open_table().await.unwrap();
+    let same = w.open_table_in(w.group).await.unwrap();
     assert_eq!((same.id(), same.version()), (t.id(), t.version()));
 
     // /settings: a timer chosen; the menu shows the settings in force
@@ -773,11 +505,11 @@ async fn every_menu_closes_when_its_job_is_done() {
     let m = closed(&w, w.group, menu, "the settings menu").await;
     assert!(m.text.starts_with("Settings"), "{}", m.text);
     assert!(m.text.contains("Turn timer: 30 s"), "{}", m.text);
-    let v = w.open_table().await.unwrap();
+    let v = w.open_table_in(w.group).await.unwrap();
     for old in [&no_limit, &moon, &russian, &secs30] {
         press_old(&w, ann, menu, old).await;
     }
-    let after = w.open_table().await.unwrap();
+    let after = w.open_table_in(w.group).await.unwrap();
     assert_eq!(
         after.version(),
         v.version(),
@@ -788,24 +520,12 @@ async fn every_menu_closes_when_its_job_is_done() {
     // /settings again: a Hearts option, then its language row.
     w.fake.user_says(w.group, ann, "/settings").unwrap();
     let (menu, moon) = w
-        .fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.group).into_iter().rev().find_map(|m| {
-                (m.text.contains("Turn timer: 30 s") && m.id != menu)
-                    .then_some(())
-                    .and(
-                        m.keyboard
-                            .as_ref()?
-                            .find("moon")?
-                            .callback_data()
-                            .map(|d| (m.id, d.to_owned())),
-                    )
-            })
+        .group_button_on("moon", |m| {
+            m.text.contains("Turn timer: 30 s") && m.id != menu
         })
-        .await
-        .unwrap();
+        .await;
     let shoot_before = w
-        .open_table()
+        .open_table_in(w.group)
         .await
         .unwrap()
         .settings()
@@ -820,7 +540,7 @@ async fn every_menu_closes_when_its_job_is_done() {
     assert!(m.text.starts_with("Settings"), "{}", m.text);
     press_old(&w, ann, menu, &moon).await;
     assert_eq!(
-        w.open_table()
+        w.open_table_in(w.group)
             .await
             .unwrap()
             .settings()
@@ -832,20 +552,8 @@ async fn every_menu_closes_when_its_job_is_done() {
     );
     w.fake.user_says(w.group, ann, "/settings").unwrap();
     let (menu, pt) = w
-        .fake
-        .wait_for(WAIT, |f| {
-            f.messages(w.group).into_iter().rev().find_map(|m| {
-                let d = m
-                    .keyboard
-                    .as_ref()?
-                    .find("Português")?
-                    .callback_data()?
-                    .to_owned();
-                m.text.starts_with("Settings").then_some((m.id, d))
-            })
-        })
-        .await
-        .unwrap();
+        .group_button_on("Português", |m| m.text.starts_with("Settings"))
+        .await;
     assert_eq!(
         w.press_on(ann, w.group, menu, &pt).await.as_deref(),
         Some("Saved.")
@@ -876,7 +584,7 @@ async fn every_menu_closes_when_its_job_is_done() {
     assert_eq!(m.text, "Language: English");
     press_old(&w, ann, menu, &ru).await;
     assert_eq!(
-        w.open_table().await.unwrap().settings().lang,
+        w.open_table_in(w.group).await.unwrap().settings().lang,
         kozyr::i18n::Lang::En
     );
 
@@ -890,13 +598,16 @@ async fn every_menu_closes_when_its_job_is_done() {
     let m = closed(&w, dm, menu, "the stop prompt after No").await;
     assert_eq!(m.text, "The table was not stopped: the game goes on.");
     press_old_in(&w, ann, dm, menu, &yes).await;
-    let kept = w.open_table().await.expect("the table goes on");
+    let kept = w.open_table_in(w.group).await.expect("the table goes on");
     assert_eq!(kept.id(), t.id());
     w.fake.user_says(w.group, ann, "/stop").unwrap();
     let (menu2, yes2, _) = stop_prompt(&w, dm, Some(menu)).await;
     assert_eq!(w.press_on(ann, dm, menu2, &yes2).await, None);
     closed(&w, dm, menu2, "the stop prompt after Yes").await;
-    assert!(w.open_table().await.is_none(), "the table was stopped");
+    assert!(
+        w.open_table_in(w.group).await.is_none(),
+        "the table was stopped"
+    );
     press_old_in(&w, ann, dm, menu2, &yes2).await;
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;

@@ -19,16 +19,14 @@
 
 use std::time::Duration;
 
-use kozyr::fakebot::{FakeBot, FakeBotConfig, FakeMessage, UserSpec};
+use kozyr::fakebot::FakeMessage;
 use kozyr::fakediscord::Seen;
-use kozyr::table::{ChatKey, Phase, Platform, Table};
-use kozyr::telegram::bot::{RunningBot, start};
-use teloxide::types::{ChatId, MessageId, UserId};
+use kozyr::table::Phase;
+use teloxide::types::ChatId;
 
-use crate::discord::{self as dc, CHANNEL, open_and_start};
-use crate::support::{bot_config, eventually, fast_tuning};
-
-const WAIT: Duration = Duration::from_secs(10);
+use crate::support::discord::{self as dc, CHANNEL, open_and_start};
+use crate::support::eventually;
+use crate::support::telegram::{NAMES, Setup, WAIT, World};
 
 const OTHER_CHAT: &str = "This button belongs to a table in another chat: use it there.";
 const ADMIN_ONLY: &str = "Only the table's creator or an admin can do that.";
@@ -39,57 +37,28 @@ const NOT_YOURS: &str = "This is not your question: only the person who asked ca
 /// Ann, Boris, Chloe and Dmitri play in "Friday cards", where Olga only
 /// watches; Boris is also in another group. Everyone opened the bot.
 struct Tg {
-    fake: FakeBot,
-    _dir: tempfile::TempDir,
-    users: [UserId; 4],
-    olga: UserId,
-    group: ChatId,
+    w: World,
+    olga: usize,
     other: ChatId,
-    bot: Option<RunningBot>,
 }
 
 impl Tg {
     async fn new() -> Tg {
-        let fake = FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-words-0123456789".into(),
-            ..FakeBotConfig::default()
+        let mut people = NAMES.map(str::to_owned).to_vec();
+        people.push("Olga".into());
+        let w = World::with(Setup {
+            people,
+            ..Setup::default()
         })
-        .await
-        .unwrap();
-        let users = ["Ann", "Boris", "Chloe", "Dmitri"]
-            .map(|n| fake.add_user(UserSpec::new(n).language("en")));
-        let olga = fake.add_user(UserSpec::new("Olga").language("en"));
-        let mut members = users.to_vec();
-        members.push(olga);
-        let group = fake.add_group("Friday cards", &members);
-        let other = fake.add_group("Other cards", &[users[1]]);
-        let dir = tempfile::tempdir().unwrap();
-        let bot = start(&bot_config(&fake, &dir), fast_tuning())
-            .await
-            .unwrap();
-        for &u in members.iter() {
-            fake.start_bot(u, None).unwrap();
-        }
-        Tg {
-            fake,
-            _dir: dir,
-            users,
-            olga,
-            group,
-            other,
-            bot: Some(bot),
-        }
-    }
-
-    async fn open_table(&self) -> Option<Table> {
-        let chat = ChatKey::new(Platform::Telegram, self.group.0.to_string()).unwrap();
-        let s = self.bot.as_ref().unwrap().service();
-        s.open_table(&chat).await.unwrap()
+        .await;
+        let other = w.fake.add_group("Other cards", &[w.users[1]]);
+        Tg { w, olga: 4, other }
     }
 
     /// Waits for a message in `chat` whose text contains `needle`.
     async fn message_with(&self, chat: ChatId, needle: &str) -> FakeMessage {
-        self.fake
+        self.w
+            .fake
             .wait_for(WAIT, |f| {
                 f.messages(chat)
                     .into_iter()
@@ -101,113 +70,51 @@ impl Tg {
     }
 
     fn count_with(&self, chat: ChatId, needle: &str) -> usize {
-        self.fake
+        self.w
+            .fake
             .messages(chat)
             .iter()
             .filter(|m| m.text.contains(needle))
             .count()
     }
 
-    /// The newest button labelled `label` in `chat`: (message, data).
-    async fn button(&self, chat: ChatId, label: &str) -> (MessageId, String) {
-        self.fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat).into_iter().rev().find_map(|m| {
-                    let data = m.keyboard?.find(label)?.callback_data()?.to_owned();
-                    Some((m.id, data))
-                })
-            })
-            .await
-            .unwrap_or_else(|_| panic!("no button {label} in {chat}"))
-    }
-
-    /// Presses and returns the popup the press was answered with.
-    async fn press(
-        &self,
-        user: UserId,
-        chat: ChatId,
-        msg: MessageId,
-        data: &str,
-    ) -> Option<String> {
-        let q = self.fake.press(user, chat, msg, data).unwrap();
-        self.answer(&q).await
-    }
-
-    async fn answer(&self, q: &str) -> Option<String> {
-        self.fake
-            .wait_for(WAIT, |f| f.callback_answer(q))
-            .await
-            .unwrap()
-            .text
-    }
-
     async fn seated(&self) -> usize {
-        self.open_table().await.map_or(0, |t| {
+        self.w.open_table_in(self.w.group).await.map_or(0, |t| {
             t.seats()
                 .iter()
                 .filter(|(_, s)| s.person().is_some())
                 .count()
         })
     }
-}
-
-impl Tg {
-    /// Ann opens a Kozel table; the lobby's message.
-    async fn lobby(&self) -> MessageId {
-        self.fake
-            .user_says(self.group, self.users[0], "/kozel")
-            .unwrap();
-        self.button(self.group, "Join").await.0
-    }
-
-    /// Ann opens a Kozel table, the others sit down, Ann starts it.
-    async fn playing(&self) {
-        self.lobby().await;
-        for i in 1..4 {
-            let (msg, seat) = self.button(self.group, &format!("Seat {}", i + 1)).await;
-            assert_eq!(
-                self.press(self.users[i], self.group, msg, &seat).await,
-                None
-            );
-        }
-        let (msg, go) = self.button(self.group, "Start").await;
-        assert_eq!(self.press(self.users[0], self.group, msg, &go).await, None);
-        self.message_with(self.group, "Kozel begins!").await;
-    }
 
     async fn stop(mut self) {
-        assert!(self.fake.unanswered_callbacks().is_empty());
-        if let Some(b) = self.bot.take() {
-            b.stop().await;
-        }
+        assert!(self.w.fake.unanswered_callbacks().is_empty());
+        self.w.stop().await;
     }
-}
-
-fn dm(u: UserId) -> ChatId {
-    FakeBot::private_chat(u)
 }
 
 /// Telegram, point 4: the lobby's Join, sent by Boris's client from
 /// another group, changes nothing and says why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_a_lobby_button_from_another_group_changes_nothing_and_says_why() {
-    let w = Tg::new().await;
+    let t = Tg::new().await;
+    let w = &t.w;
     let boris = w.users[1];
-    let lobby = w.lobby().await;
-    let join = w.button(w.group, "Join").await.1;
-    w.fake.user_says(w.other, boris, "/help").unwrap();
+    w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
+    let (lobby, join) = w.group_button("Join").await;
+    w.fake.user_says(t.other, boris, "/help").unwrap();
     let there = w
         .fake
-        .wait_for(WAIT, |f| f.last_bot_message(w.other))
+        .wait_for(WAIT, |f| f.last_bot_message(t.other))
         .await
         .unwrap();
-    let q = w.fake.press_raw(boris, w.other, there.id, &join).unwrap();
+    let q = w.fake.press_raw(boris, t.other, there.id, &join).unwrap();
     assert_eq!(w.answer(&q).await.as_deref(), Some(OTHER_CHAT));
-    assert_eq!(w.seated().await, 1, "only the creator sits");
+    assert_eq!(t.seated().await, 1, "only the creator sits");
     // The same button in its own group seats him.
-    assert_eq!(w.press(boris, w.group, lobby, &join).await, None);
-    assert_eq!(w.seated().await, 2);
-    w.stop().await;
+    assert_eq!(w.press_on(boris, w.group, lobby, &join).await, None);
+    assert_eq!(t.seated().await, 2);
+    t.stop().await;
 }
 
 /// Telegram, points 1 and 2: the words name the private chat and never
@@ -216,25 +123,26 @@ async fn telegram_a_lobby_button_from_another_group_changes_nothing_and_says_why
 /// stop prompt goes to theirs; the group sees none of it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_refusals_and_the_stop_prompt_go_to_the_askers_private_chat() {
-    let w = Tg::new().await;
-    let [ann, boris, ..] = w.users;
-    w.playing().await;
-    w.message_with(
+    let t = Tg::new().await;
+    let w = &t.w;
+    let (ann, boris, olga) = (w.users[0], w.users[1], w.users[t.olga]);
+    w.open("/kozel", false).await;
+    t.message_with(
         w.group,
         "Kozel begins! Your cards are in your private chat with me.",
     )
     .await;
     w.fake.user_says(w.group, boris, "/help").unwrap();
-    w.message_with(w.group, "Your cards come in a private message from me")
+    t.message_with(w.group, "Your cards come in a private message from me")
         .await;
 
     // Olga neither created the table nor administers the group.
-    w.fake.user_says(w.group, w.olga, "/settings").unwrap();
-    w.fake.user_says(w.group, w.olga, "/stop").unwrap();
+    w.fake.user_says(w.group, olga, "/settings").unwrap();
+    w.fake.user_says(w.group, olga, "/stop").unwrap();
     w.fake
         .wait_for(WAIT, |f| {
             let n = f
-                .messages(dm(w.olga))
+                .messages(w.dm(t.olga))
                 .iter()
                 .filter(|m| m.text.starts_with("In ") && m.text.ends_with(ADMIN_ONLY))
                 .count();
@@ -244,28 +152,32 @@ async fn telegram_refusals_and_the_stop_prompt_go_to_the_askers_private_chat() {
         .expect("both refusals in Olga's private chat");
     // Ann's own /stop: her prompt comes to her private chat.
     w.fake.user_says(w.group, ann, "/stop").unwrap();
-    let prompt = w.message_with(dm(ann), "Stop this table?").await;
+    let prompt = t.message_with(w.dm(0), "Stop this table?").await;
     assert!(prompt.keyboard.is_some());
-    assert_eq!(w.count_with(w.group, ADMIN_ONLY), 0);
-    assert_eq!(w.count_with(w.group, "Stop this table?"), 0);
-    for chat in [w.group, dm(ann), dm(boris)] {
+    assert_eq!(t.count_with(w.group, ADMIN_ONLY), 0);
+    assert_eq!(t.count_with(w.group, "Stop this table?"), 0);
+    for chat in [w.group, w.dm(0), w.dm(1)] {
         assert_eq!(
-            w.count_with(chat, "My hand"),
+            t.count_with(chat, "My hand"),
             0,
             "Discord's words in {chat}"
         );
     }
     // Her "Yes" there stops the table.
-    let (msg, yes) = w.button(dm(ann), "Yes, stop it").await;
-    assert_eq!(w.press(ann, dm(ann), msg, &yes).await, None);
+    let yes = prompt
+        .keyboard
+        .as_ref()
+        .and_then(|k| k.find("Yes, stop it")?.callback_data().map(str::to_owned))
+        .unwrap();
+    assert_eq!(w.press_on(ann, w.dm(0), prompt.id, &yes).await, None);
     eventually(
         WAIT,
         Duration::from_millis(10),
         "the table stops",
-        || async { w.open_table().await.is_none().then_some(()) },
+        || async { w.open_table_in(w.group).await.is_none().then_some(()) },
     )
     .await;
-    w.stop().await;
+    t.stop().await;
 }
 
 /// Telegram, point 3: once the bot cannot write to Ann, her stop prompt is
@@ -273,16 +185,17 @@ async fn telegram_refusals_and_the_stop_prompt_go_to_the_askers_private_chat() {
 /// his question and changes nothing; her own "Yes" stops the table.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_only_the_asker_answers_their_stop_prompt() {
-    let w = Tg::new().await;
-    let [ann, boris, ..] = w.users;
-    w.playing().await;
+    let t = Tg::new().await;
+    let w = &t.w;
+    let (ann, boris) = (w.users[0], w.users[1]);
+    w.open("/kozel", false).await;
     w.fake.block_bot(ann).unwrap();
     // (Names are set in bidi isolates: the needles stop short of them.)
-    w.message_with(w.group, "The bot cannot write to").await;
+    t.message_with(w.group, "The bot cannot write to").await;
     w.fake.user_says(w.group, ann, "/stop").unwrap();
-    let (msg, no) = w.button(w.group, "No, keep playing").await;
+    let (msg, no) = w.group_button("No, keep playing").await;
     assert_eq!(
-        w.press(boris, w.group, msg, &no).await.as_deref(),
+        w.press_on(boris, w.group, msg, &no).await.as_deref(),
         Some(NOT_YOURS)
     );
     let shown = w.fake.message(w.group, msg).unwrap();
@@ -292,22 +205,21 @@ async fn telegram_only_the_asker_answers_their_stop_prompt() {
         "{}",
         shown.text
     );
-    let (_, yes) = w.button(w.group, "Yes, stop it").await;
-    let still = w.fake.message(w.group, msg).unwrap();
     assert!(
-        still.keyboard.is_some_and(|k| k.buttons().count() == 2),
+        shown.keyboard.is_some_and(|k| k.buttons().count() == 2),
         "Boris's press left Ann's prompt as it was"
     );
-    assert!(w.open_table().await.is_some());
-    assert_eq!(w.press(ann, w.group, msg, &yes).await, None);
+    assert!(w.open_table_in(w.group).await.is_some());
+    let (_, yes) = w.group_button("Yes, stop it").await;
+    assert_eq!(w.press_on(ann, w.group, msg, &yes).await, None);
     eventually(
         WAIT,
         Duration::from_millis(10),
         "the table stops",
-        || async { w.open_table().await.is_none().then_some(()) },
+        || async { w.open_table_in(w.group).await.is_none().then_some(()) },
     )
     .await;
-    w.stop().await;
+    t.stop().await;
 }
 
 // ------------------------------------------------------------- Discord --

@@ -1,17 +1,30 @@
 //! Helpers the integration tests share: child processes, temporary
-//! databases, players and chats, the bot against the fake, waiting.
+//! databases, players and chats, the bot's configuration against the fake,
+//! the buttons of a move, waiting, the real binary. Each platform's tests
+//! play in that platform's one `World`: [`telegram::World`] and
+//! [`discord::World`].
+
+/// The Discord world: the strict fake Discord, four people in a channel.
+pub mod discord;
+/// The Telegram world: the fake Bot API, people in a group; and the set-up
+/// of the tests that SIGKILL the bot.
+pub mod telegram;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::Command;
 use std::time::Duration;
 
+use kozyr::cards::CardSet;
 use kozyr::config::Config;
 use kozyr::fakebot::FakeBot;
+use kozyr::front::action::{Press, TableAction};
+use kozyr::game::GameAction;
 use kozyr::table::runtime::ServiceOptions;
-use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, UserId};
+use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, Table, UserId};
 use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::listener::PressRates;
 use kozyr::telegram::pacing::{Budget, PacerConfig};
+use kozyr::{hearts, kozel};
 
 /// This test binary, started again to run only the test named `test` (its
 /// full path, e.g. `crash::name`): the child half of a test that needs a
@@ -65,6 +78,33 @@ pub fn player(i: u32) -> Player {
 
 pub fn person(i: u32) -> Actor {
     Actor::person(player(i))
+}
+
+/// The data of a button doing `action` on table `t` as it is now (the
+/// version it carries is `t`'s).
+pub fn press_data(t: &Table, action: TableAction) -> String {
+    Press::Table {
+        table: t.id(),
+        version: t.version(),
+        action,
+    }
+    .encode()
+}
+
+/// What a person selects for `action` and what they press then: the cards
+/// of the move, and the button that makes it of them. A Hearts card is
+/// played with its own button, selecting nothing first.
+pub fn move_buttons(action: GameAction) -> (CardSet, fn(CardSet) -> TableAction) {
+    match action {
+        GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead),
+        GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass),
+        GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat),
+        GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass),
+        GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
+            TableAction::HeartsPlay(s.first().unwrap())
+        }),
+        other => panic!("unexpected action {other:?}"),
+    }
 }
 
 /// Table settings without a turn timer.
@@ -133,6 +173,25 @@ pub async fn eventually<T, F: Future<Output = Option<T>>>(
         assert!(tokio::time::Instant::now() < deadline, "{what}");
         tokio::time::sleep(every).await;
     }
+}
+
+/// The table `read` gives, once its version is past `v`; fails after
+/// `within`.
+pub async fn moved_past<F: Future<Output = Table>>(
+    within: Duration,
+    v: u64,
+    read: impl Fn() -> F,
+) -> Table {
+    eventually(
+        within,
+        Duration::from_millis(5),
+        "the table did not move",
+        || async {
+            let t = read().await;
+            (t.version() > v).then_some(t)
+        },
+    )
+    .await
 }
 
 // ------------------------------------------------- the real binary --

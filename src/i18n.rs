@@ -383,13 +383,20 @@ pub mod key {
         plain CMD_LANG = "cmd-lang";
 
         // Help, rules, onboarding.
+        // `*_HAND_BUTTON`: the same where a person's cards are a message
+        // only they see, behind the table's "My hand" button
+        // (`front::HandPlace`).
         html HELP_GROUP = "help-group";
+        html HELP_GROUP_HAND_BUTTON = "help-group-hand-button";
         html HELP_PRIVATE = "help-private";
+        html HELP_PRIVATE_HAND_BUTTON = "help-private-hand-button";
         html RULES_KOZEL = "rules-kozel";
         html RULES_HEARTS = "rules-hearts";
         html START_WELCOME = "start-welcome";
         html START_SEATED = "start-seated" (group: text, seat: num);
+        html START_SEATED_HAND_BUTTON = "start-seated-hand-button" (group: text, seat: num);
         html GAME_BEGINS = "game-begins" (game: text);
+        html GAME_BEGINS_HAND_BUTTON = "game-begins-hand-button" (game: text);
         html DEAL_BEGINS = "deal-begins" (deal: num, dealer: text, leader: text);
 
         // Lobby.
@@ -530,6 +537,10 @@ pub mod key {
         plain ERR_TRY_AGAIN = "err-try-again";
         plain ERR_TOO_FAST = "err-too-fast";
         plain ERR_ANONYMOUS = "err-anonymous";
+        plain ERR_NOT_YOUR_QUESTION = "err-not-your-question";
+        plain ERR_OTHER_CHAT = "err-other-chat";
+        html TOLD_IN_GROUP = "told-in-group" (name: text);
+        html TOLD_FROM = "told-from" (group: text);
 
         // Timers.
         html TIMER_REMINDER = "timer-reminder" (name: text, seconds: num);

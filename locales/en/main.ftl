@@ -38,14 +38,26 @@ help-group =
     Your cards come in a private message from me: tap cards to select them, then Lead, Beat or Pass.
     /rules — the rules · /score — this table · /stats — leaderboard
     /settings — language and turn timer (admins) · /stop — end the table
+help-group-hand-button =
+    <b>Kozel and Hearts for four</b>
+    /new — open a table and choose the game (/kozel, /hearts for short)
+    Sit down with the buttons, add AI players for empty seats, then Start.
+    Press “My hand” under the table to see your cards — only you see them: choose cards, then Lead, Beat or Pass.
+    /rules — the rules · /score — this table · /stats — leaderboard
+    /settings — language and turn timer (admins) · /stop — end the table
 help-private =
     <b>Hi! I host Kozel and Hearts in group chats.</b>
     Add me to a group and send /new there. Your cards will come here, in this chat.
+help-private-hand-button =
+    <b>Hi! I host Kozel and Hearts in server channels.</b>
+    Add me to a server and send /new in a channel. Your cards are there too, behind the table's “My hand” button: only you see them.
 start-welcome =
     <b>Welcome!</b> Now I can send you your cards.
     Go back to the group and join a table, or add me to a group and send /new.
 start-seated = You are seated at seat { $seat } in <b>{ $group }</b>. Your cards will come here.
+start-seated-hand-button = You are seated at seat { $seat } in <b>{ $group }</b>. Press “My hand” under the table to see your cards.
 game-begins = <b>{ $game } begins!</b> Your cards are in your private chat with me.
+game-begins-hand-button = <b>{ $game } begins!</b> Press “My hand” to see your cards: only you see them.
 deal-begins = Deal { $deal }: { $dealer } dealt, { $leader } leads.
 rules-kozel =
     <b>Kozel</b> — four players, two teams; partners sit opposite.
@@ -250,17 +262,21 @@ err-seat-taken = That seat is taken.
 err-stale = This button is out of date: use the newest message.
 err-menu-closed = This menu is closed: send the command again for a new one.
 err-not-allowed = You are not allowed to do that.
-err-admin-only = Only the creator or a group admin can do that.
+err-admin-only = Only the table's creator or an admin can do that.
 err-no-table = There is no open table here: send /new.
 err-table-exists = There is already a table in this chat.
 err-need-four = All four seats must be taken first.
 err-game-started = The game has already started.
 err-cannot-dm = I can't message you: open my chat, press Start, then try again.
-err-group-only = This works in a group chat.
+err-group-only = This works in the chat where you play, not here.
 err-bad-button = This button does not work.
 err-try-again = Something went wrong; please try again.
 err-too-fast = Too many presses: wait a moment and press again.
 err-anonymous = I can't tell who is writing: anonymous admins and channels can't play. Turn off "Remain anonymous" and send the command again.
+err-not-your-question = This is not your question: only the person who asked can answer it.
+err-other-chat = This button belongs to a table in another chat: use it there.
+told-in-group = { $name }, I can't write to you in private (open my chat and press Start), so I answer here:
+told-from = In <b>{ $group }</b>:
 
 ## Timers
 

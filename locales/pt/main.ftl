@@ -39,14 +39,26 @@ help-group =
     Suas cartas chegam numa mensagem privada minha: toque nas cartas para escolhê-las e depois em Sair, Bater ou Passar.
     /rules — regras · /score — placar · /stats — classificação
     /settings — idioma e tempo (admins) · /stop — fechar a mesa
+help-group-hand-button =
+    <b>Kozel e Copas para quatro</b>
+    /new — abre uma mesa e escolhe o jogo (atalhos: /kozel, /hearts)
+    Sente-se com os botões, ponha robôs nos lugares vazios e toque em Começar.
+    Toque em “Minha mão” embaixo da mesa para ver suas cartas — só você as vê: escolha as cartas e depois toque em Sair, Bater ou Passar.
+    /rules — regras · /score — placar · /stats — classificação
+    /settings — idioma e tempo (admins) · /stop — fechar a mesa
 help-private =
     <b>Olá! Eu organizo partidas de Kozel e Copas em grupos.</b>
     Adicione-me a um grupo e envie /new lá. Suas cartas vão chegar aqui, neste chat.
+help-private-hand-button =
+    <b>Olá! Eu organizo partidas de Kozel e Copas em canais de servidores.</b>
+    Adicione-me a um servidor e envie /new num canal. Suas cartas ficam lá também, no botão “Minha mão” da mesa: só você as vê.
 start-welcome =
     <b>Bem-vindo!</b> Agora posso enviar suas cartas.
     Volte ao grupo e sente-se a uma mesa, ou adicione-me a um grupo e envie /new.
 start-seated = Você está no lugar { $seat } em <b>{ $group }</b>. Suas cartas vão chegar aqui.
+start-seated-hand-button = Você está no lugar { $seat } em <b>{ $group }</b>. Toque em “Minha mão” embaixo da mesa para ver suas cartas.
 game-begins = <b>{ $game }: o jogo começou!</b> Suas cartas estão no seu chat privado comigo.
+game-begins-hand-button = <b>{ $game }: o jogo começou!</b> Toque em “Minha mão” para ver suas cartas: só você as vê.
 deal-begins = Mão { $deal }: { $dealer } deu as cartas, { $leader } sai.
 rules-kozel =
     <b>Kozel</b> — quatro jogadores em duas duplas; os parceiros sentam frente a frente.
@@ -259,17 +271,21 @@ err-seat-taken = Este lugar está ocupado.
 err-stale = Este botão está desatualizado: use a mensagem mais recente.
 err-menu-closed = Este menu já foi fechado: envie o comando de novo para abrir outro.
 err-not-allowed = Você não pode fazer isso.
-err-admin-only = Só o criador da mesa ou um admin do grupo pode fazer isso.
+err-admin-only = Só o criador da mesa ou um admin pode fazer isso.
 err-no-table = Não há mesa aberta aqui: envie /new.
 err-table-exists = Já há uma mesa neste chat.
 err-need-four = Primeiro os quatro lugares devem estar ocupados.
 err-game-started = O jogo já começou.
 err-cannot-dm = Não consigo escrever para você: abra meu chat, toque em Iniciar e tente de novo.
-err-group-only = Isto funciona num grupo.
+err-group-only = Isto funciona no chat onde vocês jogam, não aqui.
 err-bad-button = Este botão não funciona.
 err-try-again = Algo deu errado; tente de novo.
 err-too-fast = Muitos toques: espere um momento e toque de novo.
 err-anonymous = Não consigo ver quem está escrevendo: administradores anônimos e canais não podem jogar. Desative "Permanecer anônimo" e envie o comando de novo.
+err-not-your-question = Esta pergunta não é sua: só quem perguntou pode responder.
+err-other-chat = Este botão é de uma mesa em outro chat: use-o lá.
+told-in-group = { $name }, não consigo escrever para você no privado (abra meu chat e toque em Iniciar), então respondo aqui:
+told-from = No grupo <b>{ $group }</b>:
 
 ## Tempo
 

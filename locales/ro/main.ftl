@@ -40,14 +40,26 @@ help-group =
     Cărțile îți vin de la mine într-un mesaj privat: atinge cărțile ca să le alegi, apoi Deschide, Bate sau Aruncă.
     /rules — regulile · /score — scorul · /stats — clasamentul
     /settings — limba și timpul (administratori) · /stop — închide masa
+help-group-hand-button =
+    <b>Kozel și Inimi în patru</b>
+    /new — deschide o masă și alege jocul (pe scurt: /kozel, /hearts)
+    Așază-te cu butoanele, pune roboți pe locurile libere, apoi Începe.
+    Apasă „Mâna mea” sub masă ca să-ți vezi cărțile — doar tu le vezi: alege cărțile, apoi Deschide, Bate sau Aruncă.
+    /rules — regulile · /score — scorul · /stats — clasamentul
+    /settings — limba și timpul (administratori) · /stop — închide masa
 help-private =
     <b>Salut! Organizez Kozel și Inimi în grupuri.</b>
     Adaugă-mă într-un grup și trimite acolo /new. Cărțile tale vor veni aici.
+help-private-hand-button =
+    <b>Salut! Organizez Kozel și Inimi în canalele serverelor.</b>
+    Adaugă-mă pe un server și trimite /new într-un canal. Cărțile tale sunt tot acolo, sub butonul „Mâna mea” al mesei: doar tu le vezi.
 start-welcome =
     <b>Bine ai venit!</b> Acum îți pot trimite cărțile.
     Întoarce-te în grup și așază-te la o masă, sau adaugă-mă într-un grup și trimite /new.
 start-seated = Stai pe locul { $seat } în <b>{ $group }</b>. Cărțile îți vor veni aici.
+start-seated-hand-button = Stai pe locul { $seat } în <b>{ $group }</b>. Apasă „Mâna mea” sub masă ca să-ți vezi cărțile.
 game-begins = <b>{ $game }: jocul începe!</b> Cărțile tale sunt în chatul privat cu mine.
+game-begins-hand-button = <b>{ $game }: jocul începe!</b> Apasă „Mâna mea” ca să-ți vezi cărțile: doar tu le vezi.
 deal-begins = Mâna { $deal }: a împărțit { $dealer }, deschide { $leader }.
 rules-kozel =
     <b>Kozel</b> — patru jucători în două echipe; partenerii stau față în față.
@@ -266,17 +278,21 @@ err-seat-taken = Locul e ocupat.
 err-stale = Butonul acesta e vechi: folosește mesajul cel mai nou.
 err-menu-closed = Meniul acesta s-a închis: trimite din nou comanda pentru unul nou.
 err-not-allowed = Nu ai voie să faci asta.
-err-admin-only = Doar creatorul mesei sau un administrator al grupului poate face asta.
+err-admin-only = Doar creatorul mesei sau un administrator poate face asta.
 err-no-table = Aici nu e nicio masă deschisă: trimite /new.
 err-table-exists = În acest chat există deja o masă.
 err-need-four = Mai întâi trebuie ocupate toate cele patru locuri.
 err-game-started = Jocul a început deja.
 err-cannot-dm = Nu-ți pot scrie: deschide chatul meu, apasă Pornește și încearcă din nou.
-err-group-only = Asta funcționează într-un grup.
+err-group-only = Asta funcționează în chatul unde jucați, nu aici.
 err-bad-button = Butonul acesta nu funcționează.
 err-try-again = Ceva n-a mers; încearcă din nou.
 err-too-fast = Prea multe apăsări: așteaptă puțin și apasă din nou.
 err-anonymous = Nu văd cine scrie: administratorii anonimi și canalele nu pot juca. Dezactivează „Rămâi anonim” și trimite comanda din nou.
+err-not-your-question = Nu e întrebarea ta: doar cine a întrebat poate răspunde.
+err-other-chat = Butonul acesta e al unei mese din alt chat: folosește-l acolo.
+told-in-group = { $name }, nu-ți pot scrie în privat (deschide chatul meu și apasă Pornește), așa că răspund aici:
+told-from = În grupul <b>{ $group }</b>:
 
 ## Timp
 

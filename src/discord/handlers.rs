@@ -25,7 +25,7 @@ use crate::front::action::{Press, TableAction};
 use crate::front::core::{BotCommand, Origin};
 use crate::i18n::{Args, Lang, key, tr};
 use crate::table::runtime::DedupKey;
-use crate::table::{HandView, Output, Platform, Player, TableId, UserId};
+use crate::table::{ChatKey, HandView, Output, Platform, Player, TableId, UserId};
 
 /// Nobody is pinged by what kozyr posts unless it says so.
 pub fn no_mentions() -> AllowedMentions {
@@ -254,28 +254,32 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
             .command(shared, &s.player, &s.origin, command, dedup),
     )
     .await;
-    let mut says: Vec<Message> = Vec::new();
+    // (message, ephemeral): what concerns the sender alone only they see.
+    let mut says: Vec<(Message, bool)> = Vec::new();
     for r in replies {
         match r {
-            Reply::Say(screen) => says.push(markup::public(&screen, None, None)),
-            Reply::Popup(t) => says.push(text(&t)),
+            Reply::Say(screen) => says.push((markup::public(&screen, None, None), false)),
+            Reply::Tell(screen) => says.push((markup::public(&screen, None, None), true)),
+            Reply::Popup(t) => says.push((text(&t), true)),
             Reply::Render(o) => shared.notify(Local::Output(o)),
             Reply::CloseMenu | Reply::ReplaceMenu(_) | Reply::Seated { .. } => {}
         }
     }
     // A command that opened a table shows it as the table message; the
     // interaction itself only needs a quiet, private acknowledgement.
-    let (first, ephemeral) = match says.first() {
-        Some(m) => (m.clone(), false),
-        None => (text("✅"), true),
-    };
+    let acknowledgement = says.is_empty();
+    let (first, ephemeral) = says.first().cloned().unwrap_or_else(|| (text("✅"), true));
     if late && ephemeral {
-        // The deferred "thinking…" note has nothing to say: it goes.
+        // The deferred "thinking…" note was public: it goes, and what is
+        // for the sender alone follows as an ephemeral message.
         let client = shared.http.interaction(shared.app);
         let r = client.delete_response(&i.token).await;
         super::calls::record("delete_response", &r);
         if let Err(e) = r {
             tracing::warn!(error = %e, "removing a deferred answer failed");
+        }
+        if !acknowledgement {
+            followup(shared, &i.token, &first, true).await;
         }
     } else if late {
         edit_original(shared, &i.token, &first).await;
@@ -288,8 +292,8 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
         )
         .await;
     }
-    for m in says.iter().skip(1) {
-        followup(shared, &i.token, m, false).await;
+    for (m, ephemeral) in says.iter().skip(1) {
+        followup(shared, &i.token, m, *ephemeral).await;
     }
 }
 
@@ -308,14 +312,15 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         return;
     };
     let lang = s.player.lang;
-    // A hand is an ephemeral message: only its owner sees or presses it.
-    let from_hand = i
+    // An ephemeral message only its owner sees or presses: their hand, or
+    // a prompt that was theirs alone.
+    let ephemeral = i
         .message
         .as_ref()
         .and_then(|m| m.flags)
         .is_some_and(|f| f.contains(MessageFlags::EPHEMERAL));
     let origin = Origin {
-        private: from_hand,
+        private: ephemeral,
         ..s.origin.clone()
     };
     let ask = if let Some(table) = markup::parse_my_hand(&c.custom_id) {
@@ -325,8 +330,20 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     } else {
         Ask::Press(&c.custom_id)
     };
+    // A hand's press is answered with the hand after it; a private
+    // prompt's (the stop prompt) with what it says once answered.
+    let from_hand = ephemeral
+        && match ask {
+            Ask::MyHand(_) => false,
+            Ask::Cards(_) => true,
+            Ask::Press(data) => matches!(
+                Press::parse(data),
+                Ok(Press::Table { action, .. }) if action.is_hand()
+            ),
+        };
     if let Ask::MyHand(table) = ask {
-        my_hand(shared, i, &s.player.id, table, lang, defer_after).await;
+        let place = (table, &s.origin.chat);
+        my_hand(shared, i, &s.player.id, place, lang, defer_after).await;
         return;
     }
     let dedup = DedupKey::callback(Platform::Discord, &i.id.get().to_string());
@@ -363,6 +380,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
                 }
                 Reply::Render(o) => shared.notify(Local::Output(o)),
                 Reply::Popup(t) => popups.push(t),
+                Reply::Tell(screen) => popups.push(markup::public(&screen, None, None).content),
                 Reply::Say(screen) => says.push(markup::public(&screen, None, None)),
                 Reply::CloseMenu => close = true,
                 Reply::ReplaceMenu(screen) => {
@@ -570,12 +588,13 @@ async fn cards(
 }
 
 /// "My hand": the person's hand as an ephemeral reply, whose token then
-/// keeps it up to date.
+/// keeps it up to date. Only in the table's own channel: a hand shown
+/// elsewhere would play that table from a chat it does not live in.
 async fn my_hand(
     shared: &Shared,
     i: &Interaction,
     user: &UserId,
-    table: TableId,
+    (table, channel): (TableId, &ChatKey),
     lang: Lang,
     defer_after: Duration,
 ) {
@@ -596,6 +615,16 @@ async fn my_hand(
         return;
     }
     let work = async {
+        let view = shared
+            .front
+            .service()
+            .table_view(table)
+            .await
+            .ok()
+            .flatten();
+        if view.is_some_and(|v| &v.chat != channel) {
+            return Err(key::ERR_OTHER_CHAT);
+        }
         let hand = shared
             .front
             .service()
@@ -604,8 +633,8 @@ async fn my_hand(
             .ok()
             .flatten();
         match &hand {
-            Some(h) => hand_message(shared, h).await,
-            None => None,
+            Some(h) => hand_message(shared, h).await.ok_or(key::DISCORD_NO_HAND),
+            None => Err(key::DISCORD_NO_HAND),
         }
     };
     let (m, late) = in_time(
@@ -619,20 +648,23 @@ async fn my_hand(
         work,
     )
     .await;
-    let Some(m) = m else {
-        let t = text(&tr(lang, key::DISCORD_NO_HAND, &Args::new()));
-        if late {
-            edit_original(shared, &i.token, &t).await;
-        } else {
-            respond(
-                shared,
-                i,
-                InteractionResponseType::ChannelMessageWithSource,
-                Some(data(&t, true)),
-            )
-            .await;
+    let m = match m {
+        Ok(m) => m,
+        Err(why) => {
+            let t = text(&tr(lang, why, &Args::new()));
+            if late {
+                edit_original(shared, &i.token, &t).await;
+            } else {
+                respond(
+                    shared,
+                    i,
+                    InteractionResponseType::ChannelMessageWithSource,
+                    Some(data(&t, true)),
+                )
+                .await;
+            }
+            return;
         }
-        return;
     };
     let shown = if late {
         edit_original(shared, &i.token, &m).await;

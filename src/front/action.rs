@@ -21,13 +21,15 @@
 //!     "j"         join (any free seat)   "s" SEAT  take seat 0-3
 //!     "q"         leave                  "a"       add an AI player
 //!     "g"         start                  "k" GAME  choose the game
-//!     "r"         take the seat back     "z" 0|1   stop: cancel / confirm
+//!     "r"         take the seat back     "n"       rematch
+//!     "z" 0|1 ASKER   stop: cancel / confirm, answerable by ASKER only
 //! chat-action :=
 //!     "n" GAME    open a table           "L" LANG  chat language (en ru pt ro)
 //!     "T" SECS|"-" turn timer (none)     "E" NUM   Hearts end score
 //!     "M" 0|1     Hearts shoot the moon  "B" 0|1   Hearts: any heart breaks hearts
 //! CARD := rank suit, e.g. "TS"; SET := the card set's bits in lowercase hex;
-//! GAME := "k" (Kozel) | "h" (Hearts)
+//! GAME := "k" (Kozel) | "h" (Hearts); ASKER := the number of the person who
+//! asked, on the table's platform ([`asker_number`]), base 36
 //! ```
 //!
 //! ```
@@ -44,7 +46,7 @@ use std::fmt::{self, Write as _};
 use crate::cards::{Card, CardSet, Seat};
 use crate::game::GameKind;
 use crate::i18n::Lang;
-use crate::table::TableId;
+use crate::table::{TableId, UserId};
 
 /// The longest button data, in bytes: Telegram's limit (Discord's is 100).
 pub const MAX_LEN: usize = 64;
@@ -87,15 +89,43 @@ pub enum TableAction {
     ChooseGame(GameKind),
     /// Take one's seat back from the AI player standing in.
     TakeBack,
-    /// Answer to "stop this table?".
+    /// Answer to "stop this table?", which only the person who asked
+    /// (`asker`, their [`asker_number`]) may give: the prompt is theirs.
     Stop {
         confirm: bool,
+        asker: u64,
     },
     /// A finished table plays another series with the same seats.
     Rematch,
 }
 
+/// The number a stop prompt's buttons carry for the person who asked:
+/// their id on their platform (the table's, as the prompt is shown in
+/// the table's chat or to its asker alone).
+pub fn asker_number(user: &UserId) -> u64 {
+    match user {
+        UserId::Telegram(n) | UserId::Discord(n) => *n,
+    }
+}
+
 impl TableAction {
+    /// Whether the button belongs on a person's hand (their private chat,
+    /// or a message only they see) rather than on the table's message.
+    pub fn is_hand(self) -> bool {
+        matches!(
+            self,
+            TableAction::Toggle(_)
+                | TableAction::Clear
+                | TableAction::Lead(_)
+                | TableAction::Beat(_)
+                | TableAction::Pass(_)
+                | TableAction::Molodka
+                | TableAction::HeartsPass(_)
+                | TableAction::HeartsPlay(_)
+                | TableAction::TakeBack
+        )
+    }
+
     /// The card a card button carries: every button that stands for one
     /// card of the hand (select it, or play it at once). A platform may
     /// show such buttons otherwise (Discord: a select menu of cards).
@@ -245,7 +275,11 @@ impl TableAction {
             TableAction::Start => write!(out, "g"),
             TableAction::ChooseGame(g) => write!(out, "k{}", game_char(g)),
             TableAction::TakeBack => write!(out, "r"),
-            TableAction::Stop { confirm } => write!(out, "z{}", u8::from(confirm)),
+            TableAction::Stop { confirm, asker } => {
+                let _ = write!(out, "z{}", u8::from(confirm));
+                base36(asker, out);
+                Ok(())
+            }
             TableAction::Rematch => write!(out, "n"),
         };
     }
@@ -272,7 +306,13 @@ impl TableAction {
             "g" => bare(TableAction::Start),
             "k" => game_from(rest).map(TableAction::ChooseGame),
             "r" => bare(TableAction::TakeBack),
-            "z" => parse_flag(rest).map(|confirm| TableAction::Stop { confirm }),
+            "z" => {
+                let (flag, asker) = rest.split_at_checked(1)?;
+                Some(TableAction::Stop {
+                    confirm: parse_flag(flag)?,
+                    asker: parse_base36(asker)?,
+                })
+            }
             "n" => bare(TableAction::Rematch),
             _ => None,
         }
@@ -453,7 +493,20 @@ mod tests {
         check(t(TableAction::ChooseGame(GameKind::Kozel)), "tzz.10.kk");
         check(t(TableAction::ChooseGame(GameKind::Hearts)), "tzz.10.kh");
         check(t(TableAction::TakeBack), "tzz.10.r");
-        check(t(TableAction::Stop { confirm: true }), "tzz.10.z1");
+        check(
+            t(TableAction::Stop {
+                confirm: true,
+                asker: 1295,
+            }),
+            "tzz.10.z1zz",
+        );
+        check(
+            t(TableAction::Stop {
+                confirm: false,
+                asker: 0,
+            }),
+            "tzz.10.z00",
+        );
         check(t(TableAction::Rematch), "tzz.10.n");
         let c = |action| Press::Chat { version: 0, action };
         check(c(ChatAction::NewTable(GameKind::Kozel)), "c0.nk");
@@ -490,6 +543,13 @@ mod tests {
             "t1.2.s",
             "t1.2.s00",
             "t1.2.z2",
+            // A stop answer names who may give it, canonically.
+            "t1.2.z1",
+            "t1.2.z",
+            "t1.2.z10a",
+            "t1.2.z1A",
+            "t1.2.z1-1",
+            "t1.2.z13w5e11264sgsg",
             "t1.2.kx",
             "t1.2.kK",
             "t-1.2.x",
@@ -525,6 +585,16 @@ mod tests {
         };
         assert!(widest.encode().len() <= MAX_LEN, "{}", widest.encode());
         assert_eq!(Press::parse(&widest.encode()), Ok(widest));
+        let stop = Press::Table {
+            table: TableId(i64::MAX),
+            version: u64::MAX,
+            action: TableAction::Stop {
+                confirm: true,
+                asker: u64::MAX,
+            },
+        };
+        assert!(stop.encode().len() <= MAX_LEN, "{}", stop.encode());
+        assert_eq!(Press::parse(&stop.encode()), Ok(stop));
     }
 
     fn any_card() -> impl Strategy<Value = Card> {
@@ -554,7 +624,8 @@ mod tests {
             Just(TableAction::Start),
             (0usize..2).prop_map(|i| TableAction::ChooseGame(GameKind::ALL[i])),
             Just(TableAction::TakeBack),
-            any::<bool>().prop_map(|confirm| TableAction::Stop { confirm }),
+            (any::<bool>(), any::<u64>())
+                .prop_map(|(confirm, asker)| TableAction::Stop { confirm, asker }),
             Just(TableAction::Rematch),
         ]
     }

@@ -8,17 +8,24 @@
 //!
 //! Button data is untrusted: it is parsed strictly ([`Press::parse`]), a
 //! hand's buttons act only for the presser's own seat and only from their
-//! private chat, moves carry the table's version (a press from an older
-//! state is refused), and each input carries its platform's
-//! de-duplication key, so a redelivered update applies once.
+//! private chat, a table's other buttons only in the table's chat, a stop
+//! prompt's only for the person who asked (its buttons name them), moves
+//! carry the table's version (a press from an older state is refused), and
+//! each input carries its platform's de-duplication key, so a redelivered
+//! update applies once.
+//!
+//! What concerns one person is said to them alone ([`Reply::Tell`],
+//! [`Reply::Popup`]); the words about where cards are follow the chat's
+//! [`HandPlace`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::sync::Mutex;
 
-use super::action::{ChatAction, Press, TableAction};
+use super::action::{ChatAction, Press, TableAction, asker_number};
 use super::games::{front_for, front_of};
 use super::outputs;
+use super::place::HandPlace;
 use super::present::{self, SettingsInfo, lobby::END_SCORE_CHOICES};
 use super::screen::Screen;
 use crate::cards::{CardSet, Seat};
@@ -94,10 +101,21 @@ pub struct Origin {
 }
 
 /// What the shell must do after an input.
+///
+/// What concerns only the person who sent the input — a refusal, a prompt
+/// only they may answer, how to use a command — is [`Reply::Tell`] (a
+/// command) or [`Reply::Popup`] (a press); what the chat should see is
+/// [`Reply::Say`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reply {
-    /// Post this as a new message in the chat the input came from.
+    /// Post this as a new message in the chat the input came from, for
+    /// everyone there.
     Say(Screen),
+    /// Show this to the person who sent the input and to no one else
+    /// (Telegram: a private message, or in the group saying why when the
+    /// bot cannot write to them; Discord: an ephemeral message). Its
+    /// buttons may be pressed where it is shown.
+    Tell(Screen),
     /// Answer the press with this short text (a popup, an ephemeral note).
     Popup(String),
     /// The message whose button was pressed did its job: remove its buttons.
@@ -208,6 +226,10 @@ fn say(text: String) -> Vec<Reply> {
     vec![Reply::Say(Screen::text(text))]
 }
 
+fn tell(text: String) -> Vec<Reply> {
+    vec![Reply::Tell(Screen::text(text))]
+}
+
 fn popup(lang: Lang, k: Key) -> Vec<Reply> {
     vec![Reply::Popup(tr(lang, k, &Args::new()))]
 }
@@ -256,23 +278,6 @@ fn settings_info(s: &Settings, version: u64) -> SettingsInfo {
         shoot_the_moon: s.options.hearts.shoot_the_moon,
         any_heart_breaks: s.options.hearts.any_heart_breaks,
     }
-}
-
-/// Whether a table button belongs on a hand message (the person's private
-/// chat) rather than on the table message (the group).
-fn is_hand_action(action: TableAction) -> bool {
-    matches!(
-        action,
-        TableAction::Toggle(_)
-            | TableAction::Clear
-            | TableAction::Lead(_)
-            | TableAction::Beat(_)
-            | TableAction::Pass(_)
-            | TableAction::Molodka
-            | TableAction::HeartsPass(_)
-            | TableAction::HeartsPlay(_)
-            | TableAction::TakeBack
-    )
 }
 
 impl Front {
@@ -433,6 +438,9 @@ impl Front {
     }
 
     /// A command typed in a chat. Private chats get the private set.
+    /// Refusals, the stop prompt and `/kick`'s how-to concern the sender
+    /// alone ([`Reply::Tell`]); menus and what the table shows are for the
+    /// chat ([`Reply::Say`]).
     pub async fn command<A: Admins>(
         &self,
         admins: &A,
@@ -443,10 +451,11 @@ impl Front {
     ) -> Vec<Reply> {
         self.remember_name(&from.id, &from.name);
         if origin.private {
-            return self.private_command(from, command);
+            return self.private_command(from, origin, command);
         }
         let chat = &origin.chat;
         let lang = self.chat_lang(chat, Some(from)).await;
+        let place = HandPlace::of(chat);
         match command {
             BotCommand::New(Some(kind)) => {
                 match self
@@ -454,11 +463,11 @@ impl Front {
                     .await
                 {
                     Ok(_) => Vec::new(),
-                    Err(e) => say(refusal(lang, &e)),
+                    Err(e) => tell(refusal(lang, &e)),
                 }
             }
             BotCommand::New(None) => vec![Reply::Say(present::game_menu(lang, 0))],
-            BotCommand::Help | BotCommand::Start => say(text_of(lang, key::HELP_GROUP)),
+            BotCommand::Help | BotCommand::Start => say(text_of(lang, place.help_group())),
             BotCommand::Rules => {
                 let table = self.service.open_table_view(chat).await.ok().flatten();
                 let text = match table {
@@ -483,7 +492,7 @@ impl Front {
             BotCommand::Stats => say(self.stats_text(chat, lang).await),
             BotCommand::Settings => {
                 if !admins.is_admin(chat, &from.id).await {
-                    return say(text_of(lang, key::ERR_ADMIN_ONLY));
+                    return tell(text_of(lang, key::ERR_ADMIN_ONLY));
                 }
                 let table = self.service.open_table_view(chat).await.ok().flatten();
                 let s = table
@@ -492,14 +501,25 @@ impl Front {
                 let info = settings_info(&s, table.as_ref().map_or(0, |t| t.version));
                 vec![Reply::Say(present::settings(lang, &info))]
             }
-            BotCommand::Stop => match self.service.open_table_view(chat).await.ok().flatten() {
-                Some(view) => vec![Reply::Say(present::stop_prompt(lang, &self.info(&view)))],
-                None => say(text_of(lang, key::ERR_NO_TABLE)),
-            },
-            BotCommand::Kick(None) => say(text_of(lang, key::KICK_HOW)),
+            BotCommand::Stop => {
+                let Some(view) = self.service.open_table_view(chat).await.ok().flatten() else {
+                    return tell(text_of(lang, key::ERR_NO_TABLE));
+                };
+                // Only who may stop the table is asked whether to; the
+                // prompt is theirs alone, and so are its buttons.
+                if view.creator != from.id && !admins.is_admin(chat, &from.id).await {
+                    return tell(text_of(lang, key::ERR_ADMIN_ONLY));
+                }
+                vec![Reply::Tell(present::stop_prompt(
+                    lang,
+                    &self.info(&view),
+                    asker_number(&from.id),
+                ))]
+            }
+            BotCommand::Kick(None) => tell(text_of(lang, key::KICK_HOW)),
             BotCommand::Kick(Some(target)) => {
                 if !admins.is_admin(chat, &from.id).await {
-                    return say(text_of(lang, key::ERR_ADMIN_ONLY));
+                    return tell(text_of(lang, key::ERR_ADMIN_ONLY));
                 }
                 let actor = Actor::Person {
                     player: from.clone(),
@@ -515,18 +535,23 @@ impl Front {
                     .await
                 {
                     Ok(_) => Vec::new(),
-                    Err(e) => say(refusal(lang, &e)),
+                    Err(e) => tell(refusal(lang, &e)),
                 }
             }
             BotCommand::Lang => vec![Reply::Say(present::language_menu(lang, 0))],
         }
     }
 
-    fn private_command(&self, from: &Player, command: BotCommand) -> Vec<Reply> {
+    fn private_command(&self, from: &Player, origin: &Origin, command: BotCommand) -> Vec<Reply> {
         let lang = from.lang;
+        let place = HandPlace::of(&origin.chat);
         match command {
-            BotCommand::Start => say(text_of(lang, key::START_WELCOME)),
-            BotCommand::Help => say(text_of(lang, key::HELP_PRIVATE)),
+            // Opening the private chat is what lets the bot send the cards
+            // there; where cards are shown elsewhere, it is just hello.
+            BotCommand::Start if place == HandPlace::PrivateChat => {
+                say(text_of(lang, key::START_WELCOME))
+            }
+            BotCommand::Start | BotCommand::Help => say(text_of(lang, place.help_private())),
             BotCommand::Rules => say(GameKind::ALL
                 .iter()
                 .map(|&g| front_of(g).rules(lang))
@@ -642,7 +667,7 @@ impl Front {
         let seat = view.seat_of(&who.id).map_or(0, |s| s.index() as i64 + 1);
         Screen::text(tr_html(
             who.lang,
-            key::START_SEATED,
+            HandPlace::of(&view.chat).seated(),
             &Args::new()
                 .text("group", present::clean_name(&view.title))
                 .num("seat", seat),
@@ -694,14 +719,25 @@ impl Front {
                 let Ok(Some(view)) = self.service.table_view(table).await else {
                     return popup(lang, key::ERR_STALE);
                 };
-                // Hand buttons live in the person's private chat; table
-                // buttons in the table's chat. Anything else was not drawn
-                // by kozyr.
-                let in_table_chat = view.chat == origin.chat;
-                if (is_hand_action(action) && !origin.private)
-                    || (!is_hand_action(action) && !in_table_chat)
+                // A stop prompt is answered by the person who asked only.
+                if let TableAction::Stop { asker, .. } = action
+                    && asker != asker_number(&from.id)
                 {
+                    return popup(lang, key::ERR_NOT_YOUR_QUESTION);
+                }
+                // Hand buttons live in the person's private chat (or a
+                // message only they see); table buttons in the table's
+                // chat, and the stop prompt's wherever its asker was told
+                // it. A hand button elsewhere was not drawn by kozyr; a
+                // table's button pressed in another chat (forwarded, or
+                // sent by a modified client) acts there on nothing.
+                let in_table_chat = view.chat == origin.chat;
+                if action.is_hand() && !origin.private {
                     return popup(lang, key::ERR_BAD_BUTTON);
+                }
+                let told_privately = matches!(action, TableAction::Stop { .. }) && origin.private;
+                if !action.is_hand() && !in_table_chat && !told_privately {
+                    return popup(lang, key::ERR_OTHER_CHAT);
                 }
                 self.table_press(admins, from, &view, version, action, dedup)
                     .await
@@ -714,7 +750,7 @@ impl Front {
     /// is not announced twice).
     fn replayed(action: TableAction) -> Vec<Reply> {
         match action {
-            TableAction::Stop { confirm: true } => vec![Reply::CloseMenu],
+            TableAction::Stop { confirm: true, .. } => vec![Reply::CloseMenu],
             _ => Vec::new(),
         }
     }
@@ -888,10 +924,10 @@ impl Front {
                 TableAction::TakeBack => Command::TakeBack,
                 // The prompt did its job: it says the table goes on, in
                 // the table's language, as it asked in.
-                TableAction::Stop { confirm: false } => {
+                TableAction::Stop { confirm: false, .. } => {
                     return vec![Reply::ReplaceMenu(present::stop_kept(view.settings.lang))];
                 }
-                TableAction::Stop { confirm: true } => Command::Stop,
+                TableAction::Stop { confirm: true, .. } => Command::Stop,
                 TableAction::Rematch => {
                     // The button carries the version of the finished state:
                     // a second press (or one after play restarted) is stale.

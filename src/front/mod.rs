@@ -12,7 +12,9 @@
 //!   plug in (its table, hand and results screens, its presses).
 //! - [`outputs`]: the service's [`crate::table::Output`]s as screens.
 //! - [`core`]: [`core::Front`] — commands and presses → service commands,
-//!   card selections, refusal texts; what to show back.
+//!   card selections, refusal texts; what to show back, and to whom.
+//! - [`place`]: [`HandPlace`] — where a person's cards are shown, which
+//!   picks the words about hands (a private chat, or a "My hand" button).
 //!
 //! See `docs/PLATFORMS.md` for what a platform shell implements.
 
@@ -20,6 +22,7 @@ pub mod action;
 pub mod core;
 pub mod games;
 pub mod outputs;
+pub mod place;
 pub mod present;
 pub mod rich;
 pub mod screen;
@@ -29,4 +32,5 @@ pub mod select;
 mod snapshots;
 
 pub use core::{Front, Reply};
+pub use place::HandPlace;
 pub use screen::{Button, ButtonTarget, Keyboard, Screen};

@@ -120,8 +120,9 @@ pub fn announcement_screen(
     let lang = view.settings.lang;
     let text = |k, args: Args| Some(Screen::text(tr_html(lang, k, &args)));
     match announcement {
+        // It tells everyone where their cards are: that differs by platform.
         Announcement::SeriesStarted { .. } => text(
-            key::GAME_BEGINS,
+            super::HandPlace::of(&view.chat).game_begins(),
             Args::new().text("game", front_of(view.kind).name(lang)),
         ),
         Announcement::Game {

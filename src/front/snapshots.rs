@@ -365,21 +365,21 @@ fn menus_and_prompts() {
     );
     let t = info(GameKind::Kozel, 9, false);
     check(
-        |l| present::stop_prompt(l, &t),
+        |l| present::stop_prompt(l, &t, 1002),
         expect![[r#"
-        ── en
-        Stop this table? The game in progress will be lost.
-        [Yes, stop it | t7.9.z1] [No, keep playing | t7.9.z0]
-        ── ru
-        Закрыть стол? Текущая игра пропадёт.
-        [Да, закрыть | t7.9.z1] [Нет, играем дальше | t7.9.z0]
-        ── pt
-        Fechar esta mesa? O jogo em andamento será perdido.
-        [Sim, fechar | t7.9.z1] [Não, continuar | t7.9.z0]
-        ── ro
-        Închizi masa? Jocul în desfășurare se pierde.
-        [Da, închide | t7.9.z1] [Nu, jucăm mai departe | t7.9.z0]
-    "#]],
+            ── en
+            Stop this table? The game in progress will be lost.
+            [Yes, stop it | t7.9.z1ru] [No, keep playing | t7.9.z0ru]
+            ── ru
+            Закрыть стол? Текущая игра пропадёт.
+            [Да, закрыть | t7.9.z1ru] [Нет, играем дальше | t7.9.z0ru]
+            ── pt
+            Fechar esta mesa? O jogo em andamento será perdido.
+            [Sim, fechar | t7.9.z1ru] [Não, continuar | t7.9.z0ru]
+            ── ro
+            Închizi masa? Jocul în desfășurare se pierde.
+            [Da, închide | t7.9.z1ru] [Nu, jucăm mai departe | t7.9.z0ru]
+        "#]],
     );
 }
 
@@ -1013,6 +1013,226 @@ fn table_view(lang: Lang, game: &Game) -> TableView {
         last_deal: None,
         game: Some(game.public_view()),
     }
+}
+
+/// The words that depend on where a person's cards are: a private chat
+/// (Telegram) or a message only they see behind "My hand" (Discord). Each
+/// screen as Telegram says it, then as Discord does; and the texts that
+/// are the same everywhere, so name neither.
+#[test]
+fn words_follow_where_the_hands_are() {
+    use super::HandPlace;
+    use crate::i18n::{Args, key, tr, tr_html};
+    let game = &Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    /// The screen on Telegram, a `·` line, then on Discord.
+    fn both(screen: impl Fn(Lang, &ChatKey) -> String) -> impl Fn(Lang) -> Screen {
+        move |l| {
+            let lines: Vec<String> = [ChatKey::Telegram(-100), ChatKey::Discord(7)]
+                .iter()
+                .map(|chat| screen(l, chat))
+                .collect();
+            Screen::text(lines.join("\n·\n"))
+        }
+    }
+    check(
+        both(|l, chat| {
+            let v = TableView {
+                chat: chat.clone(),
+                ..table_view(l, game)
+            };
+            let info = outputs::table_info(&v, &|_| false);
+            let a = Announcement::SeriesStarted { series_no: 1 };
+            outputs::announcement_screen(&v, &info, &a, &|_| None)
+                .unwrap()
+                .text
+        }),
+        expect![[r#"
+            ── en
+            **Kozel begins!** Your cards are in your private chat with me.
+            ·
+            **Kozel begins!** Press “My hand” to see your cards: only you see them.
+            ── ru
+            **Козёл: игра началась!** Ваши карты — в личном чате со мной.
+            ·
+            **Козёл: игра началась!** Нажмите «Мои карты», чтобы увидеть свои карты: их видите только вы.
+            ── pt
+            **Kozel: o jogo começou!** Suas cartas estão no seu chat privado comigo.
+            ·
+            **Kozel: o jogo começou!** Toque em “Minha mão” para ver suas cartas: só você as vê.
+            ── ro
+            **Kozel: jocul începe!** Cărțile tale sunt în chatul privat cu mine.
+            ·
+            **Kozel: jocul începe!** Apasă „Mâna mea” ca să-ți vezi cărțile: doar tu le vezi.
+        "#]],
+    );
+    check(
+        both(|l, chat| tr_html(l, HandPlace::of(chat).help_group(), &Args::new())),
+        expect![[r#"
+            ── en
+            **Kozel and Hearts for four**
+            /new — open a table and choose the game (/kozel, /hearts for short)
+            Sit down with the buttons, add AI players for empty seats, then Start.
+            Your cards come in a private message from me: tap cards to select them, then Lead, Beat or Pass.
+            /rules — the rules · /score — this table · /stats — leaderboard
+            /settings — language and turn timer (admins) · /stop — end the table
+            ·
+            **Kozel and Hearts for four**
+            /new — open a table and choose the game (/kozel, /hearts for short)
+            Sit down with the buttons, add AI players for empty seats, then Start.
+            Press “My hand” under the table to see your cards — only you see them: choose cards, then Lead, Beat or Pass.
+            /rules — the rules · /score — this table · /stats — leaderboard
+            /settings — language and turn timer (admins) · /stop — end the table
+            ── ru
+            **Козёл и Червы на четверых**
+            /new — открыть стол и выбрать игру (коротко: /kozel, /hearts)
+            Садитесь кнопками, пустые места займут боты, затем «Начать».
+            Карты придут вам в личные сообщения: нажимайте на карты, чтобы выбрать, затем «Ходить», «Бить» или «Сбросить».
+            /rules — правила · /score — счёт стола · /stats — рейтинг
+            /settings — язык и таймер (админы) · /stop — закрыть стол
+            ·
+            **Козёл и Червы на четверых**
+            /new — открыть стол и выбрать игру (коротко: /kozel, /hearts)
+            Садитесь кнопками, пустые места займут боты, затем «Начать».
+            Нажмите «Мои карты» под столом, чтобы увидеть свои карты — их видите только вы: выберите карты, затем «Ходить», «Бить» или «Сбросить».
+            /rules — правила · /score — счёт стола · /stats — рейтинг
+            /settings — язык и таймер (админы) · /stop — закрыть стол
+            ── pt
+            **Kozel e Copas para quatro**
+            /new — abre uma mesa e escolhe o jogo (atalhos: /kozel, /hearts)
+            Sente-se com os botões, ponha robôs nos lugares vazios e toque em Começar.
+            Suas cartas chegam numa mensagem privada minha: toque nas cartas para escolhê-las e depois em Sair, Bater ou Passar.
+            /rules — regras · /score — placar · /stats — classificação
+            /settings — idioma e tempo (admins) · /stop — fechar a mesa
+            ·
+            **Kozel e Copas para quatro**
+            /new — abre uma mesa e escolhe o jogo (atalhos: /kozel, /hearts)
+            Sente-se com os botões, ponha robôs nos lugares vazios e toque em Começar.
+            Toque em “Minha mão” embaixo da mesa para ver suas cartas — só você as vê: escolha as cartas e depois toque em Sair, Bater ou Passar.
+            /rules — regras · /score — placar · /stats — classificação
+            /settings — idioma e tempo (admins) · /stop — fechar a mesa
+            ── ro
+            **Kozel și Inimi în patru**
+            /new — deschide o masă și alege jocul (pe scurt: /kozel, /hearts)
+            Așază-te cu butoanele, pune roboți pe locurile libere, apoi Începe.
+            Cărțile îți vin de la mine într-un mesaj privat: atinge cărțile ca să le alegi, apoi Deschide, Bate sau Aruncă.
+            /rules — regulile · /score — scorul · /stats — clasamentul
+            /settings — limba și timpul (administratori) · /stop — închide masa
+            ·
+            **Kozel și Inimi în patru**
+            /new — deschide o masă și alege jocul (pe scurt: /kozel, /hearts)
+            Așază-te cu butoanele, pune roboți pe locurile libere, apoi Începe.
+            Apasă „Mâna mea” sub masă ca să-ți vezi cărțile — doar tu le vezi: alege cărțile, apoi Deschide, Bate sau Aruncă.
+            /rules — regulile · /score — scorul · /stats — clasamentul
+            /settings — limba și timpul (administratori) · /stop — închide masa
+        "#]],
+    );
+    check(
+        both(|l, chat| tr_html(l, HandPlace::of(chat).help_private(), &Args::new())),
+        expect![[r#"
+            ── en
+            **Hi! I host Kozel and Hearts in group chats.**
+            Add me to a group and send /new there. Your cards will come here, in this chat.
+            ·
+            **Hi! I host Kozel and Hearts in server channels.**
+            Add me to a server and send /new in a channel. Your cards are there too, behind the table's “My hand” button: only you see them.
+            ── ru
+            **Привет! Я провожу Козла и Червы в групповых чатах.**
+            Добавьте меня в группу и отправьте там /new. Ваши карты будут приходить сюда.
+            ·
+            **Привет! Я провожу Козла и Червы в каналах серверов.**
+            Добавьте меня на сервер и отправьте /new в канале. Ваши карты будут там же, под кнопкой стола «Мои карты»: их видите только вы.
+            ── pt
+            **Olá! Eu organizo partidas de Kozel e Copas em grupos.**
+            Adicione-me a um grupo e envie /new lá. Suas cartas vão chegar aqui, neste chat.
+            ·
+            **Olá! Eu organizo partidas de Kozel e Copas em canais de servidores.**
+            Adicione-me a um servidor e envie /new num canal. Suas cartas ficam lá também, no botão “Minha mão” da mesa: só você as vê.
+            ── ro
+            **Salut! Organizez Kozel și Inimi în grupuri.**
+            Adaugă-mă într-un grup și trimite acolo /new. Cărțile tale vor veni aici.
+            ·
+            **Salut! Organizez Kozel și Inimi în canalele serverelor.**
+            Adaugă-mă pe un server și trimite /new într-un canal. Cărțile tale sunt tot acolo, sub butonul „Mâna mea” al mesei: doar tu le vezi.
+        "#]],
+    );
+    check(
+        both(|l, chat| {
+            let args = Args::new()
+                .text("group", present::clean_name("Friday"))
+                .num("seat", 2);
+            tr_html(l, HandPlace::of(chat).seated(), &args)
+        }),
+        expect![[r#"
+            ── en
+            You are seated at seat 2 in **⁅Friday⁆**. Your cards will come here.
+            ·
+            You are seated at seat 2 in **⁅Friday⁆**. Press “My hand” under the table to see your cards.
+            ── ru
+            Вы сели на место 2 в **⁅Friday⁆**. Карты будут приходить сюда.
+            ·
+            Вы сели на место 2 в **⁅Friday⁆**. Нажмите «Мои карты» под столом, чтобы увидеть свои карты.
+            ── pt
+            Você está no lugar 2 em **⁅Friday⁆**. Suas cartas vão chegar aqui.
+            ·
+            Você está no lugar 2 em **⁅Friday⁆**. Toque em “Minha mão” embaixo da mesa para ver suas cartas.
+            ── ro
+            Stai pe locul 2 în **⁅Friday⁆**. Cărțile îți vor veni aici.
+            ·
+            Stai pe locul 2 în **⁅Friday⁆**. Apasă „Mâna mea” sub masă ca să-ți vezi cărțile.
+        "#]],
+    );
+    check(
+        |l| {
+            let plain = [
+                key::ERR_ADMIN_ONLY,
+                key::ERR_GROUP_ONLY,
+                key::ERR_NOT_YOUR_QUESTION,
+                key::ERR_OTHER_CHAT,
+            ]
+            .map(|k| crate::i18n::escape_html(&tr(l, k, &Args::new())));
+            let told = tr_html(
+                l,
+                key::TOLD_IN_GROUP,
+                &Args::new().text("name", present::clean_name("Ann")),
+            );
+            let from = tr_html(
+                l,
+                key::TOLD_FROM,
+                &Args::new().text("group", present::clean_name("Friday")),
+            );
+            Screen::text(format!("{}\n{told}\n{from}", plain.join("\n")))
+        },
+        expect![[r#"
+            ── en
+            Only the table's creator or an admin can do that.
+            This works in the chat where you play, not here.
+            This is not your question: only the person who asked can answer it.
+            This button belongs to a table in another chat: use it there.
+            ⁅Ann⁆, I can't write to you in private (open my chat and press Start), so I answer here:
+            In **⁅Friday⁆**:
+            ── ru
+            Это может только создатель стола или администратор.
+            Это работает в чате, где вы играете, а не здесь.
+            Это не ваш вопрос: ответить может только тот, кто спросил.
+            Эта кнопка от стола в другом чате: нажмите её там.
+            ⁅Ann⁆, я не могу написать вам в личные сообщения (откройте мой чат и нажмите «Запустить»), поэтому отвечаю здесь:
+            В группе **⁅Friday⁆**:
+            ── pt
+            Só o criador da mesa ou um admin pode fazer isso.
+            Isto funciona no chat onde vocês jogam, não aqui.
+            Esta pergunta não é sua: só quem perguntou pode responder.
+            Este botão é de uma mesa em outro chat: use-o lá.
+            ⁅Ann⁆, não consigo escrever para você no privado (abra meu chat e toque em Iniciar), então respondo aqui:
+            No grupo **⁅Friday⁆**:
+            ── ro
+            Doar creatorul mesei sau un administrator poate face asta.
+            Asta funcționează în chatul unde jucați, nu aici.
+            Nu e întrebarea ta: doar cine a întrebat poate răspunde.
+            Butonul acesta e al unei mese din alt chat: folosește-l acolo.
+            ⁅Ann⁆, nu-ți pot scrie în privat (deschide chatul meu și apasă Pornește), așa că răspund aici:
+            În grupul **⁅Friday⁆**:
+        "#]],
+    );
 }
 
 #[test]

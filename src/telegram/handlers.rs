@@ -20,7 +20,7 @@ use super::deeplink::DeepLink;
 use super::ids;
 use super::outbox::Local;
 use crate::front::core::{BotCommand, Origin};
-use crate::front::{Reply, Screen};
+use crate::front::{Reply, Screen, present};
 use crate::i18n::{Args, key, tr, tr_html};
 use crate::table::runtime::DedupKey;
 use crate::table::{Platform, Player};
@@ -122,7 +122,7 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
                     .await
             }
         };
-        return carry_out(&shared, &msg.chat, None, replies).await;
+        return carry_out(&shared, &msg.chat, Some(&player), None, replies).await;
     }
     let Some(mut command) = BotCommand::parse(&name, args) else {
         return Ok(());
@@ -136,7 +136,7 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
         .front
         .command(&*shared, &player, &origin, command, dedup)
         .await;
-    carry_out(&shared, &msg.chat, None, replies).await
+    carry_out(&shared, &msg.chat, Some(&player), None, replies).await
 }
 
 /// Telegram's own account, the sender of a linked channel's forwarded
@@ -173,27 +173,31 @@ async fn from_no_person(shared: &Shared, msg: &Message) -> HandlerResult {
         shared,
         &msg.chat,
         None,
+        None,
         vec![Reply::Say(Screen::text(text))],
     )
     .await
 }
 
-/// Carries out the front-end's replies; returns the popup, if any.
+/// Carries out the front-end's replies to `from` (`None`: nobody to
+/// answer to in private); returns the popup, if any.
 /// Everything posted or edited goes through the outbox's scheduler, which
 /// keeps Telegram's limits and retries after a 429.
 async fn carry_out(
     shared: &Shared,
     chat: &teloxide::types::Chat,
+    from: Option<&Player>,
     pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
     replies: Vec<Reply>,
 ) -> HandlerResult {
-    let _ = perform(shared, chat, pressed, replies);
+    let _ = perform(shared, chat, from, pressed, replies);
     Ok(())
 }
 
 fn perform(
     shared: &Shared,
     chat: &teloxide::types::Chat,
+    from: Option<&Player>,
     pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
     replies: Vec<Reply>,
 ) -> Option<String> {
@@ -204,6 +208,7 @@ fn perform(
                 chat: chat.id,
                 screen,
             }),
+            Reply::Tell(screen) => shared.notify(tell(shared, chat, from, screen)),
             Reply::Popup(text) => popup = Some(text),
             Reply::CloseMenu => {
                 if let Some(m) = pressed {
@@ -234,6 +239,62 @@ fn perform(
         }
     }
     popup
+}
+
+/// What concerns one person goes to their private chat. Where the bot
+/// knows it cannot write to them (they blocked it, or a message to them
+/// failed), it goes to the chat they wrote in, saying so and why; so does
+/// anything for no one in particular.
+fn tell(
+    shared: &Shared,
+    chat: &teloxide::types::Chat,
+    from: Option<&Player>,
+    screen: Screen,
+) -> Local {
+    let Some(person) = from else {
+        return Local::Say {
+            chat: chat.id,
+            screen,
+        };
+    };
+    match ids::private_chat_of(&person.id) {
+        Some(private) if private == chat.id => Local::Say {
+            chat: chat.id,
+            screen,
+        },
+        // In their private chat it says which group it is about.
+        Some(private) if !shared.front.is_unreachable(&person.id) => {
+            let text = match chat.title() {
+                Some(title) => {
+                    let from = tr_html(
+                        person.lang,
+                        key::TOLD_FROM,
+                        &Args::new().text("group", present::clean_name(title)),
+                    );
+                    format!("{from}\n{}", screen.text)
+                }
+                None => screen.text,
+            };
+            Local::Say {
+                chat: private,
+                screen: Screen { text, ..screen },
+            }
+        }
+        _ => {
+            let why = tr_html(
+                person.lang,
+                key::TOLD_IN_GROUP,
+                &Args::new().text("name", present::clean_name(&person.name)),
+            );
+            Local::Say {
+                chat: chat.id,
+                screen: Screen {
+                    text: format!("{why}\n{}", screen.text),
+                    ..screen
+                },
+            }
+        }
+    }
 }
 
 // ------------------------------------------------------------ callbacks
@@ -304,7 +365,7 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
         .front
         .press(shared, player, &origin, data, dedup)
         .await;
-    perform(shared, &chat, Some(message), replies)
+    perform(shared, &chat, Some(player), Some(message), replies)
 }
 
 #[cfg(test)]

@@ -26,3 +26,4 @@ mod telegram;
 mod telegram_limits;
 mod telegram_play;
 mod telegram_screens;
+mod words;

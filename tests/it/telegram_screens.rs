@@ -417,10 +417,33 @@ async fn closed(w: &World, chat: ChatId, id: MessageId, what: &str) -> FakeMessa
         .unwrap_or_else(|_| panic!("{what} kept its buttons: {:?}", w.fake.message(chat, id)))
 }
 
+/// The newest stop prompt in `chat` other than `not`: (message, yes, no).
+async fn stop_prompt(
+    w: &World,
+    chat: ChatId,
+    not: Option<MessageId>,
+) -> (MessageId, String, String) {
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.messages(chat).into_iter().rev().find_map(|m| {
+                let kb = m.keyboard.as_ref()?;
+                let yes = kb.find("Yes, stop it")?.callback_data()?.to_owned();
+                let no = kb.find("No, keep playing")?.callback_data()?.to_owned();
+                (Some(m.id) != not).then_some((m.id, yes, no))
+            })
+        })
+        .await
+        .unwrap()
+}
+
 /// An old button of a closed menu, pressed from a client that still shows
 /// it: refused with a clear answer.
 async fn press_old(w: &World, user: UserId, msg: MessageId, data: &str) {
-    let q = w.fake.press_raw(user, w.group, msg, data).unwrap();
+    press_old_in(w, user, w.group, msg, data).await;
+}
+
+async fn press_old_in(w: &World, user: UserId, chat: ChatId, msg: MessageId, data: &str) {
+    let q = w.fake.press_raw(user, chat, msg, data).unwrap();
     assert_eq!(
         w.answer(&q).await.as_deref(),
         Some("This menu is closed: send the command again for a new one."),
@@ -565,36 +588,27 @@ async fn every_menu_closes_when_its_job_is_done() {
         kozyr::i18n::Lang::En
     );
 
-    // /stop: "No" closes the prompt and keeps the table; its old "Yes"
-    // does nothing. A second prompt's "Yes" stops the table.
+    // /stop: the prompt is Ann's alone, in her private chat. "No" closes
+    // it and keeps the table; its old "Yes" does nothing. A second
+    // prompt's "Yes" stops the table.
+    let dm = w.dm(0);
     w.fake.user_says(w.group, ann, "/stop").unwrap();
-    let (menu, no) = w.group_button("No, keep playing").await;
-    let yes = w
-        .fake
-        .message(w.group, menu)
-        .unwrap()
-        .keyboard
-        .unwrap()
-        .find("Yes, stop it")
-        .unwrap()
-        .callback_data()
-        .unwrap()
-        .to_owned();
-    assert_eq!(w.press_on(ann, w.group, menu, &no).await, None);
-    let m = closed(&w, w.group, menu, "the stop prompt after No").await;
+    let (menu, yes, no) = stop_prompt(&w, dm, None).await;
+    assert_eq!(w.press_on(ann, dm, menu, &no).await, None);
+    let m = closed(&w, dm, menu, "the stop prompt after No").await;
     assert_eq!(m.text, "The table was not stopped: the game goes on.");
-    press_old(&w, ann, menu, &yes).await;
+    press_old_in(&w, ann, dm, menu, &yes).await;
     let kept = w.open_table_in(w.group).await.expect("the table goes on");
     assert_eq!(kept.id(), t.id());
     w.fake.user_says(w.group, ann, "/stop").unwrap();
-    let (menu2, yes2) = w.group_button_on("Yes, stop it", |m| m.id != menu).await;
-    assert_eq!(w.press_on(ann, w.group, menu2, &yes2).await, None);
-    closed(&w, w.group, menu2, "the stop prompt after Yes").await;
+    let (menu2, yes2, _) = stop_prompt(&w, dm, Some(menu)).await;
+    assert_eq!(w.press_on(ann, dm, menu2, &yes2).await, None);
+    closed(&w, dm, menu2, "the stop prompt after Yes").await;
     assert!(
         w.open_table_in(w.group).await.is_none(),
         "the table was stopped"
     );
-    press_old(&w, ann, menu2, &yes2).await;
+    press_old_in(&w, ann, dm, menu2, &yes2).await;
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;
 }

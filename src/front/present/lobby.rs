@@ -302,9 +302,10 @@ pub fn language_menu(lang: Lang, version: u64) -> Screen {
     }
 }
 
-/// `/stop`: are you sure?
-pub fn stop_prompt(lang: Lang, info: &TableInfo) -> Screen {
-    let data = |confirm| info.callback(TableAction::Stop { confirm });
+/// `/stop`: are you sure? Its buttons answer for `asker` only
+/// ([`crate::front::action::asker_number`]).
+pub fn stop_prompt(lang: Lang, info: &TableInfo, asker: u64) -> Screen {
+    let data = |confirm| info.callback(TableAction::Stop { confirm, asker });
     Screen {
         text: line(lang, key::STOP_CONFIRM, Args::new()),
         keyboard: Keyboard::new([[

@@ -91,8 +91,10 @@ fn player(i: usize) -> Player {
     )
 }
 
+/// Group chat ids are negative: table `i` plays in chat `-(i + 1)` ("-0"
+/// is no canonical id, and the first table would not open).
 fn chat(i: usize) -> ChatKey {
-    ChatKey::new(Platform::Telegram, format!("-{i}")).expect("chat")
+    ChatKey::new(Platform::Telegram, format!("-{}", i + 1)).expect("chat")
 }
 
 /// Builds a database: `idle` tables a few moves into a series, then

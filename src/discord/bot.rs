@@ -36,8 +36,11 @@ pub struct HandToken {
     pub at: Instant,
     /// A hash of what the hand message shows, so an edit that would change
     /// nothing is not sent.
-    pub shown: Option<u64>,
+    pub shown: Option<i64>,
 }
+
+/// The turn to change one hand message ([`Shared::hand_turn`]).
+type HandLock = Arc<tokio::sync::Mutex<()>>;
 
 /// Past this many remembered permission answers, the map starts over.
 const PERMS_LIMIT: usize = 4096;
@@ -58,8 +61,10 @@ pub struct Shared {
     /// Interactions that came over the HTTP endpoint: their first answer
     /// is its HTTP response, not a REST call.
     over_http: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<InteractionResponse>>>,
-    /// Hands the outbox is editing right now.
-    editing: Mutex<std::collections::HashSet<(UserId, TableId)>>,
+    /// (person, table) → the turn to change their hand message: the
+    /// outbox's edits and the answers to presses on it take it, so that
+    /// what the message shows is known and nothing is sent twice.
+    hand_locks: Mutex<HashMap<(UserId, TableId), HandLock>>,
     /// The bot's own user id (from READY; 0 before): its messages never
     /// bury a table.
     bot_user: AtomicU64,
@@ -110,7 +115,7 @@ impl Shared {
     }
 
     /// Keeps `token` as the newest of `user`'s hand at `table`.
-    pub fn hand_token(&self, user: &UserId, table: TableId, token: String, shown: Option<u64>) {
+    pub fn hand_token(&self, user: &UserId, table: TableId, token: String, shown: Option<i64>) {
         lock(&self.hands).insert(
             (user.clone(), table),
             HandToken {
@@ -139,7 +144,7 @@ impl Shared {
     /// An edit through an older token may have landed on the same message
     /// after a newer answer drew it: unless it showed the same, what the
     /// message shows is unknown, and the next render is sent.
-    pub fn hand_shown(&self, user: &UserId, table: TableId, token: &str, shown: u64) {
+    pub fn hand_shown(&self, user: &UserId, table: TableId, token: &str, shown: i64) {
         if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table)) {
             if t.token == token {
                 t.shown = Some(shown);
@@ -149,20 +154,23 @@ impl Shared {
         }
     }
 
-    /// Marks an outbox edit of a hand as started or finished.
-    pub fn set_editing(&self, user: &UserId, table: TableId, on: bool) {
-        let mut e = lock(&self.editing);
-        if on {
-            e.insert((user.clone(), table));
-        } else {
-            e.remove(&(user.clone(), table));
-        }
-    }
-
-    /// Whether an outbox edit of the hand may still land (with an older
-    /// state) after an answer that drew it.
-    pub fn is_editing(&self, user: &UserId, table: TableId) -> bool {
-        lock(&self.editing).contains(&(user.clone(), table))
+    /// The turn to change `user`'s hand message at `table`, waited for at
+    /// most `wait` (`None` then: what the message shows becomes unknown).
+    /// Held by an outbox edit until it landed, and by a press on the hand
+    /// until its answer went: the other then knows what the message shows
+    /// (an edit in flight would otherwise leave it unknown, and the same
+    /// content would go out again).
+    pub async fn hand_turn(
+        &self,
+        user: &UserId,
+        table: TableId,
+        wait: Duration,
+    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let m = lock(&self.hand_locks)
+            .entry((user.clone(), table))
+            .or_default()
+            .clone();
+        tokio::time::timeout(wait, m.lock_owned()).await.ok()
     }
 
     /// Forgets a token Discord refused (expired), or a hand that is gone.
@@ -224,6 +232,7 @@ impl Shared {
     /// Forgets every hand token of a table (it closed).
     pub fn forget_table(&self, table: TableId) {
         lock(&self.hands).retain(|(_, t), _| *t != table);
+        lock(&self.hand_locks).retain(|(_, t), _| *t != table);
         lock(&self.live).remove(&table);
     }
 }
@@ -408,7 +417,7 @@ pub async fn start_on(
         local: local_tx,
         token_life: tuning.token_life,
         over_http: Mutex::new(HashMap::new()),
-        editing: Mutex::new(std::collections::HashSet::new()),
+        hand_locks: Mutex::new(HashMap::new()),
         bot_user: AtomicU64::new(0),
         chatter: Mutex::new(HashMap::new()),
         live: Mutex::new(HashMap::new()),

@@ -4,7 +4,6 @@
 //! exactly once within Discord's 3 seconds — at once with what the press
 //! changed (`UPDATE_MESSAGE`), or deferred when the front-end is slow.
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,6 +41,11 @@ fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
     }
 }
 
+/// How long an answer waits for an outbox edit of the same hand to land
+/// (the interaction must be answered within 3 s; past this, what the hand
+/// shows is taken as unknown and drawn again).
+const HAND_TURN_WAIT: Duration = Duration::from_millis(500);
+
 fn text(t: &str) -> Message {
     Message {
         content: markup::clip(t.to_owned()),
@@ -50,11 +54,9 @@ fn text(t: &str) -> Message {
 }
 
 /// A hash of a message, to skip edits that change nothing.
-pub fn hash_of(m: &Message) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    m.content.hash(&mut h);
-    format!("{:?}", m.components).hash(&mut h);
-    h.finish()
+pub fn hash_of(m: &Message) -> i64 {
+    let components = serde_json::to_string(&m.components).unwrap_or_default();
+    crate::delivery::content::content_hash([m.content.as_bytes(), components.as_bytes()])
 }
 
 /// A person's hand as a Discord message, with their selection ticked.
@@ -330,6 +332,12 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         return;
     }
     let dedup = DedupKey::callback(Platform::Discord, &i.id.get().to_string());
+    // A press on a hand holds the turn to change that message until its
+    // answer went, so the outbox's edit that follows knows what it shows.
+    let hand_turn = match (from_hand, pressed_table(c.custom_id.as_str(), &c.values)) {
+        (true, Some(table)) => shared.hand_turn(&s.player.id, table, HAND_TURN_WAIT).await,
+        _ => None,
+    };
     let work = async {
         let replies = match ask {
             Ask::MyHand(_) => Vec::new(),
@@ -475,9 +483,10 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         && let Some(table) = table_of_hand
     {
         // What the message shows is known only when no outbox edit of it
-        // can still land after this answer.
-        let shown = updated_hand.filter(|_| !shared.is_editing(&s.player.id, table));
+        // can still land after this answer: it held the hand's turn.
+        let shown = updated_hand.filter(|_| hand_turn.is_some());
         shared.hand_token(&s.player.id, table, i.token.clone(), shown);
+        drop(hand_turn);
         // An edit of this hand still in flight may land after the answer
         // with an older state: the outbox draws it again if so (nothing is
         // sent when the message already shows the newest state).
@@ -634,6 +643,9 @@ async fn my_hand(
         }
         return;
     };
+    // The new message is this token's from now on; an outbox edit through
+    // the old token goes to the old message.
+    let turn = shared.hand_turn(user, table, HAND_TURN_WAIT).await;
     let shown = if late {
         edit_original(shared, &i.token, &m).await;
         true
@@ -648,6 +660,7 @@ async fn my_hand(
     };
     if shown {
         shared.hand_token(user, table, i.token.clone(), Some(hash_of(&m)));
+        drop(turn);
         // The table message may have asked them to press "My hand".
         if let Ok(Some(view)) = shared.front.service().table_view(table).await {
             shared.notify(Local::Output(Output::RenderTable(Box::new(view))));

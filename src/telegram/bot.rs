@@ -17,9 +17,9 @@ use tokio::task::JoinHandle;
 use super::commands::bot_commands;
 use super::listener::{self, Handled};
 use super::outbox::{self, Local, Outbox};
-use super::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::{Config, UpdateMode};
+use crate::delivery::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::front::Front;
 use crate::front::core::{Admins, Defaults};
 use crate::i18n::Lang;
@@ -227,6 +227,10 @@ pub struct Tuning {
     /// The first pause after a group's write got "chat not found" (it
     /// doubles; the fourth in a row stops the group's table).
     pub chat_not_found_retry: Duration,
+    /// Turn alerts: a person quiet this long when their turn comes gets
+    /// their hand posted anew, which notifies ([`crate::delivery::alerts`]);
+    /// `None`: never.
+    pub turn_alerts: Option<Duration>,
 }
 
 impl Default for Tuning {
@@ -244,6 +248,7 @@ impl Default for Tuning {
             drain_for: Duration::from_secs(5),
             press_rates: listener::PressRates::PEOPLE,
             chat_not_found_retry: Duration::from_secs(5),
+            turn_alerts: Some(crate::delivery::alerts::QUIET),
         }
     }
 }
@@ -463,7 +468,13 @@ pub async fn start_on(
         private: tuning.private_pacing,
         budget: tuning.budget,
     };
-    let outbox = Outbox::new(shared.clone(), limits, tuning.chat_not_found_retry).await;
+    let outbox = Outbox::new(
+        shared.clone(),
+        limits,
+        tuning.chat_not_found_retry,
+        tuning.turn_alerts,
+    )
+    .await;
     let (stop_tx, stop_rx) = watch::channel(false);
     let outbox = tokio::spawn(outbox::run(
         outbox,

@@ -43,6 +43,11 @@ pub struct TurnAlerts {
     quiet: Option<Duration>,
     /// When each person last pressed or wrote.
     seen: HashMap<UserId, Instant>,
+    /// When the alerts started: a person not seen since counts as seen
+    /// then. After a restart nobody has been seen, yet the turn that a
+    /// render shows is not new, and people were at their screens a moment
+    /// ago.
+    since: Instant,
     /// (person, table) whose turn it is, and whether they were alerted.
     turns: HashMap<(UserId, TableId), bool>,
 }
@@ -52,10 +57,12 @@ pub struct TurnAlerts {
 const SEEN_LIMIT: usize = 4096;
 
 impl TurnAlerts {
-    /// Alerts for people quiet for `quiet`; `None` turns them off.
-    pub fn new(quiet: Option<Duration>) -> TurnAlerts {
+    /// Alerts for people quiet for `quiet`; `None` turns them off. `now`:
+    /// the start, when everyone counts as seen.
+    pub fn new(quiet: Option<Duration>, now: Instant) -> TurnAlerts {
         TurnAlerts {
             quiet,
+            since: now,
             seen: HashMap::new(),
             turns: HashMap::new(),
         }
@@ -119,9 +126,8 @@ impl TurnAlerts {
         let Some(quiet) = self.quiet else {
             return false;
         };
-        self.seen
-            .get(user)
-            .is_none_or(|at| now.saturating_duration_since(*at) >= quiet)
+        let seen = self.seen.get(user).copied().unwrap_or(self.since);
+        now.saturating_duration_since(seen) >= quiet
     }
 
     /// The people whose turn it is and who were alerted, at `table`.
@@ -153,7 +159,7 @@ mod tests {
 
     fn run(quiet: Option<Duration>, steps: &[(u64, Step)]) {
         let t0 = Instant::now();
-        let mut alerts = TurnAlerts::new(quiet);
+        let mut alerts = TurnAlerts::new(quiet, t0);
         for (i, (at, step)) in steps.iter().enumerate() {
             let now = t0 + S * (*at as u32);
             match step {
@@ -173,20 +179,23 @@ mod tests {
         run(
             Some(QUIET),
             &[
-                // Never seen: not looking.
-                (0, Hand(true, Began { alert: true })),
+                // Just started: everyone counts as seen at the start.
+                (0, Hand(true, Began { alert: false })),
+                (1, Hand(false, Passed { alerted: false })),
+                // Never seen since a start 25 s ago: not looking.
+                (25, Hand(true, Began { alert: true })),
                 // Renders within the turn bring no second alert.
-                (1, Hand(true, Same)),
-                (2, Pressed),
-                (3, Hand(false, Passed { alerted: true })),
-                (4, Hand(false, Same)),
+                (26, Hand(true, Same)),
+                (27, Pressed),
+                (28, Hand(false, Passed { alerted: true })),
+                (29, Hand(false, Same)),
                 // Pressed 8 s ago: looking.
-                (10, Hand(true, Began { alert: false })),
-                (11, Pressed),
-                (12, Hand(false, Passed { alerted: false })),
+                (35, Hand(true, Began { alert: false })),
+                (36, Pressed),
+                (37, Hand(false, Passed { alerted: false })),
                 // 20 s of quiet: away again.
-                (31, Hand(true, Began { alert: true })),
-                (40, Hand(true, Same)),
+                (56, Hand(true, Began { alert: true })),
+                (60, Hand(true, Same)),
             ],
         );
     }
@@ -206,7 +215,7 @@ mod tests {
     #[test]
     fn a_hand_gone_passes_its_turn_and_tables_are_apart() {
         let t0 = Instant::now();
-        let mut alerts = TurnAlerts::new(Some(QUIET));
+        let mut alerts = TurnAlerts::new(Some(QUIET), t0 - QUIET);
         assert_eq!(
             alerts.handle_hand(&ann(), T, true, t0),
             Began { alert: true }

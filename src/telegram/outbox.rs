@@ -308,7 +308,7 @@ impl Outbox {
             stale: HashMap::new(),
             views: HashMap::new(),
             news: News::default(),
-            alerts: TurnAlerts::new(turn_alerts),
+            alerts: TurnAlerts::new(turn_alerts, Instant::now()),
             moved: HashMap::new(),
             not_found: HashMap::new(),
             not_found_retry,

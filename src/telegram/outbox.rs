@@ -624,10 +624,12 @@ impl Outbox {
             Local::Output(o) => self.on_output(o).await,
             Local::Say { chat, screen } => {
                 let chat = self.current_chat(chat);
+                // The person who just asked waits for it (a `/stop`
+                // prompt, a command's answer): it goes before the chat's
+                // table edits, which a later one replaces anyway.
                 if !self.shared.is_chat_gone(chat) {
                     let m = self.message(&screen);
-                    self.queue
-                        .send_with(chat.0, Piece::Show(m), Priority::Acted);
+                    self.queue.send_with(chat.0, Piece::Show(m), Priority::Turn);
                 }
             }
             Local::CloseMenu {

@@ -381,3 +381,77 @@ async fn seated(w: &dc::World, n: usize) {
     })
     .await
 }
+
+/// The `/stop` prompt goes before a table edit waiting in the group's
+/// queue: the person who just asked waits for it, and the edit is one a
+/// later one replaces anyway. (Today the edit, queued earlier, goes first:
+/// 8.9–11.8 s after `/stop` in a busy group.) A slow group pacing (one
+/// output per 8 s) holds the edit back long enough to see the order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_a_stop_prompt_goes_before_a_waiting_table_edit() {
+    use kozyr::delivery::pacing::PacerConfig;
+    let spacing = Duration::from_secs(8);
+    let tuning = Tuning {
+        group_pacing: PacerConfig {
+            min_interval: spacing,
+            urgent_interval: Duration::from_millis(50),
+            window: Duration::from_secs(60),
+            max_per_window: 0,
+        },
+        ..fast_tuning()
+    };
+    let mut w = Telegram::new(tuning).await;
+    let id = w.open_and_start("/kozel").await;
+    let table_msg = w
+        .fake
+        .wait_for(WAIT, |f| {
+            let m = f.last_bot_message(w.group)?;
+            m.text.contains("deal 1").then_some(m.id)
+        })
+        .await
+        .expect("the live table");
+    let edits = || w.fake.message(w.group, table_msg).map_or(0, |m| m.edits);
+    // The first move's edit goes once the spacing since the table's post
+    // has passed; the second move's waits for the spacing after that.
+    let t = w.table(id).await;
+    w.play_safe(&t).await;
+    let t = w.wait_version_after(id, t.version()).await;
+    w.fake
+        .wait_for(spacing + WAIT, |_| (edits() == 1).then_some(()))
+        .await
+        .expect("the first move shown");
+    w.play_safe(&t).await;
+    let t = w.wait_version_after(id, t.version()).await;
+    // Asked well after the edit was queued (it is due first by its age),
+    // while the next player picks their cards (the bot is busy).
+    let seat = t.awaiting()[0];
+    let card = match t.game().unwrap().safe_action(seat).unwrap() {
+        GameAction::Kozel(kozel::Action::Beat(s) | kozel::Action::Pass(s)) => s.first().unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let toggle = Press::Table {
+        table: id,
+        version: t.version(),
+        action: TableAction::Toggle(card),
+    }
+    .encode();
+    let i = seat.index();
+    for _ in 0..8 {
+        let q = w.press(w.users[i], w.dm(i), &toggle).await;
+        assert_eq!(w.answer(&q).await, None);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    w.fake.user_says(w.group, w.users[0], "/stop").unwrap();
+    let prompt = w
+        .fake
+        .wait_for(spacing + WAIT, |f| {
+            f.messages(w.group)
+                .into_iter()
+                .find(|m| m.text.starts_with("Stop this table?"))
+        })
+        .await
+        .expect("the stop prompt");
+    assert!(prompt.keyboard.is_some());
+    assert_eq!(edits(), 1, "the waiting table edit went before the prompt");
+    w.stop().await;
+}

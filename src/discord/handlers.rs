@@ -8,28 +8,23 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use twilight_model::application::interaction::{Interaction, InteractionData, InteractionType};
-use twilight_model::channel::message::{AllowedMentions, Component, MessageFlags};
+use twilight_model::channel::message::{Component, MessageFlags};
 use twilight_model::guild::Permissions;
 use twilight_model::http::interaction::{
     InteractionResponse, InteractionResponseData, InteractionResponseType,
 };
 
-use super::bot::Shared;
+use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
-use super::outbox::Local;
+use super::shared::{Local, Shared};
 use crate::cards::CardSet;
 use crate::front::Reply;
 use crate::front::action::{Press, TableAction};
 use crate::front::core::{BotCommand, Origin};
 use crate::i18n::{Args, Lang, key, tr};
 use crate::table::runtime::DedupKey;
-use crate::table::{HandView, Output, Platform, Player, TableId, UserId};
-
-/// Nobody is pinged by what kozyr posts unless it says so.
-pub fn no_mentions() -> AllowedMentions {
-    AllowedMentions::default()
-}
+use crate::table::{Output, Platform, Player, TableId, UserId};
 
 fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
     InteractionResponseData {
@@ -51,27 +46,6 @@ fn text(t: &str) -> Message {
         content: markup::clip(t.to_owned()),
         components: Vec::new(),
     }
-}
-
-/// A hash of a message, to skip edits that change nothing.
-pub fn hash_of(m: &Message) -> i64 {
-    let components = serde_json::to_string(&m.components).unwrap_or_default();
-    crate::delivery::content::content_hash([m.content.as_bytes(), components.as_bytes()])
-}
-
-/// A person's hand as a Discord message, with their selection ticked.
-pub async fn hand_message(shared: &Shared, hand: &HandView) -> Option<Message> {
-    let view = shared.front.service().table_view(hand.table).await.ok()??;
-    let screen = shared.front.hand_screen(hand, &view);
-    let selection = shared.front.selection(hand);
-    let selected = move |p: &Press| matches!(p, Press::Table { action: TableAction::Toggle(c), .. } if selection.contains(*c));
-    let lang = hand.player.lang;
-    Some(markup::hand(
-        &screen,
-        crate::front::select::bounds_of(hand),
-        &selected,
-        &tr(lang, key::DISCORD_PICK_CARDS, &Args::new()),
-    ))
 }
 
 /// Who sent an interaction, where.

@@ -39,10 +39,10 @@ use twilight_model::channel::message::{AllowedMentions, MessageFlags};
 use twilight_model::id::Id;
 use twilight_model::id::marker::{ChannelMarker, MessageMarker, UserMarker};
 
-use super::bot::Shared;
-use super::handlers::{hand_message, hash_of, no_mentions};
+use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
+use super::shared::{Local, Shared};
 use crate::delivery::news::News;
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
@@ -62,12 +62,6 @@ const HAND_EDIT_WAIT: Duration = Duration::from_secs(5);
 
 /// A call sequenced into another task rather than spawned.
 type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
-
-/// Work for the outbox from the handlers.
-#[derive(Clone, Debug)]
-pub enum Local {
-    Output(Output),
-}
 
 /// Discord's error codes that matter here.
 const UNKNOWN_MESSAGE: u64 = 10008;

@@ -15,6 +15,7 @@ pub mod ids;
 pub mod listener;
 pub mod markup;
 pub mod outbox;
+pub mod shared;
 /// The scheduler moved to [`crate::delivery::pacing`]; this name stays
 /// for the code that still spells it so.
 pub use crate::delivery::pacing;

@@ -29,10 +29,12 @@ use teloxide::prelude::Requester;
 use teloxide::types::{ChatId, MessageId, ParseMode};
 use tokio::sync::{mpsc, watch};
 
-use super::bot::Shared;
 use super::failure::Failure;
 use super::ids;
 use super::markup::Message;
+/// The handlers' work for the outbox, under the name it had here.
+pub use super::shared::Local;
+use super::shared::{Shared, class_of};
 use crate::delivery::alerts::{Turn, TurnAlerts};
 use crate::delivery::content::content_hash as hash_of_parts;
 use crate::delivery::news::{News, starts_a_deal};
@@ -42,45 +44,6 @@ use crate::delivery::pacing::{
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
 use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, TableView, UserId};
-
-/// What the handlers ask of the runner, besides the service's effects.
-#[derive(Clone, Debug)]
-pub enum Local {
-    /// Show this (a selection changed, a table to show again).
-    Output(Output),
-    /// Post this in the chat (a reply to a command or a press).
-    Say { chat: ChatId, screen: Screen },
-    /// A menu did its job: it loses its buttons, and shows `screen`
-    /// (without buttons) instead when there is one.
-    CloseMenu {
-        chat: ChatId,
-        message: MessageId,
-        screen: Option<Screen>,
-    },
-    /// A person took a seat at `table`: tell them privately. If the bot
-    /// cannot message them, their table shows them a deep link.
-    Seated {
-        table: TableId,
-        user: UserId,
-        screen: Screen,
-    },
-    /// The bot cannot message this person (they blocked it): their tables
-    /// show it, and an AI player takes their seats in play.
-    Unreachable(UserId),
-    /// A person the bot could not reach wrote to it again: their hands are
-    /// posted as fresh messages (the old ones are far up in the chat).
-    Returned(UserId),
-    /// The bot is out of this group: nothing more goes there.
-    ChatGone(ChatId),
-    /// A person wrote to the bot in private or pressed a button
-    /// (`pressed`: the message it was on). Their hand messages are checked
-    /// and, if they deleted one, posted anew: Telegram tells no bot of a
-    /// deletion, and a hand that is not there cannot be played from.
-    Acted {
-        user: UserId,
-        pressed: Option<(ChatId, MessageId)>,
-    },
-}
 
 /// A message of a chat that the scheduler keeps current.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -115,53 +78,10 @@ enum Source {
     Hand(Box<HandView>),
 }
 
-/// Which limits a chat has: Telegram's private chats have positive ids
-/// (the user's), groups negative ones.
-fn class_of(chat: &i64) -> Class {
-    if *chat > 0 {
-        Class::Private
-    } else {
-        Class::Group
-    }
-}
-
 fn label(chat: i64) -> &'static str {
     match class_of(&chat) {
         Class::Group => "group",
         Class::Private => "private",
-    }
-}
-
-/// How long messages showed an out-of-date state: from the first change
-/// not yet sent to the delivery of a message showing it (or a later state),
-/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
-/// (`kozyr_output_staleness_seconds`).
-#[derive(Clone, Debug, Default)]
-pub struct Freshness {
-    /// The hand of the person who must act (from the change that made it
-    /// their turn).
-    pub actor: Vec<Duration>,
-    /// The hand of the person who just acted.
-    pub acted: Vec<Duration>,
-    /// Group table messages.
-    pub group: Vec<Duration>,
-    /// Everyone else's hands.
-    pub others: Vec<Duration>,
-}
-
-impl Freshness {
-    fn record(&mut self, chat: i64, prio: Priority, took: Duration) {
-        let (list, label) = match (class_of(&chat), prio) {
-            (Class::Group, _) => (&mut self.group, "group"),
-            (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
-            (Class::Private, Priority::Acted) => (&mut self.acted, "acted"),
-            (Class::Private, _) => (&mut self.others, "others"),
-        };
-        // Bounded: a long-running bot keeps the metric, not every sample.
-        if list.len() < 1_000_000 {
-            list.push(took);
-        }
-        crate::metrics::output_staleness(label, took);
     }
 }
 

@@ -593,6 +593,9 @@ pub mod key {
         plain DISCORD_PRESS_MY_HAND = "discord-press-my-hand";
         plain DISCORD_PICK_CARDS = "discord-pick-cards";
         plain DISCORD_NO_HAND = "discord-no-hand";
+
+        // Delivery: an old lobby message once the game started below it.
+        html LOBBY_STARTED = "lobby-started";
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod ai;
 pub mod cards;
 pub mod config;
+pub mod delivery;
 pub mod discord;
 #[cfg(feature = "dev-tools")]
 pub mod fakebot;

@@ -345,3 +345,7 @@ discord-your-turn = your turn
 discord-press-my-hand = press “My hand” to see your cards
 discord-pick-cards = Choose cards
 discord-no-hand = You have no cards at this table.
+
+## Delivery
+
+lobby-started = The game has started: the table is below.

@@ -361,3 +361,7 @@ discord-your-turn = é a sua vez
 discord-press-my-hand = toque em “Minha mão” para ver suas cartas
 discord-pick-cards = Escolha as cartas
 discord-no-hand = Você não tem cartas nesta mesa.
+
+## Entrega
+
+lobby-started = O jogo começou: a mesa está abaixo.

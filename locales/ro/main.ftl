@@ -379,3 +379,7 @@ discord-your-turn = e rândul tău
 discord-press-my-hand = apasă „Mâna mea” ca să-ți vezi cărțile
 discord-pick-cards = Alege cărțile
 discord-no-hand = Nu ai cărți la această masă.
+
+## Livrare
+
+lobby-started = Jocul a început: masa este mai jos.

@@ -395,3 +395,7 @@ discord-your-turn = ваш ход
 discord-press-my-hand = нажмите «Мои карты», чтобы увидеть свои карты
 discord-pick-cards = Выберите карты
 discord-no-hand = У вас нет карт за этим столом.
+
+## Доставка
+
+lobby-started = Игра началась: стол ниже.

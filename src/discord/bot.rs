@@ -3,247 +3,24 @@
 //! and the outbox, started by [`start`] and stopped by
 //! [`RunningDiscord::stop`].
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use twilight_gateway::{Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt as _};
 use twilight_http::Client;
-use twilight_model::http::interaction::InteractionResponse;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
-use super::outbox::{self, Local};
+use super::outbox;
+pub use super::shared::{HandToken, Shared, TOKEN_LIFE};
 use crate::config::{Config, DiscordConfig};
 use crate::front::Front;
-use crate::front::core::{Admins, Defaults};
+use crate::front::core::Defaults;
 use crate::i18n::Lang;
+use crate::table::Output;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
-use crate::table::{ChatKey, Output, TableId, UserId};
-
-/// How long a hand's interaction token is used to edit it. Discord keeps a
-/// token 15 minutes; a minute less leaves room for a slow edit.
-pub const TOKEN_LIFE: Duration = Duration::from_secs(14 * 60);
-
-/// A player's newest interaction on their hand message: its token edits
-/// the hand (`PATCH /webhooks/{app}/{token}/messages/@original`).
-#[derive(Clone, Debug)]
-pub struct HandToken {
-    pub token: String,
-    pub at: Instant,
-    /// A hash of what the hand message shows, so an edit that would change
-    /// nothing is not sent.
-    pub shown: Option<u64>,
-}
-
-/// Past this many remembered permission answers, the map starts over.
-const PERMS_LIMIT: usize = 4096;
-
-/// What the Discord shell shares between the handlers and the outbox.
-pub struct Shared {
-    pub front: Arc<Front>,
-    pub http: Arc<Client>,
-    pub app: Id<ApplicationMarker>,
-    pub default_lang: Lang,
-    /// (person, table) → the newest interaction token of their hand.
-    hands: Mutex<HashMap<(UserId, TableId), HandToken>>,
-    /// (channel, person) → whether their last interaction there carried
-    /// Manage Server, Manage Channels or Administrator.
-    perms: Mutex<HashMap<(u64, u64), bool>>,
-    local: mpsc::UnboundedSender<Local>,
-    token_life: Duration,
-    /// Interactions that came over the HTTP endpoint: their first answer
-    /// is its HTTP response, not a REST call.
-    over_http: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<InteractionResponse>>>,
-    /// Hands the outbox is editing right now.
-    editing: Mutex<std::collections::HashSet<(UserId, TableId)>>,
-    /// The bot's own user id (from READY; 0 before): its messages never
-    /// bury a table.
-    bot_user: AtomicU64,
-    /// Channel → other people's messages since its table message was
-    /// posted (MESSAGE_CREATE on the gateway), for channels with a table
-    /// message only. Discord-only state: the core never sees chat.
-    chatter: Mutex<HashMap<u64, u32>>,
-    /// Table → its live public message: a "My hand" pressed on an older
-    /// one (a table posted anew since) is out of date.
-    live: Mutex<HashMap<TableId, u64>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Shared {
-    /// The first answer to `interaction` goes to `tx` (the HTTP endpoint).
-    pub fn answer_over_http(
-        &self,
-        interaction: u64,
-        tx: tokio::sync::oneshot::Sender<InteractionResponse>,
-    ) {
-        lock(&self.over_http).insert(interaction, tx);
-    }
-
-    /// Hands the answer to the HTTP request that brought the interaction;
-    /// `None` when it came from the gateway.
-    pub fn answered_over_http(
-        &self,
-        interaction: u64,
-        answer: InteractionResponse,
-    ) -> Option<bool> {
-        let tx = lock(&self.over_http).remove(&interaction)?;
-        Some(tx.send(answer).is_ok())
-    }
-
-    pub fn notify(&self, local: Local) {
-        let _ = self.local.send(local);
-    }
-
-    pub fn set_admin(&self, channel: u64, user: u64, admin: bool) {
-        let mut p = lock(&self.perms);
-        if p.len() >= PERMS_LIMIT {
-            p.clear();
-        }
-        p.insert((channel, user), admin);
-    }
-
-    /// Keeps `token` as the newest of `user`'s hand at `table`.
-    pub fn hand_token(&self, user: &UserId, table: TableId, token: String, shown: Option<u64>) {
-        lock(&self.hands).insert(
-            (user.clone(), table),
-            HandToken {
-                token,
-                at: Instant::now(),
-                shown,
-            },
-        );
-    }
-
-    /// The token that still edits `user`'s hand at `table`.
-    pub fn fresh_token(&self, user: &UserId, table: TableId) -> Option<HandToken> {
-        let mut h = lock(&self.hands);
-        let key = (user.clone(), table);
-        match h.get(&key) {
-            Some(t) if t.at.elapsed() < self.token_life => Some(t.clone()),
-            Some(_) => {
-                h.remove(&key);
-                None
-            }
-            None => None,
-        }
-    }
-
-    /// Records what the hand shows now (after an edit through `token`).
-    /// An edit through an older token may have landed on the same message
-    /// after a newer answer drew it: unless it showed the same, what the
-    /// message shows is unknown, and the next render is sent.
-    pub fn hand_shown(&self, user: &UserId, table: TableId, token: &str, shown: u64) {
-        if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table)) {
-            if t.token == token {
-                t.shown = Some(shown);
-            } else if t.shown != Some(shown) {
-                t.shown = None;
-            }
-        }
-    }
-
-    /// Marks an outbox edit of a hand as started or finished.
-    pub fn set_editing(&self, user: &UserId, table: TableId, on: bool) {
-        let mut e = lock(&self.editing);
-        if on {
-            e.insert((user.clone(), table));
-        } else {
-            e.remove(&(user.clone(), table));
-        }
-    }
-
-    /// Whether an outbox edit of the hand may still land (with an older
-    /// state) after an answer that drew it.
-    pub fn is_editing(&self, user: &UserId, table: TableId) -> bool {
-        lock(&self.editing).contains(&(user.clone(), table))
-    }
-
-    /// Forgets a token Discord refused (expired), or a hand that is gone.
-    pub fn forget_hand(&self, user: &UserId, table: TableId, token: Option<&str>) -> bool {
-        let mut h = lock(&self.hands);
-        let key = (user.clone(), table);
-        if token.is_none_or(|t| h.get(&key).is_some_and(|k| k.token == t)) {
-            return h.remove(&key).is_some();
-        }
-        false
-    }
-
-    /// A message was posted in `channel` by `author` (a gateway
-    /// MESSAGE_CREATE): counted against the channel's table message unless
-    /// the bot wrote it (its announcements, pings and answers).
-    pub fn on_message(&self, channel: u64, author: u64) {
-        if author == self.bot_user.load(Ordering::Relaxed) || author == self.app.get() {
-            return;
-        }
-        if let Some(n) = lock(&self.chatter).get_mut(&channel) {
-            *n = n.saturating_add(1);
-        }
-    }
-
-    /// Other people's messages below the channel's table message.
-    pub fn chatter(&self, channel: u64) -> u32 {
-        lock(&self.chatter).get(&channel).copied().unwrap_or(0)
-    }
-
-    /// Starts counting the chat of a channel with a table message.
-    pub fn watch_channel(&self, channel: u64) {
-        lock(&self.chatter).entry(channel).or_insert(0);
-    }
-
-    /// The table message was posted anew: nothing is below it.
-    pub fn reset_chatter(&self, channel: u64) {
-        lock(&self.chatter).insert(channel, 0);
-    }
-
-    /// The channel has no live table message any more.
-    pub fn unwatch_channel(&self, channel: u64) {
-        lock(&self.chatter).remove(&channel);
-    }
-
-    /// `message` shows `table` now. Snowflakes grow with time, so the
-    /// newest is kept whatever order the outbox reports them in.
-    pub fn set_live(&self, table: TableId, message: u64) {
-        let mut l = lock(&self.live);
-        let e = l.entry(table).or_insert(message);
-        *e = (*e).max(message);
-    }
-
-    /// Whether `message` is an old message of `table`: it was posted anew
-    /// below since (a new deal, buried by chat).
-    pub fn is_replaced(&self, table: TableId, message: u64) -> bool {
-        lock(&self.live).get(&table).is_some_and(|l| message < *l)
-    }
-
-    /// Forgets every hand token of a table (it closed).
-    pub fn forget_table(&self, table: TableId) {
-        lock(&self.hands).retain(|(_, t), _| *t != table);
-        lock(&self.live).remove(&table);
-    }
-}
-
-impl Admins for Shared {
-    /// Manage Server or Manage Channels (or Administrator) as the person's
-    /// last interaction in the channel said, or the creator of its table.
-    async fn is_admin(&self, chat: &ChatKey, user: &UserId) -> bool {
-        let (ChatKey::Discord(c), UserId::Discord(u)) = (chat, user) else {
-            return false;
-        };
-        if lock(&self.perms).get(&(*c, *u)).copied().unwrap_or(false) {
-            return true;
-        }
-        matches!(
-            self.front.service().open_table_view(chat).await,
-            Ok(Some(v)) if &v.creator == user
-        )
-    }
-}
 
 /// Tuning that tests change; `Default` is production.
 #[derive(Clone)]
@@ -397,21 +174,14 @@ pub async fn start_on(
     register_commands(&http, app, discord, config.default_language).await;
 
     let (local_tx, local_rx) = mpsc::unbounded_channel();
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(Shared::new(
         front,
         http,
         app,
-        default_lang: config.default_language,
-        hands: Mutex::new(HashMap::new()),
-        perms: Mutex::new(HashMap::new()),
-        local: local_tx,
-        token_life: tuning.token_life,
-        over_http: Mutex::new(HashMap::new()),
-        editing: Mutex::new(std::collections::HashSet::new()),
-        bot_user: AtomicU64::new(0),
-        chatter: Mutex::new(HashMap::new()),
-        live: Mutex::new(HashMap::new()),
-    });
+        config.default_language,
+        local_tx,
+        tuning.token_life,
+    ));
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone()).await;
     let outbox = tokio::spawn(outbox::run(
@@ -550,7 +320,7 @@ async fn gateway_loop(
                 shared.on_message(m.channel_id.get(), m.author.id.get());
             }
             Some(Ok(Event::Ready(r))) => {
-                shared.bot_user.store(r.user.id.get(), Ordering::Relaxed);
+                shared.set_bot_user(r.user.id.get());
                 tracing::info!(user = %r.user.name, "connected to the Discord gateway");
             }
             Some(Ok(_)) => {}

@@ -19,7 +19,7 @@ use ed25519_dalek::{Signature, VerifyingKey};
 use tokio::sync::oneshot;
 use twilight_model::application::interaction::{Interaction, InteractionType};
 
-use super::bot::Shared;
+use super::shared::Shared;
 
 /// The path Discord is told to post to (`Interactions Endpoint URL`).
 pub const PATH: &str = "/discord/interactions";

@@ -4,33 +4,27 @@
 //! exactly once within Discord's 3 seconds — at once with what the press
 //! changed (`UPDATE_MESSAGE`), or deferred when the front-end is slow.
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use twilight_model::application::interaction::{Interaction, InteractionData, InteractionType};
-use twilight_model::channel::message::{AllowedMentions, Component, MessageFlags};
+use twilight_model::channel::message::{Component, MessageFlags};
 use twilight_model::guild::Permissions;
 use twilight_model::http::interaction::{
     InteractionResponse, InteractionResponseData, InteractionResponseType,
 };
 
-use super::bot::Shared;
+use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
-use super::outbox::Local;
+use super::shared::{Local, Shared};
 use crate::cards::CardSet;
 use crate::front::Reply;
 use crate::front::action::{Press, TableAction};
 use crate::front::core::{BotCommand, Origin};
 use crate::i18n::{Args, Lang, key, tr};
 use crate::table::runtime::DedupKey;
-use crate::table::{ChatKey, HandView, Output, Platform, Player, TableId, UserId};
-
-/// Nobody is pinged by what kozyr posts unless it says so.
-pub fn no_mentions() -> AllowedMentions {
-    AllowedMentions::default()
-}
+use crate::table::{ChatKey, Output, Platform, Player, TableId, UserId};
 
 fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
     InteractionResponseData {
@@ -42,34 +36,16 @@ fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
     }
 }
 
+/// How long an answer waits for an outbox edit of the same hand to land
+/// (the interaction must be answered within 3 s; past this, what the hand
+/// shows is taken as unknown and drawn again).
+const HAND_TURN_WAIT: Duration = Duration::from_millis(500);
+
 fn text(t: &str) -> Message {
     Message {
         content: markup::clip(t.to_owned()),
         components: Vec::new(),
     }
-}
-
-/// A hash of a message, to skip edits that change nothing.
-pub fn hash_of(m: &Message) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    m.content.hash(&mut h);
-    format!("{:?}", m.components).hash(&mut h);
-    h.finish()
-}
-
-/// A person's hand as a Discord message, with their selection ticked.
-pub async fn hand_message(shared: &Shared, hand: &HandView) -> Option<Message> {
-    let view = shared.front.service().table_view(hand.table).await.ok()??;
-    let screen = shared.front.hand_screen(hand, &view);
-    let selection = shared.front.selection(hand);
-    let selected = move |p: &Press| matches!(p, Press::Table { action: TableAction::Toggle(c), .. } if selection.contains(*c));
-    let lang = hand.player.lang;
-    Some(markup::hand(
-        &screen,
-        crate::front::select::bounds_of(hand),
-        &selected,
-        &tr(lang, key::DISCORD_PICK_CARDS, &Args::new()),
-    ))
 }
 
 /// Who sent an interaction, where.
@@ -347,6 +323,12 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         return;
     }
     let dedup = DedupKey::callback(Platform::Discord, &i.id.get().to_string());
+    // A press on a hand holds the turn to change that message until its
+    // answer went, so the outbox's edit that follows knows what it shows.
+    let hand_turn = match (from_hand, pressed_table(c.custom_id.as_str(), &c.values)) {
+        (true, Some(table)) => shared.hand_turn(&s.player.id, table, HAND_TURN_WAIT).await,
+        _ => None,
+    };
     let work = async {
         let replies = match ask {
             Ask::MyHand(_) => Vec::new(),
@@ -493,9 +475,10 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         && let Some(table) = table_of_hand
     {
         // What the message shows is known only when no outbox edit of it
-        // can still land after this answer.
-        let shown = updated_hand.filter(|_| !shared.is_editing(&s.player.id, table));
+        // can still land after this answer: it held the hand's turn.
+        let shown = updated_hand.filter(|_| hand_turn.is_some());
         shared.hand_token(&s.player.id, table, i.token.clone(), shown);
+        drop(hand_turn);
         // An edit of this hand still in flight may land after the answer
         // with an older state: the outbox draws it again if so (nothing is
         // sent when the message already shows the newest state).
@@ -666,6 +649,9 @@ async fn my_hand(
             return;
         }
     };
+    // The new message is this token's from now on; an outbox edit through
+    // the old token goes to the old message.
+    let turn = shared.hand_turn(user, table, HAND_TURN_WAIT).await;
     let shown = if late {
         edit_original(shared, &i.token, &m).await;
         true
@@ -680,6 +666,7 @@ async fn my_hand(
     };
     if shown {
         shared.hand_token(user, table, i.token.clone(), Some(hash_of(&m)));
+        drop(turn);
         // The table message may have asked them to press "My hand".
         if let Ok(Some(view)) = shared.front.service().table_view(table).await {
             shared.notify(Local::Output(Output::RenderTable(Box::new(view))));

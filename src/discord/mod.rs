@@ -8,6 +8,8 @@ pub mod calls;
 pub mod commands;
 pub mod endpoint;
 pub mod handlers;
+pub mod hands;
 pub mod ids;
 pub mod markup;
 pub mod outbox;
+pub mod shared;

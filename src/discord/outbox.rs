@@ -18,6 +18,13 @@
 //! Over the HTTP interactions endpoint alone (no gateway events) only the
 //! first of the two would apply; kozyr keeps its gateway connection in
 //! both modes.
+//!
+//! The neutral decisions are [`crate::delivery`]'s: announcements wait for
+//! the next render ([`News`]), what a message shows is one
+//! [`crate::delivery::content`] hash, kept over a graceful restart as
+//! Telegram's are, so a restart re-sends nothing already shown. A turn is
+//! announced by one mention that notifies: the table message's own when it
+//! is posted anew, else a ping message, which goes once the turn passes.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -32,15 +39,14 @@ use twilight_model::channel::message::{AllowedMentions, MessageFlags};
 use twilight_model::id::Id;
 use twilight_model::id::marker::{ChannelMarker, MessageMarker, UserMarker};
 
-use super::bot::Shared;
-use super::handlers::{hand_message, hash_of, no_mentions};
+use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
-use crate::game::Milestone;
+use super::shared::{Local, Shared};
+use crate::delivery::news::News;
+use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
-use crate::table::{
-    Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
-};
+use crate::table::{HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId};
 
 /// Other people's messages below the table message after which it counts
 /// as buried: its next render posts it anew at the bottom. A Discord window
@@ -50,27 +56,12 @@ use crate::table::{
 /// and a lively channel would get a new table message at nearly every move.
 pub const BURIED_AFTER: u32 = 15;
 
-/// Whether an announcement opens a deal (the series' first, or the next
-/// one after a deal ended): the live table is then posted anew below it.
-fn starts_a_deal(a: &Announcement) -> bool {
-    matches!(
-        a,
-        Announcement::SeriesStarted { .. }
-            | Announcement::Game {
-                milestone: Milestone::Deal,
-                ..
-            }
-    )
-}
+/// How long an outbox edit of a hand waits for an answer to a press on it
+/// to go first; past this it goes anyway.
+const HAND_EDIT_WAIT: Duration = Duration::from_secs(5);
 
 /// A call sequenced into another task rather than spawned.
 type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
-
-/// Work for the outbox from the handlers.
-#[derive(Clone, Debug)]
-pub enum Local {
-    Output(Output),
-}
 
 /// Discord's error codes that matter here.
 const UNKNOWN_MESSAGE: u64 = 10008;
@@ -113,6 +104,9 @@ enum Done {
     /// A turn ping was posted (or not).
     Ping {
         table: TableId,
+        channel: Id<ChannelMarker>,
+        /// Which ping of the table it was ([`Ping::generation`]).
+        generation: u64,
         posted: Option<Id<MessageMarker>>,
     },
 }
@@ -123,7 +117,12 @@ struct Slot {
     latest: Option<TableView>,
     busy: bool,
     /// The last content sent, to skip edits that change nothing.
-    shown: Option<u64>,
+    shown: Option<i64>,
+    /// The table's chat key, as its message id is kept under.
+    chat: Option<String>,
+    /// The next repost follows the lobby turning into the game: the old
+    /// message says so, in this language, instead of keeping "can start".
+    started: Option<crate::i18n::Lang>,
     /// Announcements, worded with the state after them, to post before the
     /// table's next call (so a reposted table comes below them).
     news: Vec<Message>,
@@ -131,6 +130,18 @@ struct Slot {
     repost: bool,
     /// The table's channel, once rendered.
     channel: Option<Id<ChannelMarker>>,
+}
+
+/// A table's turn ping.
+#[derive(Default)]
+struct Ping {
+    /// Who the current turn's mention named.
+    who: Vec<u64>,
+    /// The ping message, once posted.
+    message: Option<Id<MessageMarker>>,
+    /// Bumped by every change of `who`: a ping that lands after a newer
+    /// one started is out of date, and goes.
+    generation: u64,
 }
 
 #[derive(Default)]
@@ -144,10 +155,10 @@ pub struct Outbox {
     tables: HashMap<TableId, Slot>,
     hands: HashMap<(UserId, TableId), HandSlot>,
     /// Per table: who the last turn ping named, and its message.
-    pings: HashMap<TableId, (Vec<u64>, Option<Id<MessageMarker>>)>,
+    pings: HashMap<TableId, Ping>,
     /// Announcements waiting for the table's next render, which follows
     /// them in the same batch of outputs: worded with the state after.
-    pending: HashMap<TableId, Vec<Announcement>>,
+    news: News,
     done_tx: mpsc::UnboundedSender<Done>,
     done_rx: mpsc::UnboundedReceiver<Done>,
     in_flight: usize,
@@ -169,13 +180,31 @@ impl Outbox {
                 tracing::error!(error = %e, "cannot read message ids; tables will be posted anew")
             }
         }
+        // What the messages showed at the last graceful stop: the first
+        // render that matches is not sent again.
+        match shared
+            .front
+            .service()
+            .take_shown_hashes(Platform::Discord)
+            .await
+        {
+            Ok(rows) => {
+                for (table, chat, hash) in rows {
+                    if let Some(slot) = tables.get_mut(&table) {
+                        slot.shown = Some(hash);
+                        slot.chat = Some(chat);
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read what the messages show"),
+        }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Outbox {
             shared,
             tables,
             hands: HashMap::new(),
             pings: HashMap::new(),
-            pending: HashMap::new(),
+            news: News::default(),
             done_tx,
             done_rx,
             in_flight: 0,
@@ -189,9 +218,11 @@ impl Outbox {
                     return;
                 }
                 let id = view.id;
-                let news = self.pending.remove(&id).unwrap_or_default();
-                let starts = news.iter().any(starts_a_deal);
-                let worded: Vec<Message> = news
+                let due = self.news.take(id);
+                let starts = due.repost;
+                let leaves_lobby = due.leaves_lobby;
+                let worded: Vec<Message> = due
+                    .announcements
                     .iter()
                     .filter_map(|a| self.shared.front.announcement(&view, a))
                     .map(|screen| markup::public(&screen, None, None))
@@ -199,6 +230,9 @@ impl Outbox {
                 let slot = self.tables.entry(id).or_default();
                 slot.news.extend(worded);
                 slot.repost |= starts;
+                if leaves_lobby {
+                    slot.started = Some(view.settings.lang);
+                }
                 slot.latest = Some(*view);
                 self.kick_table(id);
             }
@@ -220,7 +254,7 @@ impl Outbox {
                 announcement,
             } => {
                 if ids::channel_of(&chat).is_some() {
-                    self.pending.entry(table).or_default().push(announcement);
+                    self.news.hold(table, announcement);
                 }
             }
             Output::Remind(spec) => {
@@ -311,12 +345,16 @@ impl Outbox {
     /// (the previous ping goes), once per change of who they are. The work
     /// is returned for the caller to run: spawned beside an edit, or in
     /// order before a table posted anew, which then stays the newest.
+    ///
+    /// A table message posted anew (`posting`) mentions them itself, and a
+    /// new message notifies: a ping too would tell them twice.
     fn ping(
         &mut self,
         table: TableId,
         channel: Id<ChannelMarker>,
         away: Vec<(u64, String)>,
         closed: bool,
+        posting: bool,
     ) -> Option<Work> {
         let who: Vec<u64> = if closed {
             Vec::new()
@@ -324,11 +362,17 @@ impl Outbox {
             away.iter().map(|(u, _)| *u).collect()
         };
         let last = self.pings.entry(table).or_default();
-        if last.0 == who {
+        if last.who == who {
             return None;
         }
-        last.0 = who.clone();
-        let old = last.1.take();
+        last.who = who.clone();
+        last.generation += 1;
+        let generation = last.generation;
+        let old = last.message.take();
+        let post_new = !who.is_empty() && !posting;
+        if old.is_none() && !post_new {
+            return None;
+        }
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
         self.in_flight += 1;
@@ -341,7 +385,7 @@ impl Outbox {
                 }
             }
             let mut posted = None;
-            if !who.is_empty() {
+            if post_new {
                 let mentions = AllowedMentions {
                     users: who.iter().filter_map(|u| Id::new_checked(*u)).collect(),
                     ..AllowedMentions::default()
@@ -360,7 +404,12 @@ impl Outbox {
                     Err(e) => tracing::warn!(error = %e, "a turn ping failed"),
                 }
             }
-            let _ = done.send(Done::Ping { table, posted });
+            let _ = done.send(Done::Ping {
+                table,
+                channel,
+                generation,
+                posted,
+            });
         }))
     }
 
@@ -378,6 +427,7 @@ impl Outbox {
             return;
         };
         slot.channel = Some(channel);
+        slot.chat = Some(view.chat.to_string());
         let message = slot.message;
         let shown = slot.shown;
         let closed = view.phase == Phase::Closed;
@@ -387,9 +437,10 @@ impl Outbox {
         let buried = !closed && self.shared.chatter(channel.get()) >= BURIED_AFTER;
         let repost = message.is_some() && (slot.repost || buried);
         slot.repost = false;
+        let started = if repost { slot.started.take() } else { None };
         let news = std::mem::take(&mut slot.news);
         let (m, pinged, away) = self.table_message(&view);
-        let ping = self.ping(table, channel, away, closed);
+        let ping = self.ping(table, channel, away, closed, message.is_none() || repost);
         let h = hash_of(&m);
         // A table posted anew goes below its ping, so it stays the newest.
         let ping = match ping {
@@ -486,7 +537,10 @@ impl Outbox {
                             && posted.is_some()
                             && let Some(old) = message
                         {
-                            strip(&shared, channel, old).await;
+                            let said = started.map(|lang| {
+                                markup::public(&outputs::lobby_started(lang), None, None).content
+                            });
+                            strip(&shared, channel, old, said).await;
                         }
                     }
                     Err(e) => {
@@ -519,12 +573,15 @@ impl Outbox {
             return;
         };
         slot.busy = true;
-        self.shared.set_editing(&key.0, key.1, true);
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
         self.in_flight += 1;
         tokio::spawn(async move {
             let mut expired = false;
+            // An answer to a press on this hand goes first: then the token
+            // read below is its newest, with what the message shows.
+            let turn = shared.hand_turn(&key.0, key.1, HAND_EDIT_WAIT).await;
+            let token = shared.fresh_token(&key.0, key.1).unwrap_or(token);
             // The newest state, whatever the output carried: edits of one
             // hand may overtake each other on the way.
             let hand = match shared.front.service().hand_of(key.1, &key.0).await {
@@ -560,7 +617,7 @@ impl Outbox {
                     }
                 }
             }
-            shared.set_editing(&key.0, key.1, false);
+            drop(turn);
             let _ = done.send(Done::Hand {
                 user: key.0,
                 table: key.1,
@@ -624,11 +681,28 @@ impl Outbox {
                     }
                 }
             }
-            Done::Ping { table, posted } => {
-                if let Some(p) = self.pings.get_mut(&table) {
-                    p.1 = posted;
+            Done::Ping {
+                table,
+                channel,
+                generation,
+                posted,
+            } => match self.pings.get_mut(&table) {
+                Some(p) if p.generation == generation => p.message = posted,
+                // The turn moved on while it was on its way: it goes now
+                // (the newer ping found no message to remove).
+                _ => {
+                    if let Some(id) = posted {
+                        let shared = self.shared.clone();
+                        tokio::spawn(async move {
+                            let r = shared.http.delete_message(channel, id).await;
+                            super::calls::record("delete_message", &r);
+                            if let Err(e) = r {
+                                tracing::debug!(error = %e, "removing a turn ping failed");
+                            }
+                        });
+                    }
                 }
-            }
+            },
             Done::Hand {
                 user,
                 table,
@@ -654,15 +728,49 @@ impl Outbox {
     }
 }
 
+impl Outbox {
+    /// Records what each table message shows, for the next start. A table
+    /// with a call in flight or a newer state waiting may show something
+    /// else: left out.
+    async fn save_shown(&self) {
+        let rows: Vec<(TableId, String, i64)> = self
+            .tables
+            .iter()
+            .filter(|(_, s)| s.message.is_some() && !s.busy && s.latest.is_none())
+            .filter_map(|(t, s)| Some((*t, s.chat.clone()?, s.shown?)))
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        let r = self
+            .shared
+            .front
+            .service()
+            .save_shown_hashes(Platform::Discord, rows)
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(error = %e, "cannot record what the messages show");
+        }
+    }
+}
+
 /// The old table message after the table was posted anew: it keeps its
-/// text and loses its buttons (one edit; a refusal leaves it as it was,
-/// its buttons then answer as out of date).
-async fn strip(shared: &Shared, channel: Id<ChannelMarker>, old: Id<MessageMarker>) {
-    let r = shared
+/// text (or says `said` instead) and loses its buttons (one edit; a
+/// refusal leaves it as it was, its buttons then answer as out of date).
+async fn strip(
+    shared: &Shared,
+    channel: Id<ChannelMarker>,
+    old: Id<MessageMarker>,
+    said: Option<String>,
+) {
+    let mut edit = shared
         .http
         .update_message(channel, old)
-        .components(Some(&[]))
-        .await;
+        .components(Some(&[]));
+    if let Some(text) = &said {
+        edit = edit.content(Some(text));
+    }
+    let r = edit.await;
     super::calls::record("update_message", &r);
     if let Err(e) = r {
         tracing::debug!(error = %e, code = ?api_code(&e), "the old table message keeps its buttons");
@@ -723,4 +831,5 @@ pub async fn run(
             _ => break,
         }
     }
+    outbox.save_shown().await;
 }

@@ -197,6 +197,22 @@ impl FakeDiscord {
         lock(&self.inner).violations.clone()
     }
 
+    /// Edits that changed nothing the message shows (a REST edit, or an
+    /// interaction's update answer, with the content it already had):
+    /// Discord takes them, and each spends a call of its rate limits.
+    pub fn unchanged_edits(&self) -> usize {
+        lock(&self.inner).unchanged_edits
+    }
+
+    /// How many new messages of the bot notified `user` by a mention.
+    pub fn notifications_of(&self, user: &User) -> usize {
+        lock(&self.inner)
+            .notified
+            .get(&user.id)
+            .copied()
+            .unwrap_or(0)
+    }
+
     pub fn calls(&self) -> Vec<Call> {
         lock(&self.inner).calls.clone()
     }

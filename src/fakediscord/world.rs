@@ -131,6 +131,43 @@ pub struct World {
     next_id: u64,
     started: Instant,
     offset_ms: u64,
+    /// Edits (of a message, or an interaction's update answer) after which
+    /// the message showed exactly what it showed before.
+    pub unchanged_edits: usize,
+    /// Person → how many new messages of the bot mentioned them with the
+    /// mention allowed: each made their Discord notify them. Edits notify
+    /// no one.
+    pub notified: HashMap<u64, usize>,
+}
+
+/// The people a new message notifies: those mentioned (`<@id>`) whom
+/// `allowed_mentions` lets be pinged (without it, everyone mentioned).
+fn notified_by(body: &Value) -> Vec<u64> {
+    let content = body["content"].as_str().unwrap_or("");
+    let mentioned = content.split("<@").skip(1).filter_map(|rest| {
+        rest.split('>')
+            .next()?
+            .trim_start_matches('!')
+            .parse::<u64>()
+            .ok()
+    });
+    let allowed = &body["allowed_mentions"];
+    let all = allowed.is_null()
+        || allowed["parse"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|v| v == "users"));
+    let listed: Vec<u64> = allowed["users"]
+        .as_array()
+        .map(|u| {
+            u.iter()
+                .filter_map(|v| v.as_str().and_then(|s| s.parse().ok()).or(v.as_u64()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out: Vec<u64> = mentioned.filter(|u| all || listed.contains(u)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 fn user_json(u: &User) -> Value {
@@ -186,6 +223,8 @@ impl World {
             next_id: 1_000_000_000_000_000_000,
             started: Instant::now(),
             offset_ms: 0,
+            unchanged_edits: 0,
+            notified: HashMap::new(),
         }
     }
 
@@ -625,6 +664,9 @@ impl World {
 
     /// A message of the bot's; MESSAGE_CREATE when it is public.
     fn new_message(&mut self, channel: u64, body: &Value, ephemeral_for: Option<u64>) -> u64 {
+        for user in notified_by(body) {
+            *self.notified.entry(user).or_default() += 1;
+        }
         let id = self.new_message_by(APP_ID, channel, body, ephemeral_for);
         self.message_created(id);
         id
@@ -655,6 +697,7 @@ impl World {
 
     fn edit_message(&mut self, id: u64, body: &Value) {
         if let Some(m) = self.messages.get_mut(&id) {
+            let before = (m.content.clone(), m.components.clone());
             if let Some(c) = body.get("content").and_then(Value::as_str) {
                 m.content = c.to_owned();
             }
@@ -662,6 +705,10 @@ impl World {
                 && !c.is_null()
             {
                 m.components = c.clone();
+            }
+            // Discord takes it, but it spent a call (and rate limit) for nothing.
+            if before == (m.content.clone(), m.components.clone()) {
+                self.unchanged_edits += 1;
             }
         }
     }

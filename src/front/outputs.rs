@@ -195,3 +195,9 @@ pub fn reminder_screen(lang: Lang, left: Duration) -> Screen {
         &Args::new().num("seconds", present::shown_seconds(left)),
     ))
 }
+
+/// What a lobby message says once the game started and the live table was
+/// posted anew below it: no "can start" above a running game, no buttons.
+pub fn lobby_started(lang: Lang) -> Screen {
+    Screen::text(tr_html(lang, key::LOBBY_STARTED, &Args::new()))
+}

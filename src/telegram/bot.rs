@@ -3,10 +3,9 @@
 //! [`RunningBot::stop`]. `kozyr run` is [`run`]; the end-to-end tests call
 //! [`start`] against the fake Bot API server.
 
-use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use teloxide::dispatching::{Dispatcher, ShutdownToken};
 use teloxide::error_handlers::LoggingErrorHandler;
@@ -16,196 +15,20 @@ use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
 use super::listener::{self, Handled};
-use super::outbox::{self, Local, Outbox};
-use super::pacing::{Budget as OutputBudget, Limits, PacerConfig};
+use super::outbox::{self, Outbox};
+pub use super::shared::Shared;
 use crate::config::{Config, UpdateMode};
+use crate::delivery::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::front::Front;
-use crate::front::core::{Admins, Defaults};
+use crate::front::core::Defaults;
 use crate::i18n::Lang;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
-use crate::table::{ChatKey, Platform, Player, TableId, UserId};
-
-/// How long an admin check from `getChatMember` is trusted.
-const ADMIN_CACHE: Duration = Duration::from_secs(60);
 
 /// How long a stopping dispatcher may finish the updates in hand.
 const DISPATCHER_GRACE: Duration = Duration::from_secs(5);
 
 /// How long a stopping webhook server may finish the requests in hand.
 const WEBHOOK_GRACE: Duration = Duration::from_secs(2);
-
-/// What the Telegram shell shares between update handlers and the effects
-/// runner: the neutral front-end, and what only Telegram needs.
-pub struct Shared {
-    pub front: Arc<Front>,
-    pub bot: Bot,
-    /// The bot's username, for deep links and `/cmd@bot` mentions.
-    pub username: String,
-    default_lang: Lang,
-    /// Work for the effects runner from the handlers (re-renders,
-    /// reachability of people and groups).
-    local: mpsc::UnboundedSender<Local>,
-    /// Groups the bot was removed from: nothing is sent there any more.
-    gone: Mutex<HashSet<ChatId>>,
-    /// `getChatMember` answers, trusted for [`ADMIN_CACHE`].
-    admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
-    /// How fresh the messages the outbox delivered were.
-    freshness: Mutex<outbox::Freshness>,
-    /// Menus that did their job, newest last: a press on one of their
-    /// buttons (still shown until the paced edit that removes them goes
-    /// out, or pressed from an old client) changes nothing.
-    closed_menus: Mutex<ClosedMenus>,
-}
-
-/// How many closed menus are remembered; older ones are forgotten first
-/// (their edits went out long ago).
-const CLOSED_MENUS: usize = 4096;
-
-#[derive(Default)]
-struct ClosedMenus {
-    set: HashSet<(ChatId, teloxide::types::MessageId)>,
-    order: std::collections::VecDeque<(ChatId, teloxide::types::MessageId)>,
-}
-
-/// A std mutex whose holder panicked is still usable: every section here
-/// leaves its map consistent.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Past this many cached admin answers, the expired ones are dropped.
-const ADMIN_CACHE_SOFT_LIMIT: usize = 1024;
-
-impl Shared {
-    /// The person behind a Telegram user, in the language their client reports.
-    pub fn player_of(&self, user: &teloxide::types::User) -> Player {
-        let lang = super::ids::lang_of(user).unwrap_or(self.default_lang);
-        Player::new(super::ids::user_id(user), &user.full_name(), lang)
-    }
-
-    /// The menu `message` did its job: its buttons no longer act.
-    pub(super) fn close_menu(&self, chat: ChatId, message: teloxide::types::MessageId) {
-        let mut c = lock(&self.closed_menus);
-        if c.set.insert((chat, message)) {
-            c.order.push_back((chat, message));
-            while c.order.len() > CLOSED_MENUS {
-                if let Some(old) = c.order.pop_front() {
-                    c.set.remove(&old);
-                }
-            }
-        }
-    }
-
-    /// Whether `message` is a menu that did its job.
-    pub(super) fn is_closed_menu(&self, chat: ChatId, message: teloxide::types::MessageId) -> bool {
-        lock(&self.closed_menus).set.contains(&(chat, message))
-    }
-
-    /// The outbox records how fresh a delivered message was.
-    pub(super) fn record_freshness(&self, f: impl FnOnce(&mut outbox::Freshness)) {
-        f(&mut lock(&self.freshness));
-    }
-
-    /// How fresh the delivered messages were so far (`kozyr loadtest`).
-    pub fn freshness(&self) -> outbox::Freshness {
-        lock(&self.freshness).clone()
-    }
-
-    /// How fresh the delivered messages were, and starts counting anew.
-    pub fn take_freshness(&self) -> outbox::Freshness {
-        std::mem::take(&mut *lock(&self.freshness))
-    }
-
-    /// Hands the effects runner work from outside the table service.
-    pub fn notify(&self, local: Local) {
-        let _ = self.local.send(local);
-    }
-
-    pub fn is_chat_gone(&self, chat: ChatId) -> bool {
-        lock(&self.gone).contains(&chat)
-    }
-
-    /// Returns whether anything changed.
-    pub fn set_chat_gone(&self, chat: ChatId, gone: bool) -> bool {
-        let mut g = lock(&self.gone);
-        if gone {
-            g.insert(chat)
-        } else {
-            g.remove(&chat)
-        }
-    }
-
-    /// The open tables at which `user` has a hand message.
-    pub async fn tables_with_hand_of(&self, user: &UserId) -> Vec<TableId> {
-        let Some(chat) = super::ids::private_chat_of(user) else {
-            return Vec::new();
-        };
-        let chat = chat.0.to_string();
-        match self.front.service().message_refs(Platform::Telegram).await {
-            Ok(refs) => {
-                let mut tables: Vec<TableId> = refs
-                    .into_iter()
-                    .filter(|(_, c, _)| *c == chat)
-                    .map(|(t, _, _)| t)
-                    .collect();
-                tables.sort();
-                tables.dedup();
-                tables
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read message ids");
-                Vec::new()
-            }
-        }
-    }
-
-    /// The bot is out of `chat`: its open table stops, and nothing more is
-    /// sent there.
-    pub async fn chat_gone(&self, chat: ChatId) {
-        if !self.set_chat_gone(chat, true) {
-            return;
-        }
-        self.notify(Local::ChatGone(chat));
-        self.front.chat_gone(&super::ids::chat_key(chat)).await;
-    }
-
-    /// Whether `user` administers `chat` (briefly cached `getChatMember`).
-    async fn telegram_admin(&self, chat: ChatId, user: teloxide::types::UserId) -> bool {
-        if chat.is_user() {
-            return false;
-        }
-        if let Some((admin, at)) = lock(&self.admins).get(&(chat, user))
-            && at.elapsed() < ADMIN_CACHE
-        {
-            return *admin;
-        }
-        let member = self.bot.get_chat_member(chat, user).await;
-        super::failure::record_call("getChatMember", &member);
-        let admin = match member {
-            Ok(m) => m.is_privileged(),
-            Err(e) => {
-                tracing::warn!(error = %e, "getChatMember failed; treating as not an admin");
-                false
-            }
-        };
-        let mut cache = lock(&self.admins);
-        if cache.len() >= ADMIN_CACHE_SOFT_LIMIT {
-            cache.retain(|_, (_, at)| at.elapsed() < ADMIN_CACHE);
-        }
-        cache.insert((chat, user), (admin, Instant::now()));
-        admin
-    }
-}
-
-impl Admins for Shared {
-    async fn is_admin(&self, chat: &ChatKey, user: &UserId) -> bool {
-        let (Some(chat), UserId::Telegram(user)) = (super::ids::chat_id(chat), user) else {
-            return false;
-        };
-        self.telegram_admin(chat, teloxide::types::UserId(*user))
-            .await
-    }
-}
 
 /// Tuning that tests and load tests change; `Default` is production.
 #[derive(Clone)]
@@ -228,6 +51,10 @@ pub struct Tuning {
     /// The first pause after a group's write got "chat not found" (it
     /// doubles; the fourth in a row stops the group's table).
     pub chat_not_found_retry: Duration,
+    /// Turn alerts: a person quiet this long when their turn comes gets
+    /// their hand posted anew, which notifies ([`crate::delivery::alerts`]);
+    /// `None`: never.
+    pub turn_alerts: Option<Duration>,
 }
 
 impl Default for Tuning {
@@ -242,6 +69,7 @@ impl Default for Tuning {
             drain_for: Duration::from_secs(5),
             press_rates: listener::PressRates::PEOPLE,
             chat_not_found_retry: Duration::from_secs(5),
+            turn_alerts: Some(crate::delivery::alerts::QUIET),
         }
     }
 }
@@ -431,23 +259,25 @@ pub async fn start_on(
     register_commands(&bot, default_lang).await;
 
     let (local_tx, local_rx) = mpsc::unbounded_channel();
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(Shared::new(
         front,
-        bot: bot.clone(),
+        bot.clone(),
         username,
         default_lang,
-        local: local_tx,
-        gone: Mutex::new(HashSet::new()),
-        admins: Mutex::new(HashMap::new()),
-        freshness: Mutex::new(outbox::Freshness::default()),
-        closed_menus: Mutex::new(ClosedMenus::default()),
-    });
+        local_tx,
+    ));
     let limits = Limits {
         group: tuning.group_pacing,
         private: tuning.private_pacing,
         budget: tuning.budget,
     };
-    let outbox = Outbox::new(shared.clone(), limits, tuning.chat_not_found_retry).await;
+    let outbox = Outbox::new(
+        shared.clone(),
+        limits,
+        tuning.chat_not_found_retry,
+        tuning.turn_alerts,
+    )
+    .await;
     let (stop_tx, stop_rx) = watch::channel(false);
     let outbox = tokio::spawn(outbox::run(
         outbox,

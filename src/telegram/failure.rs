@@ -10,7 +10,7 @@ use std::time::Duration;
 use teloxide::types::ChatId;
 use teloxide::{ApiError, RequestError};
 
-use super::pacing::Outcome;
+use crate::delivery::pacing::Outcome;
 
 /// The kinds of failure the front-end handles differently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,7 +111,7 @@ impl Failure {
 
     /// What the pacer should do with an output that failed this way.
     /// (Migration and unreachable chats need the front-end's attention too:
-    /// [`super::pacing::Pacer::migrate`], [`super::pacing::Pacer::forget`];
+    /// [`crate::delivery::pacing::Pacer::migrate`], [`crate::delivery::pacing::Pacer::forget`];
     /// the outbox retries a group's "chat not found" itself.)
     pub fn pacing_outcome(self) -> Outcome {
         match self {

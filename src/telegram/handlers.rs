@@ -15,10 +15,9 @@ use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
 use teloxide::types::{CallbackQuery, ChatMemberUpdated, Message, User};
 
-use super::bot::Shared;
 use super::deeplink::DeepLink;
 use super::ids;
-use super::outbox::Local;
+use super::shared::{Local, Shared};
 use crate::front::core::{BotCommand, Origin};
 use crate::front::{Reply, Screen, present};
 use crate::i18n::{Args, key, tr, tr_html};

@@ -1,6 +1,6 @@
 //! The Telegram shell: Telegram updates → the front-end's inputs
 //! ([`handlers`]), screens → Bot API calls ([`markup`], [`outbox`]), and
-//! what only Telegram has: pacing within its limits ([`pacing`]), deep
+//! what only Telegram has: its limits for [`crate::delivery::pacing`], deep
 //! links ([`deeplink`]), command menus ([`commands`]), what failed calls
 //! mean ([`failure`]), long polling that confirms only handled updates
 //! ([`listener`]), webhooks ([`webhook`]), its ids ([`ids`]). It names
@@ -15,5 +15,8 @@ pub mod ids;
 pub mod listener;
 pub mod markup;
 pub mod outbox;
-pub mod pacing;
+pub mod shared;
+/// The scheduler moved to [`crate::delivery::pacing`]; this name stays
+/// for the code that still spells it so.
+pub use crate::delivery::pacing;
 pub mod webhook;

@@ -13,6 +13,12 @@
 //! message that is gone is posted anew; a person the bot cannot message is
 //! marked unreachable (the lobby then shows them a deep link, and the turn
 //! timer plays for them).
+//!
+//! The decisions no platform owns are [`crate::delivery`]'s: the pacer,
+//! the content hash, announcements held for the next render, and turn
+//! alerts — a person not looking when their turn comes gets their hand
+//! posted anew at the bottom of the private chat (a new message notifies,
+//! an edit does not), and the old one is deleted after.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -23,53 +29,21 @@ use teloxide::prelude::Requester;
 use teloxide::types::{ChatId, MessageId, ParseMode};
 use tokio::sync::{mpsc, watch};
 
-use super::bot::Shared;
 use super::failure::Failure;
 use super::ids;
 use super::markup::Message;
-use super::pacing::{Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket};
-use crate::front::Screen;
-use crate::game::Milestone;
+/// The handlers' work for the outbox, under the name it had here.
+pub use super::shared::Local;
+use super::shared::{Shared, class_of};
+use crate::delivery::alerts::{Turn, TurnAlerts};
+use crate::delivery::content::content_hash as hash_of_parts;
+use crate::delivery::news::{News, starts_a_deal};
+use crate::delivery::pacing::{
+    Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket,
+};
+use crate::front::{Screen, outputs};
+use crate::i18n::Lang;
 use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, TableView, UserId};
-
-/// What the handlers ask of the runner, besides the service's effects.
-#[derive(Clone, Debug)]
-pub enum Local {
-    /// Show this (a selection changed, a table to show again).
-    Output(Output),
-    /// Post this in the chat (a reply to a command or a press).
-    Say { chat: ChatId, screen: Screen },
-    /// A menu did its job: it loses its buttons, and shows `screen`
-    /// (without buttons) instead when there is one.
-    CloseMenu {
-        chat: ChatId,
-        message: MessageId,
-        screen: Option<Screen>,
-    },
-    /// A person took a seat at `table`: tell them privately. If the bot
-    /// cannot message them, their table shows them a deep link.
-    Seated {
-        table: TableId,
-        user: UserId,
-        screen: Screen,
-    },
-    /// The bot cannot message this person (they blocked it): their tables
-    /// show it, and an AI player takes their seats in play.
-    Unreachable(UserId),
-    /// A person the bot could not reach wrote to it again: their hands are
-    /// posted as fresh messages (the old ones are far up in the chat).
-    Returned(UserId),
-    /// The bot is out of this group: nothing more goes there.
-    ChatGone(ChatId),
-    /// A person wrote to the bot in private or pressed a button
-    /// (`pressed`: the message it was on). Their hand messages are checked
-    /// and, if they deleted one, posted anew: Telegram tells no bot of a
-    /// deletion, and a hand that is not there cannot be played from.
-    Acted {
-        user: UserId,
-        pressed: Option<(ChatId, MessageId)>,
-    },
-}
 
 /// A message of a chat that the scheduler keeps current.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -86,6 +60,8 @@ enum Piece {
     Show(Message),
     /// The message keeps its text and loses its buttons.
     NoButtons,
+    /// The message goes (a hand posted anew below it).
+    Delete,
     /// A message about a table (a seat confirmation): a 403 there means the
     /// table should show the person the bot's deep link.
     About(TableId, Message),
@@ -102,53 +78,10 @@ enum Source {
     Hand(Box<HandView>),
 }
 
-/// Which limits a chat has: Telegram's private chats have positive ids
-/// (the user's), groups negative ones.
-fn class_of(chat: &i64) -> Class {
-    if *chat > 0 {
-        Class::Private
-    } else {
-        Class::Group
-    }
-}
-
 fn label(chat: i64) -> &'static str {
     match class_of(&chat) {
         Class::Group => "group",
         Class::Private => "private",
-    }
-}
-
-/// How long messages showed an out-of-date state: from the first change
-/// not yet sent to the delivery of a message showing it (or a later state),
-/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
-/// (`kozyr_output_staleness_seconds`).
-#[derive(Clone, Debug, Default)]
-pub struct Freshness {
-    /// The hand of the person who must act (from the change that made it
-    /// their turn).
-    pub actor: Vec<Duration>,
-    /// The hand of the person who just acted.
-    pub acted: Vec<Duration>,
-    /// Group table messages.
-    pub group: Vec<Duration>,
-    /// Everyone else's hands.
-    pub others: Vec<Duration>,
-}
-
-impl Freshness {
-    fn record(&mut self, chat: i64, prio: Priority, took: Duration) {
-        let (list, label) = match (class_of(&chat), prio) {
-            (Class::Group, _) => (&mut self.group, "group"),
-            (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
-            (Class::Private, Priority::Acted) => (&mut self.acted, "acted"),
-            (Class::Private, _) => (&mut self.others, "others"),
-        };
-        // Bounded: a long-running bot keeps the metric, not every sample.
-        if list.len() < 1_000_000 {
-            list.push(took);
-        }
-        crate::metrics::output_staleness(label, took);
     }
 }
 
@@ -163,6 +96,8 @@ struct Done {
     stale: Option<(Instant, Priority)>,
     /// The owed announcement it posted.
     owed: Option<(TableId, Announcement)>,
+    /// The slot to forget once the pacer has the result (a deleted message).
+    forget: Option<Slot>,
     result: Result<Option<MessageId>, Failure>,
 }
 
@@ -192,7 +127,9 @@ pub struct Outbox {
     views: HashMap<TableId, TableView>,
     /// Announcements wait for the table's next render, which follows them in
     /// the same batch of effects, so they are worded with the state after.
-    pending: HashMap<TableId, Vec<Announcement>>,
+    news: News,
+    /// Who is told, by a hand posted anew, that it is their turn.
+    alerts: TurnAlerts,
     /// Groups that became supergroups (learnt from a 400 or the service
     /// message): old id → new id. Output still addressed to the old id
     /// goes to the new one.
@@ -209,35 +146,15 @@ pub struct Outbox {
     done_rx: mpsc::UnboundedReceiver<Done>,
 }
 
-/// Whether an announcement opens a deal (the series' first, or the next
-/// one after a deal ended): the live table is then posted anew below it.
-fn starts_a_deal(a: &Announcement) -> bool {
-    matches!(
-        a,
-        Announcement::SeriesStarted { .. }
-            | Announcement::Game {
-                milestone: Milestone::Deal,
-                ..
-            }
-    )
-}
-
-/// A hash of a message's content (FNV-1a over its text and buttons): the
-/// same on every build, unlike std's hasher.
+/// A hash of a message's content: its text and its keyboard's JSON
+/// ([`crate::delivery::content`]).
 fn content_hash(m: &Message) -> i64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    eat(m.html.as_bytes());
-    eat(&[0xff]);
-    if let Some(kb) = &m.keyboard {
-        eat(serde_json::to_string(kb).unwrap_or_default().as_bytes());
-    }
-    h as i64
+    let keyboard = m
+        .keyboard
+        .as_ref()
+        .map(|kb| serde_json::to_string(kb).unwrap_or_default())
+        .unwrap_or_default();
+    hash_of_parts([m.html.as_bytes(), keyboard.as_bytes()])
 }
 
 /// Renders a slot's source with the latest views and the time of now.
@@ -254,7 +171,12 @@ fn render(
 }
 
 impl Outbox {
-    pub async fn new(shared: Arc<Shared>, limits: Limits, not_found_retry: Duration) -> Outbox {
+    pub async fn new(
+        shared: Arc<Shared>,
+        limits: Limits,
+        not_found_retry: Duration,
+        turn_alerts: Option<Duration>,
+    ) -> Outbox {
         let mut refs = HashMap::new();
         match shared
             .front
@@ -305,7 +227,8 @@ impl Outbox {
             on_turn: HashSet::new(),
             stale: HashMap::new(),
             views: HashMap::new(),
-            pending: HashMap::new(),
+            news: News::default(),
+            alerts: TurnAlerts::new(turn_alerts, Instant::now()),
             moved: HashMap::new(),
             not_found: HashMap::new(),
             not_found_retry,
@@ -341,7 +264,7 @@ impl Outbox {
             if !tables.contains(&table) {
                 tables.push(table);
             }
-            self.pending.entry(table).or_default().push(announcement);
+            self.news.hold(table, announcement);
         }
         for table in tables {
             match service.table_view(table).await {
@@ -351,7 +274,7 @@ impl Outbox {
                 Ok(Some(_)) => {}
                 // A table the store does not have: nobody to tell.
                 Ok(None) => {
-                    for a in self.pending.remove(&table).unwrap_or_default() {
+                    for a in self.news.take(table).announcements {
                         self.forget_owed(table, &a).await;
                     }
                 }
@@ -409,17 +332,19 @@ impl Outbox {
                     _ => Priority::Acted,
                 };
                 if self.shared.is_chat_gone(chat) {
-                    for a in self.pending.remove(&view.id).unwrap_or_default() {
+                    for a in self.news.take(view.id).announcements {
                         if a.is_owed() {
                             self.forget_owed(view.id, &a).await;
                         }
                     }
                 } else {
-                    let news = self.pending.remove(&view.id).unwrap_or_default();
-                    if news.iter().any(starts_a_deal) {
-                        self.repost(chat.0, view.id.0, prio);
+                    let due = self.news.take(view.id);
+                    if due.repost {
+                        // The lobby turned into the game below it.
+                        let started = due.leaves_lobby.then_some(view.settings.lang);
+                        self.repost(chat.0, view.id.0, prio, started);
                     }
-                    for a in news {
+                    for a in due.announcements {
                         match self.shared.front.announcement(&view, &a) {
                             Some(screen) => {
                                 let m = self.message(&screen);
@@ -447,6 +372,7 @@ impl Outbox {
                     let id = view.id.0;
                     self.sources.retain(|(_, t), _| *t != id);
                     self.on_turn.retain(|(_, t)| *t != id);
+                    self.alerts.forget_table(view.id);
                 } else {
                     self.views.insert(view.id, *view);
                 }
@@ -462,6 +388,15 @@ impl Outbox {
                     return;
                 };
                 let key = (chat.0, hand.table.0);
+                let turn = self.alerts.handle_hand(
+                    &hand.player.id,
+                    hand.table,
+                    hand.your_turn,
+                    Instant::now(),
+                );
+                if turn == (Turn::Began { alert: true }) {
+                    self.repost_hand(chat.0, hand.table.0);
+                }
                 let prio = if hand.your_turn {
                     self.on_turn.insert(key);
                     Priority::Turn
@@ -489,7 +424,7 @@ impl Outbox {
                 announcement,
                 ..
             } => {
-                self.pending.entry(table).or_default().push(announcement);
+                self.news.hold(table, announcement);
             }
             Output::Remind(spec) => {
                 // Not a new group message: the group may get about 20
@@ -509,20 +444,39 @@ impl Outbox {
     }
 
     /// A deal starts: the live table moves to the bottom of the chat, below
-    /// the announcements, where people look. The old message keeps what it
-    /// showed and loses its buttons, before anything else of the render
-    /// (`prio`) goes: nobody presses Start in a game that began.
-    fn repost(&mut self, chat: i64, table: i64, prio: Priority) {
+    /// the announcements, where people look. The old message loses its
+    /// buttons, before anything else of the render (`prio`) goes: nobody
+    /// presses Start in a game that began. A lobby (`started`: in its
+    /// language) says instead that the game started below, rather than
+    /// keep "can start" above it; a message known to show no buttons is
+    /// left alone (an edit would change nothing and spend the group's
+    /// writes).
+    fn repost(&mut self, chat: i64, table: i64, prio: Priority, started: Option<Lang>) {
         let Some(old) = self.refs.remove(&(chat, table)) else {
             return;
         };
+        let shown = self.queue.expected(&chat, &Slot::Table(table)).cloned();
         self.queue.forget_slot(&chat, &Slot::Table(table));
-        self.queue.set_with(
-            chat,
-            Slot::Menu(old.0),
-            Piece::NoButtons,
-            prio.min(Priority::Acted),
-        );
+        let piece = match (started, shown) {
+            (Some(lang), _) => Piece::Show(self.message(&outputs::lobby_started(lang))),
+            (None, Some(Piece::Show(m))) if m.keyboard.is_none() => return,
+            (None, _) => Piece::NoButtons,
+        };
+        self.queue
+            .set_with(chat, Slot::Menu(old.0), piece, prio.min(Priority::Acted));
+    }
+
+    /// A turn alert: the hand goes out as a new message at the bottom of
+    /// the private chat, which notifies (an edit makes no sound); the old
+    /// message is deleted after, when the chat has time.
+    fn repost_hand(&mut self, chat: i64, table: i64) {
+        let Some(old) = self.refs.remove(&(chat, table)) else {
+            // No message yet: the first one notifies anyway.
+            return;
+        };
+        self.queue.forget_slot(&chat, &Slot::Table(table));
+        self.queue
+            .set_with(chat, Slot::Menu(old.0), Piece::Delete, Priority::Background);
     }
 
     /// Before the first render of a message after a restart: if it is what
@@ -590,10 +544,12 @@ impl Outbox {
             Local::Output(o) => self.on_output(o).await,
             Local::Say { chat, screen } => {
                 let chat = self.current_chat(chat);
+                // The person who just asked waits for it (a `/stop`
+                // prompt, a command's answer): it goes before the chat's
+                // table edits, which a later one replaces anyway.
                 if !self.shared.is_chat_gone(chat) {
                     let m = self.message(&screen);
-                    self.queue
-                        .send_with(chat.0, Piece::Show(m), Priority::Acted);
+                    self.queue.send_with(chat.0, Piece::Show(m), Priority::Turn);
                 }
             }
             Local::CloseMenu {
@@ -620,7 +576,10 @@ impl Outbox {
                 }
             }
             Local::Unreachable(user) => self.lost(&user, None).await,
-            Local::Acted { user, pressed } => self.recheck_hands(&user, pressed),
+            Local::Acted { user, pressed } => {
+                self.alerts.handle_activity(&user, Instant::now());
+                self.recheck_hands(&user, pressed);
+            }
             Local::Returned(user) => self.returned(&user).await,
             Local::ChatGone(chat) => {
                 self.queue.forget(&chat.0);
@@ -690,6 +649,7 @@ impl Outbox {
         let key = (chat.0, table.0);
         self.sources.remove(&key);
         self.on_turn.remove(&key);
+        self.alerts.handle_gone(user, table);
         if let Some(Piece::Show(shown)) = self.queue.shown(&chat.0, &Slot::Table(table.0)).cloned()
         {
             self.queue.set_with(
@@ -748,7 +708,7 @@ impl Outbox {
                     crate::metrics::pacer_waiting(lane, self.queue.chats_waiting_in(class));
                 }
                 let by_priority = self.queue.outputs_waiting();
-                for (prio, n) in crate::telegram::pacing::Priority::ALL
+                for (prio, n) in crate::delivery::pacing::Priority::ALL
                     .into_iter()
                     .zip(by_priority)
                 {
@@ -767,6 +727,8 @@ impl Outbox {
                 }
             );
             let mut owed = None;
+            // A deleted message's slot is forgotten once it went.
+            let mut forget = None;
             let (table, call) = match tx.output {
                 Transmission::Set {
                     slot: Slot::Table(t),
@@ -784,6 +746,13 @@ impl Outbox {
                 } => (None, Call::Edit(MessageId(id), m)),
                 Transmission::Set {
                     slot: Slot::Menu(id),
+                    content: Piece::Delete,
+                } => {
+                    forget = Some(Slot::Menu(id));
+                    (None, Call::Delete(MessageId(id)))
+                }
+                Transmission::Set {
+                    slot: Slot::Menu(id),
                     ..
                 } => (None, Call::NoButtons(MessageId(id))),
                 Transmission::Send {
@@ -799,8 +768,12 @@ impl Outbox {
                     content: Piece::NoButtons | Piece::About(..) | Piece::Owed(..),
                     ..
                 }
+                | Transmission::Set {
+                    slot: Slot::Table(_),
+                    content: Piece::Delete,
+                }
                 | Transmission::Send {
-                    content: Piece::NoButtons,
+                    content: Piece::NoButtons | Piece::Delete,
                 } => (None, Call::Nothing),
                 Transmission::Send {
                     content: Piece::Show(m),
@@ -823,6 +796,7 @@ impl Outbox {
                     keeps,
                     stale,
                     owed,
+                    forget,
                     result,
                 });
             });
@@ -921,6 +895,11 @@ impl Outbox {
             }
         };
         self.queue.on_result(done.ticket, outcome, now);
+        if let Some(slot) = done.forget
+            && !self.queue.is_waiting(&chat, &slot)
+        {
+            self.queue.forget_slot(&chat, &slot);
+        }
     }
 
     /// Where output for `chat` goes now: the supergroup it became, if it did.
@@ -1078,6 +1057,7 @@ enum Call {
     Send(Message),
     Edit(MessageId, Message),
     NoButtons(MessageId),
+    Delete(MessageId),
     Nothing,
 }
 
@@ -1087,6 +1067,7 @@ impl Call {
             Call::Send(_) | Call::Nothing => "sendMessage",
             Call::Edit(..) => "editMessageText",
             Call::NoButtons(_) => "editMessageReplyMarkup",
+            Call::Delete(_) => "deleteMessage",
         }
     }
 }
@@ -1112,6 +1093,10 @@ async fn deliver(shared: &Shared, chat: ChatId, call: Call) -> Result<Option<Mes
             edited(req.await.map(drop))
         }
         Call::NoButtons(id) => edited(bot.edit_message_reply_markup(chat, id).await.map(drop)),
+        Call::Delete(id) => match bot.delete_message(chat, id).await {
+            Ok(_) => Ok(None),
+            Err(e) => Err(Failure::of(&e)),
+        },
         Call::Send(content) => {
             let mut req = bot
                 .send_message(chat, content.html)

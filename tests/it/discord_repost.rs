@@ -319,14 +319,13 @@ async fn the_bots_own_messages_do_not_bury_the_table() {
     w.open_reader().await;
     let id = open_and_start(&w, "kozel").await;
     let first = live_table(&w, id, None, false).await;
-    // Nobody has opened a hand: the first mover was pinged by a new message
-    // (just above the table posted anew as the deal began).
+    // Nobody has opened a hand: the first mover was notified by the
+    // mention in the table posted anew as the deal began.
     let wf = &w;
-    eventually(WAIT, Duration::from_millis(5), "a turn ping", || async {
-        wf.fake
-            .seen_by(&wf.users[0], CHANNEL)
+    eventually(WAIT, Duration::from_millis(5), "a turn mention", || async {
+        wf.users
             .iter()
-            .any(is_ping)
+            .any(|u| wf.fake.notifications_of(u) == 1)
             .then_some(())
     })
     .await;

@@ -37,7 +37,7 @@
 //!
 //! ```
 //! use std::time::{Duration, Instant};
-//! use kozyr::telegram::pacing::{Outcome, Output, Pacer, PacerConfig};
+//! use kozyr::delivery::pacing::{Outcome, Output, Pacer, PacerConfig};
 //!
 //! let mut pacer = Pacer::new(PacerConfig::default());
 //! let t0 = Instant::now();
@@ -264,9 +264,9 @@ pub struct Transmit<K, S, C> {
 /// How a transmission went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// Telegram took it.
+    /// The platform took it.
     Done,
-    /// "message is not modified": Telegram already shows it, a success.
+    /// "message is not modified": the platform already shows it, a success.
     NotModified,
     /// 429: the chat waits this long; the output is retried after.
     RetryAfter(Duration),
@@ -302,7 +302,7 @@ impl<C> Pending<C> {
 struct Slot<C> {
     /// Content waiting to go out, with its place in the chat's queue.
     wanted: Option<Pending<C>>,
-    /// What Telegram shows, as far as the pacer knows.
+    /// What the platform shows, as far as the pacer knows.
     shown: Option<C>,
 }
 
@@ -393,7 +393,7 @@ impl<S: Ord + Clone, C: Clone + PartialEq> Chat<S, C> {
         })
     }
 
-    /// What Telegram will show in `slot` once the output in flight lands.
+    /// What the platform will show in `slot` once the output in flight lands.
     fn expected(&self, slot: &S) -> Option<&C> {
         match &self.in_flight {
             Some(InFlight {
@@ -628,7 +628,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
     }
 
     /// Makes `slot` in `chat` show `content`, replacing content that has
-    /// not gone out yet; nothing happens if Telegram will show it anyway.
+    /// not gone out yet; nothing happens if the platform will show it anyway.
     pub fn set(&mut self, chat: K, slot: S, content: C) {
         self.set_with(chat, slot, content, Priority::Table);
     }
@@ -688,7 +688,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.reindex(&chat);
     }
 
-    /// Makes `slot` go out again even if the pacer believes Telegram shows
+    /// Makes `slot` go out again even if the pacer believes the platform shows
     /// it already: an edit that changes nothing tells whether the message
     /// is still there (a person may delete it), and one that is gone is
     /// posted anew ([`Outcome::Gone`]). A slot whose message is being
@@ -734,7 +734,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
 
     /// Like [`Pacer::poll_transmit`], with a slot's content made anew by
     /// `render` as it goes out (a message showing state shows the state of
-    /// the moment it is sent); content that Telegram shows already is
+    /// the moment it is sent); content that the platform shows already is
     /// skipped without spending the budget.
     pub fn poll_transmit_with(
         &mut self,
@@ -922,7 +922,13 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.chats.get(chat)?.slots.get(slot)?.shown.as_ref()
     }
 
-    /// Every slot with what Telegram shows in it, as far as the pacer knows.
+    /// What `slot` in `chat` will show once the output in flight lands
+    /// (what it shows, if none is in flight for it).
+    pub fn expected(&self, chat: &K, slot: &S) -> Option<&C> {
+        self.chats.get(chat)?.expected(slot)
+    }
+
+    /// Every slot with what the platform shows in it, as far as the pacer knows.
     pub fn shown_all(&self) -> impl Iterator<Item = (&K, &S, &C)> {
         self.chats.iter().flat_map(|(k, c)| {
             c.slots
@@ -931,7 +937,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         })
     }
 
-    /// Tells the pacer what Telegram shows in `slot` (known from before a
+    /// Tells the pacer what the platform shows in `slot` (known from before a
     /// restart), so that the same content is not sent again.
     pub fn assume_shown(&mut self, chat: K, slot: S, content: C) {
         let c = self.chat(&chat);

@@ -1,0 +1,27 @@
+//! Delivery: what each person is shown, when, and how often — the part of
+//! output that no platform owns.
+//!
+//! The front makes screens; the shells know ids, markup and their
+//! platform's calls. Between them, the decisions every platform needs are
+//! made here, sans-IO (time comes in as an input, nothing here awaits):
+//!
+//! - [`pacing`]: the scheduler — latest state wins per message, nothing
+//!   that changes nothing goes out, per-chat and bot-wide limits,
+//!   priorities when the budget is short, retries after 429s;
+//! - [`content`]: the one content hash, the same on every build, by which
+//!   what a message shows is compared and kept over a restart;
+//! - [`news`]: announcements wait for their table's next render, worded
+//!   with the state after them, and a deal's start posts the table anew;
+//! - [`alerts`]: who is told, with a notifying message, that it is their
+//!   turn — once per turn, only when they are not looking.
+//!
+//! Each platform is a transport beneath these: Telegram drives a
+//! [`pacing::Pacer`] with its limits and Bot API calls
+//! (`telegram/outbox.rs`); Discord lets twilight keep its per-route
+//! buckets and uses [`content`], [`news`] and the shown-content records
+//! (`discord/outbox.rs`).
+
+pub mod alerts;
+pub mod content;
+pub mod news;
+pub mod pacing;

@@ -1,0 +1,300 @@
+//! What the Telegram shell's handlers and its outbox share: the neutral
+//! front-end, the bot, the work the handlers hand the outbox ([`Local`]),
+//! and what only Telegram needs (groups the bot left, a short admin
+//! cache, closed menus, how fresh delivered messages were). Its own file,
+//! so that the handlers and the outbox depend on it and not on each other
+//! or on `bot`, which starts them.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use teloxide::prelude::*;
+use teloxide::types::MessageId;
+use tokio::sync::mpsc;
+
+use crate::delivery::pacing::{Class, Priority};
+use crate::front::core::Admins;
+use crate::front::{Front, Screen};
+use crate::i18n::Lang;
+use crate::table::{ChatKey, Output, Platform, Player, TableId, UserId};
+
+/// What the handlers ask of the runner, besides the service's effects.
+#[derive(Clone, Debug)]
+pub enum Local {
+    /// Show this (a selection changed, a table to show again).
+    Output(Output),
+    /// Post this in the chat (a reply to a command or a press).
+    Say { chat: ChatId, screen: Screen },
+    /// A menu did its job: it loses its buttons, and shows `screen`
+    /// (without buttons) instead when there is one.
+    CloseMenu {
+        chat: ChatId,
+        message: MessageId,
+        screen: Option<Screen>,
+    },
+    /// A person took a seat at `table`: tell them privately. If the bot
+    /// cannot message them, their table shows them a deep link.
+    Seated {
+        table: TableId,
+        user: UserId,
+        screen: Screen,
+    },
+    /// The bot cannot message this person (they blocked it): their tables
+    /// show it, and an AI player takes their seats in play.
+    Unreachable(UserId),
+    /// A person the bot could not reach wrote to it again: their hands are
+    /// posted as fresh messages (the old ones are far up in the chat).
+    Returned(UserId),
+    /// The bot is out of this group: nothing more goes there.
+    ChatGone(ChatId),
+    /// A person wrote to the bot in private or pressed a button
+    /// (`pressed`: the message it was on). Their hand messages are checked
+    /// and, if they deleted one, posted anew: Telegram tells no bot of a
+    /// deletion, and a hand that is not there cannot be played from.
+    Acted {
+        user: UserId,
+        pressed: Option<(ChatId, MessageId)>,
+    },
+}
+
+/// Which limits a chat has: Telegram's private chats have positive ids
+/// (the user's), groups negative ones.
+pub(super) fn class_of(chat: &i64) -> Class {
+    if *chat > 0 {
+        Class::Private
+    } else {
+        Class::Group
+    }
+}
+
+/// How long messages showed an out-of-date state: from the first change
+/// not yet sent to the delivery of a message showing it (or a later state),
+/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
+/// (`kozyr_output_staleness_seconds`).
+#[derive(Clone, Debug, Default)]
+pub struct Freshness {
+    /// The hand of the person who must act (from the change that made it
+    /// their turn).
+    pub actor: Vec<Duration>,
+    /// The hand of the person who just acted.
+    pub acted: Vec<Duration>,
+    /// Group table messages.
+    pub group: Vec<Duration>,
+    /// Everyone else's hands.
+    pub others: Vec<Duration>,
+}
+
+impl Freshness {
+    pub(super) fn record(&mut self, chat: i64, prio: Priority, took: Duration) {
+        let (list, label) = match (class_of(&chat), prio) {
+            (Class::Group, _) => (&mut self.group, "group"),
+            (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
+            (Class::Private, Priority::Acted) => (&mut self.acted, "acted"),
+            (Class::Private, _) => (&mut self.others, "others"),
+        };
+        // Bounded: a long-running bot keeps the metric, not every sample.
+        if list.len() < 1_000_000 {
+            list.push(took);
+        }
+        crate::metrics::output_staleness(label, took);
+    }
+}
+
+/// How long an admin check from `getChatMember` is trusted.
+const ADMIN_CACHE: Duration = Duration::from_secs(60);
+
+/// What the Telegram shell shares between update handlers and the effects
+/// runner: the neutral front-end, and what only Telegram needs.
+pub struct Shared {
+    pub front: Arc<Front>,
+    pub bot: Bot,
+    /// The bot's username, for deep links and `/cmd@bot` mentions.
+    pub username: String,
+    default_lang: Lang,
+    /// Work for the effects runner from the handlers (re-renders,
+    /// reachability of people and groups).
+    local: mpsc::UnboundedSender<Local>,
+    /// Groups the bot was removed from: nothing is sent there any more.
+    gone: Mutex<HashSet<ChatId>>,
+    /// `getChatMember` answers, trusted for [`ADMIN_CACHE`].
+    admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
+    /// How fresh the messages the outbox delivered were.
+    freshness: Mutex<Freshness>,
+    /// Menus that did their job, newest last: a press on one of their
+    /// buttons (still shown until the paced edit that removes them goes
+    /// out, or pressed from an old client) changes nothing.
+    closed_menus: Mutex<ClosedMenus>,
+}
+
+/// How many closed menus are remembered; older ones are forgotten first
+/// (their edits went out long ago).
+const CLOSED_MENUS: usize = 4096;
+
+#[derive(Default)]
+struct ClosedMenus {
+    set: HashSet<(ChatId, teloxide::types::MessageId)>,
+    order: std::collections::VecDeque<(ChatId, teloxide::types::MessageId)>,
+}
+
+/// A std mutex whose holder panicked is still usable: every section here
+/// leaves its map consistent.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Past this many cached admin answers, the expired ones are dropped.
+const ADMIN_CACHE_SOFT_LIMIT: usize = 1024;
+
+impl Shared {
+    /// The person behind a Telegram user, in the language their client reports.
+    pub fn player_of(&self, user: &teloxide::types::User) -> Player {
+        let lang = super::ids::lang_of(user).unwrap_or(self.default_lang);
+        Player::new(super::ids::user_id(user), &user.full_name(), lang)
+    }
+
+    /// The menu `message` did its job: its buttons no longer act.
+    pub(super) fn close_menu(&self, chat: ChatId, message: teloxide::types::MessageId) {
+        let mut c = lock(&self.closed_menus);
+        if c.set.insert((chat, message)) {
+            c.order.push_back((chat, message));
+            while c.order.len() > CLOSED_MENUS {
+                if let Some(old) = c.order.pop_front() {
+                    c.set.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Whether `message` is a menu that did its job.
+    pub(super) fn is_closed_menu(&self, chat: ChatId, message: teloxide::types::MessageId) -> bool {
+        lock(&self.closed_menus).set.contains(&(chat, message))
+    }
+
+    /// The outbox records how fresh a delivered message was.
+    pub(super) fn record_freshness(&self, f: impl FnOnce(&mut Freshness)) {
+        f(&mut lock(&self.freshness));
+    }
+
+    /// How fresh the delivered messages were so far (`kozyr loadtest`).
+    pub fn freshness(&self) -> Freshness {
+        lock(&self.freshness).clone()
+    }
+
+    /// How fresh the delivered messages were, and starts counting anew.
+    pub fn take_freshness(&self) -> Freshness {
+        std::mem::take(&mut *lock(&self.freshness))
+    }
+
+    /// Hands the effects runner work from outside the table service.
+    pub fn notify(&self, local: Local) {
+        let _ = self.local.send(local);
+    }
+
+    pub fn is_chat_gone(&self, chat: ChatId) -> bool {
+        lock(&self.gone).contains(&chat)
+    }
+
+    /// Returns whether anything changed.
+    pub fn set_chat_gone(&self, chat: ChatId, gone: bool) -> bool {
+        let mut g = lock(&self.gone);
+        if gone {
+            g.insert(chat)
+        } else {
+            g.remove(&chat)
+        }
+    }
+
+    /// The open tables at which `user` has a hand message.
+    pub async fn tables_with_hand_of(&self, user: &UserId) -> Vec<TableId> {
+        let Some(chat) = super::ids::private_chat_of(user) else {
+            return Vec::new();
+        };
+        let chat = chat.0.to_string();
+        match self.front.service().message_refs(Platform::Telegram).await {
+            Ok(refs) => {
+                let mut tables: Vec<TableId> = refs
+                    .into_iter()
+                    .filter(|(_, c, _)| *c == chat)
+                    .map(|(t, _, _)| t)
+                    .collect();
+                tables.sort();
+                tables.dedup();
+                tables
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read message ids");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The bot is out of `chat`: its open table stops, and nothing more is
+    /// sent there.
+    pub async fn chat_gone(&self, chat: ChatId) {
+        if !self.set_chat_gone(chat, true) {
+            return;
+        }
+        self.notify(Local::ChatGone(chat));
+        self.front.chat_gone(&super::ids::chat_key(chat)).await;
+    }
+
+    /// Whether `user` administers `chat` (briefly cached `getChatMember`).
+    async fn telegram_admin(&self, chat: ChatId, user: teloxide::types::UserId) -> bool {
+        if chat.is_user() {
+            return false;
+        }
+        if let Some((admin, at)) = lock(&self.admins).get(&(chat, user))
+            && at.elapsed() < ADMIN_CACHE
+        {
+            return *admin;
+        }
+        let member = self.bot.get_chat_member(chat, user).await;
+        super::failure::record_call("getChatMember", &member);
+        let admin = match member {
+            Ok(m) => m.is_privileged(),
+            Err(e) => {
+                tracing::warn!(error = %e, "getChatMember failed; treating as not an admin");
+                false
+            }
+        };
+        let mut cache = lock(&self.admins);
+        if cache.len() >= ADMIN_CACHE_SOFT_LIMIT {
+            cache.retain(|_, (_, at)| at.elapsed() < ADMIN_CACHE);
+        }
+        cache.insert((chat, user), (admin, Instant::now()));
+        admin
+    }
+}
+
+impl Admins for Shared {
+    async fn is_admin(&self, chat: &ChatKey, user: &UserId) -> bool {
+        let (Some(chat), UserId::Telegram(user)) = (super::ids::chat_id(chat), user) else {
+            return false;
+        };
+        self.telegram_admin(chat, teloxide::types::UserId(*user))
+            .await
+    }
+}
+
+impl Shared {
+    pub fn new(
+        front: Arc<Front>,
+        bot: Bot,
+        username: String,
+        default_lang: Lang,
+        local: mpsc::UnboundedSender<Local>,
+    ) -> Shared {
+        Shared {
+            front,
+            bot,
+            username,
+            default_lang,
+            local,
+            gone: Mutex::new(HashSet::new()),
+            admins: Mutex::new(HashMap::new()),
+            freshness: Mutex::new(Freshness::default()),
+            closed_menus: Mutex::new(ClosedMenus::default()),
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Turn alerts end to end on the fake Bot API, with no turn timer
+//! (`KOZYR_TURN_SECONDS=0`): a person who is not looking when their turn
+//! comes gets their hand posted anew at the bottom of their private chat —
+//! a new message, which notifies, where an edit makes no sound — once per
+//! turn, and the old hand message goes. A person who just pressed
+//! something is looking: their hand is edited in place.
+
+use std::time::Duration;
+
+use kozyr::fakebot::Author;
+use kozyr::telegram::bot::Tuning;
+use teloxide::types::MessageId;
+
+use crate::delivery::Telegram;
+use crate::support::fast_tuning;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// Quiet this long, a person is not looking (short for the test).
+const QUIET: Duration = Duration::from_secs(3);
+
+/// The newest message with buttons in the seat's private chat: their hand.
+async fn hand(w: &Telegram, seat: usize) -> MessageId {
+    let dm = w.dm(seat);
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.messages(dm)
+                .into_iter()
+                .rev()
+                .find(|m| m.keyboard.is_some())
+                .map(|m| m.id)
+        })
+        .await
+        .unwrap()
+}
+
+/// The bot's messages in the seat's private chat newer than `after`,
+/// deleted ones included.
+fn posted_after(w: &Telegram, seat: usize, after: MessageId) -> usize {
+    let dm = w.dm(seat);
+    let newest = w
+        .fake
+        .messages(dm)
+        .last()
+        .map_or(after.0, |m| m.id.0.max(after.0));
+    (after.0 + 1..=newest)
+        .filter_map(|i| w.fake.message(dm, MessageId(i)))
+        .filter(|m| m.author == Author::Bot)
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_not_looking_gets_their_hand_anew_once_per_turn() {
+    let tuning = Tuning {
+        turn_alerts: Some(QUIET),
+        ..fast_tuning()
+    };
+    let mut w = Telegram::new(tuning).await;
+    let id = w.open_and_start("/kozel").await;
+    let t = w.table(id).await;
+    let a0 = t.awaiting()[0].index();
+    // Everyone's hand is out; then nobody presses for a while.
+    let before: Vec<MessageId> = {
+        let mut v = Vec::new();
+        for s in 0..4 {
+            v.push(hand(&w, s).await);
+        }
+        v
+    };
+    tokio::time::sleep(QUIET + Duration::from_millis(500)).await;
+
+    // The first player moves; the next one has been quiet: their hand
+    // comes as a new message, and the old one goes.
+    w.play_safe(&t).await;
+    let t1 = w.wait_version_after(id, t.version()).await;
+    let a1 = t1.awaiting()[0].index();
+    assert_ne!(a0, a1);
+    let old = before[a1];
+    let new = w
+        .fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.dm(a1))
+                .into_iter()
+                .rev()
+                .find(|m| m.keyboard.is_some() && m.id.0 > old.0)
+                .map(|m| m.id)
+        })
+        .await
+        .expect("the hand of the person not looking is posted anew");
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.message(w.dm(a1), old)
+                .is_some_and(|m| m.deleted)
+                .then_some(())
+        })
+        .await
+        .expect("the old hand message goes");
+    // They play from the new message at once; the turn's renders bring
+    // no second alert.
+    w.play_safe(&t1).await;
+    let t2 = w.wait_version_after(id, t1.version()).await;
+    assert_eq!(posted_after(&w, a1, old), 1, "one new message for the turn");
+    assert_eq!(hand(&w, a1).await, new, "edited in place after the turn");
+
+    // The mover (a0) pressed a moment ago: when their turn comes back in
+    // this quick round, their hand is edited in place.
+    let mut t = t2;
+    let mut moves = 0;
+    while t.awaiting()[0].index() != a0 {
+        w.play_safe(&t).await;
+        t = w.wait_version_after(id, t.version()).await;
+        moves += 1;
+        assert!(moves < 8, "a0's turn does not come back");
+    }
+    let h0 = hand(&w, a0).await;
+    assert_eq!(
+        h0, before[a0],
+        "a0 is looking: their hand is edited in place"
+    );
+    assert_eq!(posted_after(&w, a0, before[a0]), 0);
+    w.stop().await;
+}

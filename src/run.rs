@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::Config;
+use crate::front::Front;
+use crate::front::core::Defaults;
 use crate::store::{Store, StoreOptions};
+use crate::table::Output;
 use crate::table::runtime::{Builder, SeatAgent, ServiceError, ServiceOptions, TableService};
 use crate::table::storage::StorageError;
 
@@ -21,6 +24,27 @@ pub async fn service_builder(config: &Config) -> Result<Builder, ServiceError> {
         .await
         .map_err(StorageError::from)?;
     Ok(TableService::builder(store))
+}
+
+/// The table service of a shell started on its own (each shell's `start`:
+/// tests and tools) and the `Front` over it; `kozyr run` shares one
+/// service among every shell instead.
+pub async fn own_front(
+    config: &Config,
+    agent: Arc<dyn SeatAgent>,
+    options: ServiceOptions,
+) -> Result<(Arc<Front>, tokio::sync::mpsc::UnboundedReceiver<Output>), ServiceError> {
+    let (service, effects) = service_builder(config)
+        .await?
+        .agent(agent)
+        .options(options)
+        .start()
+        .await?;
+    let defaults = Defaults {
+        lang: config.default_language,
+        turn_timer: config.default_turn_timer,
+    };
+    Ok((Arc::new(Front::new(service, defaults)), effects))
 }
 
 /// The table service's options in production: one set for the one

@@ -12,6 +12,8 @@
 //!   what a message shows is compared and kept over a restart;
 //! - [`news`]: announcements wait for their table's next render, worded
 //!   with the state after them, and a deal's start posts the table anew;
+//! - [`restore`]: which message shows each table, and what it showed at
+//!   the last graceful stop, read once at a start;
 //! - [`alerts`]: who is told, with a notifying message, that it is their
 //!   turn — once per turn, only when they are not looking.
 //!
@@ -23,5 +25,7 @@
 
 pub mod alerts;
 pub mod content;
+pub mod driver;
 pub mod news;
 pub mod pacing;
+pub mod restore;

@@ -17,7 +17,6 @@ use super::outbox;
 pub use super::shared::{HandToken, Shared, TOKEN_LIFE};
 use crate::config::{Config, DiscordConfig};
 use crate::front::Front;
-use crate::front::core::Defaults;
 use crate::i18n::Lang;
 use crate::table::Output;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
@@ -137,17 +136,8 @@ pub fn http_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
 
 /// Starts the Discord shell with its own table service.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningDiscord, DiscordError> {
-    let (service, effects) = crate::run::service_builder(config)
-        .await?
-        .agent(tuning.agent.clone())
-        .options(tuning.service.clone())
-        .start()
-        .await?;
-    let defaults = Defaults {
-        lang: config.default_language,
-        turn_timer: config.default_turn_timer,
-    };
-    let front = Arc::new(Front::new(service, defaults));
+    let (front, effects) =
+        crate::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
     let mut running = start_on(config, &tuning, front.clone(), effects).await;
     if running.is_err() {
         front.service().shutdown().await;
@@ -184,7 +174,7 @@ pub async fn start_on(
     ));
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone()).await;
-    let outbox = tokio::spawn(outbox::run(
+    let outbox = tokio::spawn(crate::delivery::driver::run(
         ob,
         effects,
         local_rx,

@@ -6,22 +6,17 @@ use twilight_model::application::command::{Command, CommandType};
 use twilight_util::builder::command::CommandBuilder;
 
 use super::ids::locales_of;
-use crate::i18n::{Args, Key, Lang, key, tr};
+use crate::front::core::COMMAND_MENU;
+use crate::i18n::{Args, Key, Lang, tr};
 
 /// The commands kozyr registers on Discord, with the key of each
-/// description (the same set as Telegram's, less `/kick`, which needs a
-/// reply to a message, and `/lang`, which `/settings` covers).
-pub const COMMANDS: [(&str, Key); 9] = [
-    ("new", key::CMD_NEW),
-    ("kozel", key::CMD_KOZEL),
-    ("hearts", key::CMD_HEARTS),
-    ("score", key::CMD_SCORE),
-    ("stats", key::CMD_STATS),
-    ("stop", key::CMD_STOP),
-    ("settings", key::CMD_SETTINGS),
-    ("help", key::CMD_HELP),
-    ("rules", key::CMD_RULES),
-];
+/// description: the front's menu less `/kick`, which needs a reply to a
+/// message, and `/lang`, which `/settings` covers.
+pub fn commands() -> impl Iterator<Item = (&'static str, Key)> {
+    COMMAND_MENU
+        .into_iter()
+        .filter(|(name, _)| !matches!(*name, "kick" | "lang"))
+}
 
 /// The command list, described in `default` and localized into every
 /// other language kozyr speaks.
@@ -34,9 +29,8 @@ pub const COMMANDS: [(&str, Key); 9] = [
 /// assert!(ru.contains_key("pt-BR") && ru.contains_key("ro"));
 /// ```
 pub fn slash_commands(default: Lang) -> Vec<Command> {
-    COMMANDS
-        .iter()
-        .map(|&(name, k)| {
+    commands()
+        .map(|(name, k)| {
             let describe = |lang| {
                 // Discord's limit for a description.
                 tr(lang, k, &Args::new())

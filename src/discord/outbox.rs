@@ -32,7 +32,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use twilight_http::api_error::ApiError;
 use twilight_http::error::{Error as HttpError, ErrorType};
 use twilight_model::channel::message::{AllowedMentions, MessageFlags};
@@ -44,6 +44,7 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::delivery::news::News;
+use crate::delivery::restore::restore;
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
 use crate::table::{HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId};
@@ -88,7 +89,7 @@ fn status(e: &HttpError) -> Option<u16> {
 }
 
 /// A finished call.
-enum Done {
+pub enum Done {
     Table {
         table: TableId,
         posted: Option<Id<MessageMarker>>,
@@ -167,36 +168,20 @@ pub struct Outbox {
 impl Outbox {
     pub async fn new(shared: Arc<Shared>) -> Outbox {
         let mut tables: HashMap<TableId, Slot> = HashMap::new();
-        match shared.front.service().message_refs(Platform::Discord).await {
-            Ok(rows) => {
-                for (table, _chat, message) in rows {
-                    if let Some(m) = u64::try_from(message).ok().and_then(Id::new_checked) {
-                        tables.entry(table).or_default().message = Some(m);
-                        shared.set_live(table, m.get());
-                    }
-                }
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot read message ids; tables will be posted anew")
+        let restored = restore(shared.front.service(), Platform::Discord).await;
+        for (table, _chat, message) in restored.messages {
+            if let Some(m) = u64::try_from(message).ok().and_then(Id::new_checked) {
+                tables.entry(table).or_default().message = Some(m);
+                shared.set_live(table, m.get());
             }
         }
         // What the messages showed at the last graceful stop: the first
         // render that matches is not sent again.
-        match shared
-            .front
-            .service()
-            .take_shown_hashes(Platform::Discord)
-            .await
-        {
-            Ok(rows) => {
-                for (table, chat, hash) in rows {
-                    if let Some(slot) = tables.get_mut(&table) {
-                        slot.shown = Some(hash);
-                        slot.chat = Some(chat);
-                    }
-                }
+        for (table, chat, hash) in restored.shown {
+            if let Some(slot) = tables.get_mut(&table) {
+                slot.shown = Some(hash);
+                slot.chat = Some(chat);
             }
-            Err(e) => tracing::warn!(error = %e, "cannot read what the messages show"),
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Outbox {
@@ -802,34 +787,34 @@ async fn post(
     }
 }
 
-/// Runs the outbox until stopped, then sends what is queued for `drain_for`.
-pub async fn run(
-    mut outbox: Outbox,
-    mut effects: mpsc::UnboundedReceiver<Output>,
-    mut local: mpsc::UnboundedReceiver<Local>,
-    mut stop: watch::Receiver<bool>,
-    drain_for: Duration,
-) {
-    loop {
-        tokio::select! {
-            o = effects.recv() => match o {
-                Some(o) => outbox.on_output(o),
-                None => break,
-            },
-            Some(Local::Output(o)) = local.recv() => outbox.on_output(o),
-            Some(d) = outbox.done_rx.recv() => outbox.on_done(d).await,
-            _ = stop.changed() => break,
-        }
+impl crate::delivery::driver::Outbox for Outbox {
+    type Local = Local;
+    type Done = Done;
+
+    async fn on_output(&mut self, output: Output) {
+        Outbox::on_output(self, output)
     }
-    let deadline = tokio::time::Instant::now() + drain_for;
-    while let Ok(o) = effects.try_recv() {
-        outbox.on_output(o);
+
+    async fn on_local(&mut self, local: Local) {
+        let Local::Output(o) = local;
+        Outbox::on_output(self, o)
     }
-    while outbox.in_flight > 0 {
-        match tokio::time::timeout_at(deadline, outbox.done_rx.recv()).await {
-            Ok(Some(d)) => outbox.on_done(d).await,
-            _ => break,
-        }
+
+    async fn on_done(&mut self, done: Done) {
+        Outbox::on_done(self, done).await
     }
-    outbox.save_shown().await;
+
+    /// Calls go out as soon as they are made (twilight holds each until
+    /// its route's bucket allows it): idle once none is in flight.
+    fn idle(&self) -> bool {
+        self.in_flight == 0
+    }
+
+    fn finished(&mut self) -> &mut mpsc::UnboundedReceiver<Done> {
+        &mut self.done_rx
+    }
+
+    async fn save_shown(&self) {
+        Outbox::save_shown(self).await
+    }
 }

@@ -37,6 +37,23 @@ use crate::table::{
     TurnTimer, UserId,
 };
 
+/// Every command kozyr answers, in menu order, with the key of its
+/// description: the one list each platform registers (a platform may leave
+/// out a command its own interface covers otherwise).
+pub const COMMAND_MENU: [(&str, Key); 11] = [
+    ("new", key::CMD_NEW),
+    ("kozel", key::CMD_KOZEL),
+    ("hearts", key::CMD_HEARTS),
+    ("help", key::CMD_HELP),
+    ("rules", key::CMD_RULES),
+    ("score", key::CMD_SCORE),
+    ("stats", key::CMD_STATS),
+    ("settings", key::CMD_SETTINGS),
+    ("stop", key::CMD_STOP),
+    ("kick", key::CMD_KICK),
+    ("lang", key::CMD_LANG),
+];
+
 /// A command as people type it, parsed once (`/new kozel`, a slash
 /// command): the same set on every platform.
 #[derive(Clone, Debug, PartialEq, Eq)]

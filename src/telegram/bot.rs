@@ -15,12 +15,11 @@ use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
 use super::listener::{self, Handled};
-use super::outbox::{self, Outbox};
+use super::outbox::Outbox;
 pub use super::shared::Shared;
 use crate::config::{Config, UpdateMode};
 use crate::delivery::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::front::Front;
-use crate::front::core::Defaults;
 use crate::i18n::Lang;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
 
@@ -214,17 +213,8 @@ impl RunningBot {
 /// Starts the bot: opens the store, starts the table service and the
 /// effects runner, registers the command menus and starts polling.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
-    let (service, effects) = crate::run::service_builder(config)
-        .await?
-        .agent(tuning.agent.clone())
-        .options(tuning.service.clone())
-        .start()
-        .await?;
-    let defaults = Defaults {
-        lang: config.default_language,
-        turn_timer: config.default_turn_timer,
-    };
-    let front = Arc::new(Front::new(service, defaults));
+    let (front, effects) =
+        crate::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
     match start_on(config, tuning, front.clone(), effects).await {
         Ok(mut running) => {
             running.owns_service = true;
@@ -279,7 +269,7 @@ pub async fn start_on(
     )
     .await;
     let (stop_tx, stop_rx) = watch::channel(false);
-    let outbox = tokio::spawn(outbox::run(
+    let outbox = tokio::spawn(crate::delivery::driver::run(
         outbox,
         effects,
         local_rx,

@@ -2,22 +2,10 @@
 
 use teloxide::types::BotCommand;
 
-use crate::i18n::{Args, Key, Lang, key, tr};
+use crate::i18n::{Args, Lang, tr};
 
 /// Every command kozyr answers, with the key of its description.
-pub const COMMANDS: [(&str, Key); 11] = [
-    ("new", key::CMD_NEW),
-    ("kozel", key::CMD_KOZEL),
-    ("hearts", key::CMD_HEARTS),
-    ("help", key::CMD_HELP),
-    ("rules", key::CMD_RULES),
-    ("score", key::CMD_SCORE),
-    ("stats", key::CMD_STATS),
-    ("settings", key::CMD_SETTINGS),
-    ("stop", key::CMD_STOP),
-    ("kick", key::CMD_KICK),
-    ("lang", key::CMD_LANG),
-];
+pub use crate::front::core::COMMAND_MENU as COMMANDS;
 
 /// The command menu in `lang`.
 ///

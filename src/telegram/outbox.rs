@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use teloxide::payloads::{EditMessageTextSetters, SendMessageSetters};
 use teloxide::prelude::Requester;
 use teloxide::types::{ChatId, MessageId, ParseMode};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 use super::failure::Failure;
 use super::ids;
@@ -41,6 +41,7 @@ use crate::delivery::news::{News, starts_a_deal};
 use crate::delivery::pacing::{
     Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket,
 };
+use crate::delivery::restore::restore;
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
 use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, TableView, UserId};
@@ -86,7 +87,7 @@ fn label(chat: i64) -> &'static str {
 }
 
 /// A finished Bot API call.
-struct Done {
+pub struct Done {
     ticket: Ticket<i64>,
     /// The table the output was about.
     table: Option<TableId>,
@@ -177,39 +178,18 @@ impl Outbox {
         not_found_retry: Duration,
         turn_alerts: Option<Duration>,
     ) -> Outbox {
+        let saved = restore(shared.front.service(), Platform::Telegram).await;
         let mut refs = HashMap::new();
-        match shared
-            .front
-            .service()
-            .message_refs(Platform::Telegram)
-            .await
-        {
-            Ok(rows) => {
-                for (table, chat, message) in rows {
-                    if let (Ok(chat), Ok(m)) = (chat.parse::<i64>(), i32::try_from(message)) {
-                        refs.insert((chat, table.0), MessageId(m));
-                    }
-                }
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot read message ids; messages will be posted anew")
+        for (table, chat, message) in saved.messages {
+            if let (Ok(chat), Ok(m)) = (chat.parse::<i64>(), i32::try_from(message)) {
+                refs.insert((chat, table.0), MessageId(m));
             }
         }
         let mut restored = HashMap::new();
-        match shared
-            .front
-            .service()
-            .take_shown_hashes(Platform::Telegram)
-            .await
-        {
-            Ok(rows) => {
-                for (table, chat, hash) in rows {
-                    if let Ok(chat) = chat.parse::<i64>() {
-                        restored.insert((chat, table.0), hash);
-                    }
-                }
+        for (table, chat, hash) in saved.shown {
+            if let Ok(chat) = chat.parse::<i64>() {
+                restored.insert((chat, table.0), hash);
             }
-            Err(e) => tracing::warn!(error = %e, "cannot read what the messages show"),
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let mut queue = Pacer::with_limits(limits, class_of);
@@ -1113,42 +1093,39 @@ async fn deliver(shared: &Shared, chat: ChatId, call: Call) -> Result<Option<Mes
     }
 }
 
-/// Runs the outbox until `stop` turns true and the queues are drained
-/// (or `drain_for` passed).
-pub async fn run(
-    mut outbox: Outbox,
-    mut effects: mpsc::UnboundedReceiver<Output>,
-    mut local: mpsc::UnboundedReceiver<Local>,
-    mut stop: watch::Receiver<bool>,
-    drain_for: Duration,
-) {
-    let mut stopping_since: Option<Instant> = None;
-    loop {
-        outbox.transmit(Instant::now());
-        if let Some(since) = stopping_since
-            && (outbox.idle() || since.elapsed() >= drain_for)
-        {
-            break;
-        }
-        let wake = outbox.next_wake();
-        let sleep = async {
-            match (wake, stopping_since) {
-                (Some(t), _) => tokio::time::sleep_until(t.into()).await,
-                (None, Some(_)) => tokio::time::sleep(Duration::from_millis(20)).await,
-                (None, None) => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            Some(e) = effects.recv() => outbox.on_output(e).await,
-            Some(l) = local.recv() => outbox.on_local(l).await,
-            Some(d) = outbox.done_rx.recv() => outbox.on_done(d).await,
-            _ = sleep => {}
-            r = stop.changed(), if stopping_since.is_none() => {
-                if r.is_err() || *stop.borrow() {
-                    stopping_since = Some(Instant::now());
-                }
-            }
-        }
+impl crate::delivery::driver::Outbox for Outbox {
+    type Local = Local;
+    type Done = Done;
+
+    async fn on_output(&mut self, output: Output) {
+        Outbox::on_output(self, output).await
     }
-    outbox.save_shown().await;
+
+    async fn on_local(&mut self, local: Local) {
+        Outbox::on_local(self, local).await
+    }
+
+    async fn on_done(&mut self, done: Done) {
+        Outbox::on_done(self, done).await
+    }
+
+    fn transmit(&mut self, now: Instant) {
+        Outbox::transmit(self, now)
+    }
+
+    fn next_wake(&self) -> Option<Instant> {
+        Outbox::next_wake(self)
+    }
+
+    fn idle(&self) -> bool {
+        Outbox::idle(self)
+    }
+
+    fn finished(&mut self) -> &mut mpsc::UnboundedReceiver<Done> {
+        &mut self.done_rx
+    }
+
+    async fn save_shown(&self) {
+        Outbox::save_shown(self).await
+    }
 }

@@ -1,0 +1,77 @@
+//! The one async loop under every platform's output: it feeds a shell's
+//! outbox the service's outputs, the handlers' work and its own finished
+//! calls, wakes it when its scheduler says, and at a stop lets it drain
+//! for a while and record what its messages show.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, watch};
+
+use crate::table::Output;
+
+/// A platform's outbox as the driver sees it: inputs in, calls started by
+/// `transmit`, each call's end reported back through `finished`.
+pub trait Outbox: Send {
+    /// Work from the shell's handlers.
+    type Local: Send;
+    /// A finished platform call.
+    type Done: Send;
+
+    fn on_output(&mut self, output: Output) -> impl Future<Output = ()> + Send;
+    fn on_local(&mut self, local: Self::Local) -> impl Future<Output = ()> + Send;
+    fn on_done(&mut self, done: Self::Done) -> impl Future<Output = ()> + Send;
+    /// Starts every call that may go out at `now`.
+    fn transmit(&mut self, _now: Instant) {}
+    /// When `transmit` has something to start next (`None`: nothing waits
+    /// for a time).
+    fn next_wake(&self) -> Option<Instant> {
+        None
+    }
+    /// Whether nothing waits to go out and no call is in flight.
+    fn idle(&self) -> bool;
+    /// Where finished calls report.
+    fn finished(&mut self) -> &mut mpsc::UnboundedReceiver<Self::Done>;
+    /// Records what each message shows, for the next start.
+    fn save_shown(&self) -> impl Future<Output = ()> + Send;
+}
+
+/// Runs `outbox` until `stop` turns true and it is idle (or `drain_for`
+/// passed), then records what its messages show.
+pub async fn run<O: Outbox>(
+    mut outbox: O,
+    mut effects: mpsc::UnboundedReceiver<Output>,
+    mut local: mpsc::UnboundedReceiver<O::Local>,
+    mut stop: watch::Receiver<bool>,
+    drain_for: Duration,
+) {
+    let mut stopping_since: Option<Instant> = None;
+    loop {
+        outbox.transmit(Instant::now());
+        if let Some(since) = stopping_since
+            && (outbox.idle() || since.elapsed() >= drain_for)
+        {
+            break;
+        }
+        let wake = outbox.next_wake();
+        let sleep = async {
+            match (wake, stopping_since) {
+                (Some(t), _) => tokio::time::sleep_until(t.into()).await,
+                (None, Some(_)) => tokio::time::sleep(Duration::from_millis(20)).await,
+                (None, None) => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            Some(e) = effects.recv() => outbox.on_output(e).await,
+            Some(l) = local.recv() => outbox.on_local(l).await,
+            Some(d) = outbox.finished().recv() => outbox.on_done(d).await,
+            _ = sleep => {}
+            r = stop.changed(), if stopping_since.is_none() => {
+                if r.is_err() || *stop.borrow() {
+                    stopping_since = Some(Instant::now());
+                }
+            }
+        }
+    }
+    outbox.save_shown().await;
+}

@@ -10,190 +10,15 @@
 
 use std::time::Duration;
 
-use kozyr::cards::CardSet;
-use kozyr::config::Config;
-use kozyr::fakebot::{FakeBot, FakeBotConfig, UserSpec};
-use kozyr::front::action::{Press, TableAction};
-use kozyr::game::{GameAction, GameView};
-use kozyr::table::{Phase, Table, TableId};
-use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::{hearts, kozel};
-use teloxide::types::{ChatId, UserId};
+use kozyr::front::action::TableAction;
+use kozyr::game::GameAction;
+use kozyr::kozel;
+use kozyr::table::Phase;
+use kozyr::telegram::bot::Tuning;
 
 use crate::support::discord::{self as dc, CHANNEL};
-use crate::support::{bot_config, eventually, fast_tuning};
-
-const WAIT: Duration = Duration::from_secs(10);
-
-/// Four people and a group on the fake Bot API, and the bot.
-pub(crate) struct Telegram {
-    pub(crate) fake: FakeBot,
-    dir: tempfile::TempDir,
-    pub(crate) users: [UserId; 4],
-    pub(crate) group: ChatId,
-    bot: Option<RunningBot>,
-}
-
-impl Telegram {
-    pub(crate) async fn new(tuning: Tuning) -> Telegram {
-        let fake = FakeBot::start_with(FakeBotConfig {
-            token: "123456:TEST-fake-token-kozyr-delivery-0123456789".into(),
-            ..FakeBotConfig::default()
-        })
-        .await
-        .unwrap();
-        let names = ["Ann", "Boris", "Chloe", "Dmitri"];
-        let users = names.map(|n| fake.add_user(UserSpec::new(n).language("en")));
-        let group = fake.add_group("Friday cards", &users);
-        let dir = tempfile::tempdir().unwrap();
-        let mut w = Telegram {
-            fake,
-            dir,
-            users,
-            group,
-            bot: None,
-        };
-        let config: Config = bot_config(&w.fake, &w.dir);
-        w.bot = Some(start(&config, tuning).await.unwrap());
-        w
-    }
-
-    pub(crate) async fn stop(&mut self) {
-        if let Some(b) = self.bot.take() {
-            b.stop().await;
-        }
-    }
-
-    pub(crate) async fn table(&self, id: TableId) -> Table {
-        let s = self.bot.as_ref().unwrap().service();
-        s.table(id).await.unwrap().unwrap()
-    }
-
-    pub(crate) fn dm(&self, seat: usize) -> ChatId {
-        FakeBot::private_chat(self.users[seat])
-    }
-
-    /// Presses the button with `data` on the newest message of `chat` that has it.
-    pub(crate) async fn press(&self, user: UserId, chat: ChatId, data: &str) -> String {
-        let msg = self
-            .fake
-            .wait_for(WAIT, |f| {
-                f.messages(chat)
-                    .into_iter()
-                    .rev()
-                    .find(|m| {
-                        m.keyboard
-                            .as_ref()
-                            .is_some_and(|k| k.with_data(data).is_some())
-                    })
-                    .map(|m| m.id)
-            })
-            .await
-            .unwrap_or_else(|_| panic!("no button {data} in {chat}"));
-        self.fake.press(user, chat, msg, data).unwrap()
-    }
-
-    async fn answer(&self, query: &str) -> Option<String> {
-        self.fake
-            .wait_for(WAIT, |f| f.callback_answer(query))
-            .await
-            .unwrap()
-            .text
-    }
-
-    /// Presses the group's newest button whose text has `label`.
-    async fn press_in_group(&self, seat: usize, label: &str) {
-        let (msg, data) = self
-            .fake
-            .wait_for(WAIT, |f| {
-                let (msg, kb) = f.latest_keyboard(self.group)?;
-                Some((msg, kb.find(label)?.callback_data()?.to_owned()))
-            })
-            .await
-            .unwrap_or_else(|_| panic!("no group button {label}"));
-        let q = self
-            .fake
-            .press(self.users[seat], self.group, msg, &data)
-            .unwrap();
-        assert_eq!(self.answer(&q).await, None, "{label}");
-    }
-
-    /// Everyone starts the bot; Ann opens a table with `command`, the
-    /// others join, Ann starts it.
-    pub(crate) async fn open_and_start(&self, command: &str) -> TableId {
-        for u in self.users {
-            self.fake.start_bot(u, None).unwrap();
-        }
-        self.fake
-            .user_says(self.group, self.users[0], command)
-            .unwrap();
-        for i in 1..4 {
-            self.press_in_group(i, &format!("{}", i + 1)).await;
-        }
-        self.press_in_group(0, "Start").await;
-        let chat =
-            kozyr::table::ChatKey::new(kozyr::table::Platform::Telegram, self.group.0.to_string())
-                .unwrap();
-        let s = self.bot.as_ref().unwrap().service();
-        let t = s.open_table(&chat).await.unwrap().unwrap();
-        assert_eq!(t.phase(), Phase::Playing);
-        t.id()
-    }
-
-    /// Plays the seat's safe action by toggling its cards in the hand
-    /// message and pressing the action button the bot then drew.
-    pub(crate) async fn play_safe(&self, t: &Table) {
-        let seat = t.awaiting()[0];
-        let action = t.game().unwrap().safe_action(seat).unwrap();
-        let (cards, make): (CardSet, fn(CardSet) -> TableAction) = match action {
-            GameAction::Kozel(kozel::Action::Lead(s)) => (s, TableAction::Lead),
-            GameAction::Kozel(kozel::Action::Pass(s)) => (s, TableAction::Pass),
-            GameAction::Kozel(kozel::Action::Beat(s)) => (s, TableAction::Beat),
-            GameAction::Hearts(hearts::Action::PassCards(s)) => (s, TableAction::HeartsPass),
-            GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
-                TableAction::HeartsPlay(s.first().unwrap())
-            }),
-            other => panic!("unexpected safe action {other:?}"),
-        };
-        let i = seat.index();
-        let (user, dm) = (self.users[i], self.dm(i));
-        let cb = |action| {
-            Press::Table {
-                table: t.id(),
-                version: t.version(),
-                action,
-            }
-            .encode()
-        };
-        let one_press = matches!(action, GameAction::Hearts(hearts::Action::Play(_)));
-        for c in cards.iter().filter(|_| !one_press) {
-            let q = self.press(user, dm, &cb(TableAction::Toggle(c))).await;
-            assert_eq!(self.answer(&q).await, None, "toggle {c}");
-        }
-        let q = self.press(user, dm, &cb(make(cards))).await;
-        assert_eq!(self.answer(&q).await, None, "{action:?}");
-    }
-
-    pub(crate) async fn wait_version_after(&self, id: TableId, v: u64) -> Table {
-        eventually(
-            WAIT,
-            Duration::from_millis(5),
-            "the table moves",
-            || async {
-                let t = self.table(id).await;
-                (t.version() > v).then_some(t)
-            },
-        )
-        .await
-    }
-}
-
-pub(crate) fn deal_no(t: &Table) -> u32 {
-    match t.game().unwrap().public_view() {
-        GameView::Kozel(v) => v.deal_no,
-        GameView::Hearts(v) => v.results.len() as u32 + 1,
-    }
-}
+use crate::support::telegram::{Setup, WAIT, World, deal_no};
+use crate::support::{eventually, fast_tuning, press_data};
 
 const STARTED: &str = "The game has started: the table is below.";
 
@@ -205,8 +30,8 @@ const STARTED: &str = "The game has started: the table is below.";
 /// minute).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_the_old_lobby_says_the_game_started_and_a_new_deal_spends_no_edit_on_it() {
-    let mut w = Telegram::new(fast_tuning()).await;
-    let id = w.open_and_start("/kozel").await;
+    let mut w = World::new().await;
+    let id = w.open("/kozel", false).await;
     let lobby = w
         .fake
         .wait_for(WAIT, |f| {
@@ -400,8 +225,8 @@ async fn telegram_a_stop_prompt_goes_before_a_waiting_table_edit() {
         },
         ..fast_tuning()
     };
-    let mut w = Telegram::new(tuning).await;
-    let id = w.open_and_start("/kozel").await;
+    let mut w = World::with(Setup::tuned(tuning)).await;
+    let id = w.open("/kozel", false).await;
     let table_msg = w
         .fake
         .wait_for(WAIT, |f| {
@@ -429,16 +254,10 @@ async fn telegram_a_stop_prompt_goes_before_a_waiting_table_edit() {
         GameAction::Kozel(kozel::Action::Beat(s) | kozel::Action::Pass(s)) => s.first().unwrap(),
         other => panic!("{other:?}"),
     };
-    let toggle = Press::Table {
-        table: id,
-        version: t.version(),
-        action: TableAction::Toggle(card),
-    }
-    .encode();
+    let toggle = press_data(&t, TableAction::Toggle(card));
     let i = seat.index();
     for _ in 0..8 {
-        let q = w.press(w.users[i], w.dm(i), &toggle).await;
-        assert_eq!(w.answer(&q).await, None);
+        assert_eq!(w.press(w.users[i], w.dm(i), &toggle).await, None);
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     w.fake.user_says(w.group, w.users[0], "/stop").unwrap();

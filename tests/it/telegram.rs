@@ -11,10 +11,10 @@ use kozyr::fakebot::Fault;
 use kozyr::front::action::TableAction;
 use kozyr::game::{GameAction, GameView};
 use kozyr::kozel;
+use kozyr::store::ServiceStore;
 use kozyr::table::{Phase, TableId};
 use kozyr::telegram::bot::start;
 use teloxide::types::MessageId;
-use kozyr::store::ServiceStore;
 
 use crate::support::telegram::{Setup, WAIT, World};
 use crate::support::{db_url, fast_tuning, press_data};

@@ -11,32 +11,15 @@ use kozyr::fakebot::Author;
 use kozyr::telegram::bot::Tuning;
 use teloxide::types::MessageId;
 
-use crate::delivery::Telegram;
 use crate::support::fast_tuning;
-
-const WAIT: Duration = Duration::from_secs(10);
+use crate::support::telegram::{Setup, WAIT, World};
 
 /// Quiet this long, a person is not looking (short for the test).
 const QUIET: Duration = Duration::from_secs(3);
 
-/// The newest message with buttons in the seat's private chat: their hand.
-async fn hand(w: &Telegram, seat: usize) -> MessageId {
-    let dm = w.dm(seat);
-    w.fake
-        .wait_for(WAIT, |f| {
-            f.messages(dm)
-                .into_iter()
-                .rev()
-                .find(|m| m.keyboard.is_some())
-                .map(|m| m.id)
-        })
-        .await
-        .unwrap()
-}
-
 /// The bot's messages in the seat's private chat newer than `after`,
 /// deleted ones included.
-fn posted_after(w: &Telegram, seat: usize, after: MessageId) -> usize {
+fn posted_after(w: &World, seat: usize, after: MessageId) -> usize {
     let dm = w.dm(seat);
     let newest = w
         .fake
@@ -55,15 +38,15 @@ async fn a_person_not_looking_gets_their_hand_anew_once_per_turn() {
         turn_alerts: Some(QUIET),
         ..fast_tuning()
     };
-    let mut w = Telegram::new(tuning).await;
-    let id = w.open_and_start("/kozel").await;
+    let mut w = World::with(Setup::tuned(tuning)).await;
+    let id = w.open("/kozel", false).await;
     let t = w.table(id).await;
     let a0 = t.awaiting()[0].index();
     // Everyone's hand is out; then nobody presses for a while.
     let before: Vec<MessageId> = {
         let mut v = Vec::new();
         for s in 0..4 {
-            v.push(hand(&w, s).await);
+            v.push(w.hand_message(s).await);
         }
         v
     };
@@ -100,7 +83,11 @@ async fn a_person_not_looking_gets_their_hand_anew_once_per_turn() {
     w.play_safe(&t1).await;
     let t2 = w.wait_version_after(id, t1.version()).await;
     assert_eq!(posted_after(&w, a1, old), 1, "one new message for the turn");
-    assert_eq!(hand(&w, a1).await, new, "edited in place after the turn");
+    assert_eq!(
+        w.hand_message(a1).await,
+        new,
+        "edited in place after the turn"
+    );
 
     // The mover (a0) pressed a moment ago: when their turn comes back in
     // this quick round, their hand is edited in place.
@@ -112,7 +99,7 @@ async fn a_person_not_looking_gets_their_hand_anew_once_per_turn() {
         moves += 1;
         assert!(moves < 8, "a0's turn does not come back");
     }
-    let h0 = hand(&w, a0).await;
+    let h0 = w.hand_message(a0).await;
     assert_eq!(
         h0, before[a0],
         "a0 is looking: their hand is edited in place"

@@ -272,27 +272,36 @@ fn tell(
                     );
                     format!("{from}\n{}", screen.text)
                 }
-                None => screen.text,
+                None => screen.text.clone(),
             };
-            Local::Say {
+            Local::Tell {
                 chat: private,
-                screen: Screen { text, ..screen },
-            }
-        }
-        _ => {
-            let why = tr_html(
-                person.lang,
-                key::TOLD_IN_GROUP,
-                &Args::new().text("name", present::clean_name(&person.name)),
-            );
-            Local::Say {
-                chat: chat.id,
                 screen: Screen {
-                    text: format!("{why}\n{}", screen.text),
-                    ..screen
+                    text,
+                    ..screen.clone()
                 },
+                group: chat.id,
+                in_group: told_in_group(person, screen),
             }
         }
+        _ => Local::Say {
+            chat: chat.id,
+            screen: told_in_group(person, screen),
+        },
+    }
+}
+
+/// What concerns `person` alone, said in the group because the bot cannot
+/// write to them in private: it says so, and why.
+fn told_in_group(person: &Player, screen: Screen) -> Screen {
+    let why = tr_html(
+        person.lang,
+        key::TOLD_IN_GROUP,
+        &Args::new().text("name", present::clean_name(&person.name)),
+    );
+    Screen {
+        text: format!("{why}\n{}", screen.text),
+        ..screen
     }
 }
 

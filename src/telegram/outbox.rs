@@ -69,6 +69,10 @@ enum Piece {
     /// An announcement the store keeps until the chat got it
     /// ([`Announcement::is_owed`]).
     Owed(TableId, Box<Announcement>, Message),
+    /// What concerns one person, sent to their private chat; if the bot
+    /// cannot write there, the second message goes to the group (the
+    /// first `i64`) instead.
+    Told(Message, i64, Message),
 }
 
 /// What a slot's content is made from, so that it is rendered again when
@@ -99,6 +103,8 @@ pub struct Done {
     owed: Option<(TableId, Announcement)>,
     /// The slot to forget once the pacer has the result (a deleted message).
     forget: Option<Slot>,
+    /// Where a message told to one person goes if their chat refuses it.
+    fallback: Option<(i64, Message)>,
     result: Result<Option<MessageId>, Failure>,
 }
 
@@ -532,6 +538,18 @@ impl Outbox {
                     self.queue.send_with(chat.0, Piece::Show(m), Priority::Turn);
                 }
             }
+            Local::Tell {
+                chat,
+                screen,
+                group,
+                in_group,
+            } => {
+                let group = self.current_chat(group);
+                let m = self.message(&screen);
+                let fallback = self.message(&in_group);
+                self.queue
+                    .send_with(chat.0, Piece::Told(m, group.0, fallback), Priority::Turn);
+            }
             Local::CloseMenu {
                 chat,
                 message,
@@ -709,6 +727,7 @@ impl Outbox {
             let mut owed = None;
             // A deleted message's slot is forgotten once it went.
             let mut forget = None;
+            let mut fallback = None;
             let (table, call) = match tx.output {
                 Transmission::Set {
                     slot: Slot::Table(t),
@@ -744,8 +763,14 @@ impl Outbox {
                     owed = Some((t, *a));
                     (Some(t), Call::Send(m))
                 }
+                Transmission::Send {
+                    content: Piece::Told(m, group, in_group),
+                } => {
+                    fallback = Some((group, in_group));
+                    (None, Call::Send(m))
+                }
                 Transmission::Set {
-                    content: Piece::NoButtons | Piece::About(..) | Piece::Owed(..),
+                    content: Piece::NoButtons | Piece::About(..) | Piece::Owed(..) | Piece::Told(..),
                     ..
                 }
                 | Transmission::Set {
@@ -777,6 +802,7 @@ impl Outbox {
                     stale,
                     owed,
                     forget,
+                    fallback,
                     result,
                 });
             });
@@ -846,6 +872,14 @@ impl Outbox {
                     Failure::Unreachable | Failure::ChatNotFound
                         if class_of(&chat) == Class::Private =>
                     {
+                        // What they asked for is said in the group instead.
+                        if let Some((group, m)) = done.fallback.clone() {
+                            let group = self.current_chat(ChatId(group));
+                            if !self.shared.is_chat_gone(group) {
+                                self.queue
+                                    .send_with(group.0, Piece::Show(m), Priority::Turn);
+                            }
+                        }
                         if let Some(user) = ids::user_of_private_chat(ChatId(chat))
                             && self.shared.front.set_unreachable(&user, true)
                         {

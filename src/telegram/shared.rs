@@ -26,6 +26,16 @@ pub enum Local {
     Output(Output),
     /// Post this in the chat (a reply to a command or a press).
     Say { chat: ChatId, screen: Screen },
+    /// Tell one person privately (`Reply::Tell`) in `chat`, their private
+    /// chat; if the bot turns out unable to write to them there (they never
+    /// started it, or blocked it), `in_group` is posted in `group` instead,
+    /// so what they asked for is never lost.
+    Tell {
+        chat: ChatId,
+        screen: Screen,
+        group: ChatId,
+        in_group: Screen,
+    },
     /// A menu did its job: it loses its buttons, and shows `screen`
     /// (without buttons) instead when there is one.
     CloseMenu {

@@ -416,3 +416,37 @@ async fn discord_my_hand_from_another_channel_shows_no_hand_there() {
     w.assert_clean();
     w.stop().await;
 }
+
+/// Telegram: a refusal told to someone the bot has never been able to
+/// write to (Olga never opened its private chat, so Telegram refuses the
+/// message with a 403) is said in the group instead, saying why — not
+/// lost. The bot learns it only from that refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_a_refusal_the_bot_cannot_send_privately_comes_in_the_group() {
+    let mut people = NAMES.map(str::to_owned).to_vec();
+    people.push("Olga".into());
+    let w = World::with(Setup {
+        people,
+        started: false,
+        ..Setup::default()
+    })
+    .await;
+    let olga = w.users[4];
+    w.open("/kozel", false).await;
+    w.fake.user_says(w.group, olga, "/settings").unwrap();
+    let told = w
+        .fake
+        .wait_for(WAIT, |f| {
+            f.messages(w.group)
+                .into_iter()
+                .find(|m| m.text.ends_with(ADMIN_ONLY))
+        })
+        .await
+        .expect("Olga's refusal in the group");
+    assert!(
+        told.text.contains("I can't write to you in private"),
+        "{}",
+        told.text
+    );
+    assert!(w.fake.messages(w.dm(4)).is_empty());
+}

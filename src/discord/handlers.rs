@@ -257,16 +257,8 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
         if !acknowledgement {
             followup(shared, &i.token, &first, true).await;
         }
-    } else if late {
-        edit_original(shared, &i.token, &first).await;
     } else {
-        respond(
-            shared,
-            i,
-            InteractionResponseType::ChannelMessageWithSource,
-            Some(data(&first, ephemeral)),
-        )
-        .await;
+        answer_with(shared, i, late, &first, ephemeral).await;
     }
     for (m, ephemeral) in says.iter().skip(1) {
         followup(shared, &i.token, m, *ephemeral).await;
@@ -500,6 +492,30 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     }
 }
 
+/// Answers `i` with the message `m` (`ephemeral`: only its sender sees
+/// it): the deferred answer becomes `m` when the interaction was deferred
+/// (`late`), else `m` is the response. Whether it went (an edit of the
+/// deferred answer counts as gone).
+async fn answer_with(
+    shared: &Shared,
+    i: &Interaction,
+    late: bool,
+    m: &Message,
+    ephemeral: bool,
+) -> bool {
+    if late {
+        edit_original(shared, &i.token, m).await;
+        return true;
+    }
+    respond(
+        shared,
+        i,
+        InteractionResponseType::ChannelMessageWithSource,
+        Some(data(m, ephemeral)),
+    )
+    .await
+}
+
 async fn edit_original(shared: &Shared, token: &str, m: &Message) {
     let client = shared.http.interaction(shared.app);
     let mentions = no_mentions();
@@ -635,35 +651,14 @@ async fn my_hand(
         Ok(m) => m,
         Err(why) => {
             let t = text(&tr(lang, why, &Args::new()));
-            if late {
-                edit_original(shared, &i.token, &t).await;
-            } else {
-                respond(
-                    shared,
-                    i,
-                    InteractionResponseType::ChannelMessageWithSource,
-                    Some(data(&t, true)),
-                )
-                .await;
-            }
+            answer_with(shared, i, late, &t, true).await;
             return;
         }
     };
     // The new message is this token's from now on; an outbox edit through
     // the old token goes to the old message.
     let turn = shared.hand_turn(user, table, HAND_TURN_WAIT).await;
-    let shown = if late {
-        edit_original(shared, &i.token, &m).await;
-        true
-    } else {
-        respond(
-            shared,
-            i,
-            InteractionResponseType::ChannelMessageWithSource,
-            Some(data(&m, true)),
-        )
-        .await
-    };
+    let shown = answer_with(shared, i, late, &m, true).await;
     if shown {
         shared.hand_token(user, table, i.token.clone(), Some(hash_of(&m)));
         drop(turn);

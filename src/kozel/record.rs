@@ -53,21 +53,7 @@ impl KozelRecord {
             Event::DealOver(r) => Some(*r),
             _ => None,
         })?;
-        let deal_events = events
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e,
-                    Event::Lead { .. }
-                        | Event::Beat { .. }
-                        | Event::Pass { .. }
-                        | Event::Molodka { .. }
-                        | Event::Trick { .. }
-                        | Event::Draw { .. }
-                )
-            })
-            .cloned()
-            .collect();
+        let deal_events = events.iter().filter(|e| is_play(e)).cloned().collect();
         let deal_no = if after.is_over() {
             after.deal_no()
         } else {
@@ -117,21 +103,7 @@ impl KozelRecord {
             trump_card: start.trump_card(),
             hands: start.dealt().0,
             stock: start.stock().to_vec(),
-            events: events
-                .iter()
-                .filter(|e| {
-                    matches!(
-                        e,
-                        Event::Lead { .. }
-                            | Event::Beat { .. }
-                            | Event::Pass { .. }
-                            | Event::Molodka { .. }
-                            | Event::Trick { .. }
-                            | Event::Draw { .. }
-                    )
-                })
-                .cloned()
-                .collect(),
+            events: events.iter().filter(|e| is_play(e)).cloned().collect(),
             team_points: [0; 2],
             team_tricks: [0; 2],
             defeat_points: [0; 2],
@@ -142,4 +114,18 @@ impl KozelRecord {
             unfinished: true,
         })
     }
+}
+
+/// Whether a deal record keeps `e`: the plays, tricks and draws of the
+/// deal, not its start and end (the record states those itself).
+fn is_play(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::Lead { .. }
+            | Event::Beat { .. }
+            | Event::Pass { .. }
+            | Event::Molodka { .. }
+            | Event::Trick { .. }
+            | Event::Draw { .. }
+    )
 }

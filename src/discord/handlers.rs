@@ -98,6 +98,14 @@ fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
 /// Handles one interaction from the gateway.
 pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Duration) {
     let started = Instant::now();
+    if let Some(user) = i
+        .member
+        .as_ref()
+        .and_then(|m| m.user.as_ref())
+        .or(i.user.as_ref())
+    {
+        shared.notify(Local::Acted(ids::user_id(user.id)));
+    }
     let what = match i.kind {
         InteractionType::ApplicationCommand => {
             command(&shared, &i, defer_after).await;

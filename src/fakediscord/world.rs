@@ -113,6 +113,9 @@ pub struct World {
     pub calls: Vec<Call>,
     pub latencies: Vec<Duration>,
     pub limits: Vec<(String, usize)>,
+    /// (route prefix, calls left): calls carried out at once whose answer
+    /// waits until the test releases it ([`crate::fakediscord::FakeDiscord::hold_answers`]).
+    pub holds: Vec<(String, usize)>,
     pub too_old: HashSet<u64>,
     pub commands: Vec<Value>,
     pub identifies: usize,
@@ -207,6 +210,7 @@ impl World {
             calls: Vec::new(),
             latencies: Vec::new(),
             limits: Vec::new(),
+            holds: Vec::new(),
             too_old: HashSet::new(),
             commands: Vec::new(),
             identifies: 0,
@@ -722,8 +726,19 @@ impl World {
         path: &str,
         auth: Option<&str>,
         body: &Value,
-    ) -> (Answer, String) {
+    ) -> (Answer, String, bool) {
         let route = route_of(method, path);
+        let held = match self
+            .holds
+            .iter_mut()
+            .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
+        {
+            Some(h) => {
+                h.1 -= 1;
+                true
+            }
+            None => false,
+        };
         let bucket = format!(
             "{:x}",
             route.len() * 31 + route.bytes().map(usize::from).sum::<usize>()
@@ -735,7 +750,7 @@ impl World {
             at: Instant::now(),
             status: answer.status,
         });
-        (answer, bucket)
+        (answer, bucket, held)
     }
 
     fn rest_inner(

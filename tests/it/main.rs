@@ -14,6 +14,7 @@ mod crash;
 mod data_tools;
 mod delivery;
 mod discord;
+mod discord_alerts;
 mod discord_repost;
 mod fakebot;
 mod hearts_records;

@@ -39,6 +39,8 @@ pub struct World {
     /// 6 when it defers.
     pub answers: (u8, u8),
     pub defer_after: Duration,
+    /// How long a person is quiet before their turn pings them.
+    pub turn_alerts: Option<Duration>,
 }
 
 pub fn tuning() -> Tuning {
@@ -110,6 +112,7 @@ impl World {
             reader: None,
             answers: (4, 7),
             defer_after: Tuning::default().defer_after,
+            turn_alerts: Tuning::default().turn_alerts,
         }
     }
 
@@ -164,6 +167,7 @@ impl World {
         let config = discord_config(&self.fake, &self.dir);
         let tuning = Tuning {
             defer_after: self.defer_after,
+            turn_alerts: self.turn_alerts,
             ..tuning()
         };
         self.bot = Some(start(&config, tuning).await.unwrap());

@@ -249,6 +249,12 @@ impl FakeDiscord {
         self.inner.release.send_modify(|g| *g += 1);
     }
 
+    /// The next `n` calls to routes starting with `route` are answered 502
+    /// Bad Gateway, and change nothing.
+    pub fn outage(&self, route: &str, n: usize) {
+        lock(&self.inner).outages.push((route.to_owned(), n));
+    }
+
     /// Edits of `message` are refused with 30046 (too old) from now on.
     pub fn refuse_edits_of(&self, message: u64) {
         lock(&self.inner).too_old.insert(message);

@@ -116,6 +116,9 @@ pub struct World {
     /// (route prefix, calls left): calls carried out at once whose answer
     /// waits until the test releases it ([`crate::fakediscord::FakeDiscord::hold_answers`]).
     pub holds: Vec<(String, usize)>,
+    /// (route prefix, calls left): answered 502 Bad Gateway, as Discord's
+    /// edge does during an outage.
+    pub outages: Vec<(String, usize)>,
     pub too_old: HashSet<u64>,
     pub commands: Vec<Value>,
     pub identifies: usize,
@@ -211,6 +214,7 @@ impl World {
             latencies: Vec::new(),
             limits: Vec::new(),
             holds: Vec::new(),
+            outages: Vec::new(),
             too_old: HashSet::new(),
             commands: Vec::new(),
             identifies: 0,
@@ -761,6 +765,17 @@ impl World {
         auth: Option<&str>,
         body: &Value,
     ) -> Answer {
+        if let Some(o) = self
+            .outages
+            .iter_mut()
+            .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
+        {
+            o.1 -= 1;
+            return Answer {
+                status: 502,
+                body: json!({"message": "502: Bad Gateway", "code": 0}),
+            };
+        }
         if let Some(l) = self
             .limits
             .iter_mut()

@@ -23,10 +23,12 @@
 //!   terms, and the one decision of what happens next (retry when, post
 //!   anew, forget the message, mark the person unreachable, drop).
 //!
-//! Each platform is a transport beneath these: Telegram drives a
-//! [`pacing::Pacer`] with its limits and Bot API calls
+//! Each platform is a transport beneath these: it maps its failures into a
+//! [`transport::Failure`] and does what [`transport::Policy::next`] says.
+//! Telegram drives a [`pacing::Pacer`] with its limits and Bot API calls
 //! (`telegram/outbox.rs`); Discord lets twilight keep its per-route
-//! buckets and uses [`content`], [`news`] and the shown-content records
+//! buckets and keeps each table and hand in a [`latest::Latest`] slot, with
+//! [`content`], [`news`], [`alerts`] and the shown-content records
 //! (`discord/outbox.rs`).
 
 pub mod alerts;

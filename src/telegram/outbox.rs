@@ -15,8 +15,10 @@
 //! timer plays for them).
 //!
 //! The decisions no platform owns are [`crate::delivery`]'s: the pacer,
-//! the content hash, announcements held for the next render, and turn
-//! alerts — a person not looking when their turn comes gets their hand
+//! what follows a failed call ([`crate::delivery::transport`]: this
+//! outbox only counts a group's "chat not found" in a row and carries the
+//! step out), the content hash, announcements held for the next render,
+//! and turn alerts — a person not looking when their turn comes gets their hand
 //! posted anew at the bottom of the private chat (a new message notifies,
 //! an edit does not), and the old one is deleted after.
 

@@ -187,6 +187,21 @@ fn bot_json() -> Value {
 }
 
 /// The route of a path, ids and tokens replaced.
+/// Whether one of the calls counted down in `list` (route prefix, calls
+/// left) is `route`'s: then it is spent.
+fn take_one(list: &mut [(String, usize)], route: &str) -> bool {
+    match list
+        .iter_mut()
+        .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
+    {
+        Some(found) => {
+            found.1 -= 1;
+            true
+        }
+        None => false,
+    }
+}
+
 fn route_of(method: &str, path: &str) -> String {
     let parts: Vec<&str> = path
         .split('/')
@@ -732,17 +747,7 @@ impl World {
         body: &Value,
     ) -> (Answer, String, bool) {
         let route = route_of(method, path);
-        let held = match self
-            .holds
-            .iter_mut()
-            .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
-        {
-            Some(h) => {
-                h.1 -= 1;
-                true
-            }
-            None => false,
-        };
+        let held = take_one(&mut self.holds, &route);
         let bucket = format!(
             "{:x}",
             route.len() * 31 + route.bytes().map(usize::from).sum::<usize>()
@@ -765,23 +770,13 @@ impl World {
         auth: Option<&str>,
         body: &Value,
     ) -> Answer {
-        if let Some(o) = self
-            .outages
-            .iter_mut()
-            .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
-        {
-            o.1 -= 1;
+        if take_one(&mut self.outages, route) {
             return Answer {
                 status: 502,
                 body: json!({"message": "502: Bad Gateway", "code": 0}),
             };
         }
-        if let Some(l) = self
-            .limits
-            .iter_mut()
-            .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
-        {
-            l.1 -= 1;
+        if take_one(&mut self.limits, route) {
             return Answer {
                 status: 429,
                 body: json!({"message": "You are being rate limited.", "retry_after": 0.2, "global": false}),

@@ -52,6 +52,8 @@ enum GwCtl {
     Dispatch,
     /// Close the TCP connection without a close frame.
     Drop,
+    /// [`GwCtl::Drop`] for the connections of one shard id only.
+    DropShard(u64),
     /// op 7: reconnect and resume.
     Reconnect,
     /// op 9 with `d` = resumable.
@@ -319,6 +321,11 @@ impl FakeDiscord {
         let _ = self.inner.gw.send(GwCtl::Drop);
     }
 
+    /// Closes the connections of shard `id` only, without a close frame.
+    pub fn drop_shard(&self, id: u64) {
+        let _ = self.inner.gw.send(GwCtl::DropShard(id));
+    }
+
     pub fn send_reconnect(&self) {
         let _ = self.inner.gw.send(GwCtl::Reconnect);
     }
@@ -446,6 +453,12 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
             c = ctl.recv() => match c {
                 Ok(GwCtl::Dispatch) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Ok(GwCtl::Drop) => break,
+                Ok(GwCtl::DropShard(id)) => {
+                    let mine = session.as_deref().and_then(|s| lock(&inner).shard_of_session(s));
+                    if mine == Some(id) {
+                        break;
+                    }
+                }
                 Ok(GwCtl::Reconnect) => {
                     let _ = ws.send(op(7, Value::Null)).await;
                 }

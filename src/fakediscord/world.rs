@@ -390,6 +390,11 @@ impl World {
         }
     }
 
+    /// The shard id `sid` speaks for.
+    pub fn shard_of_session(&self, sid: &str) -> Option<u64> {
+        self.sessions.get(sid).map(|s| s.shard.0)
+    }
+
     /// The connection speaking for `sid` closed.
     pub fn disconnected(&mut self, sid: &str) {
         if let Some(s) = self.sessions.get_mut(sid) {

@@ -160,3 +160,51 @@ async fn kozyr_run_runs_every_recommended_shard_and_says_so() {
     })
     .await;
 }
+
+/// One shard's connection dropped: the other shard's server plays on, and
+/// the dropped shard resumes its session, missed presses included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_shard_resumes_while_the_other_plays_on() {
+    let mut w = two_servers().await;
+    w.start().await;
+    let fake = &w.fake;
+    eventually(WAIT, Duration::from_millis(10), "both shards", || async {
+        (fake.live_shards() == [(0, 2), (1, 2)]).then_some(())
+    })
+    .await;
+    let first = open_and_start(&w, "kozel").await;
+    let people = std::mem::replace(&mut w.users, other_people());
+    w.channel = OTHER_CHANNEL;
+    let second = open_and_start(&w, "kozel").await;
+    let (_, resumes_before, _) = w.fake.gateway_counts();
+
+    // Shard 0 (the other server) loses its connection (twilight is back
+    // within milliseconds on loopback); a press there waits in its session
+    // for the resume.
+    w.fake.drop_shard(0);
+    let (msg, my_hand) = w.my_hand_button(1).await;
+    let missed = w.fake.click(&w.users[1], msg, &my_hand).unwrap();
+
+    // Shard 1's server plays on.
+    let others = std::mem::replace(&mut w.users, people);
+    w.channel = CHANNEL;
+    one_move(&w, first).await;
+
+    // Shard 0 resumes (no new IDENTIFY), shard 1 never reconnected, and
+    // the missed press is answered.
+    let fake = &w.fake;
+    eventually(WAIT, Duration::from_millis(10), "shard 0 back", || async {
+        (fake.gateway_counts().1 > resumes_before && fake.live_shards() == [(0, 2), (1, 2)])
+            .then_some(())
+    })
+    .await;
+    assert_eq!(w.fake.gateway_counts().1, resumes_before + 1);
+    assert_eq!(w.fake.identified_shards().len(), 2);
+    w.users = others;
+    w.channel = OTHER_CHANNEL;
+    w.answered(missed).await;
+    one_move(&w, second).await;
+
+    w.assert_clean();
+    w.stop().await;
+}

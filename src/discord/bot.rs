@@ -357,8 +357,12 @@ async fn shard_loop(
     mut stop: watch::Receiver<bool>,
 ) {
     let id = shard.id();
-    let wanted =
-        EventTypeFlags::INTERACTION_CREATE | EventTypeFlags::READY | EventTypeFlags::MESSAGE_CREATE;
+    let label = format!("{}/{}", id.number(), id.total());
+    crate::metrics::gateway_shard(&label, false);
+    let wanted = EventTypeFlags::INTERACTION_CREATE
+        | EventTypeFlags::READY
+        | EventTypeFlags::RESUMED
+        | EventTypeFlags::MESSAGE_CREATE;
     loop {
         let item = tokio::select! {
             item = shard.next_event(wanted) => item,
@@ -377,11 +381,18 @@ async fn shard_loop(
             }
             Some(Ok(Event::Ready(r))) => {
                 shared.set_bot_user(r.user.id.get());
+                crate::metrics::gateway_shard(&label, true);
                 tracing::info!(user = %r.user.name, shard = %id, "connected to the Discord gateway");
+            }
+            Some(Ok(Event::Resumed)) => crate::metrics::gateway_shard(&label, true),
+            Some(Ok(Event::GatewayClose(frame))) => {
+                crate::metrics::gateway_shard(&label, false);
+                tracing::info!(shard = %id, code = frame.map(|f| f.code), "a Discord gateway shard lost its connection");
             }
             Some(Ok(_)) => {}
             Some(Err(e)) => tracing::warn!(error = %e, shard = %id, "gateway"),
         }
     }
     shard.close(twilight_gateway::CloseFrame::NORMAL);
+    crate::metrics::gateway_shard(&label, false);
 }

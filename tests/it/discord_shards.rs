@@ -133,13 +133,19 @@ fn a_malformed_discord_shards_stops_the_start_naming_it() {
     }
 }
 
-/// `kozyr run` without `DISCORD_SHARDS` runs every recommended shard and
-/// says which in its start-up line.
+/// `kozyr run` without `DISCORD_SHARDS` runs every recommended shard, says
+/// which in its start-up line, and its metrics show each connected.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kozyr_run_runs_every_recommended_shard_and_says_so() {
     let w = two_servers().await;
     let api = w.fake.api_url();
     let db = db_url(&w.dir);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let metrics = format!("127.0.0.1:{port}");
     let mut bot = Running::spawn(kozyr(
         w.dir.path(),
         &["run"],
@@ -149,6 +155,7 @@ async fn kozyr_run_runs_every_recommended_shard_and_says_so() {
             ("DATABASE_URL", &db),
             ("RUST_LOG", "info"),
             ("KOZYR_LOG_FORMAT", "json"),
+            ("KOZYR_METRICS_LISTEN", &metrics),
         ],
     ));
     let line = bot.wait_for("running", WAIT);
@@ -158,6 +165,24 @@ async fn kozyr_run_runs_every_recommended_shard_and_says_so() {
     eventually(WAIT, Duration::from_millis(10), "both shards", || async {
         (fake.live_shards() == [(0, 2), (1, 2)]).then_some(())
     })
+    .await;
+    let url = format!("http://{metrics}/metrics");
+    eventually(
+        WAIT,
+        Duration::from_millis(20),
+        "both shards connected in the metrics",
+        || async {
+            let body = reqwest::get(&url).await.ok()?.text().await.ok()?;
+            ["0/2", "1/2"]
+                .iter()
+                .all(|s| {
+                    body.contains(&format!(
+                        "kozyr_gateway_shards_connected{{shard=\"{s}\"}} 1\n"
+                    ))
+                })
+                .then_some(())
+        },
+    )
     .await;
 }
 

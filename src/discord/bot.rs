@@ -237,6 +237,15 @@ pub async fn start_on(
         })
         .collect();
     tracing::info!(%shards, recommended = gateway.recommended, "Discord gateway shards");
+    if shards.total < gateway.recommended {
+        // Discord closes a shard past 2,500 servers with 4011, which
+        // twilight reports as fatal: say why before it happens.
+        tracing::warn!(
+            %shards,
+            recommended = gateway.recommended,
+            "DISCORD_SHARDS has fewer shards in all than Discord recommends"
+        );
+    }
     Ok(RunningDiscord {
         shared,
         gateway: tasks,

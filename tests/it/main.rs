@@ -22,6 +22,7 @@ mod layers;
 mod migrations;
 mod output_faults;
 mod service;
+mod store_backends;
 mod store_faults;
 mod telegram;
 mod telegram_limits;

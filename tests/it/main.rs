@@ -21,6 +21,7 @@ mod kozel_records;
 mod layers;
 mod migrations;
 mod output_faults;
+mod postgres_e2e;
 mod service;
 mod store_backends;
 mod store_faults;

@@ -306,6 +306,11 @@ impl PgStore {
         self.events_between(table, 1, u64::MAX).await
     }
 
+    /// Rebuilds a table from its event log (see [`Table::replay`]).
+    pub async fn replay(&self, table: TableId) -> Result<Option<Table>, StoreError> {
+        super::replay_log(table, &self.events(table).await?)
+    }
+
     /// Every table the chat has had, oldest first.
     pub async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
         let ids: Vec<i64> = sqlx::query_scalar(

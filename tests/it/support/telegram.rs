@@ -63,7 +63,7 @@ impl Default for Setup {
             started: true,
             turn_secs: None,
             wait: WAIT,
-            database: None,
+            database: super::postgres::backend_database(),
         }
     }
 }

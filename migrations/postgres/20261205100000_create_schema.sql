@@ -18,6 +18,10 @@ CREATE TABLE tables (
     updated_at BIGINT NOT NULL
 );
 
+-- Table ids are drawn here (`TableStore::next_table_id`), so processes
+-- sharing the database never give the same one.
+CREATE SEQUENCE table_ids AS BIGINT;
+
 CREATE UNIQUE INDEX tables_one_open_per_chat ON tables (platform, chat_id)
     WHERE phase <> 'closed';
 

@@ -238,7 +238,10 @@ async fn copy_and_check(source: &Store, target: &PgStore) -> Result<Copied, Stor
         }
         rows.push((table, count));
     }
-    // New owed rows continue after the copied ids.
+    // New tables and owed rows continue after the copied ids.
+    sqlx::query("SELECT setval('table_ids', coalesce((SELECT max(id) FROM tables), 0) + 1, false)")
+        .execute(&mut *write)
+        .await?;
     sqlx::query(
         "SELECT setval(pg_get_serial_sequence('owed_outputs', 'id'),
                        coalesce((SELECT max(id) FROM owed_outputs), 0) + 1, false)",

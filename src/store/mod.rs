@@ -306,6 +306,9 @@ pub struct Store {
     reader: SqlitePool,
     writer: mpsc::UnboundedSender<writer::Job>,
     health: watch::Receiver<StoreHealth>,
+    /// The next table id to give (0: not read yet). One process writes a
+    /// SQLite file, so counting here is counting for the database.
+    next_table_id: std::sync::Arc<std::sync::atomic::AtomicI64>,
 }
 
 #[derive(FromRow)]
@@ -454,6 +457,7 @@ impl Store {
             reader,
             writer: tx,
             health,
+            next_table_id: Default::default(),
         })
     }
 
@@ -544,6 +548,20 @@ impl Store {
             .fetch_one(&self.reader)
             .await?;
         Ok(id.map(TableId))
+    }
+
+    /// An id no table was given before: one past the largest stored when
+    /// first asked, counted up from there.
+    pub async fn next_table_id(&self) -> Result<TableId, StoreError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.next_table_id.load(SeqCst) == 0 {
+            let first = self.max_table_id().await?.map_or(1, |t| t.0 + 1);
+            // Two first callers read the same maximum; one of them sets it.
+            let _ = self
+                .next_table_id
+                .compare_exchange(0, first, SeqCst, SeqCst);
+        }
+        Ok(TableId(self.next_table_id.fetch_add(1, SeqCst)))
     }
 
     /// The command recorded under `key`, if one was applied.

@@ -67,6 +67,10 @@ macro_rules! table_store {
                 boxed(<$store>::max_table_id(self))
             }
 
+            fn next_table_id(&self) -> StoreFuture<'_, TableId> {
+                boxed(<$store>::next_table_id(self))
+            }
+
             fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>> {
                 boxed(<$store>::recorded(self, key))
             }
@@ -218,6 +222,10 @@ impl TableStore for std::sync::Arc<dyn TableStore> {
 
     fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>> {
         (**self).max_table_id()
+    }
+
+    fn next_table_id(&self) -> StoreFuture<'_, TableId> {
+        (**self).next_table_id()
     }
 
     fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>> {

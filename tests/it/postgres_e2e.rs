@@ -265,5 +265,7 @@ async fn copy_store_moves_a_bot_mid_deal_and_the_game_goes_on() {
     let log = store.events(id).await.unwrap();
     assert_eq!(log.len() as u64, after.version(), "one gapless log");
     assert_eq!(store.replay(id).await.unwrap().as_ref(), Some(&after));
+    // A table opened on the copy gets an id past every copied one.
+    assert!(store.next_table_id().await.unwrap().0 > id.0);
     store.close().await;
 }

@@ -45,6 +45,7 @@ both!(
     message_refs_and_shown_hashes,
     owed_announcements_stats_and_leaderboard,
     old_keys_are_pruned,
+    table_ids_come_from_the_database,
 );
 
 /// A new store of `backend` (its database kept as long as the folder).
@@ -430,4 +431,38 @@ async fn old_keys_are_pruned(backend: Backend) {
         joined.open_table()
     );
     store.close().await;
+}
+
+async fn table_ids_come_from_the_database(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, url) = open(backend, &dir).await;
+    let first = store.next_table_id().await.unwrap();
+    let id = store.next_table_id().await.unwrap();
+    assert!(id.0 > first.0);
+    store
+        .commit(&create(&chat("-1"), id.0), None, NOW)
+        .await
+        .unwrap();
+    let next = store.next_table_id().await.unwrap();
+    assert!(next.0 > id.0, "{next} after {id}");
+    store.close().await;
+    // Opened again (a restart): still past every table stored.
+    let again = kozyr::store::open(&StoreOptions::new(&url)).await.unwrap();
+    let later = again.next_table_id().await.unwrap();
+    assert!(later.0 > id.0, "{later} after {id}");
+    if backend == Backend::Postgres {
+        // Two processes on one database never draw the same id.
+        let other = kozyr::store::open(&StoreOptions::new(&url)).await.unwrap();
+        let mut drawn = Vec::new();
+        for _ in 0..20 {
+            let (a, b) = tokio::join!(again.next_table_id(), other.next_table_id());
+            drawn.extend([a.unwrap(), b.unwrap()]);
+        }
+        let n = drawn.len();
+        drawn.sort();
+        drawn.dedup();
+        assert_eq!(drawn.len(), n, "an id drawn twice");
+        other.close().await;
+    }
+    again.close().await;
 }

@@ -269,6 +269,15 @@ impl PgStore {
         Ok(id.map(TableId))
     }
 
+    /// An id no table was given before, from the `table_ids` sequence:
+    /// processes sharing the database never mint the same one.
+    pub async fn next_table_id(&self) -> Result<TableId, StoreError> {
+        let id: i64 = sqlx::query_scalar("SELECT nextval('table_ids')")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(TableId(id))
+    }
+
     /// The command recorded under `key`, if one was applied.
     pub async fn recorded(&self, key: &str) -> Result<Option<Recorded>, StoreError> {
         let row: Option<CommandRow> = sqlx::query_as(

@@ -176,9 +176,10 @@ async fn one_open_table_per_chat(backend: Backend) {
     store.close().await;
 }
 
-/// Two stores on one database, as two processes would be: the same move
-/// committed by both at once lands once; the other hears "conflict" or
-/// "duplicate", never a second success.
+/// Two stores on one database, as two processes would be. Two different
+/// presses decided from the same version (each with its own key): one
+/// lands, the other is a conflict. The same press delivered to both: it
+/// lands once, the other hears "conflict" or "duplicate".
 async fn two_stores_on_one_database_commit_a_move_once(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let (a, url) = open(backend, &dir).await;
@@ -187,29 +188,52 @@ async fn two_stores_on_one_database_commit_a_move_once(backend: Backend) {
     let created = create(&c, 1);
     a.commit(&created, None, NOW).await.unwrap();
     let mut table = created.open_table().unwrap().clone();
-    for (round, who) in (2..=4).enumerate() {
-        let next = join(&table, who);
-        let key = format!("press-{round}");
+    for round in 0..2u32 {
+        let (mine, theirs) = (join(&table, 10 + round), join(&table, 20 + round));
+        let (ka, kb) = (format!("a-{round}"), format!("b-{round}"));
         let (ra, rb) = tokio::join!(
-            a.commit(&next, Some(&key), NOW),
-            b.commit(&next, Some(&key), NOW)
+            a.commit(&mine, Some(&ka), NOW),
+            b.commit(&theirs, Some(&kb), NOW)
         );
-        let won = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
-        assert_eq!(won, 1, "round {round}: {ra:?} {rb:?}");
-        for r in [ra, rb] {
-            assert!(
-                matches!(
-                    r,
-                    Ok(()) | Err(StorageError::Conflict(_)) | Err(StorageError::Duplicate(_))
-                ),
-                "{r:?}"
-            );
-        }
-        table = next.open_table().unwrap().clone();
+        let landed = match (&ra, &rb) {
+            (Ok(()), Err(StorageError::Conflict(TableId(1)))) => &mine,
+            (Err(StorageError::Conflict(TableId(1))), Ok(())) => &theirs,
+            other => panic!("round {round}: {other:?}"),
+        };
+        table = landed.open_table().unwrap().clone();
         assert_eq!(b.table(TableId(1)).await.unwrap().as_ref(), Some(&table));
+        // The refused press left no key behind.
+        let refused = if ra.is_ok() { &kb } else { &ka };
+        assert_eq!(a.recorded(refused).await.unwrap(), None);
     }
+    // The same press through both.
+    let next = join(&table, 30);
+    let (ra, rb) = tokio::join!(
+        a.commit(&next, Some("same"), NOW),
+        b.commit(&next, Some("same"), NOW)
+    );
+    assert_eq!(
+        [&ra, &rb].iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{ra:?} {rb:?}"
+    );
+    for r in [ra, rb] {
+        assert!(
+            matches!(
+                r,
+                Ok(()) | Err(StorageError::Conflict(_)) | Err(StorageError::Duplicate(_))
+            ),
+            "{r:?}"
+        );
+    }
+    table = next.open_table().unwrap().clone();
     let log = a.events_between(TableId(1), 1, u64::MAX).await.unwrap();
     assert_eq!(log.len() as u64, table.version());
+    assert_eq!(
+        Table::replay(log.iter().map(|(_, e)| e)).unwrap(),
+        table,
+        "one gapless log"
+    );
     a.close().await;
     b.close().await;
 }

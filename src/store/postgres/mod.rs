@@ -65,9 +65,9 @@ pub fn redacted(url: &str) -> String {
 }
 
 impl PgStore {
-    /// Connects, applies pending migrations (sqlx holds an advisory lock
-    /// meanwhile, so processes starting together migrate once) and checks
-    /// that a write commits.
+    /// Connects and applies pending migrations (sqlx holds an advisory lock
+    /// meanwhile, so processes starting together migrate once); a database
+    /// from a newer kozyr is refused first.
     pub async fn open(options: &StoreOptions) -> Result<PgStore, StoreError> {
         let store = PgStore::connect(options).await?;
         if let Err(e) = store.check_not_newer().await {
@@ -508,6 +508,25 @@ impl PgStore {
 #[cfg(test)]
 mod tests {
     use super::redacted;
+    use crate::store::{Backend, StoreError};
+
+    #[test]
+    fn the_scheme_chooses_the_backend() {
+        assert_eq!(Backend::of("sqlite://kozyr.db").unwrap(), Backend::Sqlite);
+        assert_eq!(Backend::of("postgres://k@db/k").unwrap(), Backend::Postgres);
+        assert_eq!(
+            Backend::of("postgresql://k@db/k").unwrap(),
+            Backend::Postgres
+        );
+        let e = Backend::of("mysql://kozyr:secret@db/kozyr").unwrap_err();
+        assert!(matches!(e, StoreError::Scheme(_)));
+        let said = e.to_string();
+        assert!(
+            said.contains("DATABASE_URL") && said.contains("`mysql:`"),
+            "{said}"
+        );
+        assert!(!said.contains("secret"), "{said}");
+    }
 
     #[test]
     fn a_password_is_never_shown() {

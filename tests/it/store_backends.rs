@@ -490,3 +490,54 @@ async fn table_ids_come_from_the_database(backend: Backend) {
     }
     again.close().await;
 }
+
+/// PostgreSQL's side of `store_faults.rs`: a commit the server refuses
+/// (here a trigger standing in for a full disk) is the store's failure,
+/// health says so with the server's words, nothing of it is written, and
+/// the next commit that goes through clears it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_postgres_refuses_makes_the_store_unhealthy_until_one_commits() {
+    use kozyr::table::storage::StoreHealth;
+    use sqlx::Connection;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (store, url) = open(Backend::Postgres, &dir).await;
+    let health = store.health();
+    let created = create(&chat("-1"), 1);
+    store.commit(&created, None, NOW).await.unwrap();
+    let table = created.open_table().unwrap().clone();
+    let mut admin = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::raw_sql(
+        "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
+             $$ BEGIN RAISE EXCEPTION 'no space left on device (test)'; END $$;
+         CREATE TRIGGER refuse BEFORE INSERT ON table_events
+             FOR EACH ROW EXECUTE FUNCTION refuse();",
+    )
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    let joined = join(&table, 2);
+    let refused = store.commit(&joined, Some("k"), NOW).await;
+    assert!(
+        matches!(refused, Err(StorageError::Failed(_))),
+        "{refused:?}"
+    );
+    match &*health.borrow() {
+        StoreHealth::CommitsFailing(why) => assert!(why.contains("no space left"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // Nothing of the refused commit was written: not its key, not the table.
+    assert_eq!(store.recorded("k").await.unwrap(), None);
+    assert_eq!(
+        store.table(TableId(1)).await.unwrap().as_ref(),
+        Some(&table)
+    );
+    sqlx::raw_sql("DROP TRIGGER refuse ON table_events")
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    store.commit(&joined, Some("k"), NOW).await.unwrap();
+    assert_eq!(*health.borrow(), StoreHealth::Healthy);
+    admin.close().await.unwrap();
+    store.close().await;
+}

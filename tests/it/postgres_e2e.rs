@@ -12,7 +12,7 @@ use std::time::Duration;
 use kozyr::fakebot::FakeBotConfig;
 use kozyr::game::{GameKind, GameView};
 use kozyr::loadtest::{Driver, deal_no};
-use kozyr::store::{PgStore, StoreOptions};
+use kozyr::store::{Opened, PgStore, StoreOptions};
 use kozyr::table::{Mover, Phase, Table, TableEvent};
 
 use crate::support::postgres::fresh_url;
@@ -48,6 +48,16 @@ async fn a_kozel_deal_through_telegram_on_postgres() {
     w.finish_deal(id).await;
     deal_result_shown(&w).await;
     let live = w.table(id).await;
+    // The metrics' gauge of open tables counts on PostgreSQL too.
+    let counter = Opened::open_existing(&StoreOptions::new(&url))
+        .await
+        .unwrap()
+        .table_counter();
+    let counted = counter().await.unwrap();
+    assert!(
+        counted.contains(&("telegram", live.phase().as_str(), 1)),
+        "{counted:?}"
+    );
     w.stop().await;
     // What the bot played is in PostgreSQL: the table, its log, the stats.
     let pg = PgStore::open_existing(&StoreOptions::new(&url))

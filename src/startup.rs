@@ -4,14 +4,12 @@
 //! to a restart policy, or stopped. So the first call is retried with
 //! back-off, each attempt logged, and only what waiting cannot fix — a
 //! token the platform refuses — ends the start with a message saying what
-//! to do.
+//! to do. Names no platform: each shell says which of its errors are
+//! final (Telegram's `getMe` in `telegram::bot`).
 
 use std::fmt::Display;
 use std::future::Future;
 use std::time::Duration;
-
-use teloxide::prelude::*;
-use teloxide::types::Me;
 
 /// Pauses between attempts: `first`, doubling, at most `max`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,64 +87,6 @@ where
     }
 }
 
-/// Why the bot could not start talking to Telegram.
-#[derive(Debug, thiserror::Error)]
-pub enum StartupError {
-    #[error(
-        "Telegram refused the token in TELOXIDE_TOKEN (bot id {bot_id}): copy the token again \
-         from BotFather (/mybots, API Token) into TELOXIDE_TOKEN"
-    )]
-    TokenRefused { bot_id: String },
-    #[error("Telegram: {0}")]
-    Telegram(#[from] teloxide::RequestError),
-}
-
-/// Only a refused token is final; a network error, a 5xx, a 429 or a
-/// proxy's garbage may all pass.
-pub fn telegram_verdict(e: &teloxide::RequestError) -> Verdict {
-    use teloxide::{ApiError, RequestError};
-    match e {
-        RequestError::Api(ApiError::InvalidToken) => Verdict::Fatal,
-        RequestError::RetryAfter(s) => Verdict::Retry {
-            at_least: Some(s.duration()),
-        },
-        _ => Verdict::Retry { at_least: None },
-    }
-}
-
-/// `getMe`, the bot's first call, retried with `backoff` while Telegram
-/// (or `TELOXIDE_API_URL`) cannot be reached.
-pub async fn telegram_get_me(bot: &Bot, backoff: Backoff) -> Result<Me, StartupError> {
-    retry(
-        "reaching the Telegram Bot API (getMe)",
-        backoff,
-        || async {
-            let me = bot.get_me().await;
-            // Labelled by the verdict: this module sits below the shells.
-            let outcome = match &me {
-                Ok(_) => "ok",
-                Err(e) => match telegram_verdict(e) {
-                    Verdict::Fatal => "rejected",
-                    Verdict::Retry { at_least: Some(_) } => "retry_after",
-                    Verdict::Retry { at_least: None } => "transient",
-                },
-            };
-            crate::metrics::api_call("telegram", "getMe", outcome);
-            me
-        },
-        telegram_verdict,
-    )
-    .await
-    .map_err(|e| match e {
-        teloxide::RequestError::Api(teloxide::ApiError::InvalidToken) => {
-            StartupError::TokenRefused {
-                bot_id: bot.token().split(':').next().unwrap_or("").to_owned(),
-            }
-        }
-        e => StartupError::Telegram(e),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,26 +151,5 @@ mod tests {
         .await;
         assert_eq!(r, Err("fatal".into()));
         assert_eq!(calls.load(Ordering::SeqCst), 2);
-    }
-
-    #[test]
-    fn only_a_refused_token_is_fatal() {
-        use teloxide::{ApiError, RequestError};
-        assert_eq!(
-            telegram_verdict(&RequestError::Api(ApiError::InvalidToken)),
-            Verdict::Fatal
-        );
-        assert_eq!(
-            telegram_verdict(&RequestError::Api(ApiError::Unknown("Bad Gateway".into()))),
-            Verdict::Retry { at_least: None }
-        );
-        assert_eq!(
-            telegram_verdict(&RequestError::RetryAfter(
-                teloxide::types::Seconds::from_seconds(7)
-            )),
-            Verdict::Retry {
-                at_least: Some(Duration::from_secs(7))
-            }
-        );
     }
 }

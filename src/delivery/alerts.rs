@@ -50,6 +50,9 @@ pub struct TurnAlerts {
     since: Instant,
     /// (person, table) whose turn it is, and whether they were alerted.
     turns: HashMap<(UserId, TableId), bool>,
+    /// (person, table) shown since the start: a turn seen at the first
+    /// sight of a person's place is one a start found running, not new.
+    known: HashSet<(UserId, TableId)>,
 }
 
 /// Past this many people remembered, those not seen within `quiet` are
@@ -65,6 +68,7 @@ impl TurnAlerts {
             since: now,
             seen: HashMap::new(),
             turns: HashMap::new(),
+            known: HashSet::new(),
         }
     }
 
@@ -93,11 +97,29 @@ impl TurnAlerts {
         your_turn: bool,
         now: Instant,
     ) -> Turn {
+        self.handle_turn(user, table, your_turn, false, now)
+    }
+
+    /// Like [`TurnAlerts::handle_hand`], for a platform on which a person
+    /// may have no hand they could see an edit in (`unseen`: Discord's
+    /// ephemeral hand whose token is gone): such a person counts as not
+    /// looking — unless this is the first sight of their place since the
+    /// start, whose turn is not new (a restart finds turns running, and
+    /// every hand's token gone).
+    pub fn handle_turn(
+        &mut self,
+        user: &UserId,
+        table: TableId,
+        your_turn: bool,
+        unseen: bool,
+        now: Instant,
+    ) -> Turn {
         let key = (user.clone(), table);
+        let first_sight = self.known.insert(key.clone());
         match (your_turn, self.turns.contains_key(&key)) {
             (true, true) | (false, false) => Turn::Same,
             (true, false) => {
-                let alert = self.is_away(user, now);
+                let alert = self.is_away(user, now) || (unseen && !first_sight);
                 self.turns.insert(key, alert);
                 Turn::Began { alert }
             }
@@ -109,7 +131,9 @@ impl TurnAlerts {
 
     /// `user`'s hand at `table` is gone (they left, the table closed).
     pub fn handle_gone(&mut self, user: &UserId, table: TableId) -> Turn {
-        match self.turns.remove(&(user.clone(), table)) {
+        let key = (user.clone(), table);
+        self.known.remove(&key);
+        match self.turns.remove(&key) {
             Some(alerted) => Turn::Passed { alerted },
             None => Turn::Same,
         }
@@ -118,6 +142,7 @@ impl TurnAlerts {
     /// Forgets every turn at `table` (it closed).
     pub fn forget_table(&mut self, table: TableId) {
         self.turns.retain(|(_, t), _| *t != table);
+        self.known.retain(|(_, t)| *t != table);
     }
 
     /// Whether `user` is not looking: alerts are on and they have not
@@ -209,6 +234,46 @@ mod tests {
                 (100, Hand(false, Passed { alerted: false })),
                 (200, Hand(true, Began { alert: false })),
             ],
+        );
+    }
+
+    #[test]
+    fn a_person_who_cannot_see_their_hand_is_told_unless_a_start_found_the_turn() {
+        let t0 = Instant::now();
+        let mut alerts = TurnAlerts::new(Some(QUIET), t0);
+        let bob = UserId::new("2").unwrap();
+        // A start finds Ann's turn running: not new, though she has no
+        // hand to see it in.
+        assert_eq!(
+            alerts.handle_turn(&ann(), T, true, true, t0),
+            Began { alert: false }
+        );
+        assert_eq!(alerts.handle_turn(&bob, T, false, true, t0), Same);
+        alerts.handle_activity(&bob, t0);
+        assert_eq!(
+            alerts.handle_turn(&ann(), T, false, true, t0 + S),
+            Passed { alerted: false }
+        );
+        // Bob pressed a second ago, but without a hand he cannot see it.
+        assert_eq!(
+            alerts.handle_turn(&bob, T, true, true, t0 + S),
+            Began { alert: true }
+        );
+        // Ann's hand is open and she is looking: no alert.
+        assert_eq!(
+            alerts.handle_turn(&bob, T, false, false, t0 + 2 * S),
+            Passed { alerted: true }
+        );
+        assert_eq!(
+            alerts.handle_turn(&ann(), T, true, false, t0 + 2 * S),
+            Began { alert: false }
+        );
+        // Off: only those who cannot see their hand.
+        let mut off = TurnAlerts::new(None, t0);
+        assert_eq!(off.handle_turn(&bob, T, false, true, t0), Same);
+        assert_eq!(
+            off.handle_turn(&bob, T, true, true, t0 + 100 * S),
+            Began { alert: true }
         );
     }
 

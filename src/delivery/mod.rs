@@ -8,6 +8,9 @@
 //! - [`pacing`]: the scheduler — latest state wins per message, nothing
 //!   that changes nothing goes out, per-chat and bot-wide limits,
 //!   priorities when the budget is short, retries after 429s;
+//! - [`latest`]: latest wins for one message whose platform keeps its
+//!   limits itself — one call in flight, the newest state next, a call
+//!   failed for now tried again after its pause;
 //! - [`content`]: the one content hash, the same on every build, by which
 //!   what a message shows is compared and kept over a restart;
 //! - [`news`]: announcements wait for their table's next render, worded
@@ -15,17 +18,24 @@
 //! - [`restore`]: which message shows each table, and what it showed at
 //!   the last graceful stop, read once at a start;
 //! - [`alerts`]: who is told, with a notifying message, that it is their
-//!   turn — once per turn, only when they are not looking.
+//!   turn — once per turn, only when they are not looking;
+//! - [`transport`]: what a failed platform call means, in no platform's
+//!   terms, and the one decision of what happens next (retry when, post
+//!   anew, forget the message, mark the person unreachable, drop).
 //!
-//! Each platform is a transport beneath these: Telegram drives a
-//! [`pacing::Pacer`] with its limits and Bot API calls
+//! Each platform is a transport beneath these: it maps its failures into a
+//! [`transport::Failure`] and does what [`transport::Policy::next`] says.
+//! Telegram drives a [`pacing::Pacer`] with its limits and Bot API calls
 //! (`telegram/outbox.rs`); Discord lets twilight keep its per-route
-//! buckets and uses [`content`], [`news`] and the shown-content records
+//! buckets and keeps each table and hand in a [`latest::Latest`] slot, with
+//! [`content`], [`news`], [`alerts`] and the shown-content records
 //! (`discord/outbox.rs`).
 
 pub mod alerts;
 pub mod content;
 pub mod driver;
+pub mod latest;
 pub mod news;
 pub mod pacing;
 pub mod restore;
+pub mod transport;

@@ -33,6 +33,9 @@ pub struct Tuning {
     /// How long a handler waits for the front-end before deferring its answer.
     pub defer_after: Duration,
     pub drain_for: Duration,
+    /// How long a person is quiet before their turn pings them (`None`:
+    /// only those whose hand cannot be edited).
+    pub turn_alerts: Option<Duration>,
 }
 
 impl Default for Tuning {
@@ -43,6 +46,7 @@ impl Default for Tuning {
             token_life: TOKEN_LIFE,
             defer_after: Duration::from_millis(2000),
             drain_for: Duration::from_secs(5),
+            turn_alerts: Some(crate::delivery::alerts::QUIET),
         }
     }
 }
@@ -173,7 +177,7 @@ pub async fn start_on(
         tuning.token_life,
     ));
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
-    let ob = outbox::Outbox::new(shared.clone()).await;
+    let ob = outbox::Outbox::new(shared.clone(), tuning.turn_alerts).await;
     let outbox = tokio::spawn(crate::delivery::driver::run(
         ob,
         effects,

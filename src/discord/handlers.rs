@@ -98,6 +98,14 @@ fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
 /// Handles one interaction from the gateway.
 pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Duration) {
     let started = Instant::now();
+    if let Some(user) = i
+        .member
+        .as_ref()
+        .and_then(|m| m.user.as_ref())
+        .or(i.user.as_ref())
+    {
+        shared.notify(Local::Acted(ids::user_id(user.id)));
+    }
     let what = match i.kind {
         InteractionType::ApplicationCommand => {
             command(&shared, &i, defer_after).await;
@@ -211,6 +219,10 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
         return;
     };
     let dedup = DedupKey::update(Platform::Discord, i.id.get());
+    // Deferred the way it will be answered: a public "thinking…" note for
+    // an answer only the sender sees would show the channel a note that
+    // then vanishes.
+    let defer_privately = answers_only_the_sender(&command);
     // A channel speaks its server's language until it chooses one.
     if !s.origin.private
         && let Some(l) = i.guild_locale.as_deref().and_then(ids::lang_of)
@@ -223,7 +235,7 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
         defer_after,
         (
             InteractionResponseType::DeferredChannelMessageWithSource,
-            false,
+            defer_privately,
         ),
         shared
             .front
@@ -245,9 +257,10 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
     // interaction itself only needs a quiet, private acknowledgement.
     let acknowledgement = says.is_empty();
     let (first, ephemeral) = says.first().cloned().unwrap_or_else(|| (text("✅"), true));
-    if late && ephemeral {
-        // The deferred "thinking…" note was public: it goes, and what is
-        // for the sender alone follows as an ephemeral message.
+    if late && ephemeral != defer_privately {
+        // The deferred "thinking…" note was not seen by whom the answer is
+        // for (public for the sender alone, or the reverse): it goes, and
+        // the answer follows as a message of its own.
         let client = shared.http.interaction(shared.app);
         let r = client.delete_response(&i.token).await;
         super::calls::record("delete_response", &r);
@@ -255,7 +268,7 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
             tracing::warn!(error = %e, "removing a deferred answer failed");
         }
         if !acknowledgement {
-            followup(shared, &i.token, &first, true).await;
+            followup(shared, &i.token, &first, ephemeral).await;
         }
     } else {
         answer_with(shared, i, late, &first, ephemeral).await;
@@ -263,6 +276,18 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
     for (m, ephemeral) in says.iter().skip(1) {
         followup(shared, &i.token, m, *ephemeral).await;
     }
+}
+
+/// Whether a command typed in a channel can only be answered to its
+/// sender: opening a table (the table message is the answer; the command
+/// gets a private acknowledgement or refusal), `/stop` (its prompt is the
+/// asker's alone, as is a refusal) and `/kick` (its how-to, or a refusal)
+/// — as [`crate::front::Front::command`] answers them.
+fn answers_only_the_sender(command: &BotCommand) -> bool {
+    matches!(
+        command,
+        BotCommand::New(Some(_)) | BotCommand::Stop | BotCommand::Kick(_)
+    )
 }
 
 /// What a component interaction asks for.

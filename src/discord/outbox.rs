@@ -19,32 +19,43 @@
 //! first of the two would apply; kozyr keeps its gateway connection in
 //! both modes.
 //!
-//! The neutral decisions are [`crate::delivery`]'s: announcements wait for
-//! the next render ([`News`]), what a message shows is one
-//! [`crate::delivery::content`] hash, kept over a graceful restart as
-//! Telegram's are, so a restart re-sends nothing already shown. A turn is
-//! announced by one mention that notifies: the table message's own when it
-//! is posted anew, else a ping message, which goes once the turn passes.
+//! The neutral decisions are [`crate::delivery`]'s: latest wins per table
+//! and per hand ([`Latest`]: one call in flight, the newest state next),
+//! what a failed call means and what follows it
+//! ([`crate::delivery::transport`]: a 5xx or 429 retried after a pause, a
+//! gone message posted anew, an expired token forgotten, a closed channel
+//! stopping its table), announcements wait for the next render ([`News`]),
+//! what a message shows is one [`crate::delivery::content`] hash, kept over
+//! a graceful restart as Telegram's are, so a restart re-sends nothing
+//! already shown. Who is told that it is their turn is [`TurnAlerts`]'
+//! rule: a person quiet for its quiet time, or whose hand cannot be edited
+//! (its token is gone), when their turn comes — not a turn a start finds
+//! already running. They are told by one mention that notifies: the table
+//! message's own when it is posted anew, else a ping message naming only
+//! them, which goes once the turn passes (at once if it lands after).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
-use twilight_http::api_error::ApiError;
-use twilight_http::error::{Error as HttpError, ErrorType};
+use twilight_http::error::Error as HttpError;
 use twilight_model::channel::message::{AllowedMentions, MessageFlags};
 use twilight_model::id::Id;
 use twilight_model::id::marker::{ChannelMarker, MessageMarker, UserMarker};
 
+use super::calls::classify;
 use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
+use crate::delivery::alerts::TurnAlerts;
+use crate::delivery::latest::Latest;
 use crate::delivery::news::News;
 use crate::delivery::restore::restore;
+use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
 use crate::table::{HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId};
@@ -64,43 +75,26 @@ const HAND_EDIT_WAIT: Duration = Duration::from_secs(5);
 /// A call sequenced into another task rather than spawned.
 type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// Discord's error codes that matter here.
-const UNKNOWN_MESSAGE: u64 = 10008;
-const UNKNOWN_WEBHOOK: u64 = 10015;
-const INVALID_WEBHOOK_TOKEN: u64 = 50027;
-/// "Maximum number of edits to messages older than 1 hour reached."
-const OLD_MESSAGE_EDITS: u64 = 30046;
-
-fn api_code(e: &HttpError) -> Option<u64> {
-    match e.kind() {
-        ErrorType::Response {
-            error: ApiError::General(g),
-            ..
-        } => Some(g.code),
-        _ => None,
-    }
-}
-
-fn status(e: &HttpError) -> Option<u16> {
-    match e.kind() {
-        ErrorType::Response { status, .. } => Some(status.get()),
-        _ => None,
-    }
-}
-
 /// A finished call.
 pub enum Done {
     Table {
         table: TableId,
+        /// The state the call was to show (tried again after a pause).
+        sent: Box<TableView>,
         posted: Option<Id<MessageMarker>>,
-        gone: bool,
-        /// A repost that did not happen: the next render tries again.
-        repost_failed: bool,
+        /// It was to post the table anew at the bottom.
+        repost: bool,
+        /// What failed, and in which kind of call.
+        failed: Option<(Failure, transport::Call)>,
     },
     Hand {
         user: UserId,
         table: TableId,
-        expired: bool,
+        /// The state the call was to show.
+        sent: Box<HandView>,
+        /// The token it went through.
+        token: String,
+        failed: Option<Failure>,
     },
     /// A turn ping was posted (or not).
     Ping {
@@ -115,8 +109,8 @@ pub enum Done {
 #[derive(Default)]
 struct Slot {
     message: Option<Id<MessageMarker>>,
-    latest: Option<TableView>,
-    busy: bool,
+    /// What the message is to show next, latest wins.
+    state: Latest<TableView>,
     /// The last content sent, to skip edits that change nothing.
     shown: Option<i64>,
     /// The table's chat key, as its message id is kept under.
@@ -145,16 +139,15 @@ struct Ping {
     generation: u64,
 }
 
-#[derive(Default)]
-struct HandSlot {
-    latest: Option<HandView>,
-    busy: bool,
-}
-
 pub struct Outbox {
     shared: Arc<Shared>,
     tables: HashMap<TableId, Slot>,
-    hands: HashMap<(UserId, TableId), HandSlot>,
+    /// Each person's hand at each table, latest wins.
+    hands: HashMap<(UserId, TableId), Latest<HandView>>,
+    /// Who is pinged when their turn comes.
+    alerts: TurnAlerts,
+    /// What follows a failed call.
+    policy: Policy,
     /// Per table: who the last turn ping named, and its message.
     pings: HashMap<TableId, Ping>,
     /// Announcements waiting for the table's next render, which follows
@@ -166,7 +159,9 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    pub async fn new(shared: Arc<Shared>) -> Outbox {
+    /// `turn_alerts`: how long a person is quiet before their turn pings
+    /// them (`None`: only those whose hand cannot be edited).
+    pub async fn new(shared: Arc<Shared>, turn_alerts: Option<Duration>) -> Outbox {
         let mut tables: HashMap<TableId, Slot> = HashMap::new();
         let restored = restore(shared.front.service(), Platform::Discord).await;
         for (table, _chat, message) in restored.messages {
@@ -188,6 +183,8 @@ impl Outbox {
             shared,
             tables,
             hands: HashMap::new(),
+            alerts: TurnAlerts::new(turn_alerts, Instant::now()),
+            policy: Policy::default(),
             pings: HashMap::new(),
             news: News::default(),
             done_tx,
@@ -218,7 +215,10 @@ impl Outbox {
                 if leaves_lobby {
                     slot.started = Some(view.settings.lang);
                 }
-                slot.latest = Some(*view);
+                self.note_turns(&view);
+                if let Some(slot) = self.tables.get_mut(&id) {
+                    slot.state.put(*view);
+                }
                 self.kick_table(id);
             }
             Output::RenderHand(hand) => {
@@ -226,11 +226,12 @@ impl Outbox {
                     return;
                 }
                 let key = (hand.player.id.clone(), hand.table);
-                self.hands.entry(key.clone()).or_default().latest = Some(*hand);
+                self.hands.entry(key.clone()).or_default().put(*hand);
                 self.kick_hand(key);
             }
             Output::DropHand { table, user, .. } => {
                 self.hands.remove(&(user.clone(), table));
+                self.alerts.handle_gone(&user, table);
                 self.shared.forget_hand(&user, table, None);
             }
             Output::Announce {
@@ -271,11 +272,35 @@ impl Outbox {
         }
     }
 
+    /// Tells the turn alerts whose turn `view` shows: a person whose turn
+    /// begins while they are not looking — quiet for the quiet time, or
+    /// with no hand they could see it in (its token is gone) — is to be
+    /// pinged.
+    fn note_turns(&mut self, view: &TableView) {
+        let now = Instant::now();
+        if view.phase == Phase::Closed {
+            self.alerts.forget_table(view.id);
+            return;
+        }
+        for (seat, state) in view.seats.iter() {
+            let SeatState::Person { player, away } = state else {
+                continue;
+            };
+            if ids::user_of(&player.id).is_none() {
+                continue;
+            }
+            let your_turn = !away && view.phase == Phase::Playing && view.awaiting.contains(&seat);
+            let unseen = self.shared.fresh_token(&player.id, view.id).is_none();
+            self.alerts
+                .handle_turn(&player.id, view.id, your_turn, unseen, now);
+        }
+    }
+
     /// The public message of `view`: the table, whose turn it is (they are
     /// mentioned, and only they), and the "My hand" button in play.
-    /// Also: the turn lines of the people awaited whose hand is not open
-    /// (no live token), who get a new message that pings them — a mention
-    /// added by an edit notifies no one.
+    /// Also: the turn lines of the people awaited whom the turn alerts
+    /// tell, who get a new message that pings them — a mention added by an
+    /// edit notifies no one.
     fn table_message(
         &self,
         view: &TableView,
@@ -285,6 +310,7 @@ impl Outbox {
         let mut lines = Vec::new();
         let mut pinged = Vec::new();
         let mut away = Vec::new();
+        let alerted = self.alerts.alerted_at(view.id);
         if view.phase == Phase::Playing {
             for &seat in &view.awaiting {
                 let SeatState::Person {
@@ -305,6 +331,8 @@ impl Outbox {
                 if self.shared.fresh_token(&player.id, view.id).is_none() {
                     line.push_str(": ");
                     line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
+                }
+                if alerted.contains(&player.id) {
                     away.push((u.get(), line.clone()));
                 }
                 lines.push(line);
@@ -402,13 +430,11 @@ impl Outbox {
         let Some(slot) = self.tables.get_mut(&table) else {
             return;
         };
-        if slot.busy {
-            return;
-        }
-        let Some(view) = slot.latest.take() else {
+        let Some(view) = slot.state.take(Instant::now()) else {
             return;
         };
         let Some(channel) = ids::channel_of(&view.chat) else {
+            slot.state.sent();
             return;
         };
         slot.channel = Some(channel);
@@ -435,13 +461,14 @@ impl Outbox {
             }
             p => p,
         };
+        let Some(slot) = self.tables.get_mut(&table) else {
+            return;
+        };
         if shown == Some(h) && message.is_some() && news.is_empty() && !repost {
+            slot.state.sent();
             return;
         }
-        if let Some(slot) = self.tables.get_mut(&table) {
-            slot.busy = true;
-            slot.shown = Some(h);
-        }
+        slot.shown = Some(h);
         if closed {
             self.shared.forget_table(table);
             // Nothing more to keep in view, unless another table of the
@@ -459,6 +486,7 @@ impl Outbox {
         }
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
+        let policy = self.policy;
         self.in_flight += 1;
         tokio::spawn(async move {
             // What happened before the table's new state is said first.
@@ -475,9 +503,8 @@ impl Outbox {
                 ..AllowedMentions::default()
             };
             let mut posted = None;
-            let mut gone = false;
-            let mut repost_failed = false;
-            let edit = match message {
+            let mut failed = None;
+            let edited = match message {
                 Some(id) if !repost => {
                     let r = shared
                         .http
@@ -490,26 +517,28 @@ impl Outbox {
                     match r {
                         Ok(_) => true,
                         Err(e) => {
-                            let code = api_code(&e);
-                            if matches!(code, Some(UNKNOWN_MESSAGE | OLD_MESSAGE_EDITS)) {
-                                tracing::info!(
-                                    ?code,
-                                    "the table message cannot be edited; posting it anew"
-                                );
-                                false
-                            } else {
-                                tracing::warn!(error = %e, "editing a table message failed");
-                                if status(&e) == Some(403) {
-                                    gone = true;
+                            let f = classify(&e);
+                            match policy.next(f, transport::Call::Edit, Recipient::Chat, 0) {
+                                Next::PostAnew => {
+                                    tracing::info!(
+                                        ?f,
+                                        "the table message cannot be edited; posting it anew"
+                                    );
+                                    false
                                 }
-                                true
+                                Next::Shown => true,
+                                _ => {
+                                    tracing::warn!(error = %e, "editing a table message failed");
+                                    failed = Some((f, transport::Call::Edit));
+                                    true
+                                }
                             }
                         }
                     }
                 }
                 _ => false,
             };
-            if !edit && !gone {
+            if !edited {
                 match post(&shared, channel, &m, &mentions).await {
                     Ok(id) => {
                         posted = id;
@@ -530,16 +559,16 @@ impl Outbox {
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "posting a table message failed");
-                        gone = status(&e) == Some(403) || api_code(&e) == Some(10003);
-                        repost_failed = repost && !gone;
+                        failed = Some((classify(&e), transport::Call::Post));
                     }
                 }
             }
             let _ = done.send(Done::Table {
                 table,
+                sent: Box::new(view),
                 posted,
-                gone,
-                repost_failed,
+                repost,
+                failed,
             });
         });
     }
@@ -548,21 +577,19 @@ impl Outbox {
         let Some(slot) = self.hands.get_mut(&key) else {
             return;
         };
-        if slot.busy {
-            return;
-        }
-        let Some(hand) = slot.latest.take() else {
+        let Some(hand) = slot.take(Instant::now()) else {
             return;
         };
         let Some(token) = self.shared.fresh_token(&key.0, key.1) else {
+            // No open hand to edit: "My hand" draws it anew.
+            slot.sent();
             return;
         };
-        slot.busy = true;
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
         self.in_flight += 1;
         tokio::spawn(async move {
-            let mut expired = false;
+            let mut failed = None;
             // An answer to a press on this hand goes first: then the token
             // read below is its newest, with what the message shows.
             let turn = shared.hand_turn(&key.0, key.1, HAND_EDIT_WAIT).await;
@@ -588,16 +615,8 @@ impl Outbox {
                     match r {
                         Ok(_) => shared.hand_shown(&key.0, key.1, &token.token, h),
                         Err(e) => {
-                            let code = api_code(&e);
-                            if matches!(
-                                code,
-                                Some(UNKNOWN_WEBHOOK | INVALID_WEBHOOK_TOKEN | UNKNOWN_MESSAGE)
-                            ) || status(&e) == Some(401)
-                            {
-                                expired = shared.forget_hand(&key.0, key.1, Some(&token.token));
-                            } else {
-                                tracing::warn!(error = %e, "editing a hand failed");
-                            }
+                            tracing::debug!(error = %e, "editing a hand failed");
+                            failed = Some(classify(&e));
                         }
                     }
                 }
@@ -606,7 +625,9 @@ impl Outbox {
             let _ = done.send(Done::Hand {
                 user: key.0,
                 table: key.1,
-                expired,
+                sent: Box::new(hand),
+                token: token.token,
+                failed,
             });
         });
     }
@@ -616,15 +637,42 @@ impl Outbox {
         match d {
             Done::Table {
                 table,
+                sent,
                 posted,
-                gone,
-                repost_failed,
+                repost,
+                failed,
             } => {
+                let now = Instant::now();
                 let Some(slot) = self.tables.get_mut(&table) else {
                     return;
                 };
-                slot.busy = false;
-                slot.repost |= repost_failed;
+                let mut gone = false;
+                match failed {
+                    None => slot.state.sent(),
+                    Some((f, call)) => {
+                        let strikes = slot.state.strikes();
+                        // What the message shows is not known now.
+                        slot.shown = None;
+                        // A repost that did not happen: the next call tries again.
+                        slot.repost |= repost;
+                        match self.policy.next(f, call, Recipient::Chat, strikes) {
+                            Next::RetryAfter(pause) => slot.state.failed(*sent, pause, now),
+                            Next::ChatGone => {
+                                gone = true;
+                                slot.state.sent();
+                            }
+                            next => {
+                                tracing::warn!(
+                                    ?f,
+                                    ?next,
+                                    table = table.0,
+                                    "a table message call failed"
+                                );
+                                slot.state.sent();
+                            }
+                        }
+                    }
+                }
                 if let Some(id) = posted {
                     slot.message = Some(id);
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
@@ -651,12 +699,16 @@ impl Outbox {
                         self.shared.front.chat_gone(&view.chat).await;
                     }
                 }
-                if self.tables.get(&table).is_some_and(|s| s.latest.is_some()) {
+                if self
+                    .tables
+                    .get(&table)
+                    .is_some_and(|s| s.state.is_waiting())
+                {
                     self.kick_table(table);
                 } else if self
                     .tables
                     .get(&table)
-                    .is_some_and(|s| s.message.is_some() && s.latest.is_none())
+                    .is_some_and(|s| s.message.is_some() && !s.state.is_waiting())
                 {
                     // A closed table's slot goes once its last state is shown.
                     if let Ok(Some(v)) = self.shared.front.service().table_view(table).await
@@ -691,21 +743,48 @@ impl Outbox {
             Done::Hand {
                 user,
                 table,
-                expired,
+                sent,
+                token,
+                failed,
             } => {
                 let key = (user, table);
-                if let Some(s) = self.hands.get_mut(&key) {
-                    s.busy = false;
+                let mut expired = false;
+                if let Some(slot) = self.hands.get_mut(&key) {
+                    match failed {
+                        None => slot.sent(),
+                        Some(f) => match self.policy.next(
+                            f,
+                            transport::Call::Token,
+                            Recipient::Person,
+                            slot.strikes(),
+                        ) {
+                            Next::RetryAfter(pause) => slot.failed(*sent, pause, Instant::now()),
+                            Next::Forget => {
+                                slot.sent();
+                                expired = self.shared.forget_hand(&key.0, key.1, Some(&token));
+                            }
+                            next => {
+                                tracing::warn!(?f, ?next, "editing a hand failed");
+                                slot.sent();
+                            }
+                        },
+                    }
+                } else if failed.is_some_and(|f| {
+                    self.policy
+                        .next(f, transport::Call::Token, Recipient::Person, 0)
+                        == Next::Forget
+                }) {
+                    expired = self.shared.forget_hand(&key.0, key.1, Some(&token));
                 }
                 if expired {
                     // Their hand can no longer be edited: the table message
                     // tells them to press "My hand" when it is their turn.
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
-                        self.tables.entry(table).or_default().latest = Some(view);
+                        self.tables.entry(table).or_default().state.put(view);
                         self.kick_table(table);
                     }
                 }
-                if self.hands.get(&key).is_some_and(|s| s.latest.is_some()) {
+                if self.hands.get(&key).is_some_and(|s| s.is_waiting()) {
                     self.kick_hand(key);
                 }
             }
@@ -721,7 +800,7 @@ impl Outbox {
         let rows: Vec<(TableId, String, i64)> = self
             .tables
             .iter()
-            .filter(|(_, s)| s.message.is_some() && !s.busy && s.latest.is_none())
+            .filter(|(_, s)| s.message.is_some() && !s.state.is_busy() && !s.state.is_waiting())
             .filter_map(|(t, s)| Some((*t, s.chat.clone()?, s.shown?)))
             .collect();
         if rows.is_empty() {
@@ -758,7 +837,7 @@ async fn strip(
     let r = edit.await;
     super::calls::record("update_message", &r);
     if let Err(e) = r {
-        tracing::debug!(error = %e, code = ?api_code(&e), "the old table message keeps its buttons");
+        tracing::debug!(error = %e, failure = ?classify(&e), "the old table message keeps its buttons");
     }
 }
 
@@ -796,8 +875,10 @@ impl crate::delivery::driver::Outbox for Outbox {
     }
 
     async fn on_local(&mut self, local: Local) {
-        let Local::Output(o) = local;
-        Outbox::on_output(self, o)
+        match local {
+            Local::Output(o) => Outbox::on_output(self, o),
+            Local::Acted(user) => self.alerts.handle_activity(&user, Instant::now()),
+        }
     }
 
     async fn on_done(&mut self, done: Done) {
@@ -805,9 +886,38 @@ impl crate::delivery::driver::Outbox for Outbox {
     }
 
     /// Calls go out as soon as they are made (twilight holds each until
-    /// its route's bucket allows it): idle once none is in flight.
+    /// its route's bucket allows it); what waits here is a call failed for
+    /// now, tried again after its pause.
+    fn transmit(&mut self, now: Instant) {
+        let tables: Vec<TableId> = self
+            .tables
+            .iter()
+            .filter(|(_, s)| s.state.wake().is_some_and(|t| t <= now))
+            .map(|(t, _)| *t)
+            .collect();
+        for t in tables {
+            self.kick_table(t);
+        }
+        let hands: Vec<(UserId, TableId)> = self
+            .hands
+            .iter()
+            .filter(|(_, s)| s.wake().is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in hands {
+            self.kick_hand(k);
+        }
+    }
+
+    fn next_wake(&self) -> Option<Instant> {
+        let tables = self.tables.values().filter_map(|s| s.state.wake());
+        let hands = self.hands.values().filter_map(Latest::wake);
+        tables.chain(hands).min()
+    }
+
+    /// Idle once no call is in flight and none waits to be tried again.
     fn idle(&self) -> bool {
-        self.in_flight == 0
+        self.in_flight == 0 && self.next_wake().is_none()
     }
 
     fn finished(&mut self) -> &mut mpsc::UnboundedReceiver<Done> {

@@ -25,6 +25,9 @@ use crate::table::{ChatKey, Output, TableId, UserId};
 #[derive(Clone, Debug)]
 pub enum Local {
     Output(Output),
+    /// The person sent an interaction (a press, a command): they are
+    /// looking, for the turn alerts.
+    Acted(UserId),
 }
 
 /// How long a hand's interaction token is used to edit it. Discord keeps a

@@ -56,6 +56,8 @@ pub(crate) struct Inner {
     world: Mutex<World>,
     gw: broadcast::Sender<GwCtl>,
     addr: SocketAddr,
+    /// Bumped by [`FakeDiscord::release_answers`]: held answers go.
+    release: tokio::sync::watch::Sender<u64>,
 }
 
 /// The fake; dropping it stops the server.
@@ -88,6 +90,7 @@ impl FakeDiscord {
             world: Mutex::new(World::new(format!("ws://{addr}"))),
             gw,
             addr,
+            release: tokio::sync::watch::Sender::new(0),
         });
         let app = Router::new()
             .route("/", get(gateway))
@@ -231,6 +234,25 @@ impl FakeDiscord {
     /// /channels"`) are answered 429 with rate-limit headers.
     pub fn rate_limit(&self, route: &str, n: usize) {
         lock(&self.inner).limits.push((route.to_owned(), n));
+    }
+
+    /// The next `n` calls to routes starting with `route` (`"POST
+    /// /channels/:id/messages"`) are carried out at once — people see
+    /// their effect — but answered only at [`FakeDiscord::release_answers`],
+    /// as a slow network would deliver them (twilight gives up after 10 s).
+    pub fn hold_answers(&self, route: &str, n: usize) {
+        lock(&self.inner).holds.push((route.to_owned(), n));
+    }
+
+    /// Held answers go now.
+    pub fn release_answers(&self) {
+        self.inner.release.send_modify(|g| *g += 1);
+    }
+
+    /// The next `n` calls to routes starting with `route` are answered 502
+    /// Bad Gateway, and change nothing.
+    pub fn outage(&self, route: &str, n: usize) {
+        lock(&self.inner).outages.push((route.to_owned(), n));
     }
 
     /// Edits of `message` are refused with 30046 (too old) from now on.
@@ -450,13 +472,19 @@ async fn rest(
             }
         }
     };
-    let (answer, bucket, wake) = {
+    // Subscribed before the call is carried out: a release after it
+    // reaches this answer.
+    let mut release = inner.release.subscribe();
+    let (answer, bucket, wake, held) = {
         let mut w = lock(&inner);
-        let (answer, bucket) = w.rest(method.as_str(), &path, auth.as_deref(), &body);
-        (answer, bucket, std::mem::take(&mut w.wake))
+        let (answer, bucket, held) = w.rest(method.as_str(), &path, auth.as_deref(), &body);
+        (answer, bucket, std::mem::take(&mut w.wake), held)
     };
     if wake {
         let _ = inner.gw.send(GwCtl::Dispatch);
+    }
+    if held {
+        let _ = release.changed().await;
     }
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut resp = if answer.status == 204 {

@@ -113,6 +113,12 @@ pub struct World {
     pub calls: Vec<Call>,
     pub latencies: Vec<Duration>,
     pub limits: Vec<(String, usize)>,
+    /// (route prefix, calls left): calls carried out at once whose answer
+    /// waits until the test releases it ([`crate::fakediscord::FakeDiscord::hold_answers`]).
+    pub holds: Vec<(String, usize)>,
+    /// (route prefix, calls left): answered 502 Bad Gateway, as Discord's
+    /// edge does during an outage.
+    pub outages: Vec<(String, usize)>,
     pub too_old: HashSet<u64>,
     pub commands: Vec<Value>,
     pub identifies: usize,
@@ -181,6 +187,21 @@ fn bot_json() -> Value {
 }
 
 /// The route of a path, ids and tokens replaced.
+/// Whether one of the calls counted down in `list` (route prefix, calls
+/// left) is `route`'s: then it is spent.
+fn take_one(list: &mut [(String, usize)], route: &str) -> bool {
+    match list
+        .iter_mut()
+        .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
+    {
+        Some(found) => {
+            found.1 -= 1;
+            true
+        }
+        None => false,
+    }
+}
+
 fn route_of(method: &str, path: &str) -> String {
     let parts: Vec<&str> = path
         .split('/')
@@ -207,6 +228,8 @@ impl World {
             calls: Vec::new(),
             latencies: Vec::new(),
             limits: Vec::new(),
+            holds: Vec::new(),
+            outages: Vec::new(),
             too_old: HashSet::new(),
             commands: Vec::new(),
             identifies: 0,
@@ -722,8 +745,9 @@ impl World {
         path: &str,
         auth: Option<&str>,
         body: &Value,
-    ) -> (Answer, String) {
+    ) -> (Answer, String, bool) {
         let route = route_of(method, path);
+        let held = take_one(&mut self.holds, &route);
         let bucket = format!(
             "{:x}",
             route.len() * 31 + route.bytes().map(usize::from).sum::<usize>()
@@ -735,7 +759,7 @@ impl World {
             at: Instant::now(),
             status: answer.status,
         });
-        (answer, bucket)
+        (answer, bucket, held)
     }
 
     fn rest_inner(
@@ -746,12 +770,13 @@ impl World {
         auth: Option<&str>,
         body: &Value,
     ) -> Answer {
-        if let Some(l) = self
-            .limits
-            .iter_mut()
-            .find(|(r, n)| *n > 0 && route.starts_with(r.as_str()))
-        {
-            l.1 -= 1;
+        if take_one(&mut self.outages, route) {
+            return Answer {
+                status: 502,
+                body: json!({"message": "502: Bad Gateway", "code": 0}),
+            };
+        }
+        if take_one(&mut self.limits, route) {
             return Answer {
                 status: 429,
                 body: json!({"message": "You are being rate limited.", "retry_after": 0.2, "global": false}),

@@ -10,6 +10,7 @@ use std::time::Duration;
 use teloxide::dispatching::{Dispatcher, ShutdownToken};
 use teloxide::error_handlers::LoggingErrorHandler;
 use teloxide::prelude::*;
+use teloxide::types::Me;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
@@ -21,6 +22,7 @@ use crate::config::{Config, UpdateMode};
 use crate::delivery::pacing::{Budget as OutputBudget, Limits, PacerConfig};
 use crate::front::Front;
 use crate::i18n::Lang;
+use crate::startup::{Backoff, Verdict, retry};
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
 
 /// How long a stopping dispatcher may finish the updates in hand.
@@ -81,7 +83,7 @@ pub enum BotError {
     #[error("Telegram: {0}")]
     Telegram(#[from] teloxide::RequestError),
     #[error(transparent)]
-    Startup(#[from] crate::startup::StartupError),
+    Startup(#[from] StartupError),
     #[error("TELOXIDE_API_URL is malformed: {0}")]
     ApiUrl(String),
     #[error("TELOXIDE_TOKEN is not set")]
@@ -243,7 +245,7 @@ pub async fn start_on(
         bot = bot.set_api_url(url);
     }
     // Start-up retry (issue 13): waits out an unreachable Bot API, stops on a refused token.
-    let me = crate::startup::telegram_get_me(&bot, crate::startup::Backoff::default()).await?;
+    let me = get_me(&bot, Backoff::default()).await?;
     let username = me.username.clone().ok_or(BotError::NoUsername)?;
     let default_lang = config.default_language;
     register_commands(&bot, default_lang).await;
@@ -427,5 +429,80 @@ async fn register_commands(bot: &Bot, default_lang: Lang) {
         if let Err(e) = r {
             tracing::warn!(error = %e, lang = lang.code(), "setMyCommands failed");
         }
+    }
+}
+
+/// Why the bot could not start talking to Telegram.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error(
+        "Telegram refused the token in TELOXIDE_TOKEN (bot id {bot_id}): copy the token again \
+         from BotFather (/mybots, API Token) into TELOXIDE_TOKEN"
+    )]
+    TokenRefused { bot_id: String },
+    #[error("Telegram: {0}")]
+    Telegram(#[from] teloxide::RequestError),
+}
+
+/// Only a refused token is final; a network error, a 5xx, a 429 or a
+/// proxy's garbage may all pass.
+pub fn get_me_verdict(e: &teloxide::RequestError) -> Verdict {
+    use teloxide::{ApiError, RequestError};
+    match e {
+        RequestError::Api(ApiError::InvalidToken) => Verdict::Fatal,
+        RequestError::RetryAfter(s) => Verdict::Retry {
+            at_least: Some(s.duration()),
+        },
+        _ => Verdict::Retry { at_least: None },
+    }
+}
+
+/// `getMe`, the bot's first call, retried with `backoff` while Telegram
+/// (or `TELOXIDE_API_URL`) cannot be reached.
+pub async fn get_me(bot: &Bot, backoff: Backoff) -> Result<Me, StartupError> {
+    retry(
+        "reaching the Telegram Bot API (getMe)",
+        backoff,
+        || async {
+            let me = bot.get_me().await;
+            super::failure::record_call("getMe", &me);
+            me
+        },
+        get_me_verdict,
+    )
+    .await
+    .map_err(|e| match e {
+        teloxide::RequestError::Api(teloxide::ApiError::InvalidToken) => {
+            StartupError::TokenRefused {
+                bot_id: bot.token().split(':').next().unwrap_or("").to_owned(),
+            }
+        }
+        e => StartupError::Telegram(e),
+    })
+}
+
+#[cfg(test)]
+mod get_me_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_refused_token_is_fatal() {
+        use teloxide::{ApiError, RequestError};
+        assert_eq!(
+            get_me_verdict(&RequestError::Api(ApiError::InvalidToken)),
+            Verdict::Fatal
+        );
+        assert_eq!(
+            get_me_verdict(&RequestError::Api(ApiError::Unknown("Bad Gateway".into()))),
+            Verdict::Retry { at_least: None }
+        );
+        assert_eq!(
+            get_me_verdict(&RequestError::RetryAfter(
+                teloxide::types::Seconds::from_seconds(7)
+            )),
+            Verdict::Retry {
+                at_least: Some(Duration::from_secs(7))
+            }
+        );
     }
 }

@@ -15,8 +15,10 @@
 //! timer plays for them).
 //!
 //! The decisions no platform owns are [`crate::delivery`]'s: the pacer,
-//! the content hash, announcements held for the next render, and turn
-//! alerts — a person not looking when their turn comes gets their hand
+//! what follows a failed call ([`crate::delivery::transport`]: this
+//! outbox only counts a group's "chat not found" in a row and carries the
+//! step out), the content hash, announcements held for the next render,
+//! and turn alerts — a person not looking when their turn comes gets their hand
 //! posted anew at the bottom of the private chat (a new message notifies,
 //! an edit does not), and the old one is deleted after.
 
@@ -29,7 +31,7 @@ use teloxide::prelude::Requester;
 use teloxide::types::{ChatId, MessageId, ParseMode};
 use tokio::sync::mpsc;
 
-use super::failure::Failure;
+use super::failure::classify;
 use super::ids;
 use super::markup::Message;
 /// The handlers' work for the outbox, under the name it had here.
@@ -42,6 +44,7 @@ use crate::delivery::pacing::{
     Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket,
 };
 use crate::delivery::restore::restore;
+use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
 use crate::table::{Announcement, HandView, Output, Phase, Platform, TableId, TableView, UserId};
@@ -105,14 +108,14 @@ pub struct Done {
     forget: Option<Slot>,
     /// Where a message told to one person goes if their chat refuses it.
     fallback: Option<(i64, Message)>,
+    /// What kind of call it was, for what its failure means.
+    kind: transport::Call,
+    /// The Bot API method, for the metrics.
+    method: &'static str,
     result: Result<Option<MessageId>, Failure>,
 }
 
 type Queue = Pacer<i64, Slot, Piece>;
-
-/// How many "chat not found" answers in a row make the outbox give a group
-/// up (stop its table).
-const NOT_FOUND_STRIKES: u32 = 4;
 
 /// The runner's state; [`run`] drives it.
 pub struct Outbox {
@@ -144,8 +147,8 @@ pub struct Outbox {
     /// Groups whose writes Telegram answered "chat not found", and how
     /// many times in a row.
     not_found: HashMap<i64, u32>,
-    /// The first pause after a group's "chat not found"; it doubles.
-    not_found_retry: Duration,
+    /// What follows a failed call (`delivery::transport`).
+    policy: Policy,
     /// (chat, table) → owed announcements of a new deal that went out; the
     /// store forgets them once the live table was posted anew below them.
     reposting: HashMap<(i64, i64), Vec<Announcement>>,
@@ -217,7 +220,10 @@ impl Outbox {
             alerts: TurnAlerts::new(turn_alerts, Instant::now()),
             moved: HashMap::new(),
             not_found: HashMap::new(),
-            not_found_retry,
+            policy: Policy {
+                missing_retry: not_found_retry,
+                ..Policy::default()
+            },
             reposting: HashMap::new(),
             done_tx,
             done_rx,
@@ -728,6 +734,13 @@ impl Outbox {
             // A deleted message's slot is forgotten once it went.
             let mut forget = None;
             let mut fallback = None;
+            let kind = if keeps {
+                transport::Call::Edit
+            } else if matches!(&tx.output, Transmission::Set { .. }) {
+                transport::Call::Tidy
+            } else {
+                transport::Call::Post
+            };
             let (table, call) = match tx.output {
                 Transmission::Set {
                     slot: Slot::Table(t),
@@ -790,11 +803,6 @@ impl Outbox {
             tokio::spawn(async move {
                 let method = call.method();
                 let result = deliver(&shared, ChatId(chat), call).await;
-                crate::metrics::api_call(
-                    "telegram",
-                    method,
-                    result.as_ref().map_or_else(Failure::label, |_| "ok"),
-                );
                 let _ = done.send(Done {
                     ticket,
                     table,
@@ -803,6 +811,8 @@ impl Outbox {
                     owed,
                     forget,
                     fallback,
+                    kind,
+                    method,
                     result,
                 });
             });
@@ -812,7 +822,28 @@ impl Outbox {
     async fn on_done(&mut self, done: Done) {
         let now = Instant::now();
         let chat = done.ticket.chat;
-        let outcome = match done.result {
+        let to = match class_of(&chat) {
+            Class::Group => Recipient::Chat,
+            Class::Private => Recipient::Person,
+        };
+        let strikes = match done.result {
+            Err(Failure::ChatMissing) => self.not_found.get(&chat).copied().unwrap_or(0),
+            _ => 0,
+        };
+        // An edit Telegram answers "not modified" showed it: a success.
+        let result = match done.result {
+            Err(f) => match self.policy.next(f, done.kind, to, strikes) {
+                Next::Shown => Ok(None),
+                next => Err((f, next)),
+            },
+            Ok(m) => Ok(m),
+        };
+        crate::metrics::api_call(
+            "telegram",
+            done.method,
+            result.as_ref().map_or_else(|(f, _)| f.label(), |_| "ok"),
+        );
+        let outcome = match result {
             Ok(new_message) => {
                 self.not_found.remove(&chat);
                 if let Some((since, prio)) = done.stale {
@@ -850,28 +881,34 @@ impl Outbox {
                 }
                 Outcome::Done
             }
-            Err(f) => {
-                let mut outcome = f.pacing_outcome();
-                match f {
-                    Failure::MessageGone if done.keeps => {
+            Err((failure, next)) => {
+                let outcome = match next {
+                    Next::Shown => Outcome::NotModified,
+                    Next::RetryAfter(pause) => {
+                        if failure == Failure::ChatMissing {
+                            self.not_found.insert(chat, strikes + 1);
+                            tracing::warn!(
+                                chat,
+                                strikes = strikes + 1,
+                                ?pause,
+                                "Telegram says the group does not exist; retrying"
+                            );
+                        }
+                        Outcome::RetryAfter(pause)
+                    }
+                    Next::PostAnew => {
                         if let Some(table) = done.table {
                             self.refs.remove(&(chat, table.0));
                             self.forget_ref(chat, table).await;
                         }
+                        Outcome::Gone
                     }
-                    // A menu that is gone has no buttons left to remove.
-                    Failure::MessageGone => outcome = Outcome::Failed,
-                    Failure::Migrated(to) => {
+                    Next::Follow(to) => {
                         // The output in flight moves with the queue.
-                        self.follow_migration(chat, to.0);
+                        self.follow_migration(chat, to);
                         return;
                     }
-                    Failure::ChatNotFound if class_of(&chat) == Class::Group => {
-                        outcome = self.group_not_found(chat);
-                    }
-                    Failure::Unreachable | Failure::ChatNotFound
-                        if class_of(&chat) == Class::Private =>
-                    {
+                    Next::Unreachable => {
                         // What they asked for is said in the group instead.
                         if let Some((group, m)) = done.fallback.clone() {
                             let group = self.current_chat(ChatId(group));
@@ -885,15 +922,30 @@ impl Outbox {
                         {
                             self.lost(&user, done.table).await;
                         }
+                        Outcome::Failed
                     }
-                    Failure::Unreachable => {
-                        tracing::info!(chat, "the bot cannot write to this group any more");
+                    Next::ChatGone => {
+                        if failure == Failure::ChatMissing {
+                            tracing::error!(
+                                chat,
+                                strikes = strikes + 1,
+                                "Telegram keeps saying this group does not exist; its table is stopped"
+                            );
+                        } else {
+                            tracing::info!(chat, "the bot cannot write to this group any more");
+                        }
+                        self.not_found.remove(&chat);
                         let shared = self.shared.clone();
                         tokio::spawn(async move { shared.chat_gone(ChatId(chat)).await });
+                        Outcome::Failed
                     }
-                    Failure::Rejected => tracing::warn!(chat, "Telegram refused an output"),
-                    _ => {}
-                }
+                    // A menu that is gone has no buttons left to remove.
+                    Next::Forget => Outcome::Failed,
+                    Next::Drop => {
+                        tracing::warn!(chat, ?failure, "Telegram refused an output");
+                        Outcome::Failed
+                    }
+                };
                 // Still out of date, since then.
                 if let (Some(stale), Some(table), true) = (done.stale, done.table, done.keeps) {
                     self.stale.entry((chat, table.0)).or_insert(stale);
@@ -983,34 +1035,6 @@ impl Outbox {
         }
     }
 
-    /// A write to group `chat` got "chat not found": retried later, with
-    /// a pause that doubles, and only after [`NOT_FOUND_STRIKES`] in a row
-    /// is the group given up (its table stopped), loudly.
-    fn group_not_found(&mut self, chat: i64) -> Outcome {
-        let strikes = self.not_found.entry(chat).or_insert(0);
-        *strikes += 1;
-        let strikes = *strikes;
-        if strikes >= NOT_FOUND_STRIKES {
-            tracing::error!(
-                chat,
-                strikes,
-                "Telegram keeps saying this group does not exist; its table is stopped"
-            );
-            self.not_found.remove(&chat);
-            let shared = self.shared.clone();
-            tokio::spawn(async move { shared.chat_gone(ChatId(chat)).await });
-            return Outcome::Failed;
-        }
-        let pause = self.not_found_retry * 2u32.pow(strikes - 1);
-        tracing::warn!(
-            chat,
-            strikes,
-            ?pause,
-            "Telegram says the group does not exist; retrying"
-        );
-        Outcome::RetryAfter(pause)
-    }
-
     /// The open tables `user` sits at or has a hand message of.
     async fn tables_of(&self, user: &UserId) -> Vec<TableId> {
         let mut tables = self.shared.tables_with_hand_of(user).await;
@@ -1089,13 +1113,7 @@ impl Call {
 /// Performs one output. `Ok(Some(id))` when a new message was posted.
 async fn deliver(shared: &Shared, chat: ChatId, call: Call) -> Result<Option<MessageId>, Failure> {
     let bot = &shared.bot;
-    let edited = |r: Result<_, teloxide::RequestError>| match r {
-        Ok(_) => Ok(None),
-        Err(e) => match Failure::of(&e) {
-            Failure::NotModified => Ok(None),
-            f => Err(f),
-        },
-    };
+    let edited = |r: Result<_, teloxide::RequestError>| r.map(|_| None).map_err(|e| classify(&e));
     match call {
         Call::Edit(id, content) => {
             let mut req = bot
@@ -1109,7 +1127,7 @@ async fn deliver(shared: &Shared, chat: ChatId, call: Call) -> Result<Option<Mes
         Call::NoButtons(id) => edited(bot.edit_message_reply_markup(chat, id).await.map(drop)),
         Call::Delete(id) => match bot.delete_message(chat, id).await {
             Ok(_) => Ok(None),
-            Err(e) => Err(Failure::of(&e)),
+            Err(e) => Err(classify(&e)),
         },
         Call::Send(content) => {
             let mut req = bot
@@ -1120,7 +1138,7 @@ async fn deliver(shared: &Shared, chat: ChatId, call: Call) -> Result<Option<Mes
             }
             match req.await {
                 Ok(m) => Ok(Some(m.id)),
-                Err(e) => Err(Failure::of(&e)),
+                Err(e) => Err(classify(&e)),
             }
         }
         Call::Nothing => Ok(None),

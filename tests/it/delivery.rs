@@ -17,7 +17,8 @@ use kozyr::table::Phase;
 use kozyr::telegram::bot::Tuning;
 
 use crate::support::discord::{self as dc, CHANNEL};
-use crate::support::telegram::{Setup, WAIT, World, deal_no};
+use crate::support::play::Play;
+use crate::support::telegram::{Setup, WAIT, World};
 use crate::support::{eventually, fast_tuning, press_data};
 
 const STARTED: &str = "The game has started: the table is below.";
@@ -48,18 +49,7 @@ async fn telegram_the_old_lobby_says_the_game_started_and_a_new_deal_spends_no_e
         "no message says the game can start"
     );
     // A whole deal, to the next one's table posted anew.
-    let first = deal_no(&w.table(id).await);
-    let mut moves = 0;
-    loop {
-        let t = w.table(id).await;
-        if deal_no(&t) != first || t.phase() != Phase::Playing {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-        moves += 1;
-        assert!(moves < 200, "the deal does not end");
-    }
+    let moves = w.finish_deal(id).await;
     let t = w.table(id).await;
     if t.phase() == Phase::Playing {
         w.play_safe(&t).await;
@@ -115,18 +105,7 @@ async fn discord_a_deal_has_no_edit_that_changes_nothing_and_one_notification_to
     );
     let calls_before = w.fake.calls().len();
     let unchanged_before = w.fake.unchanged_edits();
-    let n = dc::deal_no(&t);
-    let mut moves = 0;
-    loop {
-        let t = w.table(id).await;
-        if dc::deal_no(&t) != n || t.phase() != Phase::Playing {
-            break;
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-        moves += 1;
-        assert!(moves < 200, "the deal does not end");
-    }
+    let moves = w.finish_deal(id).await;
     w.stop().await;
     let calls = w.fake.calls();
     let deal_calls = &calls[calls_before..];

@@ -16,6 +16,7 @@ use kozyr::kozel;
 use kozyr::table::Phase;
 
 use crate::support::discord::{CHANNEL, WAIT, World, deal_no, open_and_start, press, tuning};
+use crate::support::play::Play;
 use crate::support::{db_url, eventually, press_data};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -196,26 +197,17 @@ async fn a_hearts_deal_by_clicks_through_429s_and_a_message_too_old_to_edit() {
     let mut w = World::new().await;
     let id = open_and_start(&w, "hearts").await;
     let (first_msg, _) = w.my_hand_button(0).await;
-    let t = w.table(id).await;
-    let n = deal_no(&t);
     let calls_before = w.fake.calls().len();
-    let mut moves = 0;
-    loop {
-        let t = w.table(id).await;
-        if deal_no(&t) != n || t.phase() != Phase::Playing {
-            break;
-        }
-        if moves == 6 {
-            w.fake.rate_limit("PATCH /channels", 3);
-        }
-        if moves == 20 {
-            w.fake.refuse_edits_of(first_msg);
-        }
-        w.play_safe(&t).await;
-        w.wait_version_after(id, t.version()).await;
-        moves += 1;
-        assert!(moves < 200, "the deal does not end");
-    }
+    let moves = w
+        .finish_deal_with(id, |_, moves| {
+            if moves == 6 {
+                w.fake.rate_limit("PATCH /channels", 3);
+            }
+            if moves == 20 {
+                w.fake.refuse_edits_of(first_msg);
+            }
+        })
+        .await;
     // The table was posted anew once its message could not be edited.
     // One-press Hearts cards play a deal faster than the route's 429s
     // (0.2 s each) are waited out, so the table catches up after the deal.

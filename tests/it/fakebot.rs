@@ -591,9 +591,10 @@ async fn a_dispatcher_bot_runs_against_the_fake() {
 /// in every language, and failures read the way the front-end expects.
 #[tokio::test]
 async fn kozyr_commands_and_failure_classes_against_the_fake() {
+    use kozyr::delivery::transport::Failure;
     use kozyr::i18n::Lang;
     use kozyr::telegram::commands::bot_commands;
-    use kozyr::telegram::failure::Failure;
+    use kozyr::telegram::failure::classify;
 
     let w = world().await;
     for lang in Lang::ALL {
@@ -605,7 +606,7 @@ async fn kozyr_commands_and_failure_classes_against_the_fake() {
     }
     assert_eq!(w.fake.commands().len(), 4);
 
-    let class = |r: Result<Message, RequestError>| Failure::of(&r.unwrap_err());
+    let class = |r: Result<Message, RequestError>| classify(&r.unwrap_err());
     let m = w.bot.send_message(w.group, "x").await.unwrap();
     assert_eq!(
         class(w.bot.edit_message_text(w.group, m.id, "x").await),
@@ -617,13 +618,13 @@ async fn kozyr_commands_and_failure_classes_against_the_fake() {
                 .send_message(FakeBot::private_chat(w.bob), "hand")
                 .await
         ),
-        Failure::Unreachable
+        Failure::Refused
     );
     w.fake
         .inject(Fault::too_many_requests(3).chat(w.group).times(1));
     assert_eq!(
         class(w.bot.send_message(w.group, "y").await),
-        Failure::RetryAfter(Duration::from_secs(3))
+        Failure::RateLimited(Duration::from_secs(3))
     );
     w.fake.delete_message(w.group, m.id).unwrap();
     assert_eq!(
@@ -633,15 +634,12 @@ async fn kozyr_commands_and_failure_classes_against_the_fake() {
     let new = w.fake.migrate_to_supergroup(w.group, w.alice).unwrap();
     assert_eq!(
         class(w.bot.send_message(w.group, "y").await),
-        Failure::Migrated(new)
+        Failure::Moved(new.0)
     );
     w.fake
         .set_bot_status(new, w.alice, MemberStatus::Kicked)
         .unwrap();
-    assert_eq!(
-        class(w.bot.send_message(new, "y").await),
-        Failure::Unreachable
-    );
+    assert_eq!(class(w.bot.send_message(new, "y").await), Failure::Refused);
     w.fake.inject(Fault::drop_connection().times(1));
     assert_eq!(
         class(
@@ -649,6 +647,6 @@ async fn kozyr_commands_and_failure_classes_against_the_fake() {
                 .send_message(FakeBot::private_chat(w.alice), "y")
                 .await
         ),
-        Failure::Transient
+        Failure::Unavailable
     );
 }

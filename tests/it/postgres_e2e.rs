@@ -15,6 +15,7 @@ use kozyr::loadtest::{Driver, deal_no};
 use kozyr::store::{Opened, PgStore, StoreOptions};
 use kozyr::table::{Mover, Phase, Table, TableEvent};
 
+use crate::support::play::Play;
 use crate::support::postgres::fresh_url;
 use crate::support::telegram::{KillWorld, Setup, World, is_child, parent_runtime, run_child_bot};
 use crate::support::{fast_tuning, kozyr, run_to_end};

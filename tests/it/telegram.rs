@@ -16,6 +16,7 @@ use kozyr::table::{Phase, TableId};
 use kozyr::telegram::bot::start;
 use teloxide::types::MessageId;
 
+use crate::support::play::Play;
 use crate::support::telegram::{Setup, WAIT, World};
 use crate::support::{db_url, fast_tuning, press_data};
 

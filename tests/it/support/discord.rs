@@ -39,6 +39,8 @@ pub struct World {
     /// 6 when it defers.
     pub answers: (u8, u8),
     pub defer_after: Duration,
+    /// How long a person is quiet before their turn pings them.
+    pub turn_alerts: Option<Duration>,
 }
 
 pub fn tuning() -> Tuning {
@@ -110,6 +112,7 @@ impl World {
             reader: None,
             answers: (4, 7),
             defer_after: Tuning::default().defer_after,
+            turn_alerts: Tuning::default().turn_alerts,
         }
     }
 
@@ -164,6 +167,7 @@ impl World {
         let config = discord_config(&self.fake, &self.dir);
         let tuning = Tuning {
             defer_after: self.defer_after,
+            turn_alerts: self.turn_alerts,
             ..tuning()
         };
         self.bot = Some(start(&config, tuning).await.unwrap());
@@ -409,23 +413,6 @@ impl World {
         moved_past(WAIT, v, || self.table(id)).await
     }
 
-    /// Plays the deal in progress to its end (or to the end of the game),
-    /// every move the awaited seat's safe one, made as a person makes it.
-    pub async fn finish_deal(&self, id: TableId) {
-        let n = deal_no(&self.table(id).await);
-        let mut moves = 0;
-        loop {
-            let t = self.table(id).await;
-            if t.phase() != Phase::Playing || deal_no(&t) != n {
-                return;
-            }
-            self.play_safe(&t).await;
-            self.wait_version_after(id, t.version()).await;
-            moves += 1;
-            assert!(moves < 200, "the deal does not end");
-        }
-    }
-
     /// Nothing Discord would refuse, every interaction answered.
     pub fn assert_clean(&self) {
         assert_eq!(self.fake.violations(), Vec::<String>::new());
@@ -460,3 +447,5 @@ pub async fn open_and_start(w: &World, command: &str) -> TableId {
     .await;
     t.id()
 }
+
+super::play::by_inherent_methods!(World);

@@ -6,6 +6,8 @@
 
 /// The Discord world: the strict fake Discord, four people in a channel.
 pub mod discord;
+/// Playing a deal, over what every platform's `World` does.
+pub mod play;
 /// A throwaway PostgreSQL server: CI's, or one this process starts.
 pub mod postgres;
 /// The Telegram world: the fake Bot API, people in a group; and the set-up

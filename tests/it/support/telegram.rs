@@ -508,23 +508,6 @@ impl World {
         self.press_move(t, action).await;
     }
 
-    /// Plays the deal in progress to its end (or to the end of the game),
-    /// every move the awaited seat's safe one, made as a person makes it.
-    pub async fn finish_deal(&self, id: TableId) {
-        let n = deal_no(&self.table(id).await);
-        let mut moves = 0;
-        loop {
-            let t = self.table(id).await;
-            if t.phase() != Phase::Playing || deal_no(&t) != n {
-                return;
-            }
-            self.play_safe(&t).await;
-            self.wait_version_after(id, t.version()).await;
-            moves += 1;
-            assert!(moves < 200, "the deal does not end");
-        }
-    }
-
     /// The awaited seat's move, by pressing what its hand shows (as
     /// [`World::play_safe`]). Kozel answers beat when they can, so tricks
     /// change hands (see [`policy`]). Returns the table once it moved.
@@ -711,3 +694,5 @@ impl Drop for ChildBot {
         let _ = self.0.wait();
     }
 }
+
+super::play::by_inherent_methods!(World);

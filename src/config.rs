@@ -219,6 +219,61 @@ pub struct DiscordConfig {
     pub public_key: Option<String>,
     /// Where the HTTP interactions endpoint listens.
     pub interactions_listen: SocketAddr,
+    /// `DISCORD_SHARDS`: the gateway shards this process runs; `None` runs
+    /// every shard Discord recommends.
+    pub shards: Option<ShardRange>,
+}
+
+/// Shards `first..=last` of `total` (`DISCORD_SHARDS=first-last/total`):
+/// Discord sends each server's events to shard `(server id >> 22) %
+/// total`, and large bots split the shards between processes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShardRange {
+    pub first: u32,
+    pub last: u32,
+    pub total: u32,
+}
+
+impl ShardRange {
+    /// `A-B/N` or `A/N`, with `A <= B < N`; the error says what is expected.
+    pub fn parse(value: &str) -> Result<ShardRange, String> {
+        let expected = || {
+            "expected A-B/N (this process runs shards A to B of N, such as 0-3/8) \
+             or A/N (one shard), with A <= B < N"
+                .to_owned()
+        };
+        let number = |s: &str| -> Result<u32, String> {
+            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(expected());
+            }
+            s.parse::<u32>()
+                .map_err(|_| format!("{s} is too large; {}", expected()))
+        };
+        let (shards, total) = value.split_once('/').ok_or_else(expected)?;
+        let (first, last) = shards.split_once('-').unwrap_or((shards, shards));
+        let range = ShardRange {
+            first: number(first)?,
+            last: number(last)?,
+            total: number(total)?,
+        };
+        if range.total == 0 {
+            return Err(format!("there must be at least one shard; {}", expected()));
+        }
+        if range.first > range.last || range.last >= range.total {
+            return Err(expected());
+        }
+        Ok(range)
+    }
+}
+
+impl fmt::Display for ShardRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.first == self.last {
+            write!(f, "{}/{}", self.first, self.total)
+        } else {
+            write!(f, "{}-{}/{}", self.first, self.last, self.total)
+        }
+    }
 }
 
 /// Everything `kozyr run` needs.
@@ -349,6 +404,12 @@ pub const SETTINGS: &[Setting] = &[
         "host:port of the interactions endpoint (needs DISCORD_PUBLIC_KEY)",
     ),
     setting(
+        "DISCORD_SHARDS",
+        "discord-shards",
+        None,
+        "Gateway shards this process runs: A-B/N or A/N (default: all Discord recommends)",
+    ),
+    setting(
         "DATABASE_URL",
         "database-url",
         Some(DEFAULT_DATABASE_URL),
@@ -446,6 +507,7 @@ const DEPENDENT: &[(&str, &str)] = &[
     ("DISCORD_GUILD_ID", "DISCORD_TOKEN"),
     ("DISCORD_PUBLIC_KEY", "DISCORD_TOKEN"),
     ("DISCORD_INTERACTIONS_LISTEN", "DISCORD_PUBLIC_KEY"),
+    ("DISCORD_SHARDS", "DISCORD_TOKEN"),
     ("WEBHOOK_LISTEN", "WEBHOOK_URL"),
     ("WEBHOOK_SECRET", "WEBHOOK_URL"),
 ];
@@ -554,6 +616,12 @@ impl Config {
                     &get("DISCORD_INTERACTIONS_LISTEN").unwrap_or_else(|| "0.0.0.0:8444".into()),
                     8444,
                 )?;
+                let shards = match get("DISCORD_SHARDS") {
+                    None => None,
+                    Some(s) => {
+                        Some(ShardRange::parse(&s).map_err(|why| bad("DISCORD_SHARDS", why))?)
+                    }
+                };
                 Some(DiscordConfig {
                     token,
                     api_url,
@@ -561,6 +629,7 @@ impl Config {
                     guild_id,
                     public_key,
                     interactions_listen,
+                    shards,
                 })
             }
         };
@@ -934,6 +1003,67 @@ mod tests {
             (d.api_url.as_deref(), d.guild_id),
             (Some("http://127.0.0.1:9"), Some(42))
         );
+    }
+
+    #[test]
+    fn discord_shards() {
+        const DISCORD: &str =
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789";
+        const EXPECTED: &str = "expected A-B/N (this process runs shards A to B of N, \
+            such as 0-3/8) or A/N (one shard), with A <= B < N";
+        /// (first, last, total, as the start-up line shows it)
+        type Parsed = (u32, u32, u32, &'static str);
+        let cases: &[(&str, Result<Parsed, String>)] = &[
+            ("0-3/8", Ok((0, 3, 8, "0-3/8"))),
+            ("1/2", Ok((1, 1, 2, "1/2"))),
+            ("0/1", Ok((0, 0, 1, "0/1"))),
+            ("2-2/3", Ok((2, 2, 3, "2/3"))),
+            ("4-7/8", Ok((4, 7, 8, "4-7/8"))),
+            ("8/8", Err(EXPECTED.into())),
+            ("3-1/8", Err(EXPECTED.into())),
+            ("0-8/8", Err(EXPECTED.into())),
+            (
+                "0/0",
+                Err(format!("there must be at least one shard; {EXPECTED}")),
+            ),
+            ("2", Err(EXPECTED.into())),
+            ("-1/2", Err(EXPECTED.into())),
+            ("0--1/2", Err(EXPECTED.into())),
+            ("a-b/c", Err(EXPECTED.into())),
+            ("+1/2", Err(EXPECTED.into())),
+            ("0 - 1/2", Err(EXPECTED.into())),
+            ("0-1/2/3", Err(EXPECTED.into())),
+            (
+                "0/99999999999",
+                Err(format!("99999999999 is too large; {EXPECTED}")),
+            ),
+        ];
+        for (value, want) in cases {
+            let error = want
+                .as_ref()
+                .err()
+                .map(|why| format!("DISCORD_SHARDS is malformed: {why}"));
+            let got = check(
+                &[("DISCORD_TOKEN", DISCORD), ("DISCORD_SHARDS", value)],
+                error.as_deref().map_or(Ok(()), Err),
+            );
+            if let Ok((first, last, total, shown)) = want {
+                let range = got.and_then(|c| c.discord).and_then(|d| d.shards);
+                assert_eq!(
+                    range,
+                    Some(ShardRange {
+                        first: *first,
+                        last: *last,
+                        total: *total
+                    }),
+                    "{value}"
+                );
+                assert_eq!(range.map(|r| r.to_string()).as_deref(), Some(*shown));
+            }
+        }
+        // Unset: every recommended shard.
+        let c = check(&[("DISCORD_TOKEN", DISCORD)], Ok(())).unwrap();
+        assert_eq!(c.discord.and_then(|d| d.shards), None);
     }
 
     #[test]

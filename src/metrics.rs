@@ -26,6 +26,7 @@
 //! | `kozyr_output_staleness_seconds` | histogram | of (actor, acted, group, others) | how long a message showed an out-of-date state before the scheduler delivered the new one |
 //! | `kozyr_db_commit_seconds` | histogram | | one group commit of the store's writer, fsync included |
 //! | `kozyr_db_commit_commands` | histogram | | commands in that group commit |
+//! | `kozyr_gateway_shards_connected` | gauge | shard (`id/total`) | 1 while the gateway shard this process runs is connected (READY or RESUMED), 0 while it reconnects |
 //! | `process_*` | | | resident memory, CPU seconds, open files… (`metrics-process`) |
 
 use std::net::SocketAddr;
@@ -55,6 +56,7 @@ pub const PACER_PAUSE_SECONDS: &str = "kozyr_pacer_pause_seconds";
 pub const OUTPUT_STALENESS_SECONDS: &str = "kozyr_output_staleness_seconds";
 pub const DB_COMMIT_SECONDS: &str = "kozyr_db_commit_seconds";
 pub const DB_COMMIT_COMMANDS: &str = "kozyr_db_commit_commands";
+pub const GATEWAY_SHARDS_CONNECTED: &str = "kozyr_gateway_shards_connected";
 
 /// Why the metrics endpoint could not start.
 #[derive(Debug, thiserror::Error)]
@@ -195,6 +197,10 @@ fn describe_and_register() {
     describe_histogram!(
         DB_COMMIT_COMMANDS,
         "Commands in one group commit of the store's writer"
+    );
+    describe_gauge!(
+        GATEWAY_SHARDS_CONNECTED,
+        "1 while a gateway shard this process runs is connected, 0 while it reconnects, by shard"
     );
     process_collector().describe();
 
@@ -357,6 +363,13 @@ pub fn pacer_pause(lane: &'static str, pause: Duration) {
 }
 
 /// One group commit of the store's writer: its time and size.
+/// A gateway shard (`id/total`) connected or lost its connection; each
+/// shard the process runs reports 0 when it starts.
+pub fn gateway_shard(shard: &str, connected: bool) {
+    ::metrics::gauge!(GATEWAY_SHARDS_CONNECTED, "shard" => shard.to_owned())
+        .set(f64::from(u8::from(connected)));
+}
+
 pub fn db_commit(took: Duration, commands: usize) {
     ::metrics::histogram!(DB_COMMIT_SECONDS).record(took.as_secs_f64());
     ::metrics::histogram!(DB_COMMIT_COMMANDS).record(commands as f64);

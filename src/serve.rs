@@ -38,6 +38,9 @@ pub struct StartLine {
     pub discord_application: String,
     /// `gateway`, or `gateway+interactions` with the HTTP endpoint.
     pub discord_mode: &'static str,
+    /// The gateway shards this process runs (`DISCORD_SHARDS`, e.g.
+    /// `0-1/2`), `recommended` when unset, empty without Discord.
+    pub discord_shards: String,
     pub database: String,
     /// `VAR=value` of every setting given other than its default.
     pub changed: String,
@@ -66,6 +69,12 @@ impl StartLine {
                 Some(d) if d.public_key.is_some() => "gateway+interactions",
                 Some(_) => "gateway",
             },
+            discord_shards: match &config.discord {
+                None => String::new(),
+                Some(d) => d
+                    .shards
+                    .map_or_else(|| "recommended".to_owned(), |r| r.to_string()),
+            },
             database: config.database_url.clone(),
             changed: config
                 .changed
@@ -86,8 +95,8 @@ impl std::fmt::Display for StartLine {
         if !self.discord_mode.is_empty() {
             write!(
                 f,
-                " discord application {} ({})",
-                self.discord_application, self.discord_mode
+                " discord application {} ({}, shards {})",
+                self.discord_application, self.discord_mode, self.discord_shards
             )?;
         }
         write!(f, "; database {}", self.database)?;
@@ -163,16 +172,20 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         }
         None => None,
     };
-    let line = StartLine::of(
+    let mut line = StartLine::of(
         &config,
         telegram.as_ref().map(|t| t.shared().username.as_str()),
     );
+    if let Some(d) = &discord {
+        line.discord_shards = d.shards().to_string();
+    }
     tracing::info!(
         version = line.version,
         telegram = line.telegram,
         telegram_mode = line.telegram_mode,
         discord_application = line.discord_application,
         discord_mode = line.discord_mode,
+        discord_shards = line.discord_shards,
         database = line.database,
         changed = line.changed,
         "{line}"

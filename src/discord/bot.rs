@@ -1,6 +1,7 @@
-//! The running Discord shell: the gateway loop (twilight's shard, which
-//! heartbeats, reconnects and resumes by itself), the interaction handlers
-//! and the outbox, started by [`start`] and stopped by
+//! The running Discord shell: the gateway (one task per shard this process
+//! runs, `DISCORD_SHARDS` or every shard Discord recommends; twilight's
+//! shard heartbeats, reconnects and resumes by itself), the interaction
+//! handlers and the outbox, started by [`start`] and stopped by
 //! [`RunningDiscord::stop`].
 
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
+use twilight_gateway::queue::InMemoryQueue;
 use twilight_gateway::{Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt as _};
 use twilight_http::Client;
 use twilight_model::id::Id;
@@ -15,7 +17,7 @@ use twilight_model::id::marker::ApplicationMarker;
 
 use super::outbox;
 pub use super::shared::{HandToken, Shared, TOKEN_LIFE};
-use crate::config::{Config, DiscordConfig};
+use crate::config::{Config, DiscordConfig, ShardRange};
 use crate::front::Front;
 use crate::i18n::Lang;
 use crate::table::Output;
@@ -69,7 +71,9 @@ pub enum DiscordError {
 /// A started Discord shell.
 pub struct RunningDiscord {
     shared: Arc<Shared>,
-    gateway: JoinHandle<()>,
+    /// One task per shard.
+    gateway: Vec<JoinHandle<()>>,
+    shards: ShardRange,
     stop_gateway: watch::Sender<bool>,
     outbox: JoinHandle<()>,
     stop_outbox: watch::Sender<bool>,
@@ -88,6 +92,11 @@ impl RunningDiscord {
         self.shared.front.service()
     }
 
+    /// The gateway shards this process runs.
+    pub fn shards(&self) -> ShardRange {
+        self.shards
+    }
+
     /// Where the HTTP interactions endpoint listens, when it is on.
     pub fn interactions_addr(&self) -> Option<std::net::SocketAddr> {
         self.endpoint.as_ref().map(|(a, _)| *a)
@@ -97,7 +106,9 @@ impl RunningDiscord {
     /// owns it, stops the table service and closes the database.
     pub async fn stop(self) {
         let _ = self.stop_gateway.send(true);
-        let _ = self.gateway.await;
+        for shard in self.gateway {
+            let _ = shard.await;
+        }
         if let Some((_, server)) = &self.endpoint {
             server.abort();
         }
@@ -164,7 +175,7 @@ pub async fn start_on(
     let discord = config.discord.as_ref().ok_or(DiscordError::NoToken)?;
     let http = Arc::new(http_client(discord)?);
     let app = Id::new(discord.token.application_id());
-    let gateway_url = gateway_url(&http, discord).await?;
+    let gateway = gateway_info(&http, discord).await?;
     register_commands(&http, app, discord, config.default_language).await;
 
     let (local_tx, local_rx) = mpsc::unbounded_channel();
@@ -210,16 +221,35 @@ pub async fn start_on(
         None => None,
     };
     let (stop_gateway, stop_rx) = watch::channel(false);
-    let gateway = tokio::spawn(gateway_loop(
-        shared.clone(),
-        discord.token.expose().to_owned(),
-        gateway_url,
-        tuning.defer_after,
-        stop_rx,
-    ));
+    let shards = discord.shards.unwrap_or(ShardRange {
+        first: 0,
+        last: gateway.recommended - 1,
+        total: gateway.recommended,
+    });
+    let tasks = gateway_shards(discord, &gateway, shards)
+        .map(|shard| {
+            tokio::spawn(shard_loop(
+                shared.clone(),
+                shard,
+                tuning.defer_after,
+                stop_rx.clone(),
+            ))
+        })
+        .collect();
+    tracing::info!(%shards, recommended = gateway.recommended, "Discord gateway shards");
+    if shards.total < gateway.recommended {
+        // Discord closes a shard past 2,500 servers with 4011, which
+        // twilight reports as fatal: say why before it happens.
+        tracing::warn!(
+            %shards,
+            recommended = gateway.recommended,
+            "DISCORD_SHARDS has fewer shards in all than Discord recommends"
+        );
+    }
     Ok(RunningDiscord {
         shared,
-        gateway,
+        gateway: tasks,
+        shards,
         stop_gateway,
         outbox,
         stop_outbox,
@@ -228,10 +258,20 @@ pub async fn start_on(
     })
 }
 
-/// `GET /gateway/bot` (which also checks the token), unless
-/// `DISCORD_GATEWAY_URL` says where to connect. Retried while Discord
+/// What `GET /gateway/bot` says: where to connect (unless
+/// `DISCORD_GATEWAY_URL` says), how many shards Discord recommends, and how
+/// many sessions may start (IDENTIFYs: at most `max_concurrency` at once,
+/// `remaining` until `reset_after`).
+struct GatewayInfo {
+    url: String,
+    /// At least 1.
+    recommended: u32,
+    limit: twilight_model::gateway::SessionStartLimit,
+}
+
+/// `GET /gateway/bot` (which also checks the token). Retried while Discord
 /// cannot be reached; a refused token stops the start.
-async fn gateway_url(http: &Client, discord: &DiscordConfig) -> Result<String, DiscordError> {
+async fn gateway_info(http: &Client, discord: &DiscordConfig) -> Result<GatewayInfo, DiscordError> {
     let mut wait = Duration::from_secs(1);
     loop {
         let r = match http.gateway().authed().await {
@@ -247,7 +287,11 @@ async fn gateway_url(http: &Client, discord: &DiscordConfig) -> Result<String, D
         };
         match r {
             Ok(info) => {
-                return Ok(discord.gateway_url.clone().unwrap_or(info.url));
+                return Ok(GatewayInfo {
+                    url: discord.gateway_url.clone().unwrap_or(info.url),
+                    recommended: info.shards.max(1),
+                    limit: info.session_start_limit,
+                });
             }
             Err(e) => {
                 tracing::warn!(error = %e, retry_in = ?wait, "Discord cannot be reached yet");
@@ -279,24 +323,55 @@ async fn register_commands(
     }
 }
 
-/// Reads gateway events until stopped; each interaction is handled on its
-/// own task, so a slow one never holds up the next.
-async fn gateway_loop(
-    shared: Arc<Shared>,
-    token: String,
-    url: String,
-    defer_after: Duration,
-    mut stop: watch::Receiver<bool>,
-) {
+/// The shards `range` names, sharing one IDENTIFY queue that keeps to the
+/// session start limit Discord gave (twilight's `create_recommended` and
+/// `create_bucket` build the same shards, but with Discord's default
+/// limit, and its `create_iterator` panics on a shard past the total).
+fn gateway_shards(
+    discord: &DiscordConfig,
+    gateway: &GatewayInfo,
+    range: ShardRange,
+) -> impl Iterator<Item = Shard> + use<> {
+    let limit = &gateway.limit;
+    // InMemoryQueue panics when `remaining` exceeds `total`.
+    let total_starts = limit.total.max(limit.remaining);
+    let queue = InMemoryQueue::new(
+        limit.max_concurrency.max(1),
+        limit.remaining,
+        Duration::from_millis(limit.reset_after),
+        total_starts,
+    );
     // Interactions need no intent at all. GUILD_MESSAGES (not privileged)
     // brings MESSAGE_CREATE, only to count the chat that buries a table
     // message; their content (MESSAGE_CONTENT, privileged) is not needed.
-    let config = twilight_gateway::ConfigBuilder::new(token, Intents::GUILD_MESSAGES)
-        .proxy_url(url)
-        .build();
-    let mut shard = Shard::with_config(ShardId::ONE, config);
-    let wanted =
-        EventTypeFlags::INTERACTION_CREATE | EventTypeFlags::READY | EventTypeFlags::MESSAGE_CREATE;
+    let config = twilight_gateway::ConfigBuilder::new(
+        discord.token.expose().to_owned(),
+        Intents::GUILD_MESSAGES,
+    )
+    .proxy_url(gateway.url.clone())
+    .queue(queue)
+    .build();
+    let total = range.total;
+    (range.first..=range.last)
+        .filter_map(move |number| ShardId::new_checked(number, total))
+        .map(move |id| Shard::with_config(id, config.clone()))
+}
+
+/// Reads one shard's gateway events until stopped; each interaction is
+/// handled on its own task, so a slow one never holds up the next.
+async fn shard_loop(
+    shared: Arc<Shared>,
+    mut shard: Shard,
+    defer_after: Duration,
+    mut stop: watch::Receiver<bool>,
+) {
+    let id = shard.id();
+    let label = format!("{}/{}", id.number(), id.total());
+    crate::metrics::gateway_shard(&label, false);
+    let wanted = EventTypeFlags::INTERACTION_CREATE
+        | EventTypeFlags::READY
+        | EventTypeFlags::RESUMED
+        | EventTypeFlags::MESSAGE_CREATE;
     loop {
         let item = tokio::select! {
             item = shard.next_event(wanted) => item,
@@ -315,11 +390,18 @@ async fn gateway_loop(
             }
             Some(Ok(Event::Ready(r))) => {
                 shared.set_bot_user(r.user.id.get());
-                tracing::info!(user = %r.user.name, "connected to the Discord gateway");
+                crate::metrics::gateway_shard(&label, true);
+                tracing::info!(user = %r.user.name, shard = %id, "connected to the Discord gateway");
+            }
+            Some(Ok(Event::Resumed)) => crate::metrics::gateway_shard(&label, true),
+            Some(Ok(Event::GatewayClose(frame))) => {
+                crate::metrics::gateway_shard(&label, false);
+                tracing::info!(shard = %id, code = frame.map(|f| f.code), "a Discord gateway shard lost its connection");
             }
             Some(Ok(_)) => {}
-            Some(Err(e)) => tracing::warn!(error = %e, "gateway"),
+            Some(Err(e)) => tracing::warn!(error = %e, shard = %id, "gateway"),
         }
     }
     shard.close(twilight_gateway::CloseFrame::NORMAL);
+    crate::metrics::gateway_shard(&label, false);
 }

@@ -2,7 +2,13 @@
 //! (HELLO, IDENTIFY → READY, heartbeats, RESUME → RESUMED with the missed
 //! events, INTERACTION_CREATE; a test can drop the connection or send op
 //! 7 / op 9) and the REST routes the bot uses, talked to by the real
-//! twilight clients. It enforces what Discord enforces — each interaction
+//! twilight clients. It shards as Discord does: `GET /gateway/bot`
+//! recommends a shard count, IDENTIFY names `[id, total]` and is closed
+//! with 4010 (invalid shard) or 4011 (sharding required, past a number of
+//! servers per shard the test sets), READY lists the shard's servers, and
+//! each server's events go only to the session of shard `(guild_id >> 22)
+//! % total` (channels are placed in servers; an event whose shard has no
+//! session is a violation). It enforces what Discord enforces — each interaction
 //! answered once and within 3 s, interaction tokens valid 15 minutes (on a
 //! clock the test moves), component and content limits, per-route 429s
 //! with rate-limit headers — and records every violation, every REST call
@@ -31,7 +37,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use world::World;
-pub use world::{Call, GUILD_MESSAGES, Seen, SeenSelect, User};
+pub use world::{Call, GUILD_MESSAGES, Seen, SeenSelect, User, shard_of};
 
 /// The application (and bot user) id of the fake's token.
 pub const APP_ID: u64 = 123456789012345678;
@@ -46,6 +52,8 @@ enum GwCtl {
     Dispatch,
     /// Close the TCP connection without a close frame.
     Drop,
+    /// [`GwCtl::Drop`] for the connections of one shard id only.
+    DropShard(u64),
     /// op 7: reconnect and resume.
     Reconnect,
     /// op 9 with `d` = resumable.
@@ -265,6 +273,39 @@ impl FakeDiscord {
         lock(&self.inner).commands.clone()
     }
 
+    /// Shards like Discord's: `GET /gateway/bot` recommends `recommended`
+    /// shards, and an IDENTIFY whose shard would hold more than
+    /// `guilds_per_shard` servers is closed with 4011 (sharding required).
+    pub fn set_shards(&self, recommended: u64, guilds_per_shard: Option<usize>) {
+        let mut w = lock(&self.inner);
+        w.recommended_shards = recommended;
+        w.guilds_per_shard = guilds_per_shard;
+    }
+
+    /// How many IDENTIFYs may start at once (`max_concurrency`, 1 at first:
+    /// twilight then spaces them 5 s apart, as Discord wants).
+    pub fn set_max_concurrency(&self, n: u64) {
+        lock(&self.inner).max_concurrency = n;
+    }
+
+    /// Puts `channel` in the server `guild` (the bot is in it); channels
+    /// not placed are in [`GUILD_ID`].
+    pub fn place_channel(&self, channel: u64, guild: u64) {
+        let mut w = lock(&self.inner);
+        w.guilds.insert(guild);
+        w.guild_of.insert(channel, guild);
+    }
+
+    /// `[id, total]` of every IDENTIFY accepted, in order.
+    pub fn identified_shards(&self) -> Vec<(u64, u64)> {
+        lock(&self.inner).identified.clone()
+    }
+
+    /// `[id, total]` of the sessions connected now.
+    pub fn live_shards(&self) -> Vec<(u64, u64)> {
+        lock(&self.inner).live_shards()
+    }
+
     /// (IDENTIFYs, RESUMEs, heartbeats) received.
     pub fn gateway_counts(&self) -> (usize, usize, usize) {
         let w = lock(&self.inner);
@@ -278,6 +319,11 @@ impl FakeDiscord {
 
     pub fn drop_gateway(&self) {
         let _ = self.inner.gw.send(GwCtl::Drop);
+    }
+
+    /// Closes the connections of shard `id` only, without a close frame.
+    pub fn drop_shard(&self, id: u64) {
+        let _ = self.inner.gw.send(GwCtl::DropShard(id));
     }
 
     pub fn send_reconnect(&self) {
@@ -348,7 +394,11 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
                     Some(2) => {
                         let token = v["d"]["token"].as_str().unwrap_or("");
                         let intents = v["d"]["intents"].as_u64();
-                        let ready = lock(&inner).identify(token, intents);
+                        let shard = v["d"]["shard"].as_array().and_then(|a| match a.as_slice() {
+                            [id, total] => Some((id.as_u64()?, total.as_u64()?)),
+                            _ => None,
+                        });
+                        let ready = lock(&inner).identify(token, intents, shard);
                         match ready {
                             Ok((sid, text)) => {
                                 session = Some(sid);
@@ -359,7 +409,12 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
                             Err(code) => {
                                 let _ = ws.send(WsMessage::Close(Some(axum::extract::ws::CloseFrame {
                                     code,
-                                    reason: if code == 4013 { "Invalid intent(s)." } else { "Authentication failed." }.into(),
+                                    reason: match code {
+                                        4013 => "Invalid intent(s).",
+                                        4010 => "Invalid shard.",
+                                        4011 => "Sharding required.",
+                                        _ => "Authentication failed.",
+                                    }.into(),
                                 }))).await;
                                 break;
                             }
@@ -398,6 +453,12 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
             c = ctl.recv() => match c {
                 Ok(GwCtl::Dispatch) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Ok(GwCtl::Drop) => break,
+                Ok(GwCtl::DropShard(id)) => {
+                    let mine = session.as_deref().and_then(|s| lock(&inner).shard_of_session(s));
+                    if mine == Some(id) {
+                        break;
+                    }
+                }
                 Ok(GwCtl::Reconnect) => {
                     let _ = ws.send(op(7, Value::Null)).await;
                 }
@@ -411,8 +472,12 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
             },
         }
     }
+    let mut w = lock(&inner);
     if counted {
-        lock(&inner).connected -= 1;
+        w.connected -= 1;
+    }
+    if let Some(s) = &session {
+        w.disconnected(s);
     }
 }
 

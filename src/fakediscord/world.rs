@@ -95,6 +95,15 @@ struct Session {
     ended: bool,
     /// The gateway intents its IDENTIFY asked for.
     intents: u64,
+    /// `[id, total]` its IDENTIFY named.
+    shard: (u64, u64),
+    /// A connection speaks for it now.
+    live: bool,
+}
+
+/// The shard a server's events go to: `(guild_id >> 22) % total`.
+pub fn shard_of(guild: u64, total: u64) -> u64 {
+    (guild >> 22) % total.max(1)
 }
 
 /// The `GUILD_MESSAGES` intent: MESSAGE_CREATE in server channels. Not
@@ -128,8 +137,23 @@ pub struct World {
     /// An event was queued for the gateway since the last look.
     pub wake: bool,
     sessions: HashMap<String, Session>,
-    /// The newest session: interactions go there.
-    current: Option<String>,
+    /// The newest session of each shard id: its servers' events go there.
+    current: HashMap<u64, String>,
+    /// The shard total of the newest IDENTIFY: how servers map to shards.
+    shard_total: Option<u64>,
+    /// What `GET /gateway/bot` recommends.
+    pub recommended_shards: u64,
+    /// `session_start_limit.max_concurrency` of `GET /gateway/bot`.
+    pub max_concurrency: u64,
+    /// The most servers one shard may hold before IDENTIFY is closed with
+    /// 4011 (Discord: 2,500); `None` is no limit.
+    pub guilds_per_shard: Option<usize>,
+    /// The servers the bot is in.
+    pub guilds: std::collections::BTreeSet<u64>,
+    /// Channel → its server (unlisted: [`GUILD_ID`]).
+    pub guild_of: HashMap<u64, u64>,
+    /// `[id, total]` of every IDENTIFY accepted, in order.
+    pub identified: Vec<(u64, u64)>,
     interactions: HashMap<u64, Interaction>,
     by_token: HashMap<String, u64>,
     messages: HashMap<u64, Msg>,
@@ -238,7 +262,14 @@ impl World {
             connected: 0,
             wake: false,
             sessions: HashMap::new(),
-            current: None,
+            current: HashMap::new(),
+            shard_total: None,
+            recommended_shards: 1,
+            max_concurrency: 1,
+            guilds_per_shard: None,
+            guilds: [GUILD_ID].into(),
+            guild_of: HashMap::new(),
+            identified: Vec::new(),
             interactions: HashMap::new(),
             by_token: HashMap::new(),
             messages: HashMap::new(),
@@ -266,7 +297,14 @@ impl World {
 
     // ------------------------------------------------------------ gateway
 
-    pub fn identify(&mut self, token: &str, intents: Option<u64>) -> Result<(String, String), u16> {
+    /// The close code of a refused IDENTIFY, or the session and its READY.
+    /// `shard` is the IDENTIFY's `[id, total]` (absent: `[0, 1]`).
+    pub fn identify(
+        &mut self,
+        token: &str,
+        intents: Option<u64>,
+        shard: Option<(u64, u64)>,
+    ) -> Result<(String, String), u16> {
         if token != TOKEN && token != format!("Bot {TOKEN}") {
             self.violations.push("IDENTIFY with a wrong token".into());
             return Err(4004);
@@ -276,12 +314,52 @@ impl World {
             self.violations.push("IDENTIFY without intents".into());
             return Err(4013);
         };
+        let (id, total) = shard.unwrap_or((0, 1));
+        // Discord closes with 4010 (invalid shard) for a shard past the
+        // total, or a total other than the live sessions'.
+        if id >= total {
+            self.violations
+                .push(format!("IDENTIFY with the invalid shard [{id}, {total}]"));
+            return Err(4010);
+        }
+        if let Some(other) = self
+            .sessions
+            .values()
+            .find(|s| s.live && !s.ended && s.shard.1 != total)
+        {
+            self.violations.push(format!(
+                "IDENTIFY of shard [{id}, {total}] while a session of [{}, {}] is live",
+                other.shard.0, other.shard.1
+            ));
+            return Err(4010);
+        }
+        let guilds: Vec<u64> = self
+            .guilds
+            .iter()
+            .copied()
+            .filter(|&g| shard_of(g, total) == id)
+            .collect();
+        if let Some(most) = self.guilds_per_shard
+            && guilds.len() > most
+        {
+            self.violations.push(format!(
+                "IDENTIFY of shard [{id}, {total}] with {} servers: sharding required",
+                guilds.len()
+            ));
+            return Err(4011);
+        }
         self.identifies += 1;
+        self.identified.push((id, total));
         let sid = format!("session-{}", self.id());
+        let unavailable: Vec<Value> = guilds
+            .iter()
+            .map(|g| json!({"id": g.to_string(), "unavailable": true}))
+            .collect();
         let ready = json!({"op": 0, "t": "READY", "s": 1, "d": {
             "v": 10, "user": {"id": APP_ID.to_string(), "username": "kozyr", "discriminator": "0",
-                "avatar": null, "bot": true, "mfa_enabled": false, "verified": true}, "guilds": [], "session_id": sid,
-            "resume_gateway_url": self.url, "shard": [0, 1],
+                "avatar": null, "bot": true, "mfa_enabled": false, "verified": true},
+            "guilds": unavailable, "session_id": sid,
+            "resume_gateway_url": self.url, "shard": [id, total],
             "application": {"id": APP_ID.to_string(), "flags": 0}}});
         self.sessions.insert(
             sid.clone(),
@@ -290,21 +368,67 @@ impl World {
                 seq: 1,
                 ended: false,
                 intents,
+                shard: (id, total),
+                live: true,
             },
         );
-        self.current = Some(sid.clone());
+        self.current.insert(id, sid.clone());
+        self.shard_total = Some(total);
         Ok((sid, ready.to_string()))
     }
 
     pub fn resume(&mut self, sid: &str, seq: u64) -> bool {
-        match self.sessions.get(sid) {
+        match self.sessions.get_mut(sid) {
             Some(s) if !s.ended && seq <= s.seq => {
                 self.resumes += 1;
-                self.current = Some(sid.to_owned());
+                s.live = true;
+                let shard = s.shard.0;
+                self.current.insert(shard, sid.to_owned());
                 true
             }
             _ => false,
         }
+    }
+
+    /// The shard id `sid` speaks for.
+    pub fn shard_of_session(&self, sid: &str) -> Option<u64> {
+        self.sessions.get(sid).map(|s| s.shard.0)
+    }
+
+    /// The connection speaking for `sid` closed.
+    pub fn disconnected(&mut self, sid: &str) {
+        if let Some(s) = self.sessions.get_mut(sid) {
+            s.live = false;
+        }
+    }
+
+    /// `[id, total]` of the sessions a connection speaks for now.
+    pub fn live_shards(&self) -> Vec<(u64, u64)> {
+        let mut live: Vec<(u64, u64)> = self
+            .sessions
+            .values()
+            .filter(|s| s.live && !s.ended)
+            .map(|s| s.shard)
+            .collect();
+        live.sort_unstable();
+        live
+    }
+
+    /// The session that takes `guild`'s events: the newest of its shard.
+    /// `Err` names the shard when no session has it.
+    fn session_for(&self, guild: u64) -> Result<String, String> {
+        let Some(total) = self.shard_total else {
+            return Err("no session".into());
+        };
+        let shard = shard_of(guild, total);
+        self.current
+            .get(&shard)
+            .cloned()
+            .ok_or_else(|| format!("no session of its shard [{shard}, {total}]"))
+    }
+
+    fn guild_of_channel(&self, channel: u64) -> u64 {
+        self.guild_of.get(&channel).copied().unwrap_or(GUILD_ID)
     }
 
     pub fn resumed_event(&mut self, sid: &str) -> Option<(u64, String)> {
@@ -336,11 +460,16 @@ impl World {
             .count()
     }
 
-    fn dispatch(&mut self, interaction: Value) {
-        let Some(sid) = self.current.clone() else {
-            self.violations
-                .push("an interaction with no session to take it".into());
-            return;
+    fn dispatch(&mut self, interaction: Value, channel: u64) {
+        let guild = self.guild_of_channel(channel);
+        let sid = match self.session_for(guild) {
+            Ok(sid) => sid,
+            Err(why) => {
+                self.violations.push(format!(
+                    "an interaction with no session to take it (server {guild}: {why})"
+                ));
+                return;
+            }
         };
         let Some(s) = self.sessions.get_mut(&sid) else {
             return;
@@ -365,12 +494,20 @@ impl World {
         let mut d = self.message_json(m);
         d["content"] = json!("");
         d["components"] = json!([]);
-        d["guild_id"] = json!(GUILD_ID.to_string());
-        let Some(s) = self
-            .current
-            .clone()
-            .and_then(|sid| self.sessions.get_mut(&sid))
-        else {
+        let guild = self.guild_of_channel(m.channel);
+        d["guild_id"] = json!(guild.to_string());
+        let sid = match self.session_for(guild) {
+            Ok(sid) => sid,
+            // Before any session there is no one to tell (nor a shard).
+            Err(_) if self.shard_total.is_none() => return,
+            Err(why) => {
+                self.violations.push(format!(
+                    "MESSAGE_CREATE with no session to take it (server {guild}: {why})"
+                ));
+                return;
+            }
+        };
+        let Some(s) = self.sessions.get_mut(&sid) else {
             return;
         };
         if s.ended || s.intents & GUILD_MESSAGES == 0 {
@@ -410,7 +547,7 @@ impl World {
         };
         let mut v = json!({
             "id": id.to_string(), "application_id": APP_ID.to_string(), "type": kind,
-            "data": data, "guild_id": GUILD_ID.to_string(),
+            "data": data, "guild_id": self.guild_of_channel(channel).to_string(),
             "channel": {"id": channel.to_string(), "type": 0, "name": "cards"},
             "channel_id": channel.to_string(),
             "member": {"user": user_json(user), "roles": [], "joined_at": "2026-01-01T00:00:00.000000+00:00",
@@ -442,7 +579,7 @@ impl World {
     pub fn slash(&mut self, user: &User, channel: u64, name: &str) -> u64 {
         let data = json!({"id": "1", "name": name, "type": 1});
         let (id, v) = self.interaction_json(user, channel, 2, data, None);
-        self.dispatch(v);
+        self.dispatch(v, channel);
         id
     }
 
@@ -485,7 +622,7 @@ impl World {
         let channel = m.channel;
         let data = json!({"custom_id": custom_id, "component_type": 2});
         let (id, v) = self.interaction_json(user, channel, 3, data, Some(message));
-        self.dispatch(v);
+        self.dispatch(v, channel);
         Ok(id)
     }
 
@@ -493,7 +630,7 @@ impl World {
         let channel = self.visible(user.id, message)?.channel;
         let data = json!({"custom_id": custom_id, "component_type": 2});
         let (id, v) = self.interaction_json(user, channel, 3, data, Some(message));
-        self.dispatch(v);
+        self.dispatch(v, channel);
         Ok(id)
     }
 
@@ -524,7 +661,7 @@ impl World {
         let channel = m.channel;
         let data = json!({"custom_id": custom_id, "component_type": 3, "values": values});
         let (id, v) = self.interaction_json(user, channel, 3, data, Some(message));
-        self.dispatch(v);
+        self.dispatch(v, channel);
         Ok(id)
     }
 
@@ -792,8 +929,9 @@ impl World {
         }
         match (method, segs.as_slice()) {
             ("GET", ["gateway", "bot"]) => Answer::ok(json!({
-                "url": self.url, "shards": 1,
-                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}})),
+                "url": self.url, "shards": self.recommended_shards,
+                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0,
+                    "max_concurrency": self.max_concurrency}})),
             ("PUT", ["applications", app, "commands"])
             | ("PUT", ["applications", app, "guilds", _, "commands"]) => {
                 if *app != APP_ID.to_string() {
@@ -1016,7 +1154,7 @@ mod tests {
     #[test]
     fn what_the_fake_sends_is_what_twilight_reads() {
         let mut w = World::new("ws://127.0.0.1:1".into());
-        let (_, ready) = w.identify(TOKEN, Some(0)).unwrap();
+        let (_, ready) = w.identify(TOKEN, Some(0), None).unwrap();
         let v: Value = serde_json::from_str(&ready).unwrap();
         let _: twilight_model::gateway::payload::incoming::Ready =
             serde_json::from_value(v["d"].clone()).unwrap();
@@ -1028,7 +1166,7 @@ mod tests {
             serde_json::from_value(w.message_json(&w.messages[&m])).unwrap();
         w.slash(&ann, 77, "kozel");
         w.click(&ann, m, "go").unwrap();
-        for (_, text) in w.events_after(w.current.as_deref().unwrap(), 0) {
+        for (_, text) in w.events_after(&w.current[&0], 0) {
             let v: Value = serde_json::from_str(&text).unwrap();
             let i: twilight_model::application::interaction::Interaction =
                 serde_json::from_value(v["d"].clone()).unwrap();
@@ -1038,6 +1176,54 @@ mod tests {
         assert!(w.violations.is_empty(), "{:?}", w.violations);
     }
 
+    /// IDENTIFY is refused as Discord refuses it — 4011 when one shard
+    /// would hold too many servers, 4010 for a shard past its total or a
+    /// total other than the live sessions' — and each server's events go
+    /// to its shard's session only, or to no one.
+    #[test]
+    fn sessions_are_sharded_like_discords() {
+        let ann = User::new(5, "Ann");
+        let mut w = World::new(String::new());
+        // GUILD_ID is on shard 1 of 2, this one on shard 0.
+        let other = GUILD_ID + (1 << 22);
+        assert_eq!((shard_of(GUILD_ID, 2), shard_of(other, 2)), (1, 0));
+        w.guilds.insert(other);
+        w.guild_of.insert(88, other);
+        w.guilds_per_shard = Some(1);
+        let refused = [(None, 4011), (Some((2, 2)), 4010), (Some((0, 0)), 4010)];
+        for (shard, code) in refused {
+            assert_eq!(
+                w.identify(TOKEN, Some(0), shard).err(),
+                Some(code),
+                "{shard:?}"
+            );
+        }
+        let (one, ready) = w.identify(TOKEN, Some(0), Some((1, 2))).unwrap();
+        let v: Value = serde_json::from_str(&ready).unwrap();
+        assert_eq!(v["d"]["shard"], json!([1, 2]));
+        assert_eq!(
+            v["d"]["guilds"],
+            json!([{"id": GUILD_ID.to_string(), "unavailable": true}])
+        );
+        assert_eq!(w.identify(TOKEN, Some(0), Some((0, 3))).err(), Some(4010));
+        assert_eq!(w.violations.len(), 4, "{:?}", w.violations);
+
+        w.slash(&ann, 77, "kozel");
+        w.slash(&ann, 88, "kozel");
+        assert_eq!(w.events_after(&one, 0).len(), 1);
+        assert_eq!(w.violations.len(), 5);
+        assert!(w.violations[4].contains("[0, 2]"), "{:?}", w.violations);
+
+        let (zero, _) = w.identify(TOKEN, Some(0), Some((0, 2))).unwrap();
+        w.slash(&ann, 88, "kozel");
+        let events = w.events_after(&zero, 0);
+        assert_eq!(events.len(), 1);
+        assert!(events[0].1.contains(&other.to_string()));
+        assert_eq!(w.events_after(&one, 0).len(), 1);
+        assert_eq!(w.live_shards(), [(0, 2), (1, 2)]);
+        assert_eq!(w.identified, [(1, 2), (0, 2)]);
+    }
+
     /// MESSAGE_CREATE goes only to a session that asked for
     /// `GUILD_MESSAGES`, for people's messages and the bot's alike, never
     /// for an ephemeral one; twilight reads it.
@@ -1045,17 +1231,17 @@ mod tests {
     fn message_create_needs_the_guild_messages_intent() {
         let ann = User::new(5, "Ann");
         let mut w = World::new(String::new());
-        assert_eq!(w.identify(TOKEN, None), Err(4013));
+        assert_eq!(w.identify(TOKEN, None, None), Err(4013));
         w.violations.clear();
         // Every intent but GUILD_MESSAGES.
-        w.identify(TOKEN, Some(!GUILD_MESSAGES & ((1 << 26) - 1)))
+        w.identify(TOKEN, Some(!GUILD_MESSAGES & ((1 << 26) - 1)), None)
             .unwrap();
         w.say(&ann, 77, "hello");
         w.new_message(77, &json!({"content": "table"}), None);
         assert_eq!(w.message_creates(), 0);
         assert!(!w.wake);
 
-        let (sid, _) = w.identify(TOKEN, Some(GUILD_MESSAGES)).unwrap();
+        let (sid, _) = w.identify(TOKEN, Some(GUILD_MESSAGES), None).unwrap();
         let said = w.say(&ann, 77, "hello");
         let posted = w.new_message(77, &json!({"content": "table"}), None);
         w.new_message(77, &json!({"content": "hand"}), Some(5));

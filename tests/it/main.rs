@@ -17,6 +17,7 @@ mod discord;
 mod discord_alerts;
 mod discord_defer;
 mod discord_repost;
+mod discord_shards;
 mod discord_transport;
 mod fakebot;
 mod hearts_records;

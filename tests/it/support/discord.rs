@@ -41,6 +41,10 @@ pub struct World {
     pub defer_after: Duration,
     /// How long a person is quiet before their turn pings them.
     pub turn_alerts: Option<Duration>,
+    /// The channel people play in ([`CHANNEL`] at first).
+    pub channel: u64,
+    /// `DISCORD_SHARDS` of the bot [`World::start`] starts.
+    pub discord_shards: Option<String>,
 }
 
 pub fn tuning() -> Tuning {
@@ -53,6 +57,15 @@ pub fn tuning() -> Tuning {
 }
 
 pub fn discord_config(fake: &FakeDiscord, dir: &tempfile::TempDir) -> Config {
+    discord_config_with(fake, dir, None)
+}
+
+/// With `DISCORD_SHARDS` set to `shards`, when given.
+pub fn discord_config_with(
+    fake: &FakeDiscord,
+    dir: &tempfile::TempDir,
+    shards: Option<&str>,
+) -> Config {
     let db = db_url(dir);
     let api = fake.api_url();
     Config::from_lookup(|k| match k {
@@ -60,6 +73,7 @@ pub fn discord_config(fake: &FakeDiscord, dir: &tempfile::TempDir) -> Config {
         "DISCORD_API_URL" => Some(api.clone()),
         "DATABASE_URL" => Some(db.clone()),
         "KOZYR_TURN_SECONDS" => Some("0".into()),
+        "DISCORD_SHARDS" => shards.map(str::to_owned),
         _ => None,
     })
     .unwrap()
@@ -113,6 +127,8 @@ impl World {
             answers: (4, 7),
             defer_after: Tuning::default().defer_after,
             turn_alerts: Tuning::default().turn_alerts,
+            channel: CHANNEL,
+            discord_shards: None,
         }
     }
 
@@ -164,7 +180,7 @@ impl World {
     }
 
     pub async fn start(&mut self) {
-        let config = discord_config(&self.fake, &self.dir);
+        let config = discord_config_with(&self.fake, &self.dir, self.discord_shards.as_deref());
         let tuning = Tuning {
             defer_after: self.defer_after,
             turn_alerts: self.turn_alerts,
@@ -191,7 +207,7 @@ impl World {
     }
 
     pub async fn open_table(&self) -> Table {
-        let chat = ChatKey::Discord(CHANNEL);
+        let chat = ChatKey::Discord(self.channel);
         self.reader().open_table(&chat).await.unwrap().unwrap()
     }
 
@@ -199,7 +215,7 @@ impl World {
     pub async fn sees<T>(&self, user: usize, what: &str, pick: impl Fn(&[Seen]) -> Option<T>) -> T {
         let u = &self.users[user];
         eventually(WAIT, Duration::from_millis(5), what, || async {
-            pick(&self.fake.seen_by(u, CHANNEL))
+            pick(&self.fake.seen_by(u, self.channel))
         })
         .await
     }
@@ -266,7 +282,7 @@ impl World {
                 .find(|m| m.ephemeral && (m.select.is_some() || !m.buttons.is_empty()))
                 .map(|m| m.id)
         };
-        if let Some(id) = own(&self.fake.seen_by(u, CHANNEL)) {
+        if let Some(id) = own(&self.fake.seen_by(u, self.channel)) {
             return id;
         }
         let (msg, id) = self
@@ -311,7 +327,7 @@ impl World {
         for _ in 0..100 {
             seen = self
                 .fake
-                .seen_by(u, CHANNEL)
+                .seen_by(u, self.channel)
                 .into_iter()
                 .find(|m| m.id == msg && has_cards(m));
             if seen.is_some() {
@@ -333,7 +349,7 @@ impl World {
                 .await;
             seen = self
                 .fake
-                .seen_by(u, CHANNEL)
+                .seen_by(u, self.channel)
                 .into_iter()
                 .find(|m| m.id == msg);
         }
@@ -345,7 +361,7 @@ impl World {
         for _ in 0..300 {
             let Some(m) = self
                 .fake
-                .seen_by(u, CHANNEL)
+                .seen_by(u, self.channel)
                 .into_iter()
                 .find(|m| m.id == msg)
             else {
@@ -422,7 +438,7 @@ impl World {
 
 /// Ann opens a table with `/command`, the others click Join, Ann clicks Start.
 pub async fn open_and_start(w: &World, command: &str) -> TableId {
-    let q = w.fake.slash(&w.users[0], CHANNEL, command);
+    let q = w.fake.slash(&w.users[0], w.channel, command);
     assert_eq!(w.answered(q).await, w.answers.0);
     for i in 1..4 {
         let q = w.click_table(i, TableAction::Join).await;

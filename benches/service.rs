@@ -1,10 +1,14 @@
-//! The table service under load, with real commits (WAL, `synchronous =
-//! FULL`). Run with `cargo bench --bench service`.
+//! The table service under load, with real commits (SQLite: WAL,
+//! `synchronous = FULL`; PostgreSQL: `fsync = on`). Run with
+//! `cargo bench --bench service`.
 //!
 //! 1. Throughput: 100 tables on a fresh database, each driven by its own
 //!    task submitting moves as fast as the service accepts them (each with
 //!    a de-duplication key, as button presses have); accepted actions per
-//!    second and the latency of a submit.
+//!    second and the latency of a submit. Once on SQLite and once on
+//!    PostgreSQL, side by side: a throwaway server the tests' own support
+//!    code starts (`tests/it/support/postgres.rs`, on a unix socket, fsync
+//!    on), or the one `KOZYR_TEST_POSTGRES_URL` names.
 //! 2. Memory: a database holding 10,000 tables in play, of which 100 are
 //!    played; resident memory (VmRSS, and the peak VmHWM) after the start
 //!    (which re-renders every open table) and after the run.
@@ -20,13 +24,21 @@ use std::time::{Duration, Instant};
 
 use kozyr::config::Synchronous;
 use kozyr::game::GameKind;
-use kozyr::store::{ServiceStore, Store, StoreOptions};
+use kozyr::store::StoreOptions;
 use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
+use kozyr::table::storage::TableStore;
 use kozyr::table::{
     Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, TableId, UserId,
 };
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
+
+/// The tests' throwaway PostgreSQL, shared so the bench measures the server
+/// the tests run on.
+// Only its throwaway server is used here; the test-only helpers are not.
+#[allow(dead_code)]
+#[path = "../tests/it/support/postgres.rs"]
+mod postgres;
 
 const CHILD: &str = "KOZYR_BENCH_CHILD";
 const ACTIVE: usize = 100;
@@ -50,23 +62,38 @@ fn main() {
         .unwrap_or(if quick { 1 } else { 10 });
     let dir = tempfile::tempdir().expect("temp dir");
 
-    let fresh = dir.path().join("fresh.db");
+    let fresh = sqlite_url(&dir.path().join("fresh.db"));
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(build(&fresh, ACTIVE, 0));
-    println!("service/throughput: {ACTIVE} tables on a fresh database, {secs} s");
-    run_child(&format!("{}|{secs}", fresh.display()));
+    println!(
+        "service/throughput on SQLite (synchronous = FULL): {ACTIVE} tables on a fresh \
+         database, {secs} s"
+    );
+    run_child(&format!("{fresh}|{secs}"));
+
+    let fresh = postgres::fresh_url_with(true);
+    rt.block_on(build(&fresh, ACTIVE, 0));
+    println!(
+        "service/throughput on PostgreSQL (fsync = on, a unix socket): {ACTIVE} tables on a \
+         fresh database, {secs} s"
+    );
+    run_child(&format!("{fresh}|{secs}"));
 
     let stored = if quick { 1_000 } else { STORED };
     let big = dir.path().join("big.db");
     let t = Instant::now();
-    rt.block_on(build(&big, ACTIVE, stored - ACTIVE));
+    rt.block_on(build(&sqlite_url(&big), ACTIVE, stored - ACTIVE));
     println!(
         "service/memory: {stored} stored tables in play, {ACTIVE} of them played, {secs} s \
          (built in {:.1} s, database {:.1} MB)",
         t.elapsed().as_secs_f64(),
         file_mb(&big)
     );
-    run_child(&format!("{}|{secs}", big.display()));
+    run_child(&format!("{}|{secs}", sqlite_url(&big)));
+}
+
+fn sqlite_url(path: &std::path::Path) -> String {
+    format!("sqlite://{}", path.display())
 }
 
 fn file_mb(path: &std::path::Path) -> f64 {
@@ -99,12 +126,15 @@ fn chat(i: usize) -> ChatKey {
 
 /// Builds a database: `idle` tables a few moves into a series, then
 /// `active` freshly started ones (the highest ids). Setup, not measured:
-/// `synchronous = NORMAL` to build it quickly.
-async fn build(path: &std::path::Path, active: usize, idle: usize) {
-    let mut options = StoreOptions::new(format!("sqlite://{}", path.display()));
+/// on SQLite `synchronous = NORMAL` to build it quickly.
+async fn build(url: &str, active: usize, idle: usize) {
+    let mut options = StoreOptions::new(url);
     options.synchronous = Synchronous::Normal;
-    let store = Store::open(&options).await.expect("store");
-    let (s, mut fx) = TableService::builder(store).start().await.expect("service");
+    let store = kozyr::store::open(&options).await.expect("store");
+    let (s, mut fx) = TableService::builder(store.clone())
+        .start()
+        .await
+        .expect("service");
     tokio::spawn(async move { while fx.recv().await.is_some() {} });
     let total = idle + active;
     let mut next = 0;
@@ -125,7 +155,7 @@ async fn build(path: &std::path::Path, active: usize, idle: usize) {
         s.evict_idle(Duration::ZERO);
     }
     s.shutdown().await;
-    s.store().clone().close().await;
+    store.close().await;
 }
 
 async fn open_table(s: &TableService, i: usize, moves: usize) {
@@ -230,13 +260,16 @@ fn memory() -> String {
 }
 
 async fn child(spec: &str) {
-    let (path, secs) = spec.split_once('|').expect("spec");
+    let (url, secs) = spec.split_once('|').expect("spec");
     let secs: u64 = secs.parse().expect("secs");
-    let options = StoreOptions::new(format!("sqlite://{path}"));
+    let options = StoreOptions::new(url);
     assert_eq!(options.synchronous, Synchronous::Full);
-    let store = Store::open(&options).await.expect("store");
+    let store: Arc<dyn TableStore> = kozyr::store::open(&options).await.expect("store");
     let started = Instant::now();
-    let (s, mut fx) = TableService::builder(store).start().await.expect("service");
+    let (s, mut fx) = TableService::builder(store.clone())
+        .start()
+        .await
+        .expect("service");
     let rendered = Arc::new(AtomicU64::new(0));
     let counter = rendered.clone();
     // A front-end that takes every effect and drops it.
@@ -245,7 +278,7 @@ async fn child(spec: &str) {
             counter.fetch_add(1, Ordering::Relaxed);
         }
     });
-    let open = s.store().open_table_ids().await.expect("ids");
+    let open = store.open_table_ids().await.expect("ids");
     println!(
         "  start: {} open tables re-rendered in {:.2} s; {}",
         open.len(),

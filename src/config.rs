@@ -638,8 +638,15 @@ impl Config {
         }
 
         let database_url = get("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.into());
-        if !database_url.starts_with("sqlite:") {
-            return Err(bad("DATABASE_URL", "expected sqlite://PATH".into()));
+        // SQLite, or PostgreSQL for a bot that outgrew one file (`crate::store::Backend`).
+        if !["sqlite:", "postgres://", "postgresql://"]
+            .iter()
+            .any(|scheme| database_url.starts_with(scheme))
+        {
+            return Err(bad(
+                "DATABASE_URL",
+                "expected sqlite://PATH or postgres://USER@HOST/DATABASE".into(),
+            ));
         }
         let api_url = get("TELOXIDE_API_URL");
         if let Some(u) = &api_url
@@ -849,9 +856,20 @@ mod tests {
         assert_eq!(c.default_language, Lang::En);
         assert_eq!(c.synchronous, Synchronous::Full);
         check(
-            &[("TELOXIDE_TOKEN", TOKEN), ("DATABASE_URL", "postgres://x")],
-            Err("DATABASE_URL is malformed: expected sqlite://PATH"),
+            &[("TELOXIDE_TOKEN", TOKEN), ("DATABASE_URL", "mysql://x")],
+            Err(
+                "DATABASE_URL is malformed: expected sqlite://PATH or postgres://USER@HOST/DATABASE",
+            ),
         );
+        let c = check(
+            &[
+                ("TELOXIDE_TOKEN", TOKEN),
+                ("DATABASE_URL", "postgres://kozyr@db/kozyr"),
+            ],
+            Ok(()),
+        )
+        .unwrap();
+        assert_eq!(c.database_url, "postgres://kozyr@db/kozyr");
         check(
             &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_LANGUAGE", "de")],
             Err("KOZYR_LANGUAGE is malformed: expected one of en, ru, pt, ro"),

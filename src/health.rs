@@ -19,6 +19,10 @@ pub fn heartbeat_path(health_file: Option<&str>, database_url: &str) -> PathBuf 
     if let Some(p) = health_file.filter(|p| !p.trim().is_empty()) {
         return PathBuf::from(p);
     }
+    // A PostgreSQL database has no folder of ours: the bot's own.
+    if database_url.starts_with("postgres") {
+        return PathBuf::from("kozyr.alive");
+    }
     let db = database_url
         .strip_prefix("sqlite://")
         .or_else(|| database_url.strip_prefix("sqlite:"))
@@ -99,6 +103,7 @@ mod tests {
         assert_eq!(p(None, "sqlite://kozyr.db"), "kozyr.alive");
         assert_eq!(p(None, "sqlite://dir/k.db?mode=rwc"), "dir/kozyr.alive");
         assert_eq!(p(Some("/tmp/x"), "sqlite://kozyr.db"), "/tmp/x");
+        assert_eq!(p(None, "postgres://k@db/kozyr"), "kozyr.alive");
     }
 
     #[test]

@@ -31,6 +31,9 @@ enum Command {
     Export(ExportArgs),
     /// Copy the database to a new file, consistently, while the bot runs.
     Backup(BackupArgs),
+    /// Copy a bot's whole history from its SQLite file into an empty
+    /// PostgreSQL database, then check the copy (stop the bot first).
+    CopyStore(CopyStoreArgs),
     /// Play whole series between built-in players and write deal records (JSON lines).
     Simulate(SimulateArgs),
     /// Play matches between built-in players and print the result with a 95% confidence interval.
@@ -203,6 +206,16 @@ struct BackupArgs {
 }
 
 #[derive(Args, Debug)]
+struct CopyStoreArgs {
+    /// The SQLite database to copy (sqlite://PATH); it is only read.
+    #[arg(long)]
+    from: String,
+    /// The empty PostgreSQL database to copy into (postgres://USER@HOST/DATABASE).
+    #[arg(long)]
+    to: String,
+}
+
+#[derive(Args, Debug)]
 struct SimulateArgs {
     /// Which game to play: kozel or hearts.
     #[arg(long, default_value = "kozel")]
@@ -250,6 +263,7 @@ fn main() -> ExitCode {
         Some(Command::Healthcheck) => healthcheck(),
         Some(Command::Export(args)) => export(args),
         Some(Command::Backup(args)) => backup(args),
+        Some(Command::CopyStore(args)) => copy_store(args),
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Arena(args)) => run_arena(args),
         #[cfg(feature = "dev-tools")]
@@ -328,7 +342,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         // The database first: a folder the bot cannot write is the admin's
         // to fix, and is said at once rather than after waiting for the
         // network.
-        kozyr::store::Store::open(&kozyr::store::StoreOptions::from_config(&config))
+        kozyr::store::open(&kozyr::store::StoreOptions::from_config(&config))
             .await
             .map_err(|e| e.to_string())?
             .close()
@@ -340,7 +354,7 @@ fn run(args: RunArgs) -> Result<(), String> {
                 readers: 1,
                 ..kozyr::store::StoreOptions::from_config(&config)
             };
-            let store = kozyr::store::Store::open_existing(&options)
+            let store = kozyr::store::Opened::open_existing(&options)
                 .await
                 .map_err(|e| e.to_string())?;
             kozyr::metrics::serve(listen, Some(store.table_counter()))
@@ -393,13 +407,29 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
 /// the heartbeat beside it must be fresh.
 fn healthcheck() -> Result<(), String> {
     let url = database_url();
-    kozyr::store::check_exists(&url).map_err(|e| e.to_string())?;
+    // A PostgreSQL server is not this container's to check: the bot's
+    // heartbeat says whether its commits go through.
+    if kozyr::store::Backend::of(&url).map_err(|e| e.to_string())? == kozyr::store::Backend::Sqlite
+    {
+        kozyr::store::check_exists(&url).map_err(|e| e.to_string())?;
+    }
     kozyr::health::check(&heartbeat(&url), std::time::SystemTime::now()).map_err(|e| e.to_string())
 }
 
 /// `VACUUM INTO` through the store: a consistent copy while the bot runs.
+/// PostgreSQL has its own tool for that; nothing is opened.
 fn backup(args: BackupArgs) -> Result<(), String> {
     let url = database_url();
+    if kozyr::store::Backend::of(&url).map_err(|e| e.to_string())?
+        == kozyr::store::Backend::Postgres
+    {
+        return Err(format!(
+            "kozyr backup copies a SQLite file; DATABASE_URL names a PostgreSQL database: \
+             use pg_dump instead (pg_dump --format=custom --file={} \"$DATABASE_URL\"), \
+             restore with pg_restore (docs/OPERATIONS.md)",
+            args.out.display()
+        ));
+    }
     let bytes = runtime()?.block_on(async {
         let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(url))
             .await
@@ -426,7 +456,7 @@ fn export(args: ExportArgs) -> Result<(), String> {
     let exported = runtime()?.block_on(async {
         // The database before the output file: a wrong DATABASE_URL or chat
         // leaves neither a new empty database nor an empty export behind.
-        let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(&url))
+        let store = kozyr::store::Opened::open_existing(&kozyr::store::StoreOptions::new(&url))
             .await
             .map_err(|e| e.to_string())?;
         let r = export_to(&store, &chat, args.with_current, &url, &args.out).await;
@@ -440,19 +470,22 @@ fn export(args: ExportArgs) -> Result<(), String> {
 /// An export never overwrites a file, and a chat the database does not know
 /// is an error rather than an empty file.
 async fn export_to(
-    store: &kozyr::store::Store,
+    store: &kozyr::store::Opened,
     chat: &kozyr::table::ChatKey,
     with_current: bool,
     url: &str,
     out: &std::path::Path,
 ) -> Result<kozyr::store::Exported, String> {
+    use kozyr::store::History;
     let tables = store.chat_tables(chat).await.map_err(|e| e.to_string())?;
     if tables.is_empty() {
-        let db = kozyr::store::database_path(url).unwrap_or_else(|| PathBuf::from(url));
+        let db = kozyr::store::database_path(url).map_or_else(
+            || kozyr::store::postgres::redacted(url),
+            |p| p.display().to_string(),
+        );
         return Err(format!(
-            "the database {} has no chat {chat}: nothing to export (check --chat, platform:id as \
-             the bot's logs show it, and DATABASE_URL)",
-            db.display()
+            "the database {db} has no chat {chat}: nothing to export (check --chat, platform:id as \
+             the bot's logs show it, and DATABASE_URL)"
         ));
     }
     let file = match std::fs::OpenOptions::new()
@@ -470,8 +503,7 @@ async fn export_to(
         Err(e) => return Err(format!("cannot create {}: {e}", out.display())),
     };
     let mut writer = BufWriter::new(file);
-    let written = store
-        .export_chat(chat, with_current, &mut writer)
+    let written = kozyr::store::export_chat(store, chat, with_current, &mut writer)
         .await
         .map_err(|e| e.to_string())
         .and_then(|n| {
@@ -485,6 +517,16 @@ async fn export_to(
         let _ = std::fs::remove_file(out);
     }
     written
+}
+
+/// `kozyr copy-store`: the whole history into an empty PostgreSQL
+/// database, checked by comparing the two databases' exports.
+fn copy_store(args: CopyStoreArgs) -> Result<(), String> {
+    let copied = runtime()?
+        .block_on(kozyr::store::copy_store(&args.from, &args.to))
+        .map_err(|e| e.to_string())?;
+    println!("{copied}");
+    Ok(())
 }
 
 fn simulate(args: SimulateArgs) -> Result<(), String> {

@@ -12,18 +12,25 @@ use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::Config;
 use crate::front::Front;
 use crate::front::core::Defaults;
-use crate::store::{Store, StoreOptions};
+use crate::store::{Backend, PgStore, Store, StoreOptions};
 use crate::table::Output;
 use crate::table::runtime::{Builder, SeatAgent, ServiceError, ServiceOptions, TableService};
 use crate::table::storage::StorageError;
 
-/// Opens the database the configuration names (`DATABASE_URL`,
-/// `KOZYR_SQLITE_SYNCHRONOUS`) and sets up a service over it.
+/// Opens the database the configuration names (`DATABASE_URL`: SQLite or
+/// PostgreSQL by its scheme; `KOZYR_SQLITE_SYNCHRONOUS`) and sets up a
+/// service over it.
 pub async fn service_builder(config: &Config) -> Result<Builder, ServiceError> {
-    let store = Store::open(&StoreOptions::from_config(config))
-        .await
-        .map_err(StorageError::from)?;
-    Ok(TableService::builder(store))
+    let options = StoreOptions::from_config(config);
+    let builder = match Backend::of(&options.url).map_err(StorageError::from)? {
+        Backend::Sqlite => {
+            TableService::builder(Store::open(&options).await.map_err(StorageError::from)?)
+        }
+        Backend::Postgres => {
+            TableService::builder(PgStore::open(&options).await.map_err(StorageError::from)?)
+        }
+    };
+    Ok(builder)
 }
 
 /// The table service of a shell started on its own (each shell's `start`:

@@ -389,31 +389,32 @@ impl Store {
         )
         .fetch_all(&self.reader)
         .await?;
-        let mut out = Vec::new();
-        for platform in Platform::ALL {
-            for phase in Phase::ALL.into_iter().filter(|p| *p != Phase::Closed) {
-                let n = rows
-                    .iter()
-                    .find(|(pl, ph, _)| pl == platform.as_str() && ph == phase.as_str())
-                    .map_or(0, |r| r.2);
-                out.push((platform.as_str(), phase.as_str(), n));
-            }
-        }
-        Ok(out)
+        Ok(every_platform_and_phase(&rows))
     }
 
     /// [`Store::open_tables_by_phase`] as the metrics endpoint counts tables.
     pub fn table_counter(self) -> crate::metrics::CountTables {
-        std::sync::Arc::new(move || {
-            let store = self.clone();
-            Box::pin(async move {
-                store
-                    .open_tables_by_phase()
-                    .await
-                    .map_err(|e| e.to_string())
-            })
-        })
+        super::Opened::Sqlite(self).table_counter()
     }
+}
+
+/// Counted (platform, phase, tables) rows as every pair of a platform and a
+/// phase other than closed, zeros included (so a gauge set from them drops
+/// to 0).
+pub(super) fn every_platform_and_phase(
+    rows: &[(String, String, i64)],
+) -> Vec<(&'static str, &'static str, i64)> {
+    let mut out = Vec::new();
+    for platform in Platform::ALL {
+        for phase in Phase::ALL.into_iter().filter(|p| *p != Phase::Closed) {
+            let n = rows
+                .iter()
+                .find(|(pl, ph, _)| pl == platform.as_str() && ph == phase.as_str())
+                .map_or(0, |r| r.2);
+            out.push((platform.as_str(), phase.as_str(), n));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use super::{Store, StoreError};
+use super::{PgStore, Store, StoreError};
 use crate::table::records::{DealRecord, deal_records, deal_records_and_current};
-use crate::table::{ChatKey, TableId};
+use crate::table::{ChatKey, TableEvent, TableId};
 
 impl Store {
     /// Every table the chat has had, oldest first.
@@ -31,41 +31,85 @@ impl Store {
     }
 
     /// Writes the records of every deal finished in the chat as JSON lines
-    /// (the `kozyr simulate` format), and with `with_current` each table's
-    /// deal still being played too (marked `unfinished`, after the table's
-    /// finished deals); says what it wrote.
+    /// (see [`export_chat`]).
     pub async fn export_chat(
         &self,
         chat: &ChatKey,
         with_current: bool,
         out: &mut dyn Write,
     ) -> Result<Exported, StoreError> {
-        let tables = self.chat_tables(chat).await?;
-        let mut written = Exported {
-            tables: tables.len(),
-            deals: 0,
-            unfinished: 0,
-        };
-        for &table in &tables {
-            let log: Vec<_> = self
-                .events(table)
-                .await?
-                .into_iter()
-                .map(|(_, e)| e)
-                .collect();
-            let (finished, current) = deal_records_and_current(&log)
-                .map_err(|e| StoreError::Corrupt(format!("table {table}: {e}")))?;
-            let current = current.filter(|_| with_current);
-            written.deals += finished.len();
-            written.unfinished += usize::from(current.is_some());
-            for record in finished.iter().chain(current.iter()) {
-                serde_json::to_writer(&mut *out, record).map_err(std::io::Error::from)?;
-                out.write_all(b"\n")?;
-            }
-        }
-        out.flush()?;
-        Ok(written)
+        export_chat(self, chat, with_current, out).await
     }
+}
+
+/// The reads an export needs, on either backend.
+pub trait History {
+    /// Every table the chat has had, oldest first.
+    fn chat_tables(&self, chat: &ChatKey)
+    -> impl Future<Output = Result<Vec<TableId>, StoreError>>;
+    /// A table's whole event log, in order.
+    fn events(
+        &self,
+        table: TableId,
+    ) -> impl Future<Output = Result<Vec<(u64, TableEvent)>, StoreError>>;
+}
+
+impl History for Store {
+    async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
+        Store::chat_tables(self, chat).await
+    }
+
+    async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
+        Store::events(self, table).await
+    }
+}
+
+impl History for PgStore {
+    async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
+        PgStore::chat_tables(self, chat).await
+    }
+
+    async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
+        PgStore::events(self, table).await
+    }
+}
+
+/// Writes the records of every deal finished in the chat as JSON lines
+/// (the `kozyr simulate` format), and with `with_current` each table's
+/// deal still being played too (marked `unfinished`, after the table's
+/// finished deals); says what it wrote. The same history writes the same
+/// lines from either backend.
+pub async fn export_chat(
+    history: &impl History,
+    chat: &ChatKey,
+    with_current: bool,
+    out: &mut dyn Write,
+) -> Result<Exported, StoreError> {
+    let tables = history.chat_tables(chat).await?;
+    let mut written = Exported {
+        tables: tables.len(),
+        deals: 0,
+        unfinished: 0,
+    };
+    for &table in &tables {
+        let log: Vec<_> = history
+            .events(table)
+            .await?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
+        let (finished, current) = deal_records_and_current(&log)
+            .map_err(|e| StoreError::Corrupt(format!("table {table}: {e}")))?;
+        let current = current.filter(|_| with_current);
+        written.deals += finished.len();
+        written.unfinished += usize::from(current.is_some());
+        for record in finished.iter().chain(current.iter()) {
+            serde_json::to_writer(&mut *out, record).map_err(std::io::Error::from)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    Ok(written)
 }
 
 /// What an export wrote.

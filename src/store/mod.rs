@@ -1,18 +1,26 @@
-//! SQLite persistence for the table service: snapshots, the append-only
-//! event log, de-duplication keys, statistics.
+//! Persistence for the table service: snapshots, the append-only event
+//! log, de-duplication keys, statistics. Two backends implement the
+//! service's [`crate::table::storage::TableStore`], chosen by the scheme of
+//! `DATABASE_URL` ([`open`]): SQLite ([`Store`], this module; the embedded
+//! default) and PostgreSQL ([`PgStore`], [`postgres`]). Each has its own
+//! append-only migrations (`migrations/sqlite/`, `migrations/postgres/`)
+//! and writes the same rows and the same JSON.
 //!
-//! One writer connection commits; a small pool reads. Writes go through
-//! [`Store::commit`], which hands a prepared [`Commit`] to the writer task
-//! and returns once its transaction is durable (WAL, `synchronous = FULL`
-//! by default). The writer groups whatever commits are waiting into one
-//! SQLite transaction, each in its own savepoint: a commit that fails its
-//! checks rolls back alone, and every caller hears only after the
-//! transaction holding its writes has committed. See `docs/ARCHITECTURE.md` (Table service and store).
+//! SQLite: one writer connection commits; a small pool reads. Writes go
+//! through [`Store::commit`], which hands a prepared [`Commit`] to the
+//! writer task and returns once its transaction is durable (WAL,
+//! `synchronous = FULL` by default). The writer groups whatever commits
+//! are waiting into one SQLite transaction, each in its own savepoint: a
+//! commit that fails its checks rolls back alone, and every caller hears
+//! only after the transaction holding its writes has committed. See
+//! `docs/ARCHITECTURE.md` (Table service and store).
 
 mod admin;
+mod copy;
 mod export;
 mod messages;
 mod outbox;
+pub mod postgres;
 mod service;
 mod stats;
 mod writer;
@@ -33,13 +41,115 @@ use crate::table::{
 
 pub use crate::table::storage::{PlayerStats, Recorded, StoreHealth};
 pub use admin::{Who, check_exists, database_path, diagnose};
-pub use export::Exported;
+pub use copy::{Copied, copy_store};
+pub use export::{Exported, History, export_chat};
+pub use postgres::PgStore;
 #[cfg(any(test, feature = "dev-tools"))]
 pub use service::ServiceStore;
 pub use writer::Commit;
 
-/// The migrations in `migrations/`, embedded at build time.
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!();
+/// The SQLite migrations in `migrations/sqlite/`, embedded at build time.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+
+/// Which database a URL names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// `sqlite://PATH`: one file, the embedded default.
+    Sqlite,
+    /// `postgres://…` or `postgresql://…`: a PostgreSQL server.
+    Postgres,
+}
+
+impl Backend {
+    /// The backend `url`'s scheme names; anything else is an error naming
+    /// `DATABASE_URL` (and never the password the URL may carry).
+    pub fn of(url: &str) -> Result<Backend, StoreError> {
+        if url.starts_with("sqlite:") {
+            Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
+        } else {
+            let scheme = url.split_once(':').map_or("", |(s, _)| s);
+            Err(StoreError::Scheme(scheme.chars().take(20).collect()))
+        }
+    }
+}
+
+/// Opens (creating and migrating if needed) the database `options` names,
+/// as the table service's store.
+pub async fn open(
+    options: &StoreOptions,
+) -> Result<std::sync::Arc<dyn crate::table::storage::TableStore>, StoreError> {
+    Ok(match Backend::of(&options.url)? {
+        Backend::Sqlite => std::sync::Arc::new(Store::open(options).await?),
+        Backend::Postgres => std::sync::Arc::new(PgStore::open(options).await?),
+    })
+}
+
+/// A database opened by the admin tools (`kozyr export`, the metrics'
+/// table counter, the source of `kozyr copy-store`), whichever backend:
+/// never created, never migrated.
+#[derive(Clone, Debug)]
+pub enum Opened {
+    Sqlite(Store),
+    Postgres(PgStore),
+}
+
+impl Opened {
+    /// Opens a database that must already exist and hold kozyr's tables.
+    pub async fn open_existing(options: &StoreOptions) -> Result<Opened, StoreError> {
+        Ok(match Backend::of(&options.url)? {
+            Backend::Sqlite => Opened::Sqlite(Store::open_existing(options).await?),
+            Backend::Postgres => Opened::Postgres(PgStore::open_existing(options).await?),
+        })
+    }
+
+    /// How many tables are not closed, per platform and phase.
+    pub async fn open_tables_by_phase(
+        &self,
+    ) -> Result<Vec<(&'static str, &'static str, i64)>, StoreError> {
+        match self {
+            Opened::Sqlite(s) => s.open_tables_by_phase().await,
+            Opened::Postgres(s) => s.open_tables_by_phase().await,
+        }
+    }
+
+    /// [`Opened::open_tables_by_phase`] as the metrics endpoint counts tables.
+    pub fn table_counter(self) -> crate::metrics::CountTables {
+        std::sync::Arc::new(move || {
+            let store = self.clone();
+            Box::pin(async move {
+                store
+                    .open_tables_by_phase()
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+        })
+    }
+
+    pub async fn close(self) {
+        match self {
+            Opened::Sqlite(s) => s.close().await,
+            Opened::Postgres(s) => s.close().await,
+        }
+    }
+}
+
+impl History for Opened {
+    async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
+        match self {
+            Opened::Sqlite(s) => s.chat_tables(chat).await,
+            Opened::Postgres(s) => s.chat_tables(chat).await,
+        }
+    }
+
+    async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
+        match self {
+            Opened::Sqlite(s) => s.events(table).await,
+            Opened::Postgres(s) => s.events(table).await,
+        }
+    }
+}
 
 /// How to open the database.
 #[derive(Clone, Debug)]
@@ -162,6 +272,21 @@ pub enum StoreError {
     },
     #[error("the database URL `{0}` names no file: give a path, e.g. sqlite:///data/kozyr.db")]
     NoFile(String),
+    #[error(
+        "DATABASE_URL must be sqlite://PATH or postgres://USER@HOST/DATABASE, not a `{0}:` URL"
+    )]
+    Scheme(String),
+    #[error("cannot reach the PostgreSQL database {url}: {cause}")]
+    Unreachable { url: String, cause: String },
+    #[error("the PostgreSQL database {0} has no kozyr tables (check DATABASE_URL)")]
+    NotKozyr(String),
+    #[error(
+        "the PostgreSQL database {url} is from a newer kozyr (it has migration {found}; this \
+         kozyr knows up to {known}): run that version of kozyr"
+    )]
+    NewerDatabase { url: String, found: i64, known: i64 },
+    #[error("cannot copy: {0}")]
+    Copy(String),
     #[error("cannot write the backup {}: {why}", path.display())]
     Backup {
         path: std::path::PathBuf,
@@ -181,6 +306,9 @@ pub struct Store {
     reader: SqlitePool,
     writer: mpsc::UnboundedSender<writer::Job>,
     health: watch::Receiver<StoreHealth>,
+    /// The next table id to give (0: not read yet). One process writes a
+    /// SQLite file, so counting here is counting for the database.
+    next_table_id: std::sync::Arc<std::sync::atomic::AtomicI64>,
 }
 
 #[derive(FromRow)]
@@ -212,6 +340,72 @@ struct CommandRow {
 
 fn version_of(v: i64) -> Result<u64, StoreError> {
     u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("negative version {v}")))
+}
+
+impl ChatRow {
+    fn decode(self, id: TableId) -> Result<(ChatKey, Phase), StoreError> {
+        let platform = Platform::from_str(&self.platform)
+            .map_err(|e| StoreError::Corrupt(format!("table {id}: {e}")))?;
+        let chat = ChatKey::new(platform, self.chat_id)
+            .map_err(|e| StoreError::Corrupt(format!("table {id}: {e}")))?;
+        let phase = Phase::from_str(&self.phase).map_err(StoreError::Corrupt)?;
+        Ok((chat, phase))
+    }
+}
+
+impl CommandRow {
+    fn decode(self) -> Result<Recorded, StoreError> {
+        Ok(Recorded {
+            table: self.table_id.map(TableId),
+            first_version: version_of(self.first_version)?,
+            last_version: version_of(self.last_version)?,
+        })
+    }
+}
+
+/// A stored snapshot as a table, on either backend. A snapshot of an older
+/// [`SNAPSHOT_FORMAT`] is rebuilt from the table's log (`log` reads it)
+/// instead; the next commit stores it in the current format.
+async fn decode_snapshot(
+    row: SnapshotRow,
+    log: impl AsyncFnOnce() -> Result<Vec<(u64, TableEvent)>, StoreError>,
+) -> Result<Table, StoreError> {
+    let id = TableId(row.id);
+    let version = version_of(row.version)?;
+    let mut table: Table = serde_json::from_str(&row.snapshot)?;
+    if table.format() != SNAPSHOT_FORMAT {
+        table = replay_log(id, &log().await?)?
+            .ok_or_else(|| StoreError::Corrupt(format!("table {id} has no log")))?;
+    }
+    if table.version() != version || table.id() != id {
+        return Err(StoreError::Corrupt(format!(
+            "table {id}: the snapshot is table {} at version {}, the row at version {version}",
+            table.id(),
+            table.version(),
+        )));
+    }
+    Ok(table)
+}
+
+/// Rebuilds table `table` from its whole log (see [`Table::replay`]); the
+/// log must be gapless from version 1. `None` for an empty log.
+fn replay_log(table: TableId, events: &[(u64, TableEvent)]) -> Result<Option<Table>, StoreError> {
+    if events.is_empty() {
+        return Ok(None);
+    }
+    if let Some((i, (v, _))) = events
+        .iter()
+        .enumerate()
+        .find(|(i, (v, _))| *v != *i as u64 + 1)
+    {
+        return Err(StoreError::Corrupt(format!(
+            "table {table}: event {} has version {v}",
+            i + 1
+        )));
+    }
+    Table::replay(events.iter().map(|(_, e)| e))
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(format!("table {table}: {e}")))
 }
 
 impl Store {
@@ -263,6 +457,7 @@ impl Store {
             reader,
             writer: tx,
             health,
+            next_table_id: Default::default(),
         })
     }
 
@@ -323,27 +518,9 @@ impl Store {
         }
     }
 
-    /// A stored snapshot as a table. A snapshot of an older
-    /// [`SNAPSHOT_FORMAT`] is rebuilt from the table's log instead; the next
-    /// commit stores it in the current format.
     async fn decode(&self, row: SnapshotRow) -> Result<Table, StoreError> {
         let id = TableId(row.id);
-        let version = version_of(row.version)?;
-        let mut table: Table = serde_json::from_str(&row.snapshot)?;
-        if table.format() != SNAPSHOT_FORMAT {
-            table = self
-                .replay(id)
-                .await?
-                .ok_or_else(|| StoreError::Corrupt(format!("table {id} has no log")))?;
-        }
-        if table.version() != version || table.id() != id {
-            return Err(StoreError::Corrupt(format!(
-                "table {id}: the snapshot is table {} at version {}, the row at version {version}",
-                table.id(),
-                table.version(),
-            )));
-        }
-        Ok(table)
+        decode_snapshot(row, async || self.events(id).await).await
     }
 
     /// The chat a table belongs to now, and its phase.
@@ -353,13 +530,7 @@ impl Store {
                 .bind(id.0)
                 .fetch_optional(&self.reader)
                 .await?;
-        let Some(row) = row else { return Ok(None) };
-        let platform = Platform::from_str(&row.platform)
-            .map_err(|e| StoreError::Corrupt(format!("table {id}: {e}")))?;
-        let chat = ChatKey::new(platform, row.chat_id)
-            .map_err(|e| StoreError::Corrupt(format!("table {id}: {e}")))?;
-        let phase = Phase::from_str(&row.phase).map_err(StoreError::Corrupt)?;
-        Ok(Some((chat, phase)))
+        row.map(|r| r.decode(id)).transpose()
     }
 
     /// Every open table's id, oldest first.
@@ -379,6 +550,20 @@ impl Store {
         Ok(id.map(TableId))
     }
 
+    /// An id no table was given before: one past the largest stored when
+    /// first asked, counted up from there.
+    pub async fn next_table_id(&self) -> Result<TableId, StoreError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.next_table_id.load(SeqCst) == 0 {
+            let first = self.max_table_id().await?.map_or(1, |t| t.0 + 1);
+            // Two first callers read the same maximum; one of them sets it.
+            let _ = self
+                .next_table_id
+                .compare_exchange(0, first, SeqCst, SeqCst);
+        }
+        Ok(TableId(self.next_table_id.fetch_add(1, SeqCst)))
+    }
+
     /// The command recorded under `key`, if one was applied.
     pub async fn recorded(&self, key: &str) -> Result<Option<Recorded>, StoreError> {
         let row: Option<CommandRow> = sqlx::query_as(
@@ -387,14 +572,7 @@ impl Store {
         .bind(key)
         .fetch_optional(&self.reader)
         .await?;
-        row.map(|r| {
-            Ok(Recorded {
-                table: r.table_id.map(TableId),
-                first_version: version_of(r.first_version)?,
-                last_version: version_of(r.last_version)?,
-            })
-        })
-        .transpose()
+        row.map(CommandRow::decode).transpose()
     }
 
     /// A table's logged events with versions in `from..=to`, in order.
@@ -426,23 +604,7 @@ impl Store {
     /// Rebuilds a table from its event log (see [`Table::replay`]). The log
     /// must be gapless from version 1.
     pub async fn replay(&self, table: TableId) -> Result<Option<Table>, StoreError> {
-        let events = self.events(table).await?;
-        if events.is_empty() {
-            return Ok(None);
-        }
-        if let Some((i, (v, _))) = events
-            .iter()
-            .enumerate()
-            .find(|(i, (v, _))| *v != *i as u64 + 1)
-        {
-            return Err(StoreError::Corrupt(format!(
-                "table {table}: event {} has version {v}",
-                i + 1
-            )));
-        }
-        Table::replay(events.iter().map(|(_, e)| e))
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt(format!("table {table}: {e}")))
+        replay_log(table, &self.events(table).await?)
     }
 
     /// Forgets de-duplication keys recorded before `before`: platforms

@@ -20,18 +20,7 @@ impl Store {
         .bind(platform.as_str())
         .fetch_all(&self.reader)
         .await?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(id, table, chat, json)| {
-                match serde_json::from_str::<Announcement>(&json) {
-                    Ok(a) => Some((TableId(table), chat, a)),
-                    Err(e) => {
-                        tracing::warn!(id, error = %e, "an owed announcement does not read");
-                        None
-                    }
-                }
-            })
-            .collect())
+        Ok(decode_owed(rows))
     }
 
     /// The chat of `table` got `announcement`: one row of it is forgotten.
@@ -45,4 +34,22 @@ impl Store {
         self.commit_prepared(Commit::owed_sent(platform, table, announcement, now)?)
             .await
     }
+}
+
+/// Rows of `owed_outputs` (id, table, chat id, JSON) as announcements; a
+/// row that no longer reads as one is left out (and logged).
+pub(super) fn decode_owed(
+    rows: Vec<(i64, i64, String, String)>,
+) -> Vec<(TableId, String, Announcement)> {
+    rows.into_iter()
+        .filter_map(
+            |(id, table, chat, json)| match serde_json::from_str::<Announcement>(&json) {
+                Ok(a) => Some((TableId(table), chat, a)),
+                Err(e) => {
+                    tracing::warn!(id, error = %e, "an owed announcement does not read");
+                    None
+                }
+            },
+        )
+        .collect()
 }

@@ -1,13 +1,14 @@
-//! The SQLite store as the table service's [`TableStore`]: each call is the
-//! store's own method of the same name, its error told apart as the
-//! service needs (a version conflict, a known key, or anything else).
+//! Both stores as the table service's [`TableStore`]: each call is the
+//! store's own method of the same name (SQLite's [`Store`], PostgreSQL's
+//! [`PgStore`] have the same ones), its error told apart as the service
+//! needs (a version conflict, a known key, or anything else).
 
 use std::future::Future;
 use std::pin::Pin;
 
 use tokio::sync::watch;
 
-use super::{Store, StoreError};
+use super::{PgStore, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
     MessageRow, PlayerStats, Recorded, StorageError, StoreFuture, StoreHealth, TableStore,
@@ -33,126 +34,144 @@ fn boxed<'a, T>(
     Box::pin(async move { Ok(call.await?) })
 }
 
-impl TableStore for Store {
-    fn commit<'a>(
-        &'a self,
-        transition: &'a Transition,
-        dedup: Option<&'a str>,
-        now: Timestamp,
-    ) -> StoreFuture<'a, ()> {
-        boxed(Store::commit(self, transition, dedup, now))
-    }
+/// The one implementation, for each backend's inherent methods.
+macro_rules! table_store {
+    ($store:ty) => {
+        impl TableStore for $store {
+            fn commit<'a>(
+                &'a self,
+                transition: &'a Transition,
+                dedup: Option<&'a str>,
+                now: Timestamp,
+            ) -> StoreFuture<'a, ()> {
+                boxed(<$store>::commit(self, transition, dedup, now))
+            }
 
-    fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>> {
-        boxed(Store::open_table(self, chat))
-    }
+            fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>> {
+                boxed(<$store>::open_table(self, chat))
+            }
 
-    fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>> {
-        boxed(Store::table(self, id))
-    }
+            fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>> {
+                boxed(<$store>::table(self, id))
+            }
 
-    fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>> {
-        boxed(Store::chat_of(self, id))
-    }
+            fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>> {
+                boxed(<$store>::chat_of(self, id))
+            }
 
-    fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>> {
-        boxed(Store::open_table_ids(self))
-    }
+            fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>> {
+                boxed(<$store>::open_table_ids(self))
+            }
 
-    fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>> {
-        boxed(Store::max_table_id(self))
-    }
+            fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>> {
+                boxed(<$store>::max_table_id(self))
+            }
 
-    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>> {
-        boxed(Store::recorded(self, key))
-    }
+            fn next_table_id(&self) -> StoreFuture<'_, TableId> {
+                boxed(<$store>::next_table_id(self))
+            }
 
-    fn events_between(
-        &self,
-        table: TableId,
-        first: u64,
-        last: u64,
-    ) -> StoreFuture<'_, Vec<(u64, TableEvent)>> {
-        boxed(Store::events_between(self, table, first, last))
-    }
+            fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>> {
+                boxed(<$store>::recorded(self, key))
+            }
 
-    fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64> {
-        boxed(Store::prune_commands(self, before))
-    }
+            fn events_between(
+                &self,
+                table: TableId,
+                first: u64,
+                last: u64,
+            ) -> StoreFuture<'_, Vec<(u64, TableEvent)>> {
+                boxed(<$store>::events_between(self, table, first, last))
+            }
 
-    fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>> {
-        boxed(Store::chat_language(self, chat))
-    }
+            fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64> {
+                boxed(<$store>::prune_commands(self, before))
+            }
 
-    fn leaderboard<'a>(
-        &'a self,
-        chat: &'a ChatKey,
-        game: GameKind,
-        limit: u32,
-    ) -> StoreFuture<'a, Vec<PlayerStats>> {
-        boxed(Store::leaderboard(self, chat, game, limit))
-    }
+            fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>> {
+                boxed(<$store>::chat_language(self, chat))
+            }
 
-    fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
-        boxed(Store::open_message_refs(self, platform))
-    }
+            fn leaderboard<'a>(
+                &'a self,
+                chat: &'a ChatKey,
+                game: GameKind,
+                limit: u32,
+            ) -> StoreFuture<'a, Vec<PlayerStats>> {
+                boxed(<$store>::leaderboard(self, chat, game, limit))
+            }
 
-    fn save_message_ref<'a>(
-        &'a self,
-        platform: Platform,
-        table: TableId,
-        chat: &'a str,
-        message: Option<i64>,
-        now: Timestamp,
-    ) -> StoreFuture<'a, ()> {
-        boxed(Store::save_message_ref(
-            self, platform, table, chat, message, now,
-        ))
-    }
+            fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
+                boxed(<$store>::open_message_refs(self, platform))
+            }
 
-    fn shown_hashes(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
-        boxed(Store::shown_hashes(self, platform))
-    }
+            fn save_message_ref<'a>(
+                &'a self,
+                platform: Platform,
+                table: TableId,
+                chat: &'a str,
+                message: Option<i64>,
+                now: Timestamp,
+            ) -> StoreFuture<'a, ()> {
+                boxed(<$store>::save_message_ref(
+                    self, platform, table, chat, message, now,
+                ))
+            }
 
-    fn save_shown_hashes(
-        &self,
-        platform: Platform,
-        rows: Option<Vec<MessageRow>>,
-        now: Timestamp,
-    ) -> StoreFuture<'_, ()> {
-        boxed(Store::save_shown_hashes(self, platform, rows, now))
-    }
+            fn shown_hashes(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
+                boxed(<$store>::shown_hashes(self, platform))
+            }
 
-    fn owed_outputs(
-        &self,
-        platform: Platform,
-    ) -> StoreFuture<'_, Vec<(TableId, String, Announcement)>> {
-        boxed(Store::owed_outputs(self, platform))
-    }
+            fn save_shown_hashes(
+                &self,
+                platform: Platform,
+                rows: Option<Vec<MessageRow>>,
+                now: Timestamp,
+            ) -> StoreFuture<'_, ()> {
+                boxed(<$store>::save_shown_hashes(self, platform, rows, now))
+            }
 
-    fn owed_sent<'a>(
-        &'a self,
-        platform: Platform,
-        table: TableId,
-        announcement: &'a Announcement,
-        now: Timestamp,
-    ) -> StoreFuture<'a, ()> {
-        boxed(Store::owed_sent(self, platform, table, announcement, now))
-    }
+            fn owed_outputs(
+                &self,
+                platform: Platform,
+            ) -> StoreFuture<'_, Vec<(TableId, String, Announcement)>> {
+                boxed(<$store>::owed_outputs(self, platform))
+            }
 
-    fn health(&self) -> watch::Receiver<StoreHealth> {
-        Store::health(self)
-    }
+            fn owed_sent<'a>(
+                &'a self,
+                platform: Platform,
+                table: TableId,
+                announcement: &'a Announcement,
+                now: Timestamp,
+            ) -> StoreFuture<'a, ()> {
+                boxed(<$store>::owed_sent(
+                    self,
+                    platform,
+                    table,
+                    announcement,
+                    now,
+                ))
+            }
 
-    fn close(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
-        Box::pin(Store::close(self.clone()))
-    }
+            fn health(&self) -> watch::Receiver<StoreHealth> {
+                <$store>::health(self)
+            }
 
-    #[cfg(any(test, feature = "dev-tools"))]
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
+            fn close(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+                Box::pin(<$store>::close(self.clone()))
+            }
+
+            #[cfg(any(test, feature = "dev-tools"))]
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+    };
 }
+
+table_store!(Store);
+table_store!(PgStore);
 
 /// The SQLite store behind a running service, for tests and tools that
 /// read it directly (`service.store().events(id)`); front-ends read views
@@ -171,5 +190,129 @@ impl ServiceStore for crate::table::runtime::TableService {
             Some(store) => store,
             None => panic!("this service does not run on the SQLite store"),
         }
+    }
+}
+
+/// The store [`super::open`] chose, as the service's: every call goes to it.
+impl TableStore for std::sync::Arc<dyn TableStore> {
+    fn commit<'a>(
+        &'a self,
+        transition: &'a Transition,
+        dedup: Option<&'a str>,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()> {
+        (**self).commit(transition, dedup, now)
+    }
+
+    fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>> {
+        (**self).open_table(chat)
+    }
+
+    fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>> {
+        (**self).table(id)
+    }
+
+    fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>> {
+        (**self).chat_of(id)
+    }
+
+    fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>> {
+        (**self).open_table_ids()
+    }
+
+    fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>> {
+        (**self).max_table_id()
+    }
+
+    fn next_table_id(&self) -> StoreFuture<'_, TableId> {
+        (**self).next_table_id()
+    }
+
+    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>> {
+        (**self).recorded(key)
+    }
+
+    fn events_between(
+        &self,
+        table: TableId,
+        first: u64,
+        last: u64,
+    ) -> StoreFuture<'_, Vec<(u64, TableEvent)>> {
+        (**self).events_between(table, first, last)
+    }
+
+    fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64> {
+        (**self).prune_commands(before)
+    }
+
+    fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>> {
+        (**self).chat_language(chat)
+    }
+
+    fn leaderboard<'a>(
+        &'a self,
+        chat: &'a ChatKey,
+        game: GameKind,
+        limit: u32,
+    ) -> StoreFuture<'a, Vec<PlayerStats>> {
+        (**self).leaderboard(chat, game, limit)
+    }
+
+    fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
+        (**self).open_message_refs(platform)
+    }
+
+    fn save_message_ref<'a>(
+        &'a self,
+        platform: Platform,
+        table: TableId,
+        chat: &'a str,
+        message: Option<i64>,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()> {
+        (**self).save_message_ref(platform, table, chat, message, now)
+    }
+
+    fn shown_hashes(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
+        (**self).shown_hashes(platform)
+    }
+
+    fn save_shown_hashes(
+        &self,
+        platform: Platform,
+        rows: Option<Vec<MessageRow>>,
+        now: Timestamp,
+    ) -> StoreFuture<'_, ()> {
+        (**self).save_shown_hashes(platform, rows, now)
+    }
+
+    fn owed_outputs(
+        &self,
+        platform: Platform,
+    ) -> StoreFuture<'_, Vec<(TableId, String, Announcement)>> {
+        (**self).owed_outputs(platform)
+    }
+
+    fn owed_sent<'a>(
+        &'a self,
+        platform: Platform,
+        table: TableId,
+        announcement: &'a Announcement,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()> {
+        (**self).owed_sent(platform, table, announcement, now)
+    }
+
+    fn health(&self) -> watch::Receiver<StoreHealth> {
+        (**self).health()
+    }
+
+    fn close(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        (**self).close()
+    }
+
+    #[cfg(any(test, feature = "dev-tools"))]
+    fn as_any(&self) -> &dyn std::any::Any {
+        (**self).as_any()
     }
 }

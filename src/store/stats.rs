@@ -16,7 +16,7 @@ impl Counters {
 }
 
 #[derive(FromRow)]
-struct StatsRow {
+pub(super) struct StatsRow {
     user_id: String,
     name: Option<String>,
     game: String,
@@ -31,7 +31,7 @@ struct StatsRow {
 }
 
 impl StatsRow {
-    fn decode(self) -> Result<PlayerStats, StoreError> {
+    pub(super) fn decode(self) -> Result<PlayerStats, StoreError> {
         Ok(PlayerStats {
             user: UserId::new(self.user_id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
             name: self.name,

@@ -37,29 +37,29 @@ const MAX_GROUP: usize = 256;
 /// happens on the caller's task, not the writer's.
 #[derive(Debug)]
 pub struct Commit {
-    at: i64,
-    dedup: Option<DedupRow>,
-    tables: Vec<TableWrite>,
-    moved_chat: Option<(ChatKey, ChatKey)>,
-    players: Vec<PlayerWrite>,
-    stats: Vec<StatsWrite>,
-    chat_lang: Option<(ChatKey, Lang)>,
-    message_ref: Option<MessageRefWrite>,
-    shown: Option<ShownWrite>,
+    pub(super) at: i64,
+    pub(super) dedup: Option<DedupRow>,
+    pub(super) tables: Vec<TableWrite>,
+    pub(super) moved_chat: Option<(ChatKey, ChatKey)>,
+    pub(super) players: Vec<PlayerWrite>,
+    pub(super) stats: Vec<StatsWrite>,
+    pub(super) chat_lang: Option<(ChatKey, Lang)>,
+    pub(super) message_ref: Option<MessageRefWrite>,
+    pub(super) shown: Option<ShownWrite>,
     /// Announcements a chat is owed (the `owed_outputs` migration).
-    owed: Vec<OwedWrite>,
+    pub(super) owed: Vec<OwedWrite>,
     /// An owed announcement the chat got.
-    owed_sent: Option<OwedWrite>,
+    pub(super) owed_sent: Option<OwedWrite>,
 }
 
 /// One row of `owed_outputs`.
 #[derive(Debug)]
-struct OwedWrite {
-    platform: &'static str,
-    table_id: i64,
-    chat_id: String,
+pub(super) struct OwedWrite {
+    pub(super) platform: &'static str,
+    pub(super) table_id: i64,
+    pub(super) chat_id: String,
     /// The JSON of the announcement.
-    json: String,
+    pub(super) json: String,
 }
 
 /// The platforms whose shells send what is owed at a start and delete it
@@ -69,7 +69,7 @@ const OWED_PLATFORMS: [Platform; 1] = [Platform::Telegram];
 
 /// What a front-end's messages show, as hashes (the `shown_hash` migration).
 #[derive(Debug)]
-enum ShownWrite {
+pub(super) enum ShownWrite {
     /// Forget every hash of the platform.
     Clear { platform: &'static str },
     /// (table, chat id, hash) of messages recorded in `message_refs`.
@@ -80,58 +80,58 @@ enum ShownWrite {
 }
 
 #[derive(Debug)]
-struct MessageRefWrite {
-    platform: &'static str,
-    table_id: i64,
-    chat_id: String,
+pub(super) struct MessageRefWrite {
+    pub(super) platform: &'static str,
+    pub(super) table_id: i64,
+    pub(super) chat_id: String,
     /// `None` forgets the message.
-    message_id: Option<i64>,
+    pub(super) message_id: Option<i64>,
 }
 
 #[derive(Debug)]
-struct PlayerWrite {
-    platform: &'static str,
-    player: Player,
+pub(super) struct PlayerWrite {
+    pub(super) platform: &'static str,
+    pub(super) player: Player,
 }
 
 /// Counters to add; `user: None` is the chat's row.
 #[derive(Debug)]
-struct StatsWrite {
-    platform: &'static str,
-    chat_id: String,
-    game: &'static str,
-    user: Option<String>,
-    add: Counters,
+pub(super) struct StatsWrite {
+    pub(super) platform: &'static str,
+    pub(super) chat_id: String,
+    pub(super) game: &'static str,
+    pub(super) user: Option<String>,
+    pub(super) add: Counters,
 }
 
 #[derive(Debug)]
-struct DedupRow {
-    key: String,
-    table_id: Option<i64>,
-    first_version: i64,
-    last_version: i64,
+pub(super) struct DedupRow {
+    pub(super) key: String,
+    pub(super) table_id: Option<i64>,
+    pub(super) first_version: i64,
+    pub(super) last_version: i64,
 }
 
 #[derive(Debug)]
-struct TableWrite {
-    id: i64,
-    before: Option<i64>,
-    version: i64,
-    platform: &'static str,
-    chat_id: String,
-    game: &'static str,
-    phase: &'static str,
-    deadline: Option<i64>,
-    snapshot: String,
-    created_at: i64,
-    events: Vec<EventWrite>,
+pub(super) struct TableWrite {
+    pub(super) id: i64,
+    pub(super) before: Option<i64>,
+    pub(super) version: i64,
+    pub(super) platform: &'static str,
+    pub(super) chat_id: String,
+    pub(super) game: &'static str,
+    pub(super) phase: &'static str,
+    pub(super) deadline: Option<i64>,
+    pub(super) snapshot: String,
+    pub(super) created_at: i64,
+    pub(super) events: Vec<EventWrite>,
 }
 
 #[derive(Debug)]
-struct EventWrite {
-    version: i64,
-    kind: &'static str,
-    json: String,
+pub(super) struct EventWrite {
+    pub(super) version: i64,
+    pub(super) kind: &'static str,
+    pub(super) json: String,
 }
 
 fn to_i64(v: u64) -> Result<i64, StoreError> {

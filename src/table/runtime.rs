@@ -316,7 +316,6 @@ impl Builder {
         self,
     ) -> Result<(TableService, mpsc::UnboundedReceiver<Output>), ServiceError> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let next_id = self.store.max_table_id().await?.map_or(1, |t| t.0 + 1);
         let inner = Arc::new(Inner {
             store: self.store,
             options: self.options,
@@ -325,7 +324,6 @@ impl Builder {
             effects: tx,
             chats: Mutex::new(HashMap::new()),
             table_chats: Mutex::new(HashMap::new()),
-            next_table_id: AtomicI64::new(next_id),
             timers: Mutex::new(HashMap::new()),
             sweeper: Mutex::new(None),
             stopping: AtomicBool::new(false),
@@ -356,7 +354,6 @@ struct Inner {
     chats: Mutex<HashMap<ChatKey, Slot>>,
     /// Where tables live, for commands that name a table.
     table_chats: Mutex<HashMap<TableId, ChatKey>>,
-    next_table_id: AtomicI64,
     timers: Mutex<HashMap<TableId, ArmedTimer>>,
     sweeper: Mutex<Option<JoinHandle<()>>>,
     /// Set by [`TableService::shutdown`]: no new timers or AI moves.
@@ -500,9 +497,7 @@ impl TableService {
         let started = std::time::Instant::now();
         let now = self.inner.clock.now();
         let new_table_id = match request.command {
-            Command::Create { .. } => {
-                TableId(self.inner.next_table_id.fetch_add(1, Ordering::SeqCst))
-            }
+            Command::Create { .. } => self.inner.store.next_table_id().await?,
             _ => TableId(0),
         };
         let ctx = Context {

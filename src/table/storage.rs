@@ -112,6 +112,12 @@ pub trait TableStore: Send + Sync + 'static {
     /// The largest table id given so far.
     fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>>;
 
+    /// An id no table was given before, for a table about to be opened.
+    /// It comes from the store (a sequence on PostgreSQL), so processes
+    /// sharing one database never mint the same id; an id taken by a
+    /// command that is then refused is simply never used.
+    fn next_table_id(&self) -> StoreFuture<'_, TableId>;
+
     /// The command applied under a de-duplication key, if one was.
     fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>>;
 

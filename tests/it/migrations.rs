@@ -7,6 +7,7 @@
 use std::str::FromStr;
 
 use kozyr::game::GameKind;
+use kozyr::store::postgres::PG_MIGRATOR;
 use kozyr::store::{MIGRATOR, ServiceStore, Store, StoreOptions};
 use kozyr::table::runtime::{Request, TableService, Target};
 use kozyr::table::{Actor, ChatKey, Command, Lang, Phase, Platform, SeatState, UserId};
@@ -60,8 +61,18 @@ async fn migrations_apply_to_an_empty_database() {
     let store = Store::open(&StoreOptions::new(&url)).await.unwrap();
     store.close().await;
     assert_eq!(applied(&url).await, all_versions());
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-    for entry in std::fs::read_dir(dir).unwrap() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    // Each backend has its own set, and nothing lies beside them.
+    let mut sets: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    sets.sort();
+    assert_eq!(sets, ["postgres", "sqlite"]);
+    let entries = ["sqlite", "postgres"]
+        .into_iter()
+        .flat_map(|set| std::fs::read_dir(root.join(set)).unwrap());
+    for entry in entries {
         // atuin style: YYYYMMDDHHMMSS_verb_noun.sql
         let name = entry.unwrap().file_name().into_string().unwrap();
         let (stamp, rest) = name.split_once('_').unwrap();
@@ -75,7 +86,7 @@ async fn migrations_apply_to_an_empty_database() {
             "{name}"
         );
     }
-    for m in MIGRATOR.iter() {
+    for m in MIGRATOR.iter().chain(PG_MIGRATOR.iter()) {
         // Append-only and explained: every migration starts with why.
         assert!(
             m.sql.as_str().trim_start().starts_with("--"),

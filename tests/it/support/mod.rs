@@ -8,6 +8,8 @@
 pub mod discord;
 /// Playing a deal, over what every platform's `World` does.
 pub mod play;
+/// A throwaway PostgreSQL server: CI's, or one this process starts.
+pub mod postgres;
 /// The Telegram world: the fake Bot API, people in a group; and the set-up
 /// of the tests that SIGKILL the bot.
 pub mod telegram;
@@ -62,6 +64,15 @@ pub fn skip_to_ready<R: Read>(out: &mut BufReader<R>) {
 /// The URL of a SQLite file `kozyr.db` in `dir` (created on first open).
 pub fn db_url(dir: &tempfile::TempDir) -> String {
     format!("sqlite://{}", dir.path().join("kozyr.db").display())
+}
+
+/// A new database of `backend`: [`db_url`] in `dir`, or a fresh database
+/// on the test PostgreSQL.
+pub fn db_url_on(backend: kozyr::store::Backend, dir: &tempfile::TempDir) -> String {
+    match backend {
+        kozyr::store::Backend::Sqlite => db_url(dir),
+        kozyr::store::Backend::Postgres => postgres::fresh_url(),
+    }
 }
 
 // --------------------------------------------------- players and chats --

@@ -45,6 +45,8 @@ pub struct Setup {
     pub turn_secs: Option<u32>,
     /// How long people wait for the bot.
     pub wait: Duration,
+    /// The bot's `DATABASE_URL` (`None`: SQLite in the world's folder).
+    pub database: Option<String>,
 }
 
 impl Default for Setup {
@@ -61,6 +63,7 @@ impl Default for Setup {
             started: true,
             turn_secs: None,
             wait: WAIT,
+            database: super::postgres::backend_database(),
         }
     }
 }
@@ -138,6 +141,8 @@ pub struct World {
     turn_secs: Option<u32>,
     /// How long people wait for the bot.
     pub wait: Duration,
+    /// The bot's `DATABASE_URL` (`None`: SQLite in `dir`); read at each start.
+    pub database: Option<String>,
 }
 
 impl World {
@@ -164,6 +169,7 @@ impl World {
             tuning: setup.tuning,
             turn_secs: setup.turn_secs,
             wait: setup.wait,
+            database: setup.database,
         };
         w.start().await;
         if setup.started {
@@ -178,6 +184,9 @@ impl World {
     /// timer.
     pub fn config(&self) -> Config {
         let mut config = bot_config(&self.fake, &self.dir);
+        if let Some(url) = &self.database {
+            config.database_url = url.clone();
+        }
         config.default_turn_timer = self.turn_secs.and_then(TurnTimer::from_secs);
         config
     }

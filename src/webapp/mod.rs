@@ -76,42 +76,61 @@ enum Refusal {
     Unauthorized(Lang),
     Forbidden(Lang),
     NoTable(Lang),
-    BadRequest(&'static str),
-    Store,
+    /// What was wrong, for whoever wrote the client; the person reads
+    /// that the button does not work.
+    BadRequest(Lang, &'static str),
+    Store(Lang),
 }
 
 #[derive(Serialize)]
 struct ErrorJson<'a> {
     error: &'a str,
     message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
 }
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        let (status, error, message) = match self {
+        let t = |l, k| tr(l, k, &Args::new());
+        let (status, error, message, detail) = match self {
             Refusal::Unauthorized(l) => (
                 StatusCode::UNAUTHORIZED,
                 "unauthorized",
-                tr(l, key::WEBAPP_UNAUTHORIZED, &Args::new()),
+                t(l, key::WEBAPP_UNAUTHORIZED),
+                None,
             ),
             Refusal::Forbidden(l) => (
                 StatusCode::FORBIDDEN,
                 "forbidden",
-                tr(l, key::WEBAPP_FORBIDDEN, &Args::new()),
+                t(l, key::WEBAPP_FORBIDDEN),
+                None,
             ),
             Refusal::NoTable(l) => (
                 StatusCode::NOT_FOUND,
                 "no_table",
-                tr(l, key::WEBAPP_NO_TABLE, &Args::new()),
+                t(l, key::WEBAPP_NO_TABLE),
+                None,
             ),
-            Refusal::BadRequest(why) => (StatusCode::BAD_REQUEST, "bad_request", why.to_owned()),
-            Refusal::Store => (
+            Refusal::BadRequest(l, why) => (
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                t(l, key::ERR_BAD_BUTTON),
+                Some(why),
+            ),
+            Refusal::Store(l) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "try_again",
-                "the bot could not read the table; try again".to_owned(),
+                t(l, key::ERR_TRY_AGAIN),
+                None,
             ),
         };
-        (status, axum::Json(ErrorJson { error, message })).into_response()
+        let body = ErrorJson {
+            error,
+            message,
+            detail,
+        };
+        (status, axum::Json(body)).into_response()
     }
 }
 
@@ -168,7 +187,7 @@ impl App {
         let table = table
             .or(data.start_param.as_deref())
             .and_then(|t| t.trim().parse::<i64>().ok())
-            .ok_or(Refusal::BadRequest("which table? (table=N)"))?;
+            .ok_or(Refusal::BadRequest(lang, "which table? (table=N)"))?;
         Ok(Visitor {
             user: UserId::Telegram(data.user.id),
             name: data.user.full_name(),
@@ -183,12 +202,12 @@ impl App {
         let view = service
             .table_view(v.table)
             .await
-            .map_err(|_| Refusal::Store)?
+            .map_err(|_| Refusal::Store(v.lang))?
             .ok_or(Refusal::NoTable(v.lang))?;
         let hand = service
             .hand_of(v.table, &v.user)
             .await
-            .map_err(|_| Refusal::Store)?;
+            .map_err(|_| Refusal::Store(v.lang))?;
         Ok(state::build(
             &self.front,
             &view,
@@ -301,9 +320,9 @@ async fn press(
 ) -> Result<axum::Json<PressAnswer>, Refusal> {
     let raw = init_data(&headers);
     // Who asks comes first: a request without a valid sign-in learns nothing.
-    app.visitor(raw, Some("0"))?;
+    let lang = app.visitor(raw, Some("0"))?.lang;
     let body: PressBody = serde_json::from_slice(&body)
-        .map_err(|_| Refusal::BadRequest("expected {\"table\", \"press\", \"id\"}"))?;
+        .map_err(|_| Refusal::BadRequest(lang, "expected {\"table\", \"press\", \"id\"}"))?;
     let table = body.table.to_string();
     let v = app.visitor(raw, Some(&table))?;
     if body.id.is_empty()
@@ -314,21 +333,25 @@ async fn press(
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
         return Err(Refusal::BadRequest(
+            v.lang,
             "id: 1-64 characters of A-Z a-z 0-9 - _",
         ));
     }
     let Ok(Press::Table { table, action, .. }) = Press::parse(&body.press) else {
-        return Err(Refusal::BadRequest("not a button of kozyr's"));
+        return Err(Refusal::BadRequest(v.lang, "not a button of kozyr's"));
     };
     if table != v.table || !action.is_hand() {
-        return Err(Refusal::BadRequest("not a button of this table's hands"));
+        return Err(Refusal::BadRequest(
+            v.lang,
+            "not a button of this table's hands",
+        ));
     }
     let view = app
         .front
         .service()
         .table_view(v.table)
         .await
-        .map_err(|_| Refusal::Store)?
+        .map_err(|_| Refusal::Store(v.lang))?
         .ok_or(Refusal::NoTable(v.lang))?;
     if view.seat_of(&v.user).is_none() {
         return Err(Refusal::Forbidden(v.lang));

@@ -19,14 +19,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{mpsc, watch};
 
 use super::games::front_for;
 use crate::table::{HandView, Output, Phase, TableId, UserId};
-
-/// How many table changes a slow live connection may fall behind before
-/// it is told it lagged (it then reloads the whole state, so nothing is lost).
-const CHANGES_BUFFER: usize = 1024;
 
 /// Where the Mini App is, once it is served (`KOZYR_WEBAPP_URL`,
 /// `KOZYR_WEBAPP_SHORT_NAME`).
@@ -51,7 +47,9 @@ impl LiveApp {
 pub struct LiveViews {
     /// Set once the Mini App is served; hands then carry its button.
     app: std::sync::OnceLock<LiveApp>,
-    changes: broadcast::Sender<TableId>,
+    /// A change counter per watched table: a live view wakes for its own
+    /// table only, and changes it has not read yet fold into one.
+    watched: Mutex<HashMap<TableId, watch::Sender<u64>>>,
     inner: Mutex<Inner>,
     /// Closed views reach the tap through this (the sender side is kept
     /// here; the tap takes the receiver once).
@@ -104,11 +102,10 @@ const PRESSED_LIMIT: usize = 4096;
 
 impl LiveViews {
     pub fn new() -> Arc<LiveViews> {
-        let (changes, _) = broadcast::channel(CHANGES_BUFFER);
         let (closed_tx, closed_rx) = mpsc::unbounded_channel();
         Arc::new(LiveViews {
             app: std::sync::OnceLock::new(),
-            changes,
+            watched: Mutex::new(HashMap::new()),
             inner: Mutex::new(Inner::default()),
             closed_tx,
             closed_rx: Mutex::new(Some(closed_rx)),
@@ -125,15 +122,25 @@ impl LiveViews {
         self.app.get()
     }
 
-    /// Table changes, as they are routed to the chat shell.
-    pub fn subscribe(&self) -> broadcast::Receiver<TableId> {
-        self.changes.subscribe()
+    /// The changes of `table`, as they are routed to the chat shell: the
+    /// receiver's `changed()` wakes after each (several unread ones count
+    /// as one; whoever wakes reads the whole state anyway).
+    pub fn subscribe(&self, table: TableId) -> watch::Receiver<u64> {
+        let mut watched = lock(&self.watched);
+        // Tables nobody watches any more are forgotten here.
+        watched.retain(|_, tx| tx.receiver_count() > 0);
+        watched
+            .entry(table)
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
     }
 
-    /// Says that `table` changed (a live front-end's own renders, such as
-    /// a card selected, which never pass through the service's outputs).
+    /// Says that `table` changed (also a live front-end's own renders, such
+    /// as a card selected, which never pass through the service's outputs).
     pub fn changed(&self, table: TableId) {
-        let _ = self.changes.send(table);
+        if let Some(tx) = lock(&self.watched).get(&table) {
+            tx.send_modify(|n| *n = n.wrapping_add(1));
+        }
     }
 
     /// `user` opened a live view of `table`; it stays open while the

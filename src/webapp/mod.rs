@@ -44,7 +44,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::front::Front;
@@ -247,10 +247,10 @@ async fn events(
     Query(q): Query<TableQuery>,
 ) -> Result<impl IntoResponse, Refusal> {
     let v = app.visitor(q.auth.as_deref().unwrap_or(""), q.table.as_deref())?;
-    let first = app.state(&v).await?;
     let live = app.front.live().clone();
-    // Subscribed before the first state is sent: no change falls between.
-    let mut changes = live.subscribe();
+    // Subscribed before the first state is read: no change falls between.
+    let mut changes = live.subscribe(v.table);
+    let first = app.state(&v).await?;
     let open = live.open(&v.user, v.table);
     let (tx, rx) = mpsc::channel::<Result<Event, Infallible>>(4);
     tokio::spawn(async move {
@@ -265,7 +265,8 @@ async fn events(
                     Err(_) => return,
                 },
             };
-            // The same state again (another table's change, a lag) is not sent.
+            // The same state again (a change that did not reach this page's
+            // view) is not sent.
             let same = serde_json::to_string(&state::State {
                 seq: 0,
                 ..state.clone()
@@ -279,18 +280,10 @@ async fn events(
                 }
                 last = same;
             }
-            // Until this table changes, or the page is gone.
-            loop {
-                tokio::select! {
-                    r = changes.recv() => match r {
-                        Ok(t) if t == v.table => break,
-                        Ok(_) => {}
-                        // Fell behind: the whole state again covers it.
-                        Err(broadcast::error::RecvError::Lagged(_)) => break,
-                        Err(broadcast::error::RecvError::Closed) => return,
-                    },
-                    _ = tx.closed() => return,
-                }
+            // Until the table changes, or the page is gone.
+            tokio::select! {
+                r = changes.changed() => if r.is_err() { return },
+                _ = tx.closed() => return,
             }
         }
     });

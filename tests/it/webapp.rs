@@ -286,15 +286,12 @@ async fn an_open_mini_app_holds_the_chat_hand_until_it_closes() {
         .index();
     let hand = w.hand_at(watcher, id, t.version()).await;
     let init = init_for(&w, watcher);
-    let mut events = reqwest::Client::new()
-        .get(format!(
-            "http://{addr}/api/events?table={}&auth={}",
-            id.0,
-            url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
-        ))
-        .send()
-        .await
-        .unwrap();
+    let events_url = format!(
+        "http://{addr}/api/events?table={}&auth={}",
+        id.0,
+        url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
+    );
+    let mut events = reqwest::get(&events_url).await.unwrap();
     assert_eq!(events.status().as_u16(), 200);
     let first = String::from_utf8(events.chunk().await.unwrap().unwrap().to_vec()).unwrap();
     assert!(first.contains("event: state"), "{first}");
@@ -336,6 +333,13 @@ async fn an_open_mini_app_holds_the_chat_hand_until_it_closes() {
         edits,
         hand.edits + 1,
         "the held hand went out more than once"
+    );
+    // A page that connects again catches up with its first event.
+    let mut again = reqwest::get(&events_url).await.unwrap();
+    let first = String::from_utf8(again.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    assert!(
+        first.contains(&format!("\"version\":{}", t.version())),
+        "{first}"
     );
     app.stop().await;
 }

@@ -203,6 +203,9 @@ mod in_flight {
     use std::time::Duration;
 
     use kozyr::fakebot::FakeBotConfig;
+    use kozyr::front::action::{Press, TableAction};
+    use kozyr::game::GameAction;
+    use kozyr::kozel;
     use kozyr::loadtest::Driver;
     use kozyr::table::{TableEvent, TableId};
     use sqlx::Connection;
@@ -238,6 +241,30 @@ mod in_flight {
             let id: TableId = table_of(&store, &driver).await.id();
             let t = store.table(id).await.expect("read").expect("table");
 
+            // The acting person's hand is on screen before the lock is
+            // taken: sending it records its message id, which the lock
+            // would hold up, and the press needs its buttons.
+            let seat = *t.awaiting().first().expect("someone acts");
+            let first = match t.game().and_then(|g| g.safe_action(seat)) {
+                Some(GameAction::Kozel(kozel::Action::Lead(cards))) => cards.first(),
+                other => panic!("a Kozel deal opens with a lead, not {other:?}"),
+            }
+            .expect("a lead puts down a card");
+            let probe = Press::Table {
+                table: id,
+                version: t.version(),
+                action: TableAction::Toggle(first),
+            }
+            .encode();
+            let dm = driver.dm(seat.index());
+            eventually(
+                Duration::from_secs(10),
+                Duration::from_millis(10),
+                "the acting person's hand",
+                || async { driver.message_with(dm, &probe).map(|_| ()) },
+            )
+            .await;
+
             // Hold the database's write lock: the bot receives the press
             // and cannot commit it.
             let mut lock = sqlx::SqliteConnection::connect(&url)
@@ -255,7 +282,7 @@ mod in_flight {
             let unconfirmed =
                 || fake.handed_out_unconfirmed() >= 1 && fake.unanswered_callbacks().len() == 1;
             eventually(
-                Duration::from_secs(3),
+                Duration::from_secs(10),
                 Duration::from_millis(10),
                 "the bot receives the move",
                 || async { unconfirmed().then_some(()) },

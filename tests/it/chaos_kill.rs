@@ -162,6 +162,13 @@ fn parent() {
         })
         .await
         .expect("every press answered, the result announced");
+        // A hand may be between two edits as the next deal begins (for a
+        // moment without buttons): wait for it to settle, then compare.
+        let _ = fake
+            .wait_for(Duration::from_secs(10), |f| {
+                (hand_ids(f, &driver) == hands).then_some(())
+            })
+            .await;
         assert_eq!(hand_ids(&fake, &driver), hands, "hands edited in place");
         bot.take().expect("running").kill();
         store.close().await;

@@ -108,8 +108,22 @@ impl std::fmt::Display for StartLine {
     }
 }
 
-/// Runs until SIGINT or SIGTERM, touching the heartbeat file.
+/// Runs until SIGINT or SIGTERM, touching the heartbeat file; with
+/// replicas on PostgreSQL, stands by first until this one holds the
+/// serving lease, and stops with an error when it loses it.
 pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
+    // Replicas on one PostgreSQL database: only the lease's holder goes on.
+    let Some(serving) = crate::replica::stand_by(&config, &heartbeat)
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        tracing::info!("signal received while standing by; stopped");
+        if let Err(e) = crate::health::mark_stopped(&heartbeat) {
+            tracing::warn!(error = %e, path = %heartbeat.display(), "cannot mark the heartbeat stopped");
+        }
+        return Ok(());
+    };
+    let lease_lost = serving.lost();
     // One service for every platform: its options and AI player are the
     // start-up's, not either shell's.
     let agent = crate::run::configured_agent(&config);
@@ -207,7 +221,18 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
             }
         }
     });
-    crate::run::wait_for_signal().await;
+    tokio::select! {
+        () = crate::run::wait_for_signal() => {}
+        lost = lease_lost => {
+            // Another replica may serve already: not one more send, timer
+            // or commit from here; the supervisor restarts this one as a
+            // standby.
+            tracing::error!(error = %lost, "lost the lease: stopping");
+            beat.abort();
+            let _ = crate::health::mark_stopped(&heartbeat);
+            return Err(lost.to_string());
+        }
+    }
     tracing::info!("signal received; shutting down");
     beat.abort();
     if let Err(e) = crate::health::mark_stopped(&heartbeat) {

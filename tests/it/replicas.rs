@@ -45,6 +45,8 @@ struct Replica {
     health: PathBuf,
     serving_at: Option<Instant>,
     standing_by: bool,
+    /// It said it lost the lease and stops.
+    lost_lease: bool,
 }
 
 impl Replica {
@@ -76,6 +78,7 @@ impl Replica {
             health,
             serving_at: None,
             standing_by: false,
+            lost_lease: false,
         }
     }
 
@@ -86,6 +89,8 @@ impl Replica {
                 self.serving_at = Some(at);
             } else if line.contains(STANDING_BY) {
                 self.standing_by = true;
+            } else if line.contains("lost the lease: stopping") {
+                self.lost_lease = true;
             }
         }
     }
@@ -123,6 +128,15 @@ fn healthcheck(dir: &tempfile::TempDir, url: &str, health: &std::path::Path) -> 
 
 /// The one replica serving since `after`, once exactly one does.
 async fn serving_after(replicas: &mut [Replica], after: Instant) -> (usize, Instant) {
+    serving_after_but(replicas, after, None).await
+}
+
+/// [`serving_after`], where replica `gone` may have exited.
+async fn serving_after_but(
+    replicas: &mut [Replica],
+    after: Instant,
+    gone: Option<usize>,
+) -> (usize, Instant) {
     eventually(
         Duration::from_secs(20),
         Duration::from_millis(5),
@@ -130,7 +144,10 @@ async fn serving_after(replicas: &mut [Replica], after: Instant) -> (usize, Inst
         || {
             let mut serving: Vec<(usize, Instant)> = Vec::new();
             for (i, r) in replicas.iter_mut().enumerate() {
-                assert!(!r.exited(), "replica {i} stopped on its own");
+                assert!(
+                    gone == Some(i) || !r.exited(),
+                    "replica {i} stopped on its own"
+                );
                 r.read();
                 if let Some(at) = r.serving_at.filter(|at| *at >= after) {
                     serving.push((i, at));
@@ -419,4 +436,121 @@ async fn killing_the_serving_replica_again_and_again_loses_doubles_and_bursts_no
     drop(replicas);
     store.close().await;
     println!("replicas: ok in {:.1} s", started.elapsed().as_secs_f64());
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// The status a webhook address answers a POST of an empty update with.
+async fn webhook_status(port: u16) -> u16 {
+    let answer = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/telegram/hook"))
+        .header("X-Telegram-Bot-Api-Secret-Token", "not-the-secret")
+        .json(&serde_json::json!({}))
+        .send()
+        .await;
+    answer.map_or(0, |a| a.status().as_u16())
+}
+
+/// Webhook mode behind a proxy: a standby answers 503 on its webhook
+/// address (a proxy passes the update on, Telegram retries), the serving
+/// replica answers itself. When the serving replica's lease connection
+/// ends under it (here: the server terminates it), it stops at once with
+/// an error, and the standby takes over, webhook included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_answers_503_and_a_replica_that_loses_its_lease_stops_serving() {
+    let url = fresh_url();
+    let fake = FakeBot::start_with(FakeBotConfig {
+        token: TOKEN.into(),
+        ..FakeBotConfig::default()
+    })
+    .await
+    .expect("fake");
+    let dir = tempfile::tempdir().unwrap();
+    let api = fake.api_url().to_string();
+    let ports = [free_port(), free_port()];
+    let env = |port: &str| -> Vec<(&str, String)> {
+        vec![
+            ("TELOXIDE_TOKEN", TOKEN.into()),
+            ("TELOXIDE_API_URL", api.clone()),
+            ("DATABASE_URL", url.clone()),
+            (
+                "WEBHOOK_URL",
+                "https://bot.example.org/telegram/hook".into(),
+            ),
+            ("WEBHOOK_LISTEN", format!("127.0.0.1:{port}")),
+            ("WEBHOOK_SECRET", "the-secret".into()),
+            (
+                "RUST_LOG",
+                "warn,kozyr::replica=info,kozyr::serve=info".into(),
+            ),
+        ]
+    };
+    let started = Instant::now();
+    let mut replicas: Vec<Replica> = ports
+        .iter()
+        .enumerate()
+        .map(|(n, port)| {
+            let env = env(&port.to_string());
+            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            Replica::start(&dir, n, &env)
+        })
+        .collect();
+    let (serving, _) = serving_after(&mut replicas, started).await;
+    let standby = 1 - serving;
+    eventually(
+        Duration::from_secs(20),
+        Duration::from_millis(50),
+        "the serving replica's webhook answers, the standby's says 503",
+        || async {
+            let (s, b) = (
+                webhook_status(ports[serving]).await,
+                webhook_status(ports[standby]).await,
+            );
+            (s != 0 && s != 503 && b == 503).then_some(())
+        },
+    )
+    .await;
+
+    // The server ends the serving replica's lease connection.
+    let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+        .await
+        .expect("the test's own connection");
+    let cut_at = Instant::now();
+    let cut: i64 = sqlx::query_scalar(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_locks \
+         WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+    )
+    .fetch_one(&mut admin)
+    .await
+    .expect("terminate the lease's connection");
+    assert_eq!(cut, 1, "one session holds the serving lease");
+    let (next, _) = serving_after_but(&mut replicas, cut_at, Some(serving)).await;
+    assert_eq!(next, standby, "the standby took over");
+    let lost = &mut replicas[serving];
+    let status = eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        "the replica that lost its lease exits",
+        || std::future::ready(lost.child.try_wait().ok().flatten()),
+    )
+    .await;
+    lost.read();
+    assert!(!status.success(), "it exits with an error: {status:?}");
+    assert!(lost.lost_lease, "it said why it stopped");
+    eventually(
+        Duration::from_secs(20),
+        Duration::from_millis(50),
+        "the new serving replica's webhook answers",
+        || async {
+            let s = webhook_status(ports[standby]).await;
+            (s != 0 && s != 503).then_some(())
+        },
+    )
+    .await;
+    let _ = sqlx::Connection::close(admin).await;
 }

@@ -458,7 +458,7 @@ async fn webhook_status(port: u16) -> u16 {
 
 /// Webhook mode behind a proxy: a standby answers 503 on its webhook
 /// address (a proxy passes the update on, Telegram retries), the serving
-/// replica answers itself. When the serving replica's lease connection
+/// replica answers itself; the metrics' gauge says which is which. When the serving replica's lease connection
 /// ends under it (here: the server terminates it), it stops at once with
 /// an error, and the standby takes over, webhook included.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -473,7 +473,8 @@ async fn a_standby_answers_503_and_a_replica_that_loses_its_lease_stops_serving(
     let dir = tempfile::tempdir().unwrap();
     let api = fake.api_url().to_string();
     let ports = [free_port(), free_port()];
-    let env = |port: &str| -> Vec<(&str, String)> {
+    let metrics = [free_port(), free_port()];
+    let env = |port: &str, metrics: u16| -> Vec<(&str, String)> {
         vec![
             ("TELOXIDE_TOKEN", TOKEN.into()),
             ("TELOXIDE_API_URL", api.clone()),
@@ -484,6 +485,7 @@ async fn a_standby_answers_503_and_a_replica_that_loses_its_lease_stops_serving(
             ),
             ("WEBHOOK_LISTEN", format!("127.0.0.1:{port}")),
             ("WEBHOOK_SECRET", "the-secret".into()),
+            ("KOZYR_METRICS_LISTEN", format!("127.0.0.1:{metrics}")),
             (
                 "RUST_LOG",
                 "warn,kozyr::replica=info,kozyr::serve=info".into(),
@@ -495,7 +497,7 @@ async fn a_standby_answers_503_and_a_replica_that_loses_its_lease_stops_serving(
         .iter()
         .enumerate()
         .map(|(n, port)| {
-            let env = env(&port.to_string());
+            let env = env(&port.to_string(), metrics[n]);
             let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
             Replica::start(&dir, n, &env)
         })
@@ -515,6 +517,20 @@ async fn a_standby_answers_503_and_a_replica_that_loses_its_lease_stops_serving(
         },
     )
     .await;
+
+    // The metrics say which replica holds which role.
+    for (n, want) in [(serving, 1), (standby, 0)] {
+        let scraped = reqwest::get(format!("http://127.0.0.1:{}/metrics", metrics[n]))
+            .await
+            .expect("scrape")
+            .text()
+            .await
+            .expect("text");
+        assert!(
+            scraped.contains(&format!("kozyr_replica_serving {want}")),
+            "replica {n}: {scraped}"
+        );
+    }
 
     // The server ends the serving replica's lease connection.
     let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&url)

@@ -10,9 +10,10 @@
 //! a standby takes over, rebuilding from the database as a restart does.
 //!
 //! The serving replica confirms its lease every [`CONFIRM_EVERY`] and
-//! stops serving as soon as it cannot (the caller exits with an error, a
-//! supervisor restarts it as a standby), so two never serve for longer
-//! than that; the store's version check refuses a stale commit anyway.
+//! stops serving as soon as it cannot (`kozyr run` exits at once, code 1;
+//! a supervisor restarts it as a standby), so two overlap at most that
+//! long plus the 3 s a confirmation may wait for an answer; the store's
+//! version check refuses a stale commit anyway.
 //! SQLite serves one process per file: it serves at once.
 
 use std::net::SocketAddr;

@@ -110,7 +110,7 @@ impl std::fmt::Display for StartLine {
 
 /// Runs until SIGINT or SIGTERM, touching the heartbeat file; with
 /// replicas on PostgreSQL, stands by first until this one holds the
-/// serving lease, and stops with an error when it loses it.
+/// serving lease, and exits (code 1) the moment it loses it.
 pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     // Replicas on one PostgreSQL database: only the lease's holder goes on.
     let Some(serving) = crate::replica::stand_by(&config, &heartbeat)
@@ -123,7 +123,18 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         }
         return Ok(());
     };
-    let lease_lost = serving.lost();
+    // Watched from now on, start-up included: another replica may serve
+    // as soon as the lease is gone, so not one more send, timer or commit
+    // from this process, not even a drain; the supervisor restarts it as
+    // a standby.
+    let lease_path = heartbeat.clone();
+    let lease_watch = tokio::spawn(async move {
+        let lost = serving.lost().await;
+        tracing::error!(error = %lost, "lost the lease: stopping");
+        let _ = crate::health::mark_stopped(&lease_path);
+        eprintln!("kozyr: {lost}");
+        std::process::exit(1);
+    });
     // One service for every platform: its options and AI player are the
     // start-up's, not either shell's.
     let agent = crate::run::configured_agent(&config);
@@ -221,18 +232,7 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
             }
         }
     });
-    tokio::select! {
-        () = crate::run::wait_for_signal() => {}
-        lost = lease_lost => {
-            // Another replica may serve already: not one more send, timer
-            // or commit from here; the supervisor restarts this one as a
-            // standby.
-            tracing::error!(error = %lost, "lost the lease: stopping");
-            beat.abort();
-            let _ = crate::health::mark_stopped(&heartbeat);
-            return Err(lost.to_string());
-        }
-    }
+    crate::run::wait_for_signal().await;
     tracing::info!("signal received; shutting down");
     beat.abort();
     if let Err(e) = crate::health::mark_stopped(&heartbeat) {
@@ -247,6 +247,8 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     }
     router.abort();
     service.clone().close().await;
+    // Only now may a standby take over: this one sends nothing more.
+    lease_watch.abort();
     tracing::info!("stopped");
     Ok(())
 }

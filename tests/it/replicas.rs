@@ -539,7 +539,8 @@ async fn a_standby_answers_503_and_a_replica_that_loses_its_lease_stops_serving(
     let cut_at = Instant::now();
     let cut: i64 = sqlx::query_scalar(
         "SELECT count(pg_terminate_backend(pid)) FROM pg_locks \
-         WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+         WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid() \
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
     )
     .fetch_one(&mut admin)
     .await

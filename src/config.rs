@@ -276,6 +276,18 @@ impl fmt::Display for ShardRange {
     }
 }
 
+/// The Telegram Mini App (`KOZYR_WEBAPP_*`): off without its URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebAppConfig {
+    /// The page's public `https://` address (the admin's reverse proxy).
+    pub url: String,
+    /// Where the Mini App's HTTP server listens (plain HTTP behind the proxy).
+    pub listen: SocketAddr,
+    /// The app's short name registered with BotFather (`/newapp`): the
+    /// group's table then links to it directly.
+    pub short_name: Option<String>,
+}
+
 /// Everything `kozyr run` needs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -306,6 +318,8 @@ pub struct Config {
     /// `KOZYR_HEALTH_FILE`: the heartbeat file; `None` puts it beside the
     /// database (see `health::heartbeat_path`).
     pub health_file: Option<String>,
+    /// The Telegram Mini App; `None` is off.
+    pub webapp: Option<WebAppConfig>,
     /// Settings given but without effect because the one they belong to is
     /// not set; `kozyr run` warns about each.
     pub ignored: Vec<Ignored>,
@@ -498,6 +512,24 @@ pub const SETTINGS: &[Setting] = &[
         Some("30"),
         "The most Telegram messages sent and edited a second, all chats together",
     ),
+    setting(
+        "KOZYR_WEBAPP_URL",
+        "webapp-url",
+        None,
+        "The Telegram Mini App's public https:// address; off when unset (needs TELOXIDE_TOKEN)",
+    ),
+    setting(
+        "KOZYR_WEBAPP_LISTEN",
+        "webapp-listen",
+        Some("127.0.0.1:8445"),
+        "host:port the Mini App's server listens on (needs KOZYR_WEBAPP_URL)",
+    ),
+    setting(
+        "KOZYR_WEBAPP_SHORT_NAME",
+        "webapp-short-name",
+        None,
+        "The Mini App's short name registered with BotFather, for links from groups (needs KOZYR_WEBAPP_URL)",
+    ),
 ];
 
 /// Settings that only mean something with another one set.
@@ -510,6 +542,9 @@ const DEPENDENT: &[(&str, &str)] = &[
     ("DISCORD_SHARDS", "DISCORD_TOKEN"),
     ("WEBHOOK_LISTEN", "WEBHOOK_URL"),
     ("WEBHOOK_SECRET", "WEBHOOK_URL"),
+    ("KOZYR_WEBAPP_URL", "TELOXIDE_TOKEN"),
+    ("KOZYR_WEBAPP_LISTEN", "KOZYR_WEBAPP_URL"),
+    ("KOZYR_WEBAPP_SHORT_NAME", "KOZYR_WEBAPP_URL"),
 ];
 
 /// A listen address: `ip:port`, or `host:port` resolved now (an IPv4
@@ -772,6 +807,41 @@ impl Config {
             None => None,
             Some(a) => Some(listen_addr("KOZYR_METRICS_LISTEN", &a, 9090)?),
         };
+        let webapp = match get("KOZYR_WEBAPP_URL") {
+            Some(url) if token.is_some() => {
+                let parsed = url::Url::parse(&url).ok();
+                if parsed
+                    .as_ref()
+                    .is_none_or(|u| u.scheme() != "https" || u.host_str().is_none())
+                {
+                    return Err(bad(
+                        "KOZYR_WEBAPP_URL",
+                        "Telegram opens Mini Apps only at https:// addresses".into(),
+                    ));
+                }
+                let listen = listen_addr(
+                    "KOZYR_WEBAPP_LISTEN",
+                    &get("KOZYR_WEBAPP_LISTEN").unwrap_or_else(|| "127.0.0.1:8445".into()),
+                    8445,
+                )?;
+                let short_name = get("KOZYR_WEBAPP_SHORT_NAME");
+                if let Some(s) = &short_name
+                    && (!(3..=30).contains(&s.len())
+                        || !s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+                {
+                    return Err(bad(
+                        "KOZYR_WEBAPP_SHORT_NAME",
+                        "3-30 characters of A-Z a-z 0-9 _, as BotFather gave it".into(),
+                    ));
+                }
+                Some(WebAppConfig {
+                    url,
+                    listen,
+                    short_name,
+                })
+            }
+            _ => None,
+        };
         let ignored = DEPENDENT
             .iter()
             .filter(|(var, needs)| get(var).is_some() && get(needs).is_none())
@@ -802,6 +872,7 @@ impl Config {
             metrics_listen,
             telegram_rate,
             health_file: get("KOZYR_HEALTH_FILE"),
+            webapp,
             ignored,
             changed,
         })

@@ -596,6 +596,17 @@ pub mod key {
 
         // Delivery: an old lobby message once the game started below it.
         html LOBBY_STARTED = "lobby-started";
+
+        // The Mini App: its buttons in the chat, and the page's own words.
+        plain WEBAPP_OPEN = "webapp-open";
+        plain WEBAPP_LINK = "webapp-link";
+        plain WEBAPP_YOUR_CARDS = "webapp-your-cards";
+        plain WEBAPP_SPECTATOR = "webapp-spectator";
+        plain WEBAPP_RECONNECTING = "webapp-reconnecting";
+        plain WEBAPP_TABLE = "webapp-table";
+        plain WEBAPP_UNAUTHORIZED = "webapp-unauthorized";
+        plain WEBAPP_FORBIDDEN = "webapp-forbidden";
+        plain WEBAPP_NO_TABLE = "webapp-no-table";
     }
 }
 

@@ -32,3 +32,4 @@ pub mod startup;
 pub mod store;
 pub mod table;
 pub mod telegram;
+pub mod webapp;

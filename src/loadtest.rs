@@ -7,6 +7,12 @@
 //! service; everything they do goes through the real teloxide client, the
 //! handler tree, the store and the paced outbox.
 //!
+//! With `--webapp-share`, that share of the people play through the
+//! Mini App's HTTP API instead (`crate::webapp`: signed init data, the
+//! event stream open all along, each press a POST): their chat hands are
+//! then held by the Telegram shell, and the report adds how soon their
+//! screens show a move ([`WebPerson`]).
+//!
 //! [`Driver`] is the simulated people; the chaos tests use it too.
 
 use std::fmt;
@@ -294,6 +300,8 @@ pub struct LoadOptions {
     /// Without Telegram's limits: the fake enforces none, the bot paces
     /// only groups (the set-up before issue 11, for throughput figures).
     pub unlimited: bool,
+    /// The share of people (0-1) who play in the Mini App.
+    pub webapp_share: f64,
 }
 
 /// Quantiles of a list of durations.
@@ -377,6 +385,12 @@ pub struct LoadReport {
     pub drain: Duration,
     pub peak_rss_kib: Option<u64>,
     pub db_bytes: u64,
+    /// Mini App people: press of a move → its answer, which the page shows
+    /// (their own screen current).
+    pub webapp_actor: Quantiles,
+    /// Mini App people: a move pressed by anyone at the table → the event
+    /// that brings it to their open page.
+    pub webapp_others: Quantiles,
 }
 
 impl LoadReport {
@@ -471,6 +485,19 @@ impl fmt::Display for LoadReport {
             self.limit_hits.bot, self.limit_hits.private, self.limit_hits.group
         )?;
         writeln!(f, "freshness, acting person     {}", self.fresh_actor)?;
+        if o.webapp_share > 0.0 {
+            writeln!(
+                f,
+                "Mini App, own screen ({:.0}%)  move → answer {}",
+                o.webapp_share * 100.0,
+                self.webapp_actor
+            )?;
+            writeln!(
+                f,
+                "Mini App, others' screens    move → event {}",
+                self.webapp_others
+            )?;
+        }
         writeln!(f, "freshness, who just acted    {}", self.fresh_acted)?;
         writeln!(f, "freshness, group table       {}", self.fresh_group)?;
         writeln!(f, "freshness, other hands       {}", self.fresh_others)?;
@@ -518,6 +545,8 @@ pub enum LoadError {
     Config(#[from] crate::config::ConfigError),
     #[error("the bot: {0}")]
     Bot(#[from] bot::BotError),
+    #[error("the Mini App: {0}")]
+    WebApp(#[from] crate::webapp::WebAppError),
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`), in KiB.
@@ -588,6 +617,27 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let running = bot::start(&config, tuning).await?;
     let service = running.service().clone();
     let shared = running.shared().clone();
+    let webapp = if options.webapp_share > 0.0 {
+        let app = crate::front::live::LiveApp {
+            url: "https://loadtest.invalid/".into(),
+            short_name: None,
+        };
+        let listen = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        Some(crate::webapp::serve(listen, shared.front.clone(), &token, app).await?)
+    } else {
+        None
+    };
+    let web_base = webapp
+        .as_ref()
+        .map(|w| format!("http://{}", w.local_addr()))
+        .unwrap_or_default();
+    let web_client = reqwest::Client::new();
+    let pressed: Pressed = Arc::default();
+    let webapp_actor = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let webapp_others = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let auth_date = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
 
     let moves = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -605,6 +655,10 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         let moves = moves.clone();
         let options = options.clone();
         let (opened, stop_at) = (opened.clone(), stop_at.clone());
+        let web = [0, 1, 2, 3].map(|i| in_webapp(n * 4 + i, options.webapp_share));
+        let (web_client, web_base, token) = (web_client.clone(), web_base.clone(), token.clone());
+        let (pressed, webapp_actor, webapp_others) =
+            (pressed.clone(), webapp_actor.clone(), webapp_others.clone());
         tasks.push(tokio::spawn(async move {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ u64::from(n));
             let mut think = || {
@@ -621,6 +675,35 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
                 .map_err(|e| DriveError::Service(e.to_string()))?
                 .ok_or_else(|| DriveError::Service("no open table".into()))?
                 .id();
+            // The Mini App people open their pages once the table is open.
+            let mut pages: Vec<Option<WebPerson>> = Vec::new();
+            for (i, user) in driver.users.iter().enumerate() {
+                pages.push(if web[i] {
+                    let init = crate::webapp::auth::sign_user(
+                        user.0,
+                        &format!("T{n} {}", i + 1),
+                        "en",
+                        auth_date,
+                        &token,
+                    );
+                    Some(
+                        WebPerson::open(
+                            web_client.clone(),
+                            web_base.clone(),
+                            init,
+                            id,
+                            pressed.clone(),
+                            webapp_others.clone(),
+                        )
+                        .await?,
+                    )
+                } else {
+                    None
+                });
+            }
+            let close = |pages: Vec<Option<WebPerson>>| {
+                pages.into_iter().flatten().for_each(WebPerson::close)
+            };
             let mut first_deal = None;
             loop {
                 let t = service
@@ -631,9 +714,22 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
                 let first = *first_deal.get_or_insert(deal_no(&t));
                 let over = started.elapsed().as_millis() as u64 >= stop_at.load(Ordering::Relaxed);
                 if over || t.phase() != Phase::Playing || deal_no(&t) >= first + options.deals {
+                    close(pages);
                     return Ok::<(), DriveError>(());
                 }
-                driver.play_safe(&t, think()).await?;
+                let seat = t.awaiting().first().map_or(0, |s| s.index());
+                match pages.get(seat).and_then(Option::as_ref) {
+                    Some(page) => {
+                        let took = page.play_safe(&t, think(), &pressed).await?;
+                        webapp_actor
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(took);
+                    }
+                    None => {
+                        driver.play_safe(&t, think()).await?;
+                    }
+                }
                 moves.fetch_add(1, Ordering::Relaxed);
                 // The answer comes after the commit: the next state is there.
             }
@@ -675,6 +771,9 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     }
     let draining = Instant::now();
     running.stop().await;
+    if let Some(w) = webapp {
+        w.stop().await;
+    }
     let drain = draining.elapsed();
     let freshness = shared.freshness();
     let stale_hands_at_end = stale_hands(&last);
@@ -765,6 +864,12 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         answer_calls,
         other_calls,
         max_group_outputs_per_minute: max_window,
+        webapp_actor: Quantiles::of(std::mem::take(
+            &mut *webapp_actor.lock().unwrap_or_else(|p| p.into_inner()),
+        )),
+        webapp_others: Quantiles::of(std::mem::take(
+            &mut *webapp_others.lock().unwrap_or_else(|p| p.into_inner()),
+        )),
         peak_rss_kib: peak_rss_kib(),
         db_bytes: db_bytes(&options.db),
         options: options.clone(),
@@ -802,9 +907,207 @@ fn stale_hands(tables: &[(Driver, TableId, u64)]) -> usize {
 }
 
 /// Whether a run met the aim: no errors, no 429, the acting person's hand
-/// fresh within `aim` at p99.
+/// fresh within `aim` at p99, and so the Mini App people's screens.
 fn meets(r: &LoadReport, aim: Duration) -> bool {
-    r.errors.is_empty() && r.limit_hits.total() == 0 && r.fresh_actor.p99 <= aim
+    r.errors.is_empty()
+        && r.limit_hits.total() == 0
+        && r.fresh_actor.p99 <= aim
+        && r.webapp_actor.p99 <= aim
+        && r.webapp_others.p99 <= aim
+}
+
+/// Whether person `p` (table × 4 + seat) plays in the Mini App: exactly
+/// `share` of every run of people, spread evenly.
+pub fn in_webapp(p: u32, share: f64) -> bool {
+    let share = share.clamp(0.0, 1.0);
+    ((f64::from(p) + 1.0) * share).floor() > (f64::from(p) * share).floor()
+}
+
+/// When each move of a table was pressed, by the version it was made at:
+/// the others' pages measure from it.
+type Pressed = Arc<std::sync::Mutex<std::collections::HashMap<(TableId, u64), Instant>>>;
+
+/// A person playing in the Mini App: their signed init data and the event
+/// stream their page keeps open.
+pub struct WebPerson {
+    client: reqwest::Client,
+    base: String,
+    init: String,
+    table: TableId,
+    /// The newest version their page shows.
+    seen: tokio::sync::watch::Receiver<u64>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+/// `"version":N` in an event's JSON: the state's own version (the one
+/// field of that name in it).
+fn version_in(data: &str) -> Option<u64> {
+    let at = data.find("\"version\":")? + "\"version\":".len();
+    let digits: String = data[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+impl WebPerson {
+    /// Opens the person's page on `table`: the event stream, read in the
+    /// background, every new version timed against its move's press.
+    pub async fn open(
+        client: reqwest::Client,
+        base: String,
+        init: String,
+        table: TableId,
+        pressed: Pressed,
+        others: Arc<std::sync::Mutex<Vec<Duration>>>,
+    ) -> Result<WebPerson, DriveError> {
+        let url = format!(
+            "{base}/api/events?table={}&auth={}",
+            table.0,
+            url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
+        );
+        let mut events = client
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| DriveError::Service(format!("the Mini App's events: {e}")))?;
+        let (tx, seen) = tokio::sync::watch::channel(0);
+        let reader = tokio::spawn(async move {
+            let mut buf = String::new();
+            while let Ok(Some(chunk)) = events.chunk().await {
+                buf.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = buf.find("\n\n") {
+                    let event: String = buf.drain(..end + 2).collect();
+                    let Some(v) = version_in(&event) else {
+                        continue;
+                    };
+                    let arrived = Instant::now();
+                    if v > *tx.borrow() {
+                        // The move made at v - 1 brought this version.
+                        let at = v.checked_sub(1).and_then(|m| {
+                            pressed
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .get(&(table, m))
+                                .copied()
+                        });
+                        if let Some(at) = at {
+                            others
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(arrived.duration_since(at));
+                        }
+                        let _ = tx.send(v);
+                    }
+                }
+            }
+        });
+        Ok(WebPerson {
+            client,
+            base,
+            init,
+            table,
+            seen,
+            reader,
+        })
+    }
+
+    async fn post(&self, press: &str, id: &str) -> Result<(), DriveError> {
+        let body = serde_json::json!({ "table": self.table.0, "press": press, "id": id });
+        let r = self
+            .client
+            .post(format!("{}/api/press", self.base))
+            .header("Authorization", format!("tma {}", self.init))
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| DriveError::Service(format!("the Mini App's press: {e}")))?;
+        let status = r.status();
+        let answer: serde_json::Value = r
+            .json()
+            .await
+            .map_err(|e| DriveError::Service(format!("the Mini App's answer: {e}")))?;
+        match answer.get("message").and_then(|m| m.as_str()) {
+            Some(popup) if status.is_success() => Err(DriveError::Refused {
+                data: press.to_owned(),
+                popup: popup.to_owned(),
+            }),
+            _ if status.is_success() => Ok(()),
+            _ => Err(DriveError::Refused {
+                data: press.to_owned(),
+                popup: answer.to_string(),
+            }),
+        }
+    }
+
+    /// The seat's safe move as the page makes it: the cards tapped (each a
+    /// press), then the move; returns how long the move's press took to
+    /// answer with the new state, which the page then shows.
+    pub async fn play_safe(
+        &self,
+        t: &Table,
+        think: Duration,
+        pressed: &Pressed,
+    ) -> Result<Duration, DriveError> {
+        let seat = *t.awaiting().first().ok_or(DriveError::NoMove)?;
+        let action = t
+            .game()
+            .and_then(|g| g.safe_action(seat))
+            .ok_or(DriveError::NoMove)?;
+        let (cards, make) = presses_of(action)?;
+        let data = |action| {
+            Press::Table {
+                table: t.id(),
+                version: t.version(),
+                action,
+            }
+            .encode()
+        };
+        let id = |what: &str| format!("{}-{}-{what}", t.id().0, t.version());
+        let mut pause = think;
+        if !matches!(action, GameAction::Hearts(hearts::Action::Play(_))) {
+            for c in cards.iter() {
+                sleep(pause).await;
+                pause = think / 6;
+                self.post(&data(TableAction::Toggle(c)), &id(&c.to_string()))
+                    .await?;
+            }
+        }
+        sleep(pause).await;
+        let action = make(cards).ok_or(DriveError::NoMove)?;
+        let start = Instant::now();
+        pressed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert((t.id(), t.version()), start);
+        self.post(&data(action), &id("move")).await?;
+        Ok(start.elapsed())
+    }
+
+    /// Closes the page: the Telegram shell brings their chat hand up to date.
+    pub fn close(self) {
+        self.reader.abort();
+        drop(self.seen);
+    }
+}
+
+/// The button that makes a move of the cards selected.
+type MoveOf = fn(CardSet) -> Option<TableAction>;
+
+/// The cards a move takes and the button that makes it of them.
+fn presses_of(action: GameAction) -> Result<(CardSet, MoveOf), DriveError> {
+    Ok(match action {
+        GameAction::Kozel(kozel::Action::Lead(s)) => (s, |s| Some(TableAction::Lead(s))),
+        GameAction::Kozel(kozel::Action::Pass(s)) => (s, |s| Some(TableAction::Pass(s))),
+        GameAction::Kozel(kozel::Action::Beat(s)) => (s, |s| Some(TableAction::Beat(s))),
+        GameAction::Hearts(hearts::Action::PassCards(s)) => {
+            (s, |s| Some(TableAction::HeartsPass(s)))
+        }
+        GameAction::Hearts(hearts::Action::Play(c)) => (CardSet::single(c), |s| {
+            s.first().map(TableAction::HeartsPlay)
+        }),
+        _ => return Err(DriveError::NoMove),
+    })
 }
 
 /// The largest number of tables (from `options.tables`, doubling, then

@@ -181,6 +181,10 @@ struct LoadtestArgs {
     /// within this p99, in milliseconds.
     #[arg(long)]
     search_p99_ms: Option<u64>,
+    /// The share of people (0-1) who play in the Mini App (its HTTP API:
+    /// state, event stream, presses) instead of the chat's buttons.
+    #[arg(long, default_value_t = 0.0)]
+    webapp_share: f64,
 }
 
 #[derive(Args, Debug)]
@@ -383,7 +387,11 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         rate: args.rate,
         open_every: std::time::Duration::from_millis(args.open_every_ms),
         unlimited: args.unlimited,
+        webapp_share: args.webapp_share,
     };
+    if !(0.0..=1.0).contains(&options.webapp_share) {
+        return Err("--webapp-share: expected a share between 0 and 1, such as 0.75".into());
+    }
     if let Some(ms) = args.search_p99_ms {
         let aim = std::time::Duration::from_millis(ms);
         let best = runtime()?

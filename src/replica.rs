@@ -4,8 +4,8 @@
 //! process does (the table service, the shells, timers, AI, pacing), so
 //! Telegram's and Discord's limits hold for the bot as a whole and no timer
 //! fires twice; the others keep the database open, send nothing, poll
-//! nothing, answer 503 on the webhook and interactions addresses (so a
-//! reverse proxy sends updates to the serving one) and try for the lease.
+//! nothing, answer 503 on the webhook, Mini App and interactions addresses
+//! (so a reverse proxy sends requests to the serving one) and try for the lease.
 //! When the holder dies PostgreSQL frees the lease with its connection and
 //! a standby takes over, rebuilding from the database as a restart does.
 //!
@@ -117,12 +117,15 @@ async fn wait_for_lease(lease: &mut ServingLease, heartbeat: &Path) -> Result<()
     }
 }
 
-/// Where the serving replica takes updates over HTTP: the Telegram webhook
-/// and the Discord interactions endpoint, when on.
+/// Where the serving replica takes requests over HTTP: the Telegram
+/// webhook, the Mini App and the Discord interactions endpoint, when on.
 fn endpoints(config: &Config) -> Vec<SocketAddr> {
     let mut found = Vec::new();
     if let (Some(_), UpdateMode::Webhook { listen, .. }) = (&config.token, &config.update_mode) {
         found.push(*listen);
+    }
+    if let (Some(w), Some(_)) = (&config.webapp, &config.token) {
+        found.push(w.listen);
     }
     if let Some(d) = config.discord.as_ref().filter(|d| d.public_key.is_some()) {
         found.push(d.interactions_listen);

@@ -1,7 +1,9 @@
 //! `kozyr run`: one process serves every platform whose token is set
 //! (`TELOXIDE_TOKEN`, `DISCORD_TOKEN`) from one table service and one
 //! database; the service's outputs are routed to the shell of their chat's
-//! platform.
+//! platform. With `KOZYR_WEBAPP_URL` the Telegram Mini App (`crate::webapp`)
+//! is served too, on the same `Front`; the Telegram shell's outputs pass
+//! through its live views (`front::live`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -170,6 +172,23 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         service.shutdown().await;
         service.clone().close().await;
     };
+    // The Mini App first: hands rendered from the start carry its button.
+    let webapp = match (&config.webapp, &config.token) {
+        (Some(w), Some(token)) => {
+            let app = crate::front::live::LiveApp {
+                url: w.url.clone(),
+                short_name: w.short_name.clone(),
+            };
+            match crate::webapp::serve(w.listen, front.clone(), token.expose(), app).await {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    stop_service().await;
+                    return Err(e.to_string());
+                }
+            }
+        }
+        _ => None,
+    };
     let telegram = match config.token {
         Some(_) => {
             match crate::telegram::bot::start_on(&config, tg_tuning, front.clone(), tg_rx).await {
@@ -244,6 +263,9 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     }
     if let Some(d) = discord {
         d.stop().await;
+    }
+    if let Some(w) = webapp {
+        w.stop().await;
     }
     router.abort();
     service.clone().close().await;

@@ -349,3 +349,15 @@ discord-no-hand = You have no cards at this table.
 ## Delivery
 
 lobby-started = The game has started: the table is below.
+
+## The Mini App
+
+webapp-open = 🃏 Open the table
+webapp-link = 🃏 Play in the app
+webapp-your-cards = Your cards
+webapp-spectator = You are watching: you have no seat at this table.
+webapp-reconnecting = Reconnecting…
+webapp-table = Table
+webapp-unauthorized = Open this page from Telegram: its sign-in is missing, too old or not valid.
+webapp-forbidden = You can only play your own seat at this table.
+webapp-no-table = This table is not open any more.

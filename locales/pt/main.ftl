@@ -365,3 +365,15 @@ discord-no-hand = Você não tem cartas nesta mesa.
 ## Entrega
 
 lobby-started = O jogo começou: a mesa está abaixo.
+
+## O Mini App
+
+webapp-open = 🃏 Abrir a mesa
+webapp-link = 🃏 Jogar no app
+webapp-your-cards = Suas cartas
+webapp-spectator = Você está assistindo: não tem lugar nesta mesa.
+webapp-reconnecting = Reconectando…
+webapp-table = Mesa
+webapp-unauthorized = Abra esta página pelo Telegram: o login está ausente, é antigo demais ou não é válido.
+webapp-forbidden = Nesta mesa você só pode jogar pelo seu próprio lugar.
+webapp-no-table = Esta mesa não está mais aberta.

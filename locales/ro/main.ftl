@@ -383,3 +383,15 @@ discord-no-hand = Nu ai cărți la această masă.
 ## Livrare
 
 lobby-started = Jocul a început: masa este mai jos.
+
+## Mini aplicația
+
+webapp-open = 🃏 Deschide masa
+webapp-link = 🃏 Joacă în aplicație
+webapp-your-cards = Cărțile tale
+webapp-spectator = Privești: nu ai un loc la această masă.
+webapp-reconnecting = Se reconectează…
+webapp-table = Masa
+webapp-unauthorized = Deschide această pagină din Telegram: autentificarea lipsește, e prea veche sau nu e validă.
+webapp-forbidden = La această masă poți juca doar pentru locul tău.
+webapp-no-table = Această masă nu mai este deschisă.

@@ -399,3 +399,15 @@ discord-no-hand = У вас нет карт за этим столом.
 ## Доставка
 
 lobby-started = Игра началась: стол ниже.
+
+## Мини-приложение
+
+webapp-open = 🃏 Открыть стол
+webapp-link = 🃏 Играть в приложении
+webapp-your-cards = Ваши карты
+webapp-spectator = Вы наблюдаете: у вас нет места за этим столом.
+webapp-reconnecting = Переподключение…
+webapp-table = Стол
+webapp-unauthorized = Откройте эту страницу из Telegram: вход отсутствует, устарел или недействителен.
+webapp-forbidden = За этим столом можно играть только своим местом.
+webapp-no-table = Этот стол уже закрыт.

@@ -191,7 +191,11 @@ fn pressed_rows(screen: &Screen) -> Vec<Vec<(String, Press)>> {
             r.iter()
                 .filter_map(|b| match b.target {
                     ButtonTarget::Press(p) => Some((b.label.clone(), p)),
-                    ButtonTarget::Onboard { .. } => None,
+                    // Onboarding links and the Telegram Mini App have no
+                    // Discord counterpart.
+                    ButtonTarget::Onboard { .. }
+                    | ButtonTarget::LiveView { .. }
+                    | ButtonTarget::LiveLink { .. } => None,
                 })
                 .collect::<Vec<_>>()
         })

@@ -153,7 +153,9 @@ pub enum Author {
 pub enum ButtonAction {
     Callback(String),
     Url(String),
-    /// Any other kind (switch inline, web app, ...), kept as JSON.
+    /// Opens a Mini App at this address (private chats only).
+    WebApp(String),
+    /// Any other kind (switch inline, login, ...), kept as JSON.
     Other(String),
 }
 
@@ -174,6 +176,14 @@ impl Button {
     pub fn url(&self) -> Option<&str> {
         match &self.action {
             ButtonAction::Url(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The Mini App a `web_app` button opens.
+    pub fn web_app(&self) -> Option<&str> {
+        match &self.action {
+            ButtonAction::WebApp(u) => Some(u),
             _ => None,
         }
     }

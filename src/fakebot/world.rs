@@ -1108,11 +1108,12 @@ impl World {
     fn send_message(&mut self, p: &Map<String, Value>, now: Instant) -> ApiResult {
         let chat = self.reachable_chat(p)?;
         let id = chat.id;
+        let private = matches!(chat.kind, ChatKind::Private(_));
         let (source, parsed) = parse_text(p)?;
         if utf16_len(&parsed.text) > MAX_TEXT_LEN {
             return Err(ApiFailure::bad("message is too long"));
         }
-        let (keyboard, markup) = parse_markup(p)?;
+        let (keyboard, markup) = parse_markup(p, private)?;
         let reply_to = match p.get("reply_parameters").map(json_value) {
             Some(Some(rp)) => rp.get("message_id").and_then(Value::as_i64),
             _ => int_param(p, "reply_to_message_id"),
@@ -1158,6 +1159,7 @@ impl World {
         }
         let chat = self.reachable_chat(p)?;
         let id = chat.id;
+        let private = matches!(chat.kind, ChatKind::Private(_));
         let mid = int_param(p, "message_id")
             .ok_or_else(|| ApiFailure::bad("message identifier is not specified"))?;
         let m = chat
@@ -1184,7 +1186,7 @@ impl World {
             )
         };
         // Without `reply_markup` an edit removes the inline keyboard.
-        let (keyboard, markup) = parse_markup(p)?;
+        let (keyboard, markup) = parse_markup(p, private)?;
         if parsed.text == m.msg.text && parsed.entities == m.entities && markup == m.markup {
             return Err(ApiFailure::bad(
                 "message is not modified: specified new message content and reply markup are \
@@ -1496,7 +1498,12 @@ fn parse_text(p: &Map<String, Value>) -> Result<(String, html::Parsed), ApiFailu
 
 /// Validates `reply_markup` like Telegram and returns the keyboard for
 /// tests and the markup for the Message JSON (inline keyboards only).
-fn parse_markup(p: &Map<String, Value>) -> Result<(Option<Keyboard>, Option<Value>), ApiFailure> {
+/// `web_app` buttons only in `private` chats, at `https://` addresses,
+/// as Telegram allows them.
+fn parse_markup(
+    p: &Map<String, Value>,
+    private: bool,
+) -> Result<(Option<Keyboard>, Option<Value>), ApiFailure> {
     let Some(markup) = p.get("reply_markup").and_then(json_value) else {
         return Ok((None, None));
     };
@@ -1536,6 +1543,16 @@ fn parse_markup(p: &Map<String, Value>) -> Result<(Option<Keyboard>, Option<Valu
                     return Err(ApiFailure::bad("BUTTON_URL_INVALID"));
                 }
                 ButtonAction::Url(u.to_owned())
+            } else if let Some(w) = b.get("web_app") {
+                if !private {
+                    return Err(ApiFailure::bad("BUTTON_TYPE_INVALID"));
+                }
+                let u = w.get("url").and_then(Value::as_str).unwrap_or_default();
+                let ok = url::Url::parse(u).is_ok_and(|u| u.scheme() == "https" && u.has_host());
+                if !ok {
+                    return Err(ApiFailure::bad("BUTTON_URL_INVALID"));
+                }
+                ButtonAction::WebApp(u.to_owned())
             } else if b.as_object().is_some_and(|o| o.len() > 1) {
                 ButtonAction::Other(b.to_string())
             } else {

@@ -180,6 +180,8 @@ pub struct Front {
     /// they last wrote to it.
     unreachable: Mutex<HashSet<UserId>>,
     names: Mutex<Names>,
+    /// Who watches which table through a live view (the Mini App).
+    live: std::sync::Arc<super::live::LiveViews>,
 }
 
 /// The cards a person selected in their hand, and the deal they belong to:
@@ -305,11 +307,18 @@ impl Front {
             selections: Mutex::new(HashMap::new()),
             unreachable: Mutex::new(HashSet::new()),
             names: Mutex::new(Names::default()),
+            live: super::live::LiveViews::new(),
         }
     }
 
     pub fn service(&self) -> &TableService {
         &self.service
+    }
+
+    /// The live views of tables (the Mini App) that the chat shells make
+    /// way for.
+    pub fn live(&self) -> &std::sync::Arc<super::live::LiveViews> {
+        &self.live
     }
 
     // ------------------------------------------------------------ state
@@ -375,13 +384,50 @@ impl Front {
         if view.phase == crate::table::Phase::Closed {
             lock(&self.selections).retain(|(_, t), _| *t != view.id);
         }
-        let creator = self.name_of(&view.creator);
-        outputs::table_screen(view, &self.info(view), creator)
+        let screen = self.table_screen_alone(view);
+        // A direct link to the Mini App, only for an app registered with
+        // BotFather: a group cannot hold a `web_app` button.
+        match self.live.app() {
+            Some(app) if app.short_name.is_some() && view.phase == crate::table::Phase::Playing => {
+                let label = tr(view.settings.lang, key::WEBAPP_LINK, &Args::new());
+                Screen {
+                    keyboard: screen
+                        .keyboard
+                        .append_row([super::screen::Button::live_link(label, view.id)]),
+                    ..screen
+                }
+            }
+            _ => screen,
+        }
     }
 
-    /// A person's hand message, with their selection.
+    /// A person's hand message, with their selection, and the button that
+    /// opens the Mini App at the table when it is served.
     pub fn hand_screen(&self, hand: &HandView, view: &TableView) -> Screen {
+        let screen = self.hand_screen_alone(hand, view);
+        if self.live.app().is_none() || hand.phase == crate::table::Phase::Closed {
+            return screen;
+        }
+        let label = tr(hand.player.lang, key::WEBAPP_OPEN, &Args::new());
+        Screen {
+            keyboard: screen
+                .keyboard
+                .append_row([super::screen::Button::live_view(label, hand.table)]),
+            ..screen
+        }
+    }
+
+    /// A person's hand as a screen of its own, without a way to the Mini
+    /// App (what the Mini App itself shows).
+    pub fn hand_screen_alone(&self, hand: &HandView, view: &TableView) -> Screen {
         outputs::hand_screen(hand, &self.info(view), self.selection(hand))
+    }
+
+    /// The table as the group sees it, without the Mini App's link (what
+    /// the Mini App itself shows).
+    pub fn table_screen_alone(&self, view: &TableView) -> Screen {
+        let creator = self.name_of(&view.creator);
+        outputs::table_screen(view, &self.info(view), creator)
     }
 
     /// The chat's message for an announcement, worded with `view` (the

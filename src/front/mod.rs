@@ -13,6 +13,9 @@
 //! - [`outputs`]: the service's [`crate::table::Output`]s as screens.
 //! - [`core`]: [`core::Front`] — commands and presses → service commands,
 //!   card selections, refusal texts; what to show back, and to whom.
+//! - [`live`]: [`live::LiveViews`] — who watches a table through a live
+//!   view (the Mini App) and the news that a table changed; a chat hand
+//!   is held while its person watches live.
 //! - [`place`]: [`HandPlace`] — where a person's cards are shown, which
 //!   picks the words about hands (a private chat, or a "My hand" button).
 //!
@@ -21,6 +24,7 @@
 pub mod action;
 pub mod core;
 pub mod games;
+pub mod live;
 pub mod outputs;
 pub mod place;
 pub mod present;

@@ -5,7 +5,10 @@
 //! `<b>`, `<i>`, `<code>` and escaped text) and rows of [`Button`]s. A
 //! button either sends a [`Press`] back (encoded by the shell into the
 //! platform's callback data or custom id) or opens the bot's private chat
-//! to seat a person ([`ButtonTarget::Onboard`]; Telegram draws a deep link).
+//! to seat a person ([`ButtonTarget::Onboard`]; Telegram draws a deep link),
+//! or opens the table's live view, the Mini App ([`ButtonTarget::LiveView`]
+//! in a private hand, [`ButtonTarget::LiveLink`] under the group's table;
+//! a platform without one leaves them out).
 
 use super::action::Press;
 use super::rich::Rich;
@@ -39,7 +42,9 @@ impl Screen {
     pub fn presses(&self) -> impl Iterator<Item = Press> + '_ {
         self.keyboard.buttons().filter_map(|b| match b.target {
             ButtonTarget::Press(p) => Some(p),
-            ButtonTarget::Onboard { .. } => None,
+            ButtonTarget::Onboard { .. }
+            | ButtonTarget::LiveView { .. }
+            | ButtonTarget::LiveLink { .. } => None,
         })
     }
 }
@@ -96,6 +101,12 @@ pub enum ButtonTarget {
     Press(Press),
     /// Opens the bot's private chat and seats the person who opens it there.
     Onboard { table: TableId, seat: Seat },
+    /// Opens the Mini App at this table inside the chat app (Telegram: a
+    /// `web_app` button, which Telegram allows in private chats only).
+    LiveView { table: TableId },
+    /// A link that opens the Mini App at this table from a group
+    /// (Telegram: the app's direct link with the table as start parameter).
+    LiveLink { table: TableId },
 }
 
 impl Button {
@@ -103,6 +114,20 @@ impl Button {
         Button {
             label: label.into(),
             target: ButtonTarget::Press(press),
+        }
+    }
+
+    pub fn live_view(label: impl Into<String>, table: TableId) -> Button {
+        Button {
+            label: label.into(),
+            target: ButtonTarget::LiveView { table },
+        }
+    }
+
+    pub fn live_link(label: impl Into<String>, table: TableId) -> Button {
+        Button {
+            label: label.into(),
+            target: ButtonTarget::LiveLink { table },
         }
     }
 

@@ -48,6 +48,12 @@ fn show(s: &Screen) -> String {
                 ButtonTarget::Onboard { seat, .. } => {
                     format!("[{} | onboard seat {}]", b.label, seat.index() + 1)
                 }
+                ButtonTarget::LiveView { table } => {
+                    format!("[{} | live view {}]", b.label, table.0)
+                }
+                ButtonTarget::LiveLink { table } => {
+                    format!("[{} | live link {}]", b.label, table.0)
+                }
             })
             .collect();
         out.push_str(&buttons.join(" "));

@@ -250,6 +250,9 @@ pub async fn start_on(
     let default_lang = config.default_language;
     register_commands(&bot, default_lang).await;
 
+    // The Mini App's live views see every output, and hold the hands of
+    // the people watching it (`front::live`).
+    let effects = front.live().tap(effects);
     let (local_tx, local_rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared::new(
         front,

@@ -1,11 +1,15 @@
 //! Screens as Telegram messages: rich text as Telegram HTML
 //! (`parse_mode = HTML`), buttons as an inline keyboard whose callback
-//! data is the encoded [`Press`](crate::front::action::Press), and
-//! onboarding buttons as deep links to the bot's private chat.
+//! data is the encoded [`Press`](crate::front::action::Press),
+//! onboarding buttons as deep links to the bot's private chat, and the
+//! Mini App's buttons: a `web_app` button in a private hand, the app's
+//! direct link (`t.me/<bot>/<short name>?startapp=<table>`) under a group's
+//! table; both left out when the Mini App is not served.
 
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
+use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo};
 
 use super::deeplink::DeepLink;
+use crate::front::live::LiveApp;
 use crate::front::rich::Rich;
 use crate::front::{ButtonTarget, Screen};
 use crate::i18n::escape_html;
@@ -49,6 +53,11 @@ impl Message {
     /// onboarding button that cannot become a link is left out (the text
     /// still tells the person to open the bot's chat).
     pub fn of(screen: &Screen, bot_username: &str) -> Message {
+        Message::with_app(screen, bot_username, None)
+    }
+
+    /// As [`Message::of`], with the Mini App's buttons when `app` is served.
+    pub fn with_app(screen: &Screen, bot_username: &str, app: Option<&LiveApp>) -> Message {
         let rows: Vec<Vec<InlineKeyboardButton>> = screen
             .keyboard
             .rows
@@ -66,6 +75,19 @@ impl Message {
                         .url(bot_username)
                         .ok()
                         .map(|url| InlineKeyboardButton::url(&b.label, url)),
+                        ButtonTarget::LiveView { table } => {
+                            let url = url::Url::parse(&app?.table_url(table)).ok()?;
+                            Some(InlineKeyboardButton::web_app(&b.label, WebAppInfo { url }))
+                        }
+                        ButtonTarget::LiveLink { table } => {
+                            let short = app?.short_name.as_deref()?;
+                            let url = url::Url::parse(&format!(
+                                "https://t.me/{bot_username}/{short}?startapp={}",
+                                table.0
+                            ))
+                            .ok()?;
+                            Some(InlineKeyboardButton::url(&b.label, url))
+                        }
                     })
                     .collect::<Vec<_>>()
             })

@@ -177,7 +177,11 @@ fn render(
         Source::Table(view) => shared.front.table_screen(view),
         Source::Hand(hand) => shared.front.hand_screen(hand, views.get(&hand.table)?),
     };
-    Some(Message::of(&screen, &shared.username))
+    Some(Message::with_app(
+        &screen,
+        &shared.username,
+        shared.front.live().app(),
+    ))
 }
 
 impl Outbox {
@@ -292,7 +296,11 @@ impl Outbox {
     }
 
     fn message(&self, screen: &Screen) -> Message {
-        Message::of(screen, &self.shared.username)
+        Message::with_app(
+            screen,
+            &self.shared.username,
+            self.shared.front.live().app(),
+        )
     }
 
     async fn view_of(&mut self, table: TableId) -> Option<TableView> {
@@ -380,6 +388,15 @@ impl Outbox {
                     return;
                 };
                 let key = (chat.0, hand.table.0);
+                // Someone looking at the Mini App is looking (no alert).
+                if let Some(at) = self
+                    .shared
+                    .front
+                    .live()
+                    .looked_at(&hand.player.id, Instant::now())
+                {
+                    self.alerts.handle_activity(&hand.player.id, at);
+                }
                 let turn = self.alerts.handle_hand(
                     &hand.player.id,
                     hand.table,

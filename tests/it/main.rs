@@ -35,4 +35,5 @@ mod telegram_limits;
 mod telegram_play;
 mod telegram_screens;
 mod turn_alerts;
+mod webapp;
 mod words;

@@ -1,0 +1,468 @@
+//! The Telegram Mini App: the live table and a person's hand as a web
+//! page inside Telegram — one more front-end under the same [`Front`],
+//! in this one folder. No shell imports it, and it imports no shell: what
+//! the Telegram shell must know of it (whose Mini App is open, where it
+//! is served) goes through [`crate::front::live`].
+//!
+//! An axum server (`KOZYR_WEBAPP_LISTEN`, behind the admin's proxy at
+//! `KOZYR_WEBAPP_URL`) serves:
+//! - `GET /` — the page (`page/`: plain HTML, CSS and JS compiled into the
+//!   binary; no build step). In Telegram it loads `telegram-web-app.js`
+//!   from telegram.org; without it (tests) it reads the init data from
+//!   the URL fragment (`#tgWebAppData=…`) as Telegram passes it.
+//! - `GET /api/state?table=N` — [`state::State`] as JSON.
+//! - `GET /api/events?table=N&auth=…` — server-sent events: the whole
+//!   state at once and after every change of the table (fed by
+//!   [`crate::front::live::LiveViews`]), so a page that reconnects
+//!   catches up by itself. While it is open, the person's chat hand is
+//!   not edited (see `front::live`).
+//! - `POST /api/press` — `{table, press, id}`: a hand's button as the chat
+//!   has it, through [`Front::press`] like a chat press, de-duplicated by
+//!   the client's `id` (and the state version it carries), so a move from
+//!   the page and one from the chat never both count.
+//!
+//! Trust nothing from the page: every request carries Telegram's signed
+//! init data ([`auth`]; the `Authorization: tma <init data>` header, or
+//! `auth=` for the event stream, which cannot send headers). Missing or
+//! bad → 401; a press at a table where the person has no seat, or not a
+//! hand's button → 403/400; each with a JSON `{error, message}` and
+//! nothing changed.
+
+pub mod auth;
+pub mod state;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Query, State as Extract};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::front::Front;
+use crate::front::Reply;
+use crate::front::action::Press;
+use crate::front::core::{Admins, Origin};
+use crate::front::live::LiveApp;
+use crate::i18n::{Args, Lang, key, tr};
+use crate::table::runtime::DedupKey;
+use crate::table::{ChatKey, Platform, Player, TableId, UserId};
+
+const INDEX_HTML: &str = include_str!("page/index.html");
+const APP_JS: &str = include_str!("page/app.js");
+const APP_CSS: &str = include_str!("page/app.css");
+
+/// Why the Mini App's server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WebAppError {
+    #[error("cannot listen on KOZYR_WEBAPP_LISTEN {addr}: {error}")]
+    Listen {
+        addr: SocketAddr,
+        error: std::io::Error,
+    },
+}
+
+/// A refused request: its status and a JSON `{error, message}`.
+#[derive(Debug)]
+enum Refusal {
+    Unauthorized(Lang),
+    Forbidden(Lang),
+    NoTable(Lang),
+    /// What was wrong, for whoever wrote the client; the person reads
+    /// that the button does not work.
+    BadRequest(Lang, &'static str),
+    Store(Lang),
+}
+
+#[derive(Serialize)]
+struct ErrorJson<'a> {
+    error: &'a str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let t = |l, k| tr(l, k, &Args::new());
+        let (status, error, message, detail) = match self {
+            Refusal::Unauthorized(l) => (
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                t(l, key::WEBAPP_UNAUTHORIZED),
+                None,
+            ),
+            Refusal::Forbidden(l) => (
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                t(l, key::WEBAPP_FORBIDDEN),
+                None,
+            ),
+            Refusal::NoTable(l) => (
+                StatusCode::NOT_FOUND,
+                "no_table",
+                t(l, key::WEBAPP_NO_TABLE),
+                None,
+            ),
+            Refusal::BadRequest(l, why) => (
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                t(l, key::ERR_BAD_BUTTON),
+                Some(why),
+            ),
+            Refusal::Store(l) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "try_again",
+                t(l, key::ERR_TRY_AGAIN),
+                None,
+            ),
+        };
+        let body = ErrorJson {
+            error,
+            message,
+            detail,
+        };
+        (status, axum::Json(body)).into_response()
+    }
+}
+
+/// Hand buttons need nobody's admin rights.
+struct NoAdmins;
+
+impl Admins for NoAdmins {
+    async fn is_admin(&self, _chat: &ChatKey, _user: &UserId) -> bool {
+        false
+    }
+}
+
+struct App {
+    front: Arc<Front>,
+    token: String,
+    /// The `seq` of the next state made.
+    seq: std::sync::atomic::AtomicU64,
+}
+
+/// A signed-in person and the table they look at.
+struct Visitor {
+    user: UserId,
+    name: String,
+    lang: Lang,
+    table: TableId,
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The language the (not yet checked) init data asks for, for the words
+/// of a refusal only.
+fn claimed_lang(raw: &str) -> Lang {
+    url::form_urlencoded::parse(raw.as_bytes())
+        .find(|(k, _)| k == "user")
+        .and_then(|(_, u)| serde_json::from_str::<auth::WebUser>(&u).ok())
+        .map_or(Lang::default(), |u| {
+            Lang::from_telegram(u.language_code.as_deref())
+        })
+}
+
+impl App {
+    /// Checks the init data and names the table (`table=`, else the direct
+    /// link's start parameter).
+    fn visitor(&self, raw: &str, table: Option<&str>) -> Result<Visitor, Refusal> {
+        let data = auth::verify(raw, &self.token, now_secs()).map_err(|e| {
+            tracing::debug!(error = %e, "Mini App sign-in refused");
+            Refusal::Unauthorized(claimed_lang(raw))
+        })?;
+        let lang = Lang::from_telegram(data.user.language_code.as_deref());
+        let table = table
+            .or(data.start_param.as_deref())
+            .and_then(|t| t.trim().parse::<i64>().ok())
+            .ok_or(Refusal::BadRequest(lang, "which table? (table=N)"))?;
+        Ok(Visitor {
+            user: UserId::Telegram(data.user.id),
+            name: data.user.full_name(),
+            lang,
+            table: TableId(table),
+        })
+    }
+
+    /// What `v` sees now; `NoTable` for a table that does not exist.
+    async fn state(&self, v: &Visitor) -> Result<state::State, Refusal> {
+        let service = self.front.service();
+        let view = service
+            .table_view(v.table)
+            .await
+            .map_err(|_| Refusal::Store(v.lang))?
+            .ok_or(Refusal::NoTable(v.lang))?;
+        let hand = service
+            .hand_of(v.table, &v.user)
+            .await
+            .map_err(|_| Refusal::Store(v.lang))?;
+        Ok(state::build(
+            &self.front,
+            &view,
+            hand.as_ref(),
+            v.lang,
+            service.now(),
+            self.seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        ))
+    }
+}
+
+fn init_data(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("tma "))
+        .unwrap_or("")
+}
+
+#[derive(Deserialize)]
+struct TableQuery {
+    table: Option<String>,
+    auth: Option<String>,
+}
+
+async fn get_state(
+    Extract(app): Extract<Arc<App>>,
+    headers: HeaderMap,
+    Query(q): Query<TableQuery>,
+) -> Result<axum::Json<state::State>, Refusal> {
+    let v = app.visitor(init_data(&headers), q.table.as_deref())?;
+    Ok(axum::Json(app.state(&v).await?))
+}
+
+async fn events(
+    Extract(app): Extract<Arc<App>>,
+    Query(q): Query<TableQuery>,
+) -> Result<impl IntoResponse, Refusal> {
+    let v = app.visitor(q.auth.as_deref().unwrap_or(""), q.table.as_deref())?;
+    let live = app.front.live().clone();
+    // Subscribed before the first state is read: no change falls between.
+    let mut changes = live.subscribe(v.table);
+    let first = app.state(&v).await?;
+    let open = live.open(&v.user, v.table);
+    let (tx, rx) = mpsc::channel::<Result<Event, Infallible>>(4);
+    tokio::spawn(async move {
+        let _open = open;
+        let mut last = String::new();
+        let mut next = Some(first);
+        loop {
+            let state = match next.take() {
+                Some(s) => s,
+                None => match app.state(&v).await {
+                    Ok(s) => s,
+                    Err(_) => return,
+                },
+            };
+            // The same state again (a change that did not reach this page's
+            // view) is not sent.
+            let same = serde_json::to_string(&state::State {
+                seq: 0,
+                ..state.clone()
+            })
+            .unwrap_or_default();
+            let json = serde_json::to_string(&state).unwrap_or_default();
+            if same != last {
+                let event = Event::default().event("state").data(json.clone());
+                if tx.send(Ok(event)).await.is_err() {
+                    return;
+                }
+                last = same;
+            }
+            // Until the table changes, or the page is gone.
+            tokio::select! {
+                r = changes.changed() => if r.is_err() { return },
+                _ = tx.closed() => return,
+            }
+        }
+    });
+    let stream = tokio_stream::wrappers::ReceiverStream::new(rx);
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+#[derive(Deserialize)]
+struct PressBody {
+    table: i64,
+    press: String,
+    /// Made by the page for this press; the same id sent again counts once.
+    id: String,
+}
+
+#[derive(Serialize)]
+struct PressAnswer {
+    /// What the chat would say in a popup (a refusal), if anything.
+    message: Option<String>,
+    state: state::State,
+}
+
+async fn press(
+    Extract(app): Extract<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<axum::Json<PressAnswer>, Refusal> {
+    let raw = init_data(&headers);
+    // Who asks comes first: a request without a valid sign-in learns nothing.
+    let lang = app.visitor(raw, Some("0"))?.lang;
+    let body: PressBody = serde_json::from_slice(&body)
+        .map_err(|_| Refusal::BadRequest(lang, "expected {\"table\", \"press\", \"id\"}"))?;
+    let table = body.table.to_string();
+    let v = app.visitor(raw, Some(&table))?;
+    if body.id.is_empty()
+        || body.id.len() > 64
+        || !body
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(Refusal::BadRequest(
+            v.lang,
+            "id: 1-64 characters of A-Z a-z 0-9 - _",
+        ));
+    }
+    let Ok(Press::Table { table, action, .. }) = Press::parse(&body.press) else {
+        return Err(Refusal::BadRequest(v.lang, "not a button of kozyr's"));
+    };
+    if table != v.table || !action.is_hand() {
+        return Err(Refusal::BadRequest(
+            v.lang,
+            "not a button of this table's hands",
+        ));
+    }
+    let view = app
+        .front
+        .service()
+        .table_view(v.table)
+        .await
+        .map_err(|_| Refusal::Store(v.lang))?
+        .ok_or(Refusal::NoTable(v.lang))?;
+    if view.seat_of(&v.user).is_none() {
+        return Err(Refusal::Forbidden(v.lang));
+    }
+    let UserId::Telegram(uid) = v.user else {
+        return Err(Refusal::Forbidden(v.lang));
+    };
+    let live = app.front.live();
+    live.pressed(&v.user, Instant::now());
+    let player = Player::new(v.user.clone(), &v.name, v.lang);
+    let origin = Origin {
+        chat: ChatKey::Telegram(i64::try_from(uid).map_err(|_| Refusal::Forbidden(v.lang))?),
+        private: true,
+        title: None,
+    };
+    let dedup = DedupKey::callback(Platform::Telegram, &format!("webapp:{uid}:{}", body.id));
+    let replies = app
+        .front
+        .press(&NoAdmins, &player, &origin, &body.press, dedup)
+        .await;
+    let mut message = None;
+    for r in replies {
+        match r {
+            Reply::Popup(text) => message = Some(text),
+            // A selection changed: every open page of the table follows.
+            Reply::Render(_) => live.changed(v.table),
+            _ => {}
+        }
+    }
+    let state = app.state(&v).await?;
+    Ok(axum::Json(PressAnswer { message, state }))
+}
+
+fn asset(body: &'static str, kind: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// The Mini App's routes over `front`, checking init data with `token`.
+pub fn router(front: Arc<Front>, token: &str) -> Router {
+    let app = Arc::new(App {
+        front,
+        token: token.to_owned(),
+        seq: std::sync::atomic::AtomicU64::new(1),
+    });
+    Router::new()
+        .route(
+            "/",
+            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/index.html",
+            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { asset(APP_CSS, "text/css; charset=utf-8") }),
+        )
+        .route("/api/state", get(get_state))
+        .route("/api/events", get(events))
+        .route("/api/press", post(press))
+        .with_state(app)
+}
+
+/// The running Mini App server.
+pub struct RunningWebApp {
+    addr: SocketAddr,
+    server: JoinHandle<()>,
+}
+
+impl RunningWebApp {
+    /// Where it listens (the port chosen when `listen` asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops it; open event streams end with it.
+    pub async fn stop(self) {
+        self.server.abort();
+        let _ = self.server.await;
+    }
+}
+
+/// Serves the Mini App on `listen` for `front`'s tables, and tells the
+/// chat shells it is there (`app`: the hands' button opens it).
+pub async fn serve(
+    listen: SocketAddr,
+    front: Arc<Front>,
+    token: &str,
+    app: LiveApp,
+) -> Result<RunningWebApp, WebAppError> {
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|error| WebAppError::Listen {
+            addr: listen,
+            error,
+        })?;
+    let addr = listener.local_addr().map_err(|error| WebAppError::Listen {
+        addr: listen,
+        error,
+    })?;
+    front.live().set_app(app);
+    let router = router(front, token);
+    let server = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, router).await {
+            tracing::error!(error = %e, "the Mini App server failed");
+        }
+    });
+    tracing::info!(%addr, "Mini App served");
+    Ok(RunningWebApp { addr, server })
+}

@@ -1,0 +1,190 @@
+// kozyr's Mini App: the table and your hand, live. Plain JS, no build step.
+// Everything shown comes from the server as data (api/state, api/events);
+// every tap is a button the chat hand has too, sent to api/press.
+"use strict";
+
+(function () {
+  const tg = window.Telegram && window.Telegram.WebApp;
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  // Telegram's bridge gives the signed init data; outside Telegram (tests)
+  // it is in the URL fragment, as Telegram passes it to the page.
+  const initData = (tg && tg.initData) || fragment.get("tgWebAppData") || "";
+  const query = new URLSearchParams(location.search);
+  const startParam =
+    (tg && tg.initDataUnsafe && tg.initDataUnsafe.start_param) ||
+    fragment.get("tgWebAppStartParam") || "";
+  const table = query.get("table") || startParam;
+  const $ = (id) => document.getElementById(id);
+
+  let state = null;
+  let lastKey = "";
+  let deadlineAt = null;
+  let source = null;
+
+  if (tg) {
+    tg.ready();
+    tg.expand();
+  }
+
+  function newId() {
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
+  }
+
+  function rich(el, spans) {
+    el.textContent = "";
+    for (const s of spans || []) {
+      let node = document.createTextNode(s.t);
+      if (s.m) { const c = document.createElement("code"); c.appendChild(node); node = c; }
+      if (s.i) { const i = document.createElement("i"); i.appendChild(node); node = i; }
+      if (s.b) { const b = document.createElement("b"); b.appendChild(node); node = b; }
+      el.appendChild(node);
+    }
+  }
+
+  function toast(text) {
+    const t = $("toast");
+    t.textContent = text;
+    t.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(() => { t.hidden = true; }, 2500);
+  }
+
+  function showError(text) {
+    const e = $("error");
+    e.textContent = text;
+    e.hidden = false;
+  }
+
+  function tick() {
+    const el = $("timer");
+    if (deadlineAt === null || !state || !state.your_turn) { el.hidden = true; return; }
+    const left = Math.max(0, Math.ceil((deadlineAt - Date.now()) / 1000));
+    el.hidden = false;
+    el.textContent = "⏳ " + left + " s";
+  }
+  setInterval(tick, 500);
+
+  function render(s) {
+    const wasTurn = state && state.your_turn;
+    // The same state again (an answer and its event): nothing to redraw,
+    // and a card under a finger stays the same element.
+    const key = JSON.stringify(Object.assign({}, s, { seq: 0, deadline_in_ms: 0 }));
+    // An answer to a press may arrive after a newer event, and an event
+    // made before a press after its answer: keep the newest.
+    if (state && s.table === state.table && (s.version < state.version || s.seq < state.seq)) return;
+    if (key === lastKey) { state = s; return; }
+    lastKey = key;
+    state = s;
+    document.body.dataset.version = String(s.version);
+    document.body.dataset.phase = s.phase;
+    document.body.dataset.yourTurn = String(s.your_turn);
+    document.documentElement.lang = s.lang;
+    $("title").textContent = s.title;
+    $("table-label").textContent = s.words.table;
+
+    const seats = $("seats");
+    seats.textContent = "";
+    for (const seat of s.seats) {
+      const d = document.createElement("div");
+      d.className = "seat" + (seat.turn ? " turn" : "") + (s.you === seat.seat ? " you" : "");
+      const n = document.createElement("span");
+      n.className = "n";
+      n.textContent = String(seat.seat);
+      d.appendChild(n);
+      d.appendChild(document.createTextNode((seat.turn ? "👉 " : "") + (seat.name || "—")));
+      seats.appendChild(d);
+    }
+    rich($("table-text"), s.table_text);
+
+    const hand = s.hand;
+    $("hand-panel").hidden = !hand;
+    $("spectator").hidden = !!hand;
+    $("spectator").textContent = s.words.spectator;
+    $("hand-panel").classList.toggle("your-turn", s.your_turn);
+    // On a phone the hand is what matters; the group's message folds away.
+    $("table-panel").open = !hand || window.innerWidth >= 700;
+    const cards = $("cards");
+    const moves = $("moves");
+    cards.textContent = "";
+    moves.textContent = "";
+    if (hand) {
+      rich($("hand-text"), hand.text);
+      $("cards-label").textContent = s.words.your_cards;
+      for (const c of hand.cards) {
+        const b = document.createElement("button");
+        b.className = "card" + (c.red ? " red" : "") + (c.selected ? " selected" : "") +
+          (s.your_turn && !c.playable ? " unplayable" : "");
+        b.dataset.card = c.code;
+        b.setAttribute("aria-pressed", String(c.selected));
+        b.setAttribute("aria-label", c.rank + c.suit + (c.mark ? " " + c.mark : ""));
+        const r = document.createElement("span"); r.className = "r"; r.textContent = c.rank;
+        const su = document.createElement("span"); su.className = "s"; su.textContent = c.suit;
+        b.appendChild(r); b.appendChild(su);
+        if (c.mark) { const m = document.createElement("span"); m.className = "m"; m.textContent = c.mark; b.appendChild(m); }
+        b.addEventListener("click", () => send(c.press));
+        cards.appendChild(b);
+      }
+      for (const m of hand.moves) {
+        const b = document.createElement("button");
+        b.className = "move" + (m.minor ? " minor" : "");
+        b.textContent = m.label;
+        b.dataset.press = m.press;
+        b.addEventListener("click", () => send(m.press));
+        moves.appendChild(b);
+      }
+    }
+    deadlineAt = s.deadline_in_ms === null ? null : Date.now() + s.deadline_in_ms;
+    tick();
+    if (s.your_turn && !wasTurn && tg && tg.HapticFeedback) {
+      tg.HapticFeedback.notificationOccurred("warning");
+    }
+  }
+
+  async function send(press) {
+    if (!state) return;
+    try {
+      const r = await fetch("api/press", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Authorization": "tma " + initData },
+        body: JSON.stringify({ table: state.table, press: press, id: newId() }),
+      });
+      const body = await r.json();
+      if (!r.ok) { toast(body.message || r.statusText); return; }
+      if (body.message) toast(body.message);
+      render(body.state);
+    } catch (e) {
+      toast(state.words.reconnecting);
+    }
+  }
+
+  function listen() {
+    const url = "api/events?table=" + encodeURIComponent(table) +
+      "&auth=" + encodeURIComponent(initData);
+    source = new EventSource(url);
+    source.addEventListener("state", (e) => {
+      $("status").hidden = true;
+      render(JSON.parse(e.data));
+    });
+    // EventSource reconnects by itself; the first event after it is the
+    // whole state, so nothing missed stays missing.
+    source.onerror = () => {
+      if (state) { $("status").textContent = state.words.reconnecting; $("status").hidden = false; }
+    };
+  }
+
+  async function start() {
+    try {
+      const r = await fetch("api/state?table=" + encodeURIComponent(table), {
+        headers: { "Authorization": "tma " + initData },
+      });
+      const body = await r.json();
+      if (!r.ok) { showError(body.message || r.statusText); document.body.dataset.error = body.error || "error"; return; }
+      render(body);
+      listen();
+    } catch (e) {
+      showError(String(e));
+    }
+  }
+
+  start();
+})();

@@ -1,0 +1,706 @@
+//! Issue 20: the Telegram Mini App (`src/webapp`) against the fake Bot API.
+//!
+//! - Its API trusts only Telegram's signed init data (401 for missing,
+//!   forged, tampered or old data; 403 for a seat not the person's), and
+//!   nothing changes when it refuses; a move made there counts once, and
+//!   the same move from the chat is then stale. The private hand carries a
+//!   `web_app` button, the group's table the app's direct link, and the
+//!   fake refuses a `web_app` button in a group as Telegram does. While a
+//!   person's Mini App is open their chat hand is not edited; it is brought
+//!   up to date once when they close it.
+//! - In headless Chromium (chromedriver, WebDriver): four people play a
+//!   whole Kozel deal and a whole Hearts deal, two of them tapping cards
+//!   and moves in the page, two pressing the chat's buttons; screenshots
+//!   at phone (390×844) and desktop size go to `target/webapp-screenshots/`;
+//!   a page with forged init data shows the refusal and changes nothing.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use kozyr::cards::Seat;
+use kozyr::front::action::TableAction;
+use kozyr::front::live::LiveApp;
+use kozyr::game::GameAction;
+use kozyr::table::{Phase, Table, TableId};
+use kozyr::webapp::{self, RunningWebApp, auth};
+use serde_json::{Value, json};
+use teloxide::types::ChatId;
+
+use crate::support::telegram::{World, deal_no, policy};
+use crate::support::{eventually, move_buttons, press_data};
+
+const APP_URL: &str = "https://kozyr.example/app/";
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn token(w: &World) -> String {
+    w.config().token.unwrap().expose().to_owned()
+}
+
+/// Signed init data for the world's person `i` (their Telegram id).
+fn init_for(w: &World, i: usize) -> String {
+    auth::sign_user(
+        w.users[i].0,
+        ["Ann", "Boris", "Chloe", "Dmitri"][i],
+        "en",
+        now(),
+        &token(w),
+    )
+}
+
+async fn serve(w: &World) -> RunningWebApp {
+    let front = w.running().shared().front.clone();
+    let app = LiveApp {
+        url: APP_URL.to_owned(),
+        short_name: Some("table".to_owned()),
+    };
+    webapp::serve("127.0.0.1:0".parse().unwrap(), front, &token(w), app)
+        .await
+        .unwrap()
+}
+
+async fn get_state(addr: SocketAddr, table: TableId, init: Option<&str>) -> (u16, Value) {
+    let mut r = reqwest::Client::new().get(format!("http://{addr}/api/state?table={}", table.0));
+    if let Some(init) = init {
+        r = r.header("Authorization", format!("tma {init}"));
+    }
+    let r = r.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+async fn post_press(
+    addr: SocketAddr,
+    init: &str,
+    table: TableId,
+    press: &str,
+    id: &str,
+) -> (u16, Value) {
+    let r = reqwest::Client::new()
+        .post(format!("http://{addr}/api/press"))
+        .header("Authorization", format!("tma {init}"))
+        .body(json!({ "table": table.0, "press": press, "id": id }).to_string())
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+/// The awaited seat's move through the Mini App's API, as the page makes
+/// it: each card selected with its own press, then the move.
+async fn api_move(w: &World, addr: SocketAddr, t: &Table, id_prefix: &str) {
+    let seat = t.awaiting()[0];
+    let init = init_for(w, seat.index());
+    let action = policy(t.game().unwrap(), seat);
+    let (cards, make) = move_buttons(action);
+    let one_press = matches!(action, GameAction::Hearts(_));
+    for (n, c) in cards.iter().filter(|_| !one_press).enumerate() {
+        let (status, body) = post_press(
+            addr,
+            &init,
+            t.id(),
+            &press_data(t, TableAction::Toggle(c)),
+            &format!("{id_prefix}-t{n}"),
+        )
+        .await;
+        assert_eq!((status, &body["message"]), (200, &Value::Null), "{body}");
+    }
+    let (status, body) =
+        post_press(addr, &init, t.id(), &press_data(t, make(cards)), id_prefix).await;
+    assert_eq!((status, &body["message"]), (200, &Value::Null), "{body}");
+}
+
+#[tokio::test]
+async fn the_api_trusts_only_signed_init_data_and_a_move_counts_once() {
+    let w = World::new().await;
+    let app = serve(&w).await;
+    let addr = app.local_addr();
+    let id = w.open("/kozel", false).await;
+    let username = w.running().shared().username.clone();
+
+    // The private hand opens the app at its table; the group's table links
+    // to it directly (a group cannot hold a web_app button).
+    let hand = w
+        .shown(w.dm(0), "the hand with the Mini App", |m| {
+            m.keyboard
+                .as_ref()
+                .is_some_and(|k| k.buttons().any(|b| b.web_app().is_some()))
+        })
+        .await;
+    let web_app = hand
+        .keyboard
+        .unwrap()
+        .buttons()
+        .find_map(|b| b.web_app().map(str::to_owned));
+    assert_eq!(web_app, Some(format!("{APP_URL}?table={}", id.0)));
+    let link = format!("https://t.me/{username}/table?startapp={}", id.0);
+    w.shown(w.group, "the table's direct link", |m| {
+        m.keyboard
+            .as_ref()
+            .is_some_and(|k| k.buttons().any(|b| b.url() == Some(link.as_str())))
+    })
+    .await;
+
+    // The fake refuses a web_app button in a group, as Telegram does.
+    let send = |chat: ChatId| {
+        let url = format!("{}bot{}/sendMessage", w.fake.api_url(), token(&w));
+        async move {
+            let r = reqwest::Client::new()
+                .post(url)
+                .json(&json!({
+                    "chat_id": chat.0,
+                    "text": "open",
+                    "reply_markup": {"inline_keyboard": [[{"text": "app", "web_app": {"url": APP_URL}}]]},
+                }))
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, body) = send(w.group).await;
+    assert_eq!(status, 400);
+    assert!(
+        body["description"]
+            .as_str()
+            .unwrap()
+            .contains("BUTTON_TYPE_INVALID"),
+        "{body}"
+    );
+    assert_eq!(send(w.dm(0)).await.0, 200);
+
+    // Without, with forged, tampered and old init data: 401, with a message.
+    let t = w.table(id).await;
+    let seat = t.awaiting()[0].index();
+    let good = init_for(&w, seat);
+    let forged = auth::sign_user(
+        w.users[seat].0,
+        "Ann",
+        "en",
+        now(),
+        "1:forged-token-0000000000000000000000000",
+    );
+    let tampered = good.replace(&format!("%22id%22%3A{}", w.users[seat].0), "%22id%22%3A77");
+    assert_ne!(tampered, good);
+    let old = auth::sign_user(
+        w.users[seat].0,
+        "Ann",
+        "en",
+        now() - 2 * 24 * 3600,
+        &token(&w),
+    );
+    let (status, body) = get_state(addr, id, None).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    assert!(body["message"].as_str().unwrap().contains("Telegram"));
+    let action = policy(t.game().unwrap(), t.awaiting()[0]);
+    let (cards, make) = move_buttons(action);
+    let the_move = press_data(&t, make(cards));
+    for bad in [&forged, &tampered, &old] {
+        assert_eq!(get_state(addr, id, Some(bad)).await.0, 401);
+        let (status, body) = post_press(addr, bad, id, &the_move, "forged-1").await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (401, Some("unauthorized")),
+            "{body}"
+        );
+    }
+    // Someone without a seat sees the table without cards and cannot act.
+    let outsider = auth::sign_user(4242, "Eve", "ru", now(), &token(&w));
+    let (status, body) = get_state(addr, id, Some(&outsider)).await;
+    assert_eq!(
+        (status, &body["hand"], body["lang"].as_str()),
+        (200, &Value::Null, Some("ru"))
+    );
+    let (status, body) = post_press(addr, &outsider, id, &the_move, "eve-1").await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("forbidden")),
+        "{body}"
+    );
+    // A table button (not a hand's) is not the Mini App's to press.
+    let join = press_data(&t, TableAction::Join);
+    assert_eq!(post_press(addr, &good, id, &join, "join-1").await.0, 400);
+    assert_eq!(
+        w.table(id).await.version(),
+        t.version(),
+        "a refusal changed the table"
+    );
+
+    // The seated person's state: their cards, the moves, the texts.
+    let (status, body) = get_state(addr, id, Some(&good)).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["version"].as_u64(), Some(t.version()));
+    assert_eq!(body["you"].as_u64(), Some(seat as u64 + 1));
+    assert_eq!(body["your_turn"], json!(true));
+    assert_eq!(body["hand"]["cards"].as_array().unwrap().len(), 4);
+
+    // A move in the Mini App counts once, also sent again; the chat's
+    // button for the same move is then stale.
+    api_move(&w, addr, &t, "move-1").await;
+    let after = w.table(id).await;
+    assert_eq!(after.version(), t.version() + 1);
+    let (status, body) = post_press(addr, &good, id, &the_move, "move-1").await;
+    assert_eq!((status, &body["message"]), (200, &Value::Null), "{body}");
+    assert_eq!(
+        w.table(id).await.version(),
+        after.version(),
+        "a repeated id counted twice"
+    );
+    // The chat's hand still showing the move when it was pressed (a tap
+    // just before its edit landed).
+    let hand = w.hand_message(seat).await;
+    let q = w
+        .fake
+        .press_raw(w.users[seat], w.dm(seat), hand, &the_move)
+        .unwrap();
+    let popup = w.answer(&q).await;
+    assert!(
+        popup.as_deref().is_some_and(|p| p.contains("out of date")),
+        "{popup:?}: the chat's move counted too"
+    );
+    assert_eq!(w.table(id).await.version(), after.version());
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn an_open_mini_app_holds_the_chat_hand_until_it_closes() {
+    let w = World::new().await;
+    let app = serve(&w).await;
+    let addr = app.local_addr();
+    let id = w.open("/kozel", false).await;
+    let t = w.table(id).await;
+    // Someone who waits watches the Mini App.
+    let watcher = Seat::ALL
+        .into_iter()
+        .find(|s| !t.awaiting().contains(s))
+        .unwrap()
+        .index();
+    let hand = w.hand_at(watcher, id, t.version()).await;
+    let init = init_for(&w, watcher);
+    let events_url = format!(
+        "http://{addr}/api/events?table={}&auth={}",
+        id.0,
+        url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
+    );
+    let mut events = reqwest::get(&events_url).await.unwrap();
+    assert_eq!(events.status().as_u16(), 200);
+    let first = String::from_utf8(events.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    assert!(first.contains("event: state"), "{first}");
+    // Two moves by the others; the page hears of each at once.
+    let mut t = t;
+    for _ in 0..2 {
+        if t.awaiting().iter().any(|s| s.index() == watcher) {
+            break;
+        }
+        t = w.play(&t).await;
+        let want = format!("\"version\":{}", t.version());
+        let mut seen = String::new();
+        while !seen.contains(&want) {
+            let chunk = tokio::time::timeout(Duration::from_secs(5), events.chunk())
+                .await
+                .expect("no event for a move")
+                .unwrap()
+                .unwrap();
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+    // Every other hand went out; the watcher's chat hand was not edited.
+    for other in (0..4).filter(|i| *i != watcher) {
+        w.hand_at(other, id, t.version()).await;
+    }
+    let still = w.fake.message(w.dm(watcher), hand.id).unwrap();
+    assert_eq!(
+        (still.edits, &still.text),
+        (hand.edits, &hand.text),
+        "edited while the Mini App was open"
+    );
+    // Closed: brought up to date once.
+    drop(events);
+    let now = w.hand_at(watcher, id, t.version()).await;
+    assert_eq!(now.id, hand.id);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let edits = w.fake.message(w.dm(watcher), hand.id).unwrap().edits;
+    assert_eq!(
+        edits,
+        hand.edits + 1,
+        "the held hand went out more than once"
+    );
+    // A page that connects again catches up with its first event.
+    let mut again = reqwest::get(&events_url).await.unwrap();
+    let first = String::from_utf8(again.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    assert!(
+        first.contains(&format!("\"version\":{}", t.version())),
+        "{first}"
+    );
+    app.stop().await;
+}
+
+// ------------------------------------------------------------ browser --
+
+/// chromedriver on a free port, stopped on drop.
+struct Driver(std::process::Child, u16);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn chromedriver() -> Driver {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("chromedriver (Debian's chromium-driver; .ci/run installs it)");
+    Driver(child, port)
+}
+
+/// A headless Chromium: a phone's screen (390×844, twice as many pixels)
+/// or a desktop's (1280×900).
+async fn browser(driver: &Driver, profile: &std::path::Path, phone: bool) -> Client {
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,900",
+    ]
+    .map(str::to_owned)
+    .into_iter()
+    .chain([format!("--user-data-dir={}", profile.display())])
+    .collect::<Vec<_>>();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        if phone {
+            json!({
+                "binary": "/usr/bin/chromium",
+                "args": args,
+                "mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0}},
+            })
+        } else {
+            json!({ "binary": "/usr/bin/chromium", "args": args })
+        },
+    );
+    let url = format!("http://127.0.0.1:{}", driver.1);
+    eventually(
+        Duration::from_secs(20),
+        Duration::from_millis(100),
+        "chromedriver never answered",
+        || {
+            let caps = caps.clone();
+            let url = url.clone();
+            async move {
+                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                    .capabilities(caps)
+                    .connect(&url)
+                    .await
+                    .ok()
+            }
+        },
+    )
+    .await
+}
+
+fn page_url(addr: SocketAddr, table: TableId, init: &str) -> String {
+    let fragment: String = url::form_urlencoded::byte_serialize(init.as_bytes()).collect();
+    format!(
+        "http://{addr}/?table={}#tgWebAppData={fragment}&tgWebAppPlatform=web",
+        table.0
+    )
+}
+
+fn screenshots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/webapp-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The pages of the people who play in the Mini App, one browser window each.
+struct Pages {
+    client: Client,
+    addr: SocketAddr,
+    windows: Vec<(usize, TableId, fantoccini::wd::WindowHandle)>,
+}
+
+impl Pages {
+    /// Person `i`'s page of `table`, opened in a window of its own the first time.
+    async fn show(&mut self, w: &World, i: usize, table: TableId) {
+        if let Some((_, _, h)) = self.windows.iter().find(|(p, t, _)| *p == i && *t == table) {
+            self.client.switch_to_window(h.clone()).await.unwrap();
+            return;
+        }
+        if !self.windows.is_empty() {
+            let new = self.client.new_window(false).await.unwrap();
+            self.client.switch_to_window(new.handle).await.unwrap();
+        }
+        // A new document: a URL that differs only in its fragment would not load anew.
+        self.client.goto("about:blank").await.unwrap();
+        self.client
+            .goto(&page_url(self.addr, table, &init_for(w, i)))
+            .await
+            .unwrap();
+        let h = self.client.window().await.unwrap();
+        self.windows.push((i, table, h));
+    }
+
+    /// Waits until the page shows `version`.
+    async fn current(&self, version: u64) {
+        let shown = self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(&format!("body[data-version=\"{version}\"]")))
+            .await;
+        if let Err(e) = shown {
+            self.screenshot("failed").await;
+            let body = self.client.source().await.unwrap_or_default();
+            panic!("the page never showed version {version}: {e}\n{body}");
+        }
+    }
+
+    /// Clicks what `css` finds; an element the page just drew anew is
+    /// looked up again.
+    async fn click(&self, css: &str) {
+        for _ in 0..5 {
+            match self.find(css).await.click().await {
+                Ok(()) => return,
+                Err(fantoccini::error::CmdError::Standard(e))
+                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference => {}
+                Err(e) => panic!("clicking {css}: {e}"),
+            }
+        }
+        panic!("{css} was drawn anew under every click");
+    }
+
+    /// The element `css` finds, once the page shows one.
+    async fn find(&self, css: &str) -> fantoccini::elements::Element {
+        let el = self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await;
+        match el {
+            Ok(el) => el,
+            Err(e) => {
+                self.screenshot("failed").await;
+                let body = self.client.source().await.unwrap_or_default();
+                panic!("no {css} on the page: {e}\n{body}");
+            }
+        }
+    }
+
+    async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// The awaited seat's move, tapped in the page: its cards, then the move.
+    async fn play(&mut self, w: &World, t: &Table, shot: Option<String>) {
+        let seat = t.awaiting()[0];
+        self.show(w, seat.index(), t.id()).await;
+        self.current(t.version()).await;
+        let action = policy(t.game().unwrap(), seat);
+        let (cards, make) = move_buttons(action);
+        if matches!(action, GameAction::Hearts(kozyr::hearts::Action::Play(_))) {
+            let c = cards.first().unwrap();
+            if let Some(name) = &shot {
+                self.screenshot(name).await;
+            }
+            self.click(&format!("button.card[data-card=\"{c}\"]")).await;
+            return;
+        }
+        for c in cards.iter() {
+            self.click(&format!("button.card[data-card=\"{c}\"]")).await;
+            self.find(&format!("button.card.selected[data-card=\"{c}\"]"))
+                .await;
+        }
+        let press = press_data(t, make(cards));
+        // The cards chosen and the move's button under them.
+        self.find(&format!("button.move[data-press=\"{press}\"]"))
+            .await;
+        if let Some(name) = &shot {
+            self.screenshot(name).await;
+        }
+        self.click(&format!("button.move[data-press=\"{press}\"]"))
+            .await;
+    }
+}
+
+/// Plays the deal of `id` to its end: seats in `in_app` tap in the page,
+/// the others press the chat's buttons. Screenshots of `shots`' moves.
+async fn play_deal(w: &World, pages: &mut Pages, id: TableId, in_app: [usize; 2], name: &str) {
+    let n = deal_no(&w.table(id).await);
+    let mut moves = 0;
+    loop {
+        let t = w.table(id).await;
+        if t.phase() != Phase::Playing || deal_no(&t) != n {
+            break;
+        }
+        let seat = t.awaiting()[0].index();
+        if in_app.contains(&seat) {
+            let shot = (moves < 3 || moves % 12 == 0).then(|| format!("{name}-phone-{moves:02}"));
+            pages.play(w, &t, shot).await;
+            w.wait_version_after(id, t.version()).await;
+        } else {
+            w.play(&t).await;
+        }
+        moves += 1;
+        assert!(moves < 200, "the deal does not end");
+    }
+    println!("{name}: {moves} moves, deal {n} over");
+}
+
+#[tokio::test]
+async fn four_people_play_kozel_and_hearts_in_the_browser_and_in_chat() {
+    let w = World::new().await;
+    let app = serve(&w).await;
+    let addr = app.local_addr();
+    let driver = chromedriver();
+    let (profile, desktop_profile) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let client = browser(&driver, profile.path(), true).await;
+    let mut pages = Pages {
+        client: client.clone(),
+        addr,
+        windows: Vec::new(),
+    };
+    let mut desktop = Pages {
+        client: browser(&driver, desktop_profile.path(), false).await,
+        addr,
+        windows: Vec::new(),
+    };
+
+    let kozel = w.open("/kozel", false).await;
+    // Forged init data: the page says so and nothing changes.
+    let before = w.table(kozel).await.version();
+    let forged = auth::sign_user(
+        w.users[0].0,
+        "Ann",
+        "en",
+        now(),
+        "1:forged-token-0000000000000000000000000",
+    );
+    client.goto(&page_url(addr, kozel, &forged)).await.unwrap();
+    pages
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("body[data-error=\"unauthorized\"]"))
+        .await
+        .unwrap();
+    let shown = client
+        .find(Locator::Id("error"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(shown.contains("Open this page from Telegram"), "{shown}");
+    assert_eq!(w.table(kozel).await.version(), before);
+
+    // Kozel: Ann and Chloe in the app, Boris and Dmitri in chat.
+    play_deal(&w, &mut pages, kozel, [0, 2], "kozel").await;
+    // The deal's result in the app, at desktop size too.
+    pages.show(&w, 0, kozel).await;
+    pages.current(w.table(kozel).await.version()).await;
+    pages.screenshot("kozel-phone-deal-over").await;
+    desktop.show(&w, 0, kozel).await;
+    desktop.current(w.table(kozel).await.version()).await;
+    desktop.screenshot("kozel-desktop-deal-over").await;
+
+    // Hearts in another group: Boris and Dmitri in the app this time.
+    let group = w.fake.add_group("Hearts night", &w.users);
+    w.fake.user_says(group, w.users[0], "/hearts").unwrap();
+    for i in 1..4 {
+        let seat = w.lobby_button_in(group, &format!("Seat {}", i + 1)).await;
+        assert_eq!(w.press(w.users[i], group, &seat).await, None);
+    }
+    let start = w.lobby_button_in(group, "Start").await;
+    assert_eq!(w.press(w.users[0], group, &start).await, None);
+    let hearts = w.open_table_in(group).await.unwrap().id();
+    desktop.show(&w, 1, hearts).await;
+    desktop.current(w.table(hearts).await.version()).await;
+    desktop.screenshot("hearts-desktop-passing").await;
+    play_deal(&w, &mut pages, hearts, [1, 3], "hearts").await;
+    pages.show(&w, 3, hearts).await;
+    pages.current(w.table(hearts).await.version()).await;
+    pages.screenshot("hearts-phone-deal-over").await;
+
+    client.close().await.unwrap();
+    desktop.client.close().await.unwrap();
+    drop(driver);
+    app.stop().await;
+}
+
+/// The Mini App is a front-end of its own folder: it names no shell and
+/// no store, and no shell (nor anything beneath) names it; what they share
+/// goes through `front::live`.
+#[test]
+fn the_mini_app_and_the_shells_name_each_other_nowhere() {
+    fn code_of(dir: &str) -> Vec<(PathBuf, String)> {
+        let mut out = Vec::new();
+        let mut stack = vec![
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("src")
+                .join(dir),
+        ];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    let code: String = text
+                        .lines()
+                        .filter(|l| !l.trim_start().starts_with("//"))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    out.push((p, code));
+                }
+            }
+        }
+        out
+    }
+    for (path, code) in code_of("webapp") {
+        for banned in [
+            "crate::telegram",
+            "crate::discord",
+            "crate::store",
+            "teloxide",
+        ] {
+            assert!(!code.contains(banned), "{} names {banned}", path.display());
+        }
+    }
+    for dir in ["telegram", "discord", "front", "delivery", "table", "store"] {
+        for (path, code) in code_of(dir) {
+            assert!(
+                !code.contains("crate::webapp"),
+                "{} names the Mini App",
+                path.display()
+            );
+        }
+    }
+}

@@ -5,6 +5,11 @@
 //! database files changed under it: "unhealthy: …", written as soon as the
 //! store's health changes) and that it stopped ("stopped", written at a
 //! graceful stop), so neither waits for the heartbeat to go stale.
+//!
+//! A replica standing by (several `kozyr run` on one PostgreSQL database,
+//! one serving: [`crate::replica`]) beats `standby`: it is healthy, so a
+//! supervisor leaves it running, and the check tells it from the serving
+//! one ([`Role`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -38,6 +43,7 @@ pub fn heartbeat_path(health_file: Option<&str>, database_url: &str) -> PathBuf 
 }
 
 const ALIVE: &str = "alive";
+const STANDBY: &str = "standby";
 const STOPPED: &str = "stopped";
 const UNHEALTHY: &str = "unhealthy: ";
 
@@ -49,6 +55,12 @@ pub fn beat(path: &Path, problem: Option<&str>) -> std::io::Result<()> {
         Some(p) => format!("{UNHEALTHY}{}", p.replace('\n', " ")),
     };
     std::fs::write(path, format!("{line}\n"))
+}
+
+/// Records that this replica is alive and standing by: it serves nothing
+/// until the serving replica goes.
+pub fn beat_standby(path: &Path) -> std::io::Result<()> {
+    std::fs::write(path, format!("{STANDBY}\n"))
 }
 
 /// Records that the bot stopped: the check fails at once, not only once
@@ -70,8 +82,24 @@ pub enum Unhealthy {
     Reported(String),
 }
 
-/// Checks the heartbeat against `now`.
-pub fn check(path: &Path, now: SystemTime) -> Result<(), Unhealthy> {
+/// What a healthy bot is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Serving,
+    StandingBy,
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Role::Serving => "up and serving",
+            Role::StandingBy => "up, standing by",
+        })
+    }
+}
+
+/// Checks the heartbeat against `now`: healthy, and in which role.
+pub fn check(path: &Path, now: SystemTime) -> Result<Role, Unhealthy> {
     let missing = || Unhealthy::Missing(path.to_path_buf());
     let modified = std::fs::metadata(path)
         .and_then(|m| m.modified())
@@ -87,8 +115,10 @@ pub fn check(path: &Path, now: SystemTime) -> Result<(), Unhealthy> {
     let age = now.duration_since(modified).unwrap_or_default();
     if age > STALE_AFTER {
         Err(Unhealthy::Stale(age))
+    } else if said == STANDBY {
+        Ok(Role::StandingBy)
     } else {
-        Ok(())
+        Ok(Role::Serving)
     }
 }
 
@@ -138,5 +168,21 @@ mod tests {
         // The next start beats over it.
         beat(&path, None).unwrap();
         assert!(check(&path, SystemTime::now()).is_ok());
+    }
+
+    #[test]
+    fn a_standby_is_healthy_and_told_from_the_serving_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kozyr.alive");
+        beat_standby(&path).unwrap();
+        let role = check(&path, SystemTime::now()).unwrap();
+        assert_eq!(role, Role::StandingBy);
+        assert_eq!(role.to_string(), "up, standing by");
+        let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(5);
+        assert!(matches!(check(&path, later), Err(Unhealthy::Stale(_))));
+        beat(&path, None).unwrap();
+        let role = check(&path, SystemTime::now()).unwrap();
+        assert_eq!(role, Role::Serving);
+        assert_eq!(role.to_string(), "up and serving");
     }
 }

@@ -421,7 +421,11 @@ fn healthcheck() -> Result<(), String> {
     {
         kozyr::store::check_exists(&url).map_err(|e| e.to_string())?;
     }
-    kozyr::health::check(&heartbeat(&url), std::time::SystemTime::now()).map_err(|e| e.to_string())
+    let role = kozyr::health::check(&heartbeat(&url), std::time::SystemTime::now())
+        .map_err(|e| e.to_string())?;
+    // Both roles are healthy (exit 0); the line tells them apart.
+    println!("{role}");
+    Ok(())
 }
 
 /// `VACUUM INTO` through the store: a consistent copy while the bot runs.

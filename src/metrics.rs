@@ -26,6 +26,7 @@
 //! | `kozyr_output_staleness_seconds` | histogram | of (actor, acted, group, others) | how long a message showed an out-of-date state before the scheduler delivered the new one |
 //! | `kozyr_db_commit_seconds` | histogram | | one group commit of the store's writer, fsync included |
 //! | `kozyr_db_commit_commands` | histogram | | commands in that group commit |
+//! | `kozyr_replica_serving` | gauge | | 1 while this process serves the bot, 0 while it stands by (replicas on one PostgreSQL database) |
 //! | `kozyr_gateway_shards_connected` | gauge | shard (`id/total`) | 1 while the gateway shard this process runs is connected (READY or RESUMED), 0 while it reconnects |
 //! | `process_*` | | | resident memory, CPU seconds, open files… (`metrics-process`) |
 
@@ -56,6 +57,7 @@ pub const PACER_PAUSE_SECONDS: &str = "kozyr_pacer_pause_seconds";
 pub const OUTPUT_STALENESS_SECONDS: &str = "kozyr_output_staleness_seconds";
 pub const DB_COMMIT_SECONDS: &str = "kozyr_db_commit_seconds";
 pub const DB_COMMIT_COMMANDS: &str = "kozyr_db_commit_commands";
+pub const REPLICA_SERVING: &str = "kozyr_replica_serving";
 pub const GATEWAY_SHARDS_CONNECTED: &str = "kozyr_gateway_shards_connected";
 
 /// Why the metrics endpoint could not start.
@@ -201,6 +203,10 @@ fn describe_and_register() {
     describe_gauge!(
         GATEWAY_SHARDS_CONNECTED,
         "1 while a gateway shard this process runs is connected, 0 while it reconnects, by shard"
+    );
+    describe_gauge!(
+        REPLICA_SERVING,
+        "1 while this process serves the bot, 0 while it stands by for the serving replica"
     );
     process_collector().describe();
 
@@ -360,6 +366,11 @@ pub fn output_staleness(of: &'static str, took: Duration) {
 /// A pause a chat's output takes after a 429 or a failed call.
 pub fn pacer_pause(lane: &'static str, pause: Duration) {
     ::metrics::histogram!(PACER_PAUSE_SECONDS, "lane" => lane).record(pause.as_secs_f64());
+}
+
+/// Whether this process serves the bot (1) or stands by (0).
+pub fn replica_serving(serving: bool) {
+    ::metrics::gauge!(REPLICA_SERVING).set(if serving { 1.0 } else { 0.0 });
 }
 
 /// One group commit of the store's writer: its time and size.

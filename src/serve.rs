@@ -110,8 +110,33 @@ impl std::fmt::Display for StartLine {
     }
 }
 
-/// Runs until SIGINT or SIGTERM, touching the heartbeat file.
+/// Runs until SIGINT or SIGTERM, touching the heartbeat file; with
+/// replicas on PostgreSQL, stands by first until this one holds the
+/// serving lease, and exits (code 1) the moment it loses it.
 pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
+    // Replicas on one PostgreSQL database: only the lease's holder goes on.
+    let Some(serving) = crate::replica::stand_by(&config, &heartbeat)
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        tracing::info!("signal received while standing by; stopped");
+        if let Err(e) = crate::health::mark_stopped(&heartbeat) {
+            tracing::warn!(error = %e, path = %heartbeat.display(), "cannot mark the heartbeat stopped");
+        }
+        return Ok(());
+    };
+    // Watched from now on, start-up included: another replica may serve
+    // as soon as the lease is gone, so not one more send, timer or commit
+    // from this process, not even a drain; the supervisor restarts it as
+    // a standby.
+    let lease_path = heartbeat.clone();
+    let lease_watch = tokio::spawn(async move {
+        let lost = serving.lost().await;
+        tracing::error!(error = %lost, "lost the lease: stopping");
+        let _ = crate::health::mark_stopped(&lease_path);
+        eprintln!("kozyr: {lost}");
+        std::process::exit(1);
+    });
     // One service for every platform: its options and AI player are the
     // start-up's, not either shell's.
     let agent = crate::run::configured_agent(&config);
@@ -244,6 +269,8 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     }
     router.abort();
     service.clone().close().await;
+    // Only now may a standby take over: this one sends nothing more.
+    lease_watch.abort();
     tracing::info!("stopped");
     Ok(())
 }

@@ -147,6 +147,109 @@ fn the_example_settings_and_compose_file_suit_the_image() {
     assert!(dockerfile.contains("EXPOSE 8443 9090"));
 }
 
+/// The replicas' Compose file (`deploy/compose.postgres.yaml`) parses and
+/// has what docs/OPERATIONS.md promises: PostgreSQL 15 with a volume, three
+/// kozyr replicas on it with the health check that passes for both roles,
+/// and nginx in front, its config (`deploy/nginx.conf`) routing the webhook
+/// and the interactions endpoint to every replica on the ports kozyr
+/// listens on, passing a standby's 503 on to the next one.
+#[test]
+fn the_replicas_compose_file_runs_three_replicas_on_postgres_behind_nginx() {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("deploy/compose.postgres.yaml")).unwrap();
+    let docs = YamlLoader::load_from_str(&text).expect("deploy/compose.postgres.yaml is YAML");
+    let services = &docs[0]["services"];
+    let postgres = &services["postgres"];
+    assert!(
+        postgres["image"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("postgres:15")),
+        "{postgres:?}"
+    );
+    let data = postgres["volumes"][0].as_str().unwrap_or_default();
+    assert!(data.ends_with(":/var/lib/postgresql/data"), "{data}");
+    let volume = data.split(':').next().unwrap_or_default();
+    assert!(
+        !docs[0]["volumes"][volume].is_badvalue(),
+        "the named volume {volume} is declared"
+    );
+    let Yaml::Hash(all) = services else {
+        panic!("no services")
+    };
+    let replicas: Vec<(&str, &Yaml)> = all
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str()?, v)))
+        .filter(|(_, v)| v["image"].as_str() == Some("kozyr"))
+        .collect();
+    assert_eq!(replicas.len(), 3, "three kozyr replicas");
+    let conf = std::fs::read_to_string(root.join("deploy/nginx.conf")).unwrap();
+    // The ports kozyr listens on by default, with a webhook and Discord's endpoint on.
+    let config = Config::from_lookup(|k| match k {
+        "TELOXIDE_TOKEN" => Some(TOKEN.into()),
+        "WEBHOOK_URL" => Some("https://bot.example.org/telegram/hook".into()),
+        "DATABASE_URL" => Some("postgres://kozyr@postgres/kozyr".into()),
+        _ => None,
+    })
+    .unwrap();
+    let kozyr::config::UpdateMode::Webhook { listen, .. } = config.update_mode else {
+        panic!("webhook mode")
+    };
+    for (name, replica) in &replicas {
+        let env = &replica["environment"];
+        let url = env["DATABASE_URL"].as_str().unwrap_or_default();
+        assert!(
+            url.starts_with("postgres://") && url.ends_with("@postgres:5432/kozyr"),
+            "{name}: {url}"
+        );
+        assert!(
+            !env["KOZYR_HEALTH_FILE"].is_badvalue(),
+            "{name}: a writable heartbeat"
+        );
+        let check: Vec<&str> = replica["healthcheck"]["test"]
+            .as_vec()
+            .map(|v| v.iter().filter_map(Yaml::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            check,
+            ["CMD", "/usr/local/bin/kozyr", "healthcheck"],
+            "{name}"
+        );
+        assert_eq!(
+            replica["restart"].as_str(),
+            Some("unless-stopped"),
+            "{name}"
+        );
+        assert_eq!(
+            replica["depends_on"]["postgres"]["condition"].as_str(),
+            Some("service_healthy"),
+            "{name}"
+        );
+        for port in [listen.port(), 8444] {
+            assert!(
+                conf.contains(&format!("server {name}:{port}")),
+                "nginx.conf routes to {name}:{port}"
+            );
+        }
+    }
+    assert_eq!(
+        conf.matches("proxy_next_upstream error timeout http_503")
+            .count(),
+        2,
+        "both locations pass a standby's 503 on"
+    );
+    assert!(conf.contains("location /telegram/"));
+    assert!(kozyr::discord::endpoint::PATH.starts_with("/discord/"));
+    assert!(conf.contains("location /discord/"));
+    let proxy = &services["proxy"];
+    assert!(
+        proxy["volumes"][0]
+            .as_str()
+            .is_some_and(|v| v.starts_with("./nginx.conf:")),
+        "{proxy:?}"
+    );
+}
+
 // ------------------------------------------------- 2 and 4: logs, retry --
 
 /// Forwards every connection on `port` to `to`, starting only after

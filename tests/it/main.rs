@@ -26,6 +26,7 @@ mod layers;
 mod migrations;
 mod output_faults;
 mod postgres_e2e;
+mod replicas;
 mod service;
 mod store_backends;
 mod store_faults;

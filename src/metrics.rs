@@ -373,7 +373,6 @@ pub fn replica_serving(serving: bool) {
     ::metrics::gauge!(REPLICA_SERVING).set(if serving { 1.0 } else { 0.0 });
 }
 
-/// One group commit of the store's writer: its time and size.
 /// A gateway shard (`id/total`) connected or lost its connection; each
 /// shard the process runs reports 0 when it starts.
 pub fn gateway_shard(shard: &str, connected: bool) {
@@ -381,6 +380,7 @@ pub fn gateway_shard(shard: &str, connected: bool) {
         .set(f64::from(u8::from(connected)));
 }
 
+/// One group commit of the store's writer: its time and size.
 pub fn db_commit(took: Duration, commands: usize) {
     ::metrics::histogram!(DB_COMMIT_SECONDS).record(took.as_secs_f64());
     ::metrics::histogram!(DB_COMMIT_COMMANDS).record(commands as f64);

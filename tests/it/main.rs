@@ -21,6 +21,7 @@ mod discord_shards;
 mod discord_transport;
 mod fakebot;
 mod hearts_records;
+mod inbox;
 mod kozel_records;
 mod layers;
 mod migrations;

@@ -28,6 +28,7 @@ mod migrations;
 mod output_faults;
 mod postgres_e2e;
 mod replicas;
+mod replicas_webhook;
 mod service;
 mod store_backends;
 mod store_faults;

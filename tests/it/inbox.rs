@@ -132,3 +132,123 @@ async fn a_put_wakes_the_reader(backend: Backend) {
     reader.close().await;
     writer.close().await;
 }
+
+/// `/help` from `user` in their chat with the bot, as Telegram posts it.
+fn help_update(update_id: u32, user: u64) -> serde_json::Value {
+    serde_json::json!({
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id,
+            "date": 1_700_000_000,
+            "chat": {"id": user, "type": "private", "first_name": "Ann"},
+            "from": {"id": user, "is_bot": false, "first_name": "Ann", "language_code": "en"},
+            "text": "/help",
+            "entities": [{"type": "bot_command", "offset": 0, "length": 5}]
+        }
+    })
+}
+
+/// Issue 19: behind a load balancer any replica gets webhook POSTs. A
+/// standby writes the update to the inbox and answers 200 (it used to say
+/// 503), and the serving replica handles it; when the serving replica is
+/// killed, what a standby took meanwhile is handled by the next one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_takes_webhook_updates_and_the_serving_replica_handles_them() {
+    use crate::support::replicas::{Replica, free_port, serving_after};
+    use kozyr::fakebot::{FakeBot, FakeBotConfig, UserSpec};
+
+    const TOKEN: &str = "123456:INBOX-fake-token-kozyr-inbox-tests-0123456";
+    let url = crate::support::postgres::fresh_url();
+    let fake = FakeBot::start_with(FakeBotConfig {
+        token: TOKEN.into(),
+        ..FakeBotConfig::default()
+    })
+    .await
+    .expect("fake");
+    let ann = fake.add_user(UserSpec::new("Ann").language("en"));
+    fake.start_bot(ann, None).expect("Ann starts the bot");
+    let dm = FakeBot::private_chat(ann);
+    let dir = tempfile::tempdir().unwrap();
+    let api = fake.api_url().to_string();
+    let ports = [free_port(), free_port()];
+    let envs: Vec<Vec<(&str, String)>> = ports
+        .iter()
+        .map(|port| {
+            vec![
+                ("TELOXIDE_TOKEN", TOKEN.into()),
+                ("TELOXIDE_API_URL", api.clone()),
+                ("DATABASE_URL", url.clone()),
+                // Not this machine: the fake delivers nothing itself here.
+                (
+                    "WEBHOOK_URL",
+                    "https://bot.example.org/telegram/hook".into(),
+                ),
+                ("WEBHOOK_LISTEN", format!("127.0.0.1:{port}")),
+                ("WEBHOOK_SECRET", "s3cret".into()),
+                ("RUST_LOG", "warn,kozyr::replica=info".into()),
+            ]
+        })
+        .collect();
+    let start = |n: usize| {
+        let env: Vec<(&str, &str)> = envs[n].iter().map(|(k, v)| (*k, v.as_str())).collect();
+        Replica::start(&dir, n, &env)
+    };
+    let started = std::time::Instant::now();
+    let mut replicas = vec![start(0), start(1)];
+    let (serving, _) = serving_after(&mut replicas, started).await;
+    let standby = 1 - serving;
+    let http = reqwest::Client::new();
+    let post = |port: u16, update: serde_json::Value| {
+        http.post(format!("http://127.0.0.1:{port}/telegram/hook"))
+            .header("X-Telegram-Bot-Api-Secret-Token", "s3cret")
+            .json(&update)
+            .send()
+    };
+    let answered = |n: usize| {
+        let fake = &fake;
+        async move {
+            fake.wait_for(Duration::from_secs(20), |f| {
+                (f.messages(dm)
+                    .iter()
+                    .filter(|m| m.text.contains("/new"))
+                    .count()
+                    >= n)
+                    .then_some(())
+            })
+            .await
+        }
+    };
+    // The standby's intake listens once it stands by.
+    let status = crate::support::eventually(
+        Duration::from_secs(20),
+        Duration::from_millis(20),
+        "the standby's webhook takes the update",
+        || async {
+            match post(ports[standby], help_update(900, ann.0)).await {
+                Ok(r) if r.status() != 503 => Some(r.status().as_u16()),
+                _ => None,
+            }
+        },
+    )
+    .await;
+    assert_eq!(status, 200, "the standby took the update");
+    answered(1)
+        .await
+        .expect("the serving replica answered /help");
+
+    // The serving replica dies; an update the standby takes meanwhile is
+    // handled once it serves.
+    replicas[serving].kill();
+    let status = post(ports[standby], help_update(901, ann.0))
+        .await
+        .expect("the standby answers")
+        .status();
+    assert_eq!(status, 200);
+    answered(2).await.expect("the new serving replica answered");
+    let helps = fake
+        .messages(dm)
+        .iter()
+        .filter(|m| m.text.contains("/new"))
+        .count();
+    assert_eq!(helps, 2, "each update answered once");
+}

@@ -24,10 +24,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rand::RngExt;
-use serde_json::Value;
 use tokio::time::Instant;
 
 use super::http::Shared;
+#[cfg(test)]
+use super::world::is_local;
 
 /// A URL that failed is passed over this long while another is up.
 pub const DOWN_FOR: Duration = Duration::from_secs(1);
@@ -37,25 +38,6 @@ pub const RETRY_FIRST: Duration = Duration::from_millis(10);
 pub const RETRY_MAX: Duration = Duration::from_secs(1);
 /// How long one POST may take before it counts as failed.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
-
-/// The next update to deliver: its id, body, the URLs to pick from and
-/// the secret to send.
-pub(crate) struct Due {
-    pub id: i64,
-    pub body: Value,
-    pub urls: Vec<String>,
-    pub secret: Option<String>,
-}
-
-/// Whether Telegram may be pointed at `url` in a test: a loopback host.
-pub(crate) fn is_local(url: &str) -> bool {
-    url::Url::parse(url).is_ok_and(|u| {
-        matches!(
-            u.host_str(),
-            Some("127.0.0.1" | "localhost" | "[::1]" | "::1")
-        )
-    })
-}
 
 /// The pause after `failures` failed attempts in a row.
 fn pause_after(failures: u32) -> Duration {

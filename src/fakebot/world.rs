@@ -157,6 +157,25 @@ struct CallbackRec {
     answer: Option<CallbackAnswer>,
 }
 
+/// The next update to deliver by webhook (`super::webhook`): its id, body, the URLs to pick from and
+/// the secret to send.
+pub(crate) struct Due {
+    pub id: i64,
+    pub body: Value,
+    pub urls: Vec<String>,
+    pub secret: Option<String>,
+}
+
+/// Whether Telegram may be pointed at `url` in a test: a loopback host.
+pub(crate) fn is_local(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| {
+        matches!(
+            u.host_str(),
+            Some("127.0.0.1" | "localhost" | "[::1]" | "::1")
+        )
+    })
+}
+
 /// Everything the fake knows.
 pub(crate) struct World {
     pub config: FakeBotConfig,
@@ -935,15 +954,15 @@ impl World {
 
     /// The oldest queued update, if a webhook is set and there is a URL
     /// on this machine to deliver it to (see `super::webhook`).
-    pub(crate) fn next_delivery(&self) -> Option<super::webhook::Due> {
+    pub(crate) fn next_delivery(&self) -> Option<Due> {
         let set = self.webhook.as_ref()?;
         let urls = match &self.deliver_to {
             Some(urls) => urls.clone(),
-            None if super::webhook::is_local(set) => vec![set.clone()],
+            None if is_local(set) => vec![set.clone()],
             None => return None,
         };
         let (id, _, body) = self.updates.front()?;
-        (!urls.is_empty()).then(|| super::webhook::Due {
+        (!urls.is_empty()).then(|| Due {
             id: *id,
             body: body.clone(),
             urls,

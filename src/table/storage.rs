@@ -275,9 +275,14 @@ impl Inbox {
     /// Writes the update `body` with the platform's id `key`; resolves
     /// once it is durable (true: new, false: a redelivery still waiting).
     pub async fn put(&self, key: &str, body: &str) -> Result<bool, StorageError> {
-        use super::runtime::Clock;
-        let now = super::runtime::SystemClock.now();
-        self.store.inbox_put(self.platform, key, body, now).await
+        // The wall clock, as the service's `SystemClock` reads it (this
+        // file is below the runtime, and a standby runs no service).
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        self.store
+            .inbox_put(self.platform, key, body, Timestamp::from_millis(ms))
+            .await
     }
 
     /// Up to `limit` waiting updates with `seq` past `after`, oldest first.

@@ -44,7 +44,7 @@ pub struct Tuning {
     pub poll_timeout: Duration,
     /// How long a stop waits for queued output.
     pub drain_for: Duration,
-    /// How fast a person and a chat may press (long polling).
+    /// How fast a person and a chat may press (long polling and the webhook's inbox).
     pub press_rates: listener::PressRates,
     /// The first pause after a group's write got "chat not found" (it
     /// doubles; the fourth in a row stops the group's table).
@@ -280,7 +280,8 @@ pub async fn start_on(
     ));
 
     // Every update holds a guard while it is handled: long polling
-    // confirms it to Telegram only once the guard is gone.
+    // confirms it to Telegram, and the inbox reader deletes its row, only
+    // once the guard is gone.
     let handled = Arc::new(Handled::default());
     let tree = dptree::entry()
         .map(|upd: Update, handled: Arc<Handled>| handled.guard(upd.id.0))

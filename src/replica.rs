@@ -4,8 +4,13 @@
 //! process does (the table service, the shells, timers, AI, pacing), so
 //! Telegram's and Discord's limits hold for the bot as a whole and no timer
 //! fires twice; the others keep the database open, send nothing, poll
-//! nothing, answer 503 on the webhook, Mini App and interactions addresses
-//! (so a reverse proxy sends requests to the serving one) and try for the lease.
+//! nothing, answer 503 on the Mini App and interactions addresses (so a
+//! reverse proxy sends requests to the serving one) and try for the lease.
+//! Every replica takes Telegram's webhook updates, though: a standby's
+//! intake writes them to the inbox in the database (acknowledged once
+//! committed), which only the serving replica reads
+//! ([`crate::telegram::webhook`]); a standby keeps its intake when it
+//! takes over.
 //! When the holder dies PostgreSQL frees the lease with its connection and
 //! a standby takes over, rebuilding from the database as a restart does.
 //!
@@ -23,8 +28,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, UpdateMode};
-use crate::store::Backend;
 use crate::store::postgres::leadership::{LeaseError, ServingLease};
+use crate::store::{Backend, StoreOptions};
+use crate::table::Platform;
+use crate::table::storage::Inbox;
+use crate::telegram::webhook::Intake;
 
 /// How often a standby tries for the lease: the most a takeover waits
 /// after the holder's connection ends.
@@ -43,17 +51,27 @@ pub enum ReplicaError {
     Lost(LeaseError),
     #[error("the standby's 503 answer on {addr} could not listen: {cause}")]
     Listen { addr: SocketAddr, cause: String },
+    #[error("the standby cannot take webhook updates: {0}")]
+    Intake(String),
 }
 
 /// This process may serve: on PostgreSQL it holds the lease.
 #[derive(Debug)]
 pub struct Serving {
     lease: Option<ServingLease>,
+    /// The webhook intake it ran while it stood by, listening still.
+    intake: Option<Intake>,
     /// SQLite: this process's claim on the file, held while it runs.
     _sqlite: Option<crate::store::SqliteClaim>,
 }
 
 impl Serving {
+    /// The webhook intake this replica ran while it stood by, for the
+    /// Telegram shell to keep (`None`: the shell binds its own).
+    pub fn take_intake(&mut self) -> Option<Intake> {
+        self.intake.take()
+    }
+
     /// Resolves when the lease is lost (never on SQLite): the caller
     /// stops serving at once.
     pub async fn lost(self) -> ReplicaError {
@@ -72,8 +90,8 @@ impl Serving {
 
 /// Waits until this process may serve: at once on SQLite; on PostgreSQL
 /// once it holds the serving lease, standing by meanwhile (heartbeat
-/// `standby`, gauge 0, 503 on the update endpoints). `None` when a
-/// signal came first.
+/// `standby`, gauge 0, the webhook's updates into the inbox, 503 on the
+/// Mini App and interactions endpoints). `None` when a signal came first.
 pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Serving>, ReplicaError> {
     if !matches!(Backend::of(&config.database_url), Ok(Backend::Postgres)) {
         let claim =
@@ -81,6 +99,7 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
         crate::metrics::replica_serving(true);
         return Ok(Some(Serving {
             lease: None,
+            intake: None,
             _sqlite: claim,
         }));
     }
@@ -88,14 +107,23 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
         .await
         .map_err(ReplicaError::Lease)?;
     if lease.try_take().await.map_err(ReplicaError::Lease)? {
-        return Ok(Some(serving(lease)));
+        return Ok(Some(serving(lease, None)));
     }
     tracing::info!("standing by: another replica serves this bot");
     crate::metrics::replica_serving(false);
-    let unavailable = answer_unavailable(endpoints(config)).await?;
-    let waited = tokio::select! {
-        took = wait_for_lease(&mut lease, heartbeat) => took.map(|()| Some(serving(lease))),
-        () = crate::run::wait_for_signal() => Ok(None),
+    let intake = take_updates(config).await?;
+    let unavailable = match answer_unavailable(endpoints(config)).await {
+        Ok(servers) => servers,
+        Err(e) => {
+            if let Some(i) = intake {
+                i.stop().await;
+            }
+            return Err(e);
+        }
+    };
+    let took = tokio::select! {
+        took = wait_for_lease(&mut lease, heartbeat) => Some(took),
+        () = crate::run::wait_for_signal() => None,
     };
     // The shells listen on these addresses next: the answering stops,
     // connections a proxy keeps open included.
@@ -103,16 +131,52 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
         server.abort();
         let _ = server.await;
     }
-    waited
+    match took {
+        Some(Ok(())) => Ok(Some(serving(lease, intake))),
+        failed_or_signal => {
+            if let Some(i) = intake {
+                i.stop().await;
+            }
+            failed_or_signal.transpose().map(|_| None)
+        }
+    }
 }
 
-fn serving(lease: ServingLease) -> Serving {
+fn serving(lease: ServingLease, intake: Option<Intake>) -> Serving {
     tracing::info!("serving: this replica holds the serving lease");
     crate::metrics::replica_serving(true);
     Serving {
         lease: Some(lease),
+        intake,
         _sqlite: None,
     }
+}
+
+/// In webhook mode, the standby's intake: Telegram's updates (through a
+/// load balancer that picks any replica) are written to the inbox of a
+/// store opened for it, and acknowledged once committed.
+async fn take_updates(config: &Config) -> Result<Option<Intake>, ReplicaError> {
+    let (
+        Some(_),
+        UpdateMode::Webhook {
+            url,
+            listen,
+            secret,
+        },
+    ) = (&config.token, &config.update_mode)
+    else {
+        return Ok(None);
+    };
+    let url = url::Url::parse(url).map_err(|e| ReplicaError::Intake(e.to_string()))?;
+    let store = crate::store::open(&StoreOptions::from_config(config))
+        .await
+        .map_err(|e| ReplicaError::Intake(e.to_string()))?;
+    let inbox = Inbox::new(store, Platform::Telegram);
+    let intake = crate::telegram::bot::bind_intake(*listen, &url, secret.clone(), inbox)
+        .await
+        .map_err(|e| ReplicaError::Intake(e.to_string()))?;
+    tracing::info!(listen = %intake.local_addr, "standing by: taking webhook updates into the inbox");
+    Ok(Some(intake))
 }
 
 async fn wait_for_lease(lease: &mut ServingLease, heartbeat: &Path) -> Result<(), ReplicaError> {
@@ -131,13 +195,11 @@ async fn wait_for_lease(lease: &mut ServingLease, heartbeat: &Path) -> Result<()
     }
 }
 
-/// Where the serving replica takes requests over HTTP: the Telegram
-/// webhook, the Mini App and the Discord interactions endpoint, when on.
+/// Where only the serving replica takes requests over HTTP: the Mini App
+/// and the Discord interactions endpoint, when on (the Telegram webhook is
+/// every replica's: [`take_updates`]).
 fn endpoints(config: &Config) -> Vec<SocketAddr> {
     let mut found = Vec::new();
-    if let (Some(_), UpdateMode::Webhook { listen, .. }) = (&config.token, &config.update_mode) {
-        found.push(*listen);
-    }
     if let (Some(w), Some(_)) = (&config.webapp, &config.token) {
         found.push(w.listen);
     }
@@ -148,8 +210,7 @@ fn endpoints(config: &Config) -> Vec<SocketAddr> {
 }
 
 /// 503 Service Unavailable to every request on `addrs` until aborted: a
-/// reverse proxy passes the update on to the serving replica, and
-/// Telegram retries what was not answered 200.
+/// reverse proxy passes the request on to the serving replica.
 async fn answer_unavailable(
     addrs: Vec<SocketAddr>,
 ) -> Result<Vec<tokio::task::JoinHandle<()>>, ReplicaError> {

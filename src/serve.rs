@@ -115,7 +115,7 @@ impl std::fmt::Display for StartLine {
 /// serving lease, and exits (code 1) the moment it loses it.
 pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     // Replicas on one PostgreSQL database: only the lease's holder goes on.
-    let Some(serving) = crate::replica::stand_by(&config, &heartbeat)
+    let Some(mut serving) = crate::replica::stand_by(&config, &heartbeat)
         .await
         .map_err(|e| e.to_string())?
     else {
@@ -125,6 +125,9 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         }
         return Ok(());
     };
+    // The webhook intake it ran while standing by listens on, into the
+    // Telegram shell (a lone process binds it there).
+    let intake = serving.take_intake();
     // Watched from now on, start-up included: another replica may serve
     // as soon as the lease is gone, so not one more send, timer or commit
     // from this process, not even a drain; the supervisor restarts it as
@@ -191,7 +194,9 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     };
     let telegram = match config.token {
         Some(_) => {
-            match crate::telegram::bot::start_on(&config, tg_tuning, front.clone(), tg_rx).await {
+            match crate::telegram::bot::start_on(&config, tg_tuning, front.clone(), tg_rx, intake)
+                .await
+            {
                 Ok(r) => Some(r),
                 Err(e) => {
                     stop_service().await;

@@ -9,6 +9,11 @@
 //! "message is not modified", 403 for users who never started the bot or
 //! blocked it, 409 for a second poller, and whatever faults a test injects.
 //!
+//! Once the bot set a webhook, the fake POSTs each queued update to it
+//! (or to the URLs a test gave, [`FakeBot::deliver_to`]) one at a time, in
+//! order, retrying until one answers 200 (`webhook`); `getUpdates` is
+//! refused meanwhile, as Telegram does.
+//!
 //! The test side simulates people ([`FakeBot::user_says`],
 //! [`FakeBot::press`], [`FakeBot::start_bot`], [`FakeBot::block_bot`],
 //! [`FakeBot::migrate_to_supergroup`]) and inspects what the bot did
@@ -39,6 +44,7 @@
 mod html;
 mod http;
 mod types;
+mod webhook;
 mod world;
 
 use std::collections::BTreeMap;
@@ -68,11 +74,14 @@ pub struct FakeBot {
     shared: Arc<Shared>,
     addr: SocketAddr,
     server: JoinHandle<()>,
+    /// Delivers queued updates by webhook once one is set (`webhook`).
+    delivery: JoinHandle<()>,
 }
 
 impl Drop for FakeBot {
     fn drop(&mut self) {
         self.server.abort();
+        self.delivery.abort();
     }
 }
 
@@ -87,10 +96,12 @@ impl FakeBot {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared::new(World::new(config)));
         let server = tokio::spawn(http::serve(listener, shared.clone()));
+        let delivery = tokio::spawn(webhook::deliver(shared.clone()));
         Ok(FakeBot {
             shared,
             addr,
             server,
+            delivery,
         })
     }
 
@@ -394,6 +405,18 @@ impl FakeBot {
     /// The webhook's URL and secret, as the bot last set them.
     pub fn webhook(&self) -> Option<(String, Option<String>)> {
         self.read(|w| w.webhook())
+    }
+
+    /// Once the bot set a webhook, delivers each update to one of `urls`
+    /// picked at random (retrying another when one fails) instead of the
+    /// URL the bot set: the replicas behind a load balancer.
+    pub fn deliver_to(&self, urls: Vec<url::Url>) {
+        self.mutate(|w| w.deliver_to(urls.into_iter().map(String::from).collect()));
+    }
+
+    /// What webhook delivery did so far.
+    pub fn webhook_deliveries(&self) -> WebhookDeliveries {
+        self.read(World::webhook_deliveries)
     }
 
     /// Whether the bot may write to `user` (started and not blocked).

@@ -36,6 +36,17 @@ pub struct RateLimit {
     pub burst: f64,
 }
 
+/// What webhook delivery did (see `fakebot::webhook`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WebhookDeliveries {
+    /// Updates answered 200, each counted once.
+    pub delivered: u64,
+    /// Attempts that failed (no answer, or not 200) and were retried.
+    pub failed: u64,
+    /// Updates delivered, by the URL that took them.
+    pub by_url: std::collections::BTreeMap<String, u64>,
+}
+
 /// How many calls the fake refused with 429 for each of Telegram's limits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LimitHits {

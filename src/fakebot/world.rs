@@ -157,6 +157,25 @@ struct CallbackRec {
     answer: Option<CallbackAnswer>,
 }
 
+/// The next update to deliver by webhook (`super::webhook`): its id, body, the URLs to pick from and
+/// the secret to send.
+pub(crate) struct Due {
+    pub id: i64,
+    pub body: Value,
+    pub urls: Vec<String>,
+    pub secret: Option<String>,
+}
+
+/// Whether Telegram may be pointed at `url` in a test: a loopback host.
+pub(crate) fn is_local(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| {
+        matches!(
+            u.host_str(),
+            Some("127.0.0.1" | "localhost" | "[::1]" | "::1")
+        )
+    })
+}
+
 /// Everything the fake knows.
 pub(crate) struct World {
     pub config: FakeBotConfig,
@@ -176,6 +195,10 @@ pub(crate) struct World {
     faults: Vec<Fault>,
     webhook: Option<String>,
     webhook_secret: Option<String>,
+    /// Where webhook updates go instead of the URL `setWebhook` set (the
+    /// replicas behind a test's load balancer).
+    deliver_to: Option<Vec<String>>,
+    deliveries: WebhookDeliveries,
     /// Bumped by every getUpdates; an older poll that sees a newer one is terminated (409).
     pub poll_generation: u64,
     /// The bot-wide rate ([`FakeBotConfig::bot_limit`]).
@@ -244,6 +267,8 @@ impl World {
             faults: Vec::new(),
             webhook: None,
             webhook_secret: None,
+            deliver_to: None,
+            deliveries: WebhookDeliveries::default(),
             poll_generation: 0,
             bot_bucket: Bucket::default(),
             limit_hits: LimitHits::default(),
@@ -919,6 +944,48 @@ impl World {
 
     pub fn webhook_active(&self) -> bool {
         self.webhook.is_some()
+    }
+
+    /// Sends webhook updates to `urls` (each to one picked at random)
+    /// rather than to the URL `setWebhook` set.
+    pub fn deliver_to(&mut self, urls: Vec<String>) {
+        self.deliver_to = Some(urls);
+    }
+
+    /// The oldest queued update, if a webhook is set and there is a URL
+    /// on this machine to deliver it to (see `super::webhook`).
+    pub(crate) fn next_delivery(&self) -> Option<Due> {
+        let set = self.webhook.as_ref()?;
+        let urls = match &self.deliver_to {
+            Some(urls) => urls.clone(),
+            None if is_local(set) => vec![set.clone()],
+            None => return None,
+        };
+        let (id, _, body) = self.updates.front()?;
+        (!urls.is_empty()).then(|| Due {
+            id: *id,
+            body: body.clone(),
+            urls,
+            secret: self.webhook_secret.clone(),
+        })
+    }
+
+    /// An attempt to deliver update `id` to `url`: answered 200
+    /// (`delivered`, the update leaves the queue) or not (it stays).
+    pub(crate) fn record_delivery(&mut self, id: i64, url: &str, delivered: bool) {
+        if delivered {
+            if let Some(at) = self.updates.iter().position(|(u, _, _)| *u == id) {
+                self.updates.remove(at);
+            }
+            self.deliveries.delivered += 1;
+            *self.deliveries.by_url.entry(url.to_owned()).or_default() += 1;
+        } else {
+            self.deliveries.failed += 1;
+        }
+    }
+
+    pub fn webhook_deliveries(&self) -> WebhookDeliveries {
+        self.deliveries.clone()
     }
 
     // ------------------------------------------------------ Bot API

@@ -18,6 +18,7 @@
 mod admin;
 mod copy;
 mod export;
+mod inbox;
 mod messages;
 mod outbox;
 pub mod postgres;
@@ -315,6 +316,8 @@ pub struct Store {
     /// The next table id to give (0: not read yet). One process writes a
     /// SQLite file, so counting here is counting for the database.
     next_table_id: std::sync::Arc<std::sync::atomic::AtomicI64>,
+    /// Counts the inbox's new rows, for the reader waiting on them.
+    inbox_wake: std::sync::Arc<watch::Sender<u64>>,
 }
 
 #[derive(FromRow)]
@@ -464,6 +467,7 @@ impl Store {
             writer: tx,
             health,
             next_table_id: Default::default(),
+            inbox_wake: std::sync::Arc::new(watch::channel(0).0),
         })
     }
 

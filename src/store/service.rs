@@ -11,7 +11,8 @@ use tokio::sync::watch;
 use super::{PgStore, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
-    MessageRow, PlayerStats, Recorded, StorageError, StoreFuture, StoreHealth, TableStore,
+    InboxEntry, MessageRow, PlayerStats, Recorded, StorageError, StoreFuture, StoreHealth,
+    TableStore,
 };
 use crate::table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition,
@@ -152,6 +153,33 @@ macro_rules! table_store {
                     announcement,
                     now,
                 ))
+            }
+
+            fn inbox_put<'a>(
+                &'a self,
+                platform: Platform,
+                key: &'a str,
+                body: &'a str,
+                now: Timestamp,
+            ) -> StoreFuture<'a, bool> {
+                boxed(<$store>::inbox_put(self, platform, key, body, now))
+            }
+
+            fn inbox_after(
+                &self,
+                platform: Platform,
+                after: i64,
+                limit: u32,
+            ) -> StoreFuture<'_, Vec<InboxEntry>> {
+                boxed(<$store>::inbox_after(self, platform, after, limit))
+            }
+
+            fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()> {
+                boxed(<$store>::inbox_done(self, seq))
+            }
+
+            fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {
+                boxed(<$store>::inbox_wakeups(self, platform))
             }
 
             fn health(&self) -> watch::Receiver<StoreHealth> {
@@ -301,6 +329,33 @@ impl TableStore for std::sync::Arc<dyn TableStore> {
         now: Timestamp,
     ) -> StoreFuture<'a, ()> {
         (**self).owed_sent(platform, table, announcement, now)
+    }
+
+    fn inbox_put<'a>(
+        &'a self,
+        platform: Platform,
+        key: &'a str,
+        body: &'a str,
+        now: Timestamp,
+    ) -> StoreFuture<'a, bool> {
+        (**self).inbox_put(platform, key, body, now)
+    }
+
+    fn inbox_after(
+        &self,
+        platform: Platform,
+        after: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<InboxEntry>> {
+        (**self).inbox_after(platform, after, limit)
+    }
+
+    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()> {
+        (**self).inbox_done(seq)
+    }
+
+    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {
+        (**self).inbox_wakeups(platform)
     }
 
     fn health(&self) -> watch::Receiver<StoreHealth> {

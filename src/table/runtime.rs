@@ -667,6 +667,12 @@ impl TableService {
             .await?)
     }
 
+    /// The inbox of `platform`'s pushed updates, in this service's store
+    /// (see [`super::storage::Inbox`]).
+    pub fn inbox(&self, platform: Platform) -> super::storage::Inbox {
+        super::storage::Inbox::new(self.inner.store.clone(), platform)
+    }
+
     /// The announcements chats of `platform` are still owed (results and
     /// new deals recorded with the command that produced them), oldest
     /// first: (table, chat, announcement). A front-end sends them at its

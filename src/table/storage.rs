@@ -78,6 +78,15 @@ impl StoreHealth {
     }
 }
 
+/// An update waiting in the inbox: its place in line, the platform's id
+/// of it, and the update as the platform sent it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InboxEntry {
+    pub seq: i64,
+    pub key: String,
+    pub body: String,
+}
+
 /// A (table, chat id, number) row: a message id, or a hash of what a
 /// message shows.
 pub type MessageRow = (TableId, String, i64);
@@ -182,6 +191,40 @@ pub trait TableStore: Send + Sync + 'static {
         now: Timestamp,
     ) -> StoreFuture<'a, ()>;
 
+    // ------------------------------------------------------------ the inbox
+    // Updates pushed to the bot (webhooks), written by whichever process
+    // received them before it acknowledges them, and handled by the
+    // serving one: see [`Inbox`].
+
+    /// Writes an update received for `platform` under its id `key`; true
+    /// when it is new, false when a row with that key is still waiting (a
+    /// redelivery). Resolves once the row is durable, and wakes whoever
+    /// waits on [`TableStore::inbox_wakeups`], in any process.
+    fn inbox_put<'a>(
+        &'a self,
+        platform: Platform,
+        key: &'a str,
+        body: &'a str,
+        now: Timestamp,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Up to `limit` waiting updates of `platform` with `seq` past `after`,
+    /// oldest first.
+    fn inbox_after(
+        &self,
+        platform: Platform,
+        after: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<InboxEntry>>;
+
+    /// The update at `seq` was handled: its row is deleted.
+    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()>;
+
+    /// A counter that changes (soon) after any process put an update for
+    /// `platform`; wake-ups may be spurious, or missed while the database
+    /// cannot be reached, so a reader polls now and then as well.
+    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>>;
+
     /// Whether the store can write; changes as commits fail and recover.
     fn health(&self) -> watch::Receiver<StoreHealth>;
 
@@ -192,4 +235,68 @@ pub trait TableStore: Send + Sync + 'static {
     /// own calls (`kozyr::store::ServiceStore`).
     #[cfg(any(test, feature = "dev-tools"))]
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// The inbox of one platform: updates a platform pushed to the bot,
+/// durable before they are acknowledged, handled by the serving process.
+///
+/// Any process may [`Inbox::put`] (every replica takes a platform's
+/// webhook POSTs, serving or standing by); only the serving one reads
+/// ([`Inbox::after`], in `seq` order) and deletes a row once its update
+/// was handled ([`Inbox::done`]). A process killed between handling an
+/// update and deleting its row leaves it to the next serving one, which
+/// handles it again: the table service's de-duplication (by the update's
+/// own id) applies it once.
+#[derive(Clone)]
+pub struct Inbox {
+    store: std::sync::Arc<dyn TableStore>,
+    platform: Platform,
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbox")
+            .field("platform", &self.platform)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inbox {
+    /// `platform`'s inbox in `store` (the table service's, or a store a
+    /// standing-by replica opened for its intake alone).
+    pub fn new(store: std::sync::Arc<dyn TableStore>, platform: Platform) -> Inbox {
+        Inbox { store, platform }
+    }
+
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
+    /// Writes the update `body` with the platform's id `key`; resolves
+    /// once it is durable (true: new, false: a redelivery still waiting).
+    pub async fn put(&self, key: &str, body: &str) -> Result<bool, StorageError> {
+        // The wall clock, as the service's `SystemClock` reads it (this
+        // file is below the runtime, and a standby runs no service).
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        self.store
+            .inbox_put(self.platform, key, body, Timestamp::from_millis(ms))
+            .await
+    }
+
+    /// Up to `limit` waiting updates with `seq` past `after`, oldest first.
+    pub async fn after(&self, after: i64, limit: u32) -> Result<Vec<InboxEntry>, StorageError> {
+        self.store.inbox_after(self.platform, after, limit).await
+    }
+
+    /// The update at `seq` was handled (or will never be): forgotten.
+    pub async fn done(&self, seq: i64) -> Result<(), StorageError> {
+        self.store.inbox_done(seq).await
+    }
+
+    /// See [`TableStore::inbox_wakeups`].
+    pub async fn wakeups(&self) -> Result<watch::Receiver<u64>, StorageError> {
+        self.store.inbox_wakeups(self.platform).await
+    }
 }

@@ -28,9 +28,6 @@ use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableServic
 /// How long a stopping dispatcher may finish the updates in hand.
 const DISPATCHER_GRACE: Duration = Duration::from_secs(5);
 
-/// How long a stopping webhook server may finish the requests in hand.
-const WEBHOOK_GRACE: Duration = Duration::from_secs(2);
-
 /// Tuning that tests and load tests change; `Default` is production.
 #[derive(Clone)]
 pub struct Tuning {
@@ -47,7 +44,7 @@ pub struct Tuning {
     pub poll_timeout: Duration,
     /// How long a stop waits for queued output.
     pub drain_for: Duration,
-    /// How fast a person and a chat may press (long polling).
+    /// How fast a person and a chat may press (long polling and the webhook's inbox).
     pub press_rates: listener::PressRates,
     /// The first pause after a group's write got "chat not found" (it
     /// doubles; the fourth in a row stops the group's table).
@@ -110,10 +107,11 @@ pub struct RunningBot {
     /// missed (`notify_waiters` keeps no permit). Stopping the listener
     /// ends its stream, which ends the dispatcher whatever it was doing.
     listener_stop: Option<teloxide::stop::StopToken>,
-    /// The long-polling task: it confirms the handled updates as it ends.
+    /// The long-polling task, or the inbox's reader in webhook mode: it
+    /// confirms (deletes) the handled updates as it ends.
     poller: Option<JoinHandle<()>>,
-    /// The webhook server, in webhook mode.
-    webhook: Option<(std::net::SocketAddr, JoinHandle<()>)>,
+    /// The webhook intake, in webhook mode.
+    webhook: Option<super::webhook::Intake>,
     outbox: JoinHandle<()>,
     stop_outbox: watch::Sender<bool>,
     conflicts: Arc<AtomicU64>,
@@ -133,7 +131,7 @@ impl RunningBot {
 
     /// Where the webhook server listens, in webhook mode.
     pub fn webhook_addr(&self) -> Option<std::net::SocketAddr> {
-        self.webhook.as_ref().map(|(a, _)| *a)
+        self.webhook.as_ref().map(|i| i.local_addr)
     }
 
     /// How many times Telegram said another instance polls with this token (409).
@@ -190,15 +188,10 @@ impl RunningBot {
         if let Some(p) = self.poller {
             let _ = p.await;
         }
-        // The dispatcher stopped the listener, which shuts the server down
-        // gracefully; a client holding a connection open does not keep it.
-        if let Some((_, mut server)) = self.webhook
-            && tokio::time::timeout(WEBHOOK_GRACE, &mut server)
-                .await
-                .is_err()
-        {
-            server.abort();
-            let _ = server.await;
+        // Updates taken from here on wait in the inbox for the next
+        // serving process.
+        if let Some(intake) = self.webhook {
+            intake.stop().await;
         }
         if self.owns_service {
             self.shared.front.service().shutdown().await;
@@ -217,7 +210,7 @@ impl RunningBot {
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
     let (front, effects) =
         crate::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
-    match start_on(config, tuning, front.clone(), effects).await {
+    match start_on(config, tuning, front.clone(), effects, None).await {
         Ok(mut running) => {
             running.owns_service = true;
             Ok(running)
@@ -231,12 +224,16 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
 }
 
 /// Starts the bot on a front-end others share (`kozyr run` with Discord
-/// too); `effects` are the service's outputs for Telegram chats.
+/// too); `effects` are the service's outputs for Telegram chats. In
+/// webhook mode `intake` is the webhook intake already listening (a
+/// replica that took updates while it stood by); without one, the intake
+/// is bound here on the service's store.
 pub async fn start_on(
     config: &Config,
     tuning: Tuning,
     front: Arc<Front>,
     effects: mpsc::UnboundedReceiver<crate::table::Output>,
+    intake: Option<super::webhook::Intake>,
 ) -> Result<RunningBot, BotError> {
     let token = config.token.as_ref().ok_or(BotError::NoToken)?;
     let mut bot = Bot::new(token.expose());
@@ -283,7 +280,8 @@ pub async fn start_on(
     ));
 
     // Every update holds a guard while it is handled: long polling
-    // confirms it to Telegram only once the guard is gone.
+    // confirms it to Telegram, and the inbox reader deletes its row, only
+    // once the guard is gone.
     let handled = Arc::new(Handled::default());
     let tree = dptree::entry()
         .map(|upd: Update, handled: Arc<Handled>| handled.guard(upd.id.0))
@@ -298,7 +296,7 @@ pub async fn start_on(
     let shutdown = dispatcher.shutdown_token();
     let conflicts = Arc::new(AtomicU64::new(0));
     let mut webhook = None;
-    let mut poller = None;
+    let poller;
     let listener_stop;
     let dispatcher = match &config.update_mode {
         UpdateMode::LongPolling => {
@@ -338,17 +336,15 @@ pub async fn start_on(
         } => {
             use teloxide::payloads::SetWebhookSetters;
             let url = url::Url::parse(url).map_err(|e| BotError::WebhookUrl(e.to_string()))?;
-            let hook = super::webhook::bind(*listen, url.path(), secret.clone())
-                .await
-                .map_err(|error| BotError::WebhookListen {
-                    addr: *listen,
-                    error,
-                })?;
-            let server = tokio::spawn(async move {
-                if let Err(e) = hook.serve.await {
-                    tracing::error!(error = %e, "the webhook server failed");
-                }
-            });
+            let inbox = shared
+                .front
+                .service()
+                .inbox(crate::table::Platform::Telegram);
+            // Listening before Telegram is told where to deliver.
+            let intake = match intake {
+                Some(intake) => intake,
+                None => bind_intake(*listen, &url, secret.clone(), inbox.clone()).await?,
+            };
             let mut set = bot.set_webhook(url);
             if let Some(s) = secret {
                 set = set.secret_token(s.clone());
@@ -356,19 +352,26 @@ pub async fn start_on(
             let set = set.await;
             super::failure::record_call("setWebhook", &set);
             if let Err(e) = set {
-                server.abort();
+                intake.stop().await;
                 return Err(e.into());
             }
-            webhook = Some((hook.local_addr, server));
-            let mut listener = hook.listener;
+            webhook = Some(intake);
+            let (mut listener, task) = listener::inbox(
+                inbox,
+                bot.clone(),
+                handled,
+                default_lang,
+                tuning.press_rates,
+            );
             listener_stop = Some(teloxide::update_listeners::UpdateListener::stop_token(
                 &mut listener,
             ));
+            poller = Some(task);
             tokio::spawn(async move {
                 dispatcher
                     .dispatch_with_listener(
                         listener,
-                        LoggingErrorHandler::with_custom_text("webhook listener failed"),
+                        LoggingErrorHandler::with_custom_text("the inbox listener failed"),
                     )
                     .await;
             })
@@ -386,6 +389,22 @@ pub async fn start_on(
         conflicts,
         owns_service: false,
     })
+}
+
+/// Binds the webhook intake on `listen` for the path of `url`, writing
+/// into `inbox`.
+pub async fn bind_intake(
+    listen: std::net::SocketAddr,
+    url: &url::Url,
+    secret: Option<String>,
+    inbox: crate::table::storage::Inbox,
+) -> Result<super::webhook::Intake, BotError> {
+    super::webhook::bind(listen, url.path(), secret, inbox)
+        .await
+        .map_err(|error| BotError::WebhookListen {
+            addr: listen,
+            error,
+        })
 }
 
 /// How long polling pauses after Telegram said another instance polls.

@@ -1,5 +1,7 @@
 //! Long polling that confirms an update to Telegram only once kozyr has
-//! handled it.
+//! handled it; and, in webhook mode, the reader of the inbox the webhook
+//! intake writes to ([`inbox`]), which deletes a row only once its update
+//! was handled, on the same [`UpdateGuard`]s and [`PressLimits`].
 //!
 //! Telegram forgets the updates below the `offset` of a `getUpdates` call.
 //! teloxide's own polling asks for the next batch (and so confirms the last
@@ -103,6 +105,10 @@ impl Handled {
             .count()
     }
 
+    fn is_in_flight(&self, id: u32) -> bool {
+        lock(&self.in_flight).contains_key(&id)
+    }
+
     fn finish(&self, id: u32) {
         if lock(&self.in_flight).remove(&id).is_some() {
             self.finished.notify_waiters();
@@ -178,9 +184,9 @@ impl Payload for RawGetUpdates {
     }
 }
 
-/// One entry of a batch.
+/// One entry of a batch (or one webhook POST).
 #[derive(Debug)]
-enum Incoming {
+pub(super) enum Incoming {
     Update(Box<Update>),
     /// The parser rejected it; `id` if it could be read.
     Malformed {
@@ -198,7 +204,7 @@ impl Incoming {
     }
 }
 
-fn parse_update(value: Value) -> Incoming {
+pub(super) fn parse_update(value: Value) -> Incoming {
     let id = value
         .get("update_id")
         .and_then(Value::as_u64)
@@ -453,6 +459,49 @@ fn gate(
     }
 }
 
+/// The dispatcher stopped taking updates: the listener ends.
+#[derive(Debug)]
+struct DispatcherGone;
+
+/// Lets `update` through [`gate`] to the dispatcher (`true`), answers it
+/// "too fast" beside the dispatcher, or drops it; what is let through or
+/// answered is in flight in `handled` until handled.
+fn admit_or_answer(
+    update: Update,
+    bot: &Bot,
+    limits: &mut PressLimits,
+    handled: &Arc<Handled>,
+    default_lang: Lang,
+    tx: &mpsc::UnboundedSender<Item>,
+) -> Result<(), DispatcherGone> {
+    let id = update.id.0;
+    match gate(&update, limits, handled, default_lang, Instant::now()) {
+        Gate::Dispatch => {
+            handled.begin(id, update.chat().map(|c| c.id));
+            tx.send(Ok(update)).map_err(|_| DispatcherGone)?;
+        }
+        Gate::TooFast { query, text } => {
+            // Answered beside the dispatcher; confirmed once answered.
+            handled.begin(id, None);
+            let guard = handled.guard(id);
+            let bot = bot.clone();
+            tokio::spawn(async move {
+                let _guard = guard;
+                if let Err(e) = bot.answer_callback_query(query).text(text).await {
+                    tracing::debug!(error = %e, "could not answer a press over its limit");
+                }
+            });
+        }
+        Gate::Drop => {
+            tracing::debug!(
+                update = id,
+                "dropping an update: its chat has too many waiting"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Reads one batch: `Ok` with every update parsed or rejected one by one.
 async fn get_updates(
     bot: &Bot,
@@ -610,34 +659,10 @@ async fn poll_loop(
                         Incoming::Update(u) => {
                             next = u.id.0 + 1;
                             fresh += 1;
-                            let id = u.id.0;
-                            match gate(&u, &mut limits, &handled, default_lang, Instant::now()) {
-                                Gate::Dispatch => {
-                                    handled.begin(id, u.chat().map(|c| c.id));
-                                    if tx.send(Ok(*u)).is_err() {
-                                        break 'poll;
-                                    }
-                                }
-                                Gate::TooFast { query, text } => {
-                                    // Answered beside the dispatcher; confirmed once answered.
-                                    handled.begin(id, None);
-                                    let guard = handled.guard(id);
-                                    let bot = bot.clone();
-                                    tokio::spawn(async move {
-                                        let _guard = guard;
-                                        if let Err(e) =
-                                            bot.answer_callback_query(query).text(text).await
-                                        {
-                                            tracing::debug!(error = %e, "could not answer a press over its limit");
-                                        }
-                                    });
-                                }
-                                Gate::Drop => {
-                                    tracing::debug!(
-                                        update = id,
-                                        "dropping an update: its chat has too many waiting"
-                                    );
-                                }
+                            let sent =
+                                admit_or_answer(*u, &bot, &mut limits, &handled, default_lang, &tx);
+                            if sent.is_err() {
+                                break 'poll;
                             }
                         }
                         Incoming::Malformed { id, error } => {
@@ -708,6 +733,222 @@ async fn poll_loop(
         // Unreadable or not, what is below the offset is confirmed.
         Ok(_) | Err(teloxide::RequestError::InvalidJson { .. }) => {}
         Err(e) => tracing::warn!(error = %e, "could not confirm the last updates to Telegram"),
+    }
+}
+
+// ------------------------------------------------------------ the inbox
+
+/// How often the inbox is read when no wake-up came (a NOTIFY lost with
+/// its connection, a put by a process that cannot notify this one).
+pub const INBOX_POLL: Duration = Duration::from_millis(500);
+
+/// How many waiting updates one read of the inbox takes beside those in
+/// flight.
+const INBOX_BATCH: u32 = 100;
+
+/// The inbox's state as teloxide's [`StatefulListener`] holds it.
+pub struct InboxState {
+    updates: UnboundedReceiverStream<Item>,
+    stop: StopToken,
+    start: Option<oneshot::Sender<()>>,
+}
+
+fn inbox_stream(state: &mut InboxState) -> &mut UnboundedReceiverStream<Item> {
+    if let Some(start) = state.start.take() {
+        let _ = start.send(());
+    }
+    &mut state.updates
+}
+
+fn inbox_stop_token(state: &mut InboxState) -> StopToken {
+    state.stop.clone()
+}
+
+/// A listener over the webhook's inbox (see [`super::webhook`]): the
+/// serving process hands each waiting update to the dispatcher in the
+/// order received, through the same [`PressLimits`] as long polling, and
+/// deletes its row once it was handled ([`Handled::guard`]: committed,
+/// refused, answered "too fast" or dropped). A row is handed out once
+/// while its update is in flight; a process killed before the delete
+/// leaves it to the next serving one, and the table service's
+/// de-duplication applies it once. The task ends after the listener is
+/// stopped and the rows of what was handled meanwhile are deleted.
+pub fn inbox(
+    inbox: crate::table::storage::Inbox,
+    bot: Bot,
+    handled: Arc<Handled>,
+    default_lang: Lang,
+    rates: PressRates,
+) -> (
+    impl UpdateListener<Err = teloxide::RequestError> + use<>,
+    JoinHandle<()>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (stop_token, stopped) = mk_stop_token();
+    let (start_tx, start_rx) = oneshot::channel();
+    let reader = InboxReader {
+        inbox,
+        bot,
+        handled,
+        default_lang,
+        limits: PressLimits::new(rates.person, rates.chat),
+        handed: BTreeMap::new(),
+    };
+    let task = tokio::spawn(reader.run(tx, stopped, start_rx));
+    let listener = StatefulListener::new(
+        InboxState {
+            updates: UnboundedReceiverStream::new(rx),
+            stop: stop_token,
+            start: Some(start_tx),
+        },
+        inbox_stream,
+        inbox_stop_token,
+    );
+    (listener, task)
+}
+
+/// The serving process's side of the inbox.
+struct InboxReader {
+    inbox: crate::table::storage::Inbox,
+    bot: Bot,
+    handled: Arc<Handled>,
+    default_lang: Lang,
+    limits: PressLimits,
+    /// Rows handed out and not yet deleted: seq → update id.
+    handed: BTreeMap<i64, u32>,
+}
+
+impl InboxReader {
+    async fn run(
+        mut self,
+        tx: mpsc::UnboundedSender<Item>,
+        stopped: StopFlag,
+        start: oneshot::Receiver<()>,
+    ) {
+        tokio::pin!(stopped);
+        tokio::select! {
+            a = start => if a.is_err() { return },
+            () = &mut stopped => return,
+        }
+        let mut wakeups = match self.inbox.wakeups().await {
+            Ok(w) => Some(w),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for the inbox; reading it every {INBOX_POLL:?}");
+                None
+            }
+        };
+        let handled = self.handled.clone();
+        loop {
+            let finished = handled.finished.notified();
+            if let Some(w) = wakeups.as_mut() {
+                w.borrow_and_update();
+            }
+            self.forget_handled().await;
+            if self.hand_out(&tx).await.is_err() {
+                break;
+            }
+            tokio::select! {
+                () = finished => {}
+                changed = async {
+                    match wakeups.as_mut() {
+                        Some(w) => w.changed().await,
+                        None => std::future::pending().await,
+                    }
+                } => if changed.is_err() { wakeups = None },
+                () = tokio::time::sleep(INBOX_POLL) => {}
+                () = &mut stopped => break,
+            }
+        }
+        // The stream ends; the dispatcher finishes the updates in hand,
+        // whose rows are then deleted. The rest wait for the next serving
+        // process.
+        drop(tx);
+        let since = Instant::now();
+        while self.handled.oldest().is_some() && since.elapsed() < STOP_GRACE {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        self.forget_handled().await;
+        if !self.handed.is_empty() {
+            tracing::warn!(
+                updates = self.handed.len(),
+                "stopping with updates not handled; the next serving process handles them"
+            );
+        }
+    }
+
+    /// Deletes the rows of the updates handled since the last look.
+    async fn forget_handled(&mut self) {
+        // Expires what was in flight too long, as long polling does.
+        let _ = self.handled.oldest();
+        let done: Vec<i64> = self
+            .handed
+            .iter()
+            .filter(|(_, id)| !self.handled.is_in_flight(**id))
+            .map(|(seq, _)| *seq)
+            .collect();
+        for seq in done {
+            match self.inbox.done(seq).await {
+                Ok(()) => {
+                    self.handed.remove(&seq);
+                }
+                // Kept: tried again at the next look.
+                Err(e) => tracing::warn!(seq, error = %e, "cannot delete a handled update"),
+            }
+        }
+    }
+
+    /// Hands the waiting rows not yet handed out to the dispatcher, in
+    /// order; `Err` once the dispatcher is gone.
+    async fn hand_out(&mut self, tx: &mpsc::UnboundedSender<Item>) -> Result<(), DispatcherGone> {
+        let limit =
+            INBOX_BATCH.saturating_add(u32::try_from(self.handed.len()).unwrap_or(u32::MAX));
+        let waiting = match self.inbox.after(0, limit).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the inbox");
+                return Ok(());
+            }
+        };
+        for row in waiting {
+            if self.handed.contains_key(&row.seq) {
+                continue;
+            }
+            let incoming = match serde_json::from_str::<Value>(&row.body) {
+                Ok(value) => parse_update(value),
+                Err(e) => Incoming::Malformed {
+                    id: None,
+                    error: e.to_string(),
+                },
+            };
+            let update = match incoming {
+                Incoming::Update(u) => *u,
+                Incoming::Malformed { id, error } => {
+                    tracing::warn!(seq = row.seq, update = ?id, %error, "skipping an update in the inbox that cannot be read");
+                    if let Err(e) = self.inbox.done(row.seq).await {
+                        tracing::warn!(seq = row.seq, error = %e, "cannot delete an unreadable update");
+                    }
+                    continue;
+                }
+            };
+            let id = update.id.0;
+            if self.handled.is_in_flight(id) {
+                // The same update under another row (delivered again
+                // after its first row was deleted, and that one still in
+                // flight): the row waits for the next look.
+                continue;
+            }
+            // A dropped update is not in flight: its row goes at the next look.
+            self.handed.insert(row.seq, id);
+            admit_or_answer(
+                update,
+                &self.bot,
+                &mut self.limits,
+                &self.handled,
+                self.default_lang,
+                tx,
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -1,42 +1,48 @@
 //! Webhook mode: Telegram POSTs each update to an HTTPS URL (a reverse
-//! proxy in front of kozyr terminates TLS) and this axum server feeds them
-//! to the same dispatcher as long polling.
+//! proxy in front of kozyr terminates TLS). This axum server is the
+//! *intake*: it writes each update to the inbox in the database
+//! ([`crate::table::storage::Inbox`]) and answers 200 only once that row
+//! committed, so an update Telegram was told it delivered survives a kill
+//! at any moment. Every replica runs it, serving or standing by (a load
+//! balancer picks any); the serving one reads the inbox into the
+//! dispatcher ([`super::listener::inbox`]).
 //!
 //! teloxide has a ready listener behind its `webhooks-axum` feature, but it
-//! answers a wrong secret with 401, panics on a malformed secret and pulls
-//! in a second `rand` and `tower-http`; this one is a page of code.
+//! answers a wrong secret with 401, panics on a malformed secret, pulls in
+//! a second `rand` and `tower-http`, and keeps updates in memory; this one
+//! is a page of code.
 //!
 //! Requests without the right `X-Telegram-Bot-Api-Secret-Token` get 403
 //! (when `WEBHOOK_SECRET` is set). An update that does not parse is logged
-//! and acknowledged: Telegram would otherwise retry it forever.
+//! and acknowledged without being stored: Telegram would otherwise retry
+//! it forever. When the store cannot write, the answer is 503 and Telegram
+//! delivers the update again later.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
-use teloxide::stop::{StopToken, mk_stop_token};
-use teloxide::types::Update;
-use teloxide::update_listeners::{StatefulListener, UpdateListener};
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
-use tokio_stream::wrappers::UnboundedReceiverStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::listener::{Incoming, parse_update};
+use crate::table::storage::Inbox;
 
 /// The header Telegram puts the secret in.
 pub const SECRET_HEADER: &str = "x-telegram-bot-api-secret-token";
 
-type Sender = mpsc::UnboundedSender<Result<Update, Infallible>>;
+/// How long a stopping intake may finish the requests in hand.
+const STOP_GRACE: Duration = Duration::from_secs(2);
 
 #[derive(Clone)]
 struct Hook {
     secret: Option<String>,
-    /// Taken out when the listener stops: that ends the update stream even
-    /// while a client still holds a connection (and so the router) open.
-    updates: Arc<Mutex<Option<Sender>>>,
+    inbox: Inbox,
 }
 
 /// Compares without stopping at the first difference, so the response
@@ -57,83 +63,103 @@ async fn receive(State(hook): State<Hook>, headers: HeaderMap, body: Bytes) -> S
             return StatusCode::FORBIDDEN;
         }
     }
-    let sender = hook
-        .updates
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    let Some(sender) = sender else {
-        return StatusCode::SERVICE_UNAVAILABLE;
-    };
-    match serde_json::from_slice::<Update>(&body) {
-        Ok(update) => {
-            if sender.send(Ok(update)).is_err() {
-                return StatusCode::SERVICE_UNAVAILABLE;
-            }
+    let value = match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!(error = %e, "an update from the webhook is not JSON");
+            return StatusCode::OK;
         }
-        Err(e) => tracing::warn!(error = %e, "an update from the webhook does not parse"),
+    };
+    let id = match parse_update(value) {
+        Incoming::Update(u) => u.id.0,
+        Incoming::Malformed { id, error } => {
+            tracing::warn!(update = ?id, %error, "an update from the webhook does not parse");
+            return StatusCode::OK;
+        }
+    };
+    // It parsed as JSON, so it is UTF-8.
+    let text = String::from_utf8_lossy(&body);
+    match hook.inbox.put(&id.to_string(), &text).await {
+        Ok(new) => {
+            tracing::debug!(
+                update = id,
+                new,
+                "an update from the webhook is in the inbox"
+            );
+            StatusCode::OK
+        }
+        Err(e) => {
+            tracing::error!(update = id, error = %e, "cannot store an update from the webhook");
+            StatusCode::SERVICE_UNAVAILABLE
+        }
     }
-    StatusCode::OK
 }
 
-/// A fn item, not a closure, so the borrow it returns is tied to its argument.
-fn first_mut<A, B>(pair: &mut (A, B)) -> &mut A {
-    &mut pair.0
-}
-
-/// A bound webhook server: the listener to dispatch from, and the server
-/// task's future.
-pub struct Webhook<L> {
-    pub listener: L,
+/// A listening intake: where, and its server, until [`Intake::stop`].
+pub struct Intake {
     /// Where the server listens (the real port when asked for port 0).
     pub local_addr: SocketAddr,
-    /// Serves until the listener is stopped.
-    pub serve: std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>,
+    server: JoinHandle<()>,
+    shutdown: oneshot::Sender<()>,
 }
 
-/// Binds `listen` and routes POSTs to `path` into an update listener.
+impl std::fmt::Debug for Intake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Intake")
+            .field("local_addr", &self.local_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Intake {
+    /// Stops taking updates: the requests in hand get their answer (for a
+    /// while), connections a client keeps open are closed.
+    pub async fn stop(self) {
+        let Intake {
+            mut server,
+            shutdown,
+            ..
+        } = self;
+        let _ = shutdown.send(());
+        if tokio::time::timeout(STOP_GRACE, &mut server).await.is_err() {
+            server.abort();
+            let _ = server.await;
+        }
+    }
+}
+
+/// Binds `listen` and writes the updates POSTed to `path` into `inbox`.
 pub async fn bind(
     listen: SocketAddr,
     path: &str,
     secret: Option<String>,
-) -> std::io::Result<Webhook<impl UpdateListener<Err = Infallible> + use<>>> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let (stop_token, stopped) = mk_stop_token();
+    inbox: Inbox,
+) -> std::io::Result<Intake> {
     let path = if path.starts_with('/') {
         path.to_owned()
     } else {
         format!("/{path}")
     };
-    let updates = Arc::new(Mutex::new(Some(tx)));
-    let app = Router::new().route(&path, post(receive)).with_state(Hook {
-        secret,
-        updates: updates.clone(),
-    });
-    // One waiter on the stop flag: its clones share a single waker slot.
-    let (shut_tx, shut_rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        stopped.await;
-        updates.lock().unwrap_or_else(|p| p.into_inner()).take();
-        let _ = shut_tx.send(());
-    });
+    let app = Router::new()
+        .route(&path, post(receive))
+        .with_state(Hook { secret, inbox });
     let tcp = TcpListener::bind(listen).await?;
     let local_addr = tcp.local_addr()?;
-    let serve = Box::pin(async move {
-        axum::serve(tcp, app)
+    let (shutdown, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        let served = axum::serve(tcp, app)
             .with_graceful_shutdown(async move {
-                let _ = shut_rx.await;
+                let _ = stopped.await;
             })
-            .await
+            .await;
+        if let Err(e) = served {
+            tracing::error!(error = %e, "the webhook server failed");
+        }
     });
-    let listener = StatefulListener::new(
-        (UnboundedReceiverStream::new(rx), stop_token),
-        first_mut,
-        |state: &mut (_, StopToken)| state.1.clone(),
-    );
-    Ok(Webhook {
-        listener,
+    Ok(Intake {
         local_addr,
-        serve,
+        server,
+        shutdown,
     })
 }
 

@@ -225,18 +225,34 @@ fn the_replicas_compose_file_runs_three_replicas_on_postgres_behind_nginx() {
             Some("service_healthy"),
             "{name}"
         );
-        for port in [listen.port(), 8444] {
+        for port in [listen.port(), 8444, 8445] {
             assert!(
                 conf.contains(&format!("server {name}:{port}")),
                 "nginx.conf routes to {name}:{port}"
             );
         }
     }
-    assert_eq!(
-        conf.matches("proxy_next_upstream error timeout http_503")
-            .count(),
-        2,
-        "both locations pass a standby's 503 on"
+    // Every replica takes webhook updates; only the serving one takes
+    // interactions and the Mini App, and a standby's 503 is passed on.
+    let location = |path: &str| {
+        let at = conf
+            .find(&format!("location {path} {{"))
+            .unwrap_or_else(|| panic!("nginx.conf has no location {path}"));
+        conf[at..].split('}').next().unwrap_or_default().to_owned()
+    };
+    assert!(
+        location("/telegram/").contains("proxy_next_upstream error timeout non_idempotent;"),
+        "a replica that is down is skipped"
+    );
+    for path in ["/discord/", "/app/"] {
+        assert!(
+            location(path).contains("proxy_next_upstream error timeout http_503 non_idempotent;"),
+            "{path} passes a standby's 503 on"
+        );
+    }
+    assert!(
+        location("/app/").contains("proxy_buffering off;"),
+        "the Mini App's event stream is not buffered"
     );
     assert!(conf.contains("location /telegram/"));
     assert!(kozyr::discord::endpoint::PATH.starts_with("/discord/"));

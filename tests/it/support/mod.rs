@@ -10,6 +10,8 @@ pub mod discord;
 pub mod play;
 /// A throwaway PostgreSQL server: CI's, or one this process starts.
 pub mod postgres;
+/// `kozyr run` replicas on one PostgreSQL, and the checks of their games.
+pub mod replicas;
 /// The Telegram world: the fake Bot API, people in a group; and the set-up
 /// of the tests that SIGKILL the bot.
 pub mod telegram;

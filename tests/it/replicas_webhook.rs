@@ -1,0 +1,255 @@
+//! Issue 19, part 2: three `kozyr run` replicas on one throwaway
+//! PostgreSQL in webhook mode, each with its own webhook address, and the
+//! fake Bot API delivering every update to a random live one (a load
+//! balancer in front of them). Standbys take updates too: their intake
+//! writes each to the inbox in the database and answers 200 once it
+//! committed; the serving replica handles the inbox. A random replica,
+//! serving or standing by, is killed with SIGKILL 30 times (and started
+//! again) while two groups play at a fast pace and a third lets its turn
+//! timers run out. At the end: every acknowledged move is in the log
+//! exactly once, no timer fired twice, the fake saw no 429, every hand
+//! shows the table as it is now, and the deals obey the rules. The figures
+//! (kills, moves, lost, doubled, updates a standby took, time to take
+//! over) go to stdout.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use kozyr::fakebot::{FakeBot, FakeBotConfig};
+use kozyr::loadtest::{Driver, deal_no};
+use kozyr::store::{PgStore, StoreOptions};
+use kozyr::table::Phase;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use tokio::sync::Mutex;
+
+use crate::support::eventually;
+use crate::support::postgres::fresh_url;
+use crate::support::replicas::{
+    Checked, Replica, Seen, check_groups, free_port, hand_versions, play, serving_after,
+};
+
+const TOKEN: &str = "123456:WEBHOOK-fake-token-kozyr-replica-tests-0123";
+const SECRET: &str = "the-webhook-secret";
+const KILLS: u32 = 30;
+const REPLICAS: usize = 3;
+/// The shortest turn timer the configuration allows.
+const TURN_SECONDS: &str = "10";
+const WINDOW: Duration = Duration::from_secs(60);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() {
+    let started = Instant::now();
+    let url = fresh_url();
+    let fake = Arc::new(
+        FakeBot::start_with(FakeBotConfig {
+            token: TOKEN.into(),
+            ..FakeBotConfig::default().telegram_limits()
+        })
+        .await
+        .expect("fake"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let api = fake.api_url().to_string();
+    let ports: Vec<u16> = (0..REPLICAS).map(|_| free_port()).collect();
+    let hooks: Vec<url::Url> = ports
+        .iter()
+        .map(|p| url::Url::parse(&format!("http://127.0.0.1:{p}/telegram/hook")).expect("url"))
+        .collect();
+    // The URL the bot sets stands for the load balancer; the fake delivers
+    // to the replicas behind it.
+    fake.deliver_to(hooks.clone());
+    let envs: Vec<Vec<(&str, String)>> = ports
+        .iter()
+        .map(|port| {
+            vec![
+                ("TELOXIDE_TOKEN", TOKEN.into()),
+                ("TELOXIDE_API_URL", api.clone()),
+                ("DATABASE_URL", url.clone()),
+                ("KOZYR_TURN_SECONDS", TURN_SECONDS.into()),
+                (
+                    "WEBHOOK_URL",
+                    "https://bot.example.org/telegram/hook".into(),
+                ),
+                ("WEBHOOK_LISTEN", format!("127.0.0.1:{port}")),
+                ("WEBHOOK_SECRET", SECRET.into()),
+                (
+                    "RUST_LOG",
+                    "warn,kozyr::replica=info,kozyr::telegram::webhook=debug".into(),
+                ),
+            ]
+        })
+        .collect();
+    let start = |n: usize| {
+        let env: Vec<(&str, &str)> = envs[n].iter().map(|(k, v)| (*k, v.as_str())).collect();
+        Replica::start(&dir, n, &env)
+    };
+    let mut replicas: Vec<Replica> = (0..REPLICAS).map(start).collect();
+    let (mut serving, _) = serving_after(&mut replicas, started).await;
+    fake.wait_for(Duration::from_secs(20), |f| f.webhook().map(|_| ()))
+        .await
+        .expect("the serving replica set the webhook");
+
+    let store = PgStore::open_existing(&StoreOptions::new(&url))
+        .await
+        .expect("the test's own connection");
+    let mut groups = Vec::new();
+    for name in ["Webhook A", "Webhook B", "Webhook C"] {
+        let mut d = Driver::new(fake.clone(), name);
+        d.patience = Duration::from_secs(8);
+        d.open_kozel_table().await.expect("the table starts");
+        let t = store
+            .open_table(&d.chat_key())
+            .await
+            .expect("read")
+            .expect("an open table");
+        groups.push((d, t.id(), deal_no(&t)));
+    }
+
+    // Two groups play; the third waits for its turn timers.
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut players = Vec::new();
+    let mut seen = Vec::new();
+    for (d, id, _) in &groups[..2] {
+        let s = Arc::new(Mutex::new(Seen::default()));
+        seen.push(s.clone());
+        players.push(tokio::spawn(play(
+            store.clone(),
+            d.clone(),
+            *id,
+            stop.clone(),
+            s,
+        )));
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x7765_6268_6f6f_6b73);
+    let mut takeovers = Vec::new();
+    let mut standbys_killed = 0;
+    let mut taken_standing_by = 0;
+    let storm = Instant::now();
+    for _ in 0..KILLS {
+        tokio::time::sleep(Duration::from_millis(rng.random_range(300..1_200))).await;
+        for (i, r) in replicas.iter_mut().enumerate() {
+            assert!(!r.exited(), "replica {i} stopped on its own");
+        }
+        let victim = rng.random_range(0..REPLICAS);
+        let killed_at = Instant::now();
+        replicas[victim].kill();
+        replicas[victim].read();
+        taken_standing_by += replicas[victim].taken_standing_by;
+        replicas[victim] = start(victim);
+        if victim == serving {
+            let (next, at) = serving_after(&mut replicas, killed_at).await;
+            takeovers.push(at.duration_since(killed_at));
+            serving = next;
+        } else {
+            standbys_killed += 1;
+        }
+    }
+    let storm = storm.elapsed();
+
+    // Play on until each playing group finished a deal.
+    for (_, id, first) in &groups[..2] {
+        eventually(
+            Duration::from_secs(90),
+            Duration::from_millis(100),
+            "a deal ends in each playing group",
+            || async {
+                let t = store.table(*id).await.expect("read").expect("table");
+                (t.phase() != Phase::Playing || deal_no(&t) > *first).then_some(())
+            },
+        )
+        .await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    for p in players {
+        let _ = p.await;
+    }
+
+    // Every hand shows the table as it is now.
+    for (d, id, _) in &groups {
+        let t = store.table(*id).await.expect("read").expect("table");
+        if t.phase() != Phase::Playing {
+            continue;
+        }
+        fake.wait_for(Duration::from_secs(30), |f| {
+            hand_versions(f, d)
+                .iter()
+                .all(|v| *v == Some(t.version()))
+                .then_some(())
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "{}: hands {:?}, table at {}",
+                d.group,
+                hand_versions(&fake, d),
+                t.version()
+            )
+        });
+    }
+    for r in &mut replicas {
+        r.read();
+        taken_standing_by += r.taken_standing_by;
+    }
+
+    let Checked {
+        moves,
+        lost,
+        doubled,
+        timer_moves,
+        timers_twice,
+        checked_records,
+    } = check_groups(&store, &groups, &seen).await;
+    let peaks: Vec<usize> = groups
+        .iter()
+        .map(|(d, _, _)| fake.max_outputs_in_window(d.group, WINDOW))
+        .collect();
+    let hits = fake.limit_hits();
+    let deliveries = fake.webhook_deliveries();
+    takeovers.sort();
+    let pick = |q: f64| {
+        if takeovers.is_empty() {
+            return 0;
+        }
+        let i = ((takeovers.len() as f64 * q).ceil() as usize).clamp(1, takeovers.len()) - 1;
+        takeovers[i].as_millis()
+    };
+    println!(
+        "replicas_webhook: {KILLS} kills of a random replica (of {REPLICAS}; {} serving, \
+         {standbys_killed} standing by) in {:.0} s; {moves} moves, lost {lost}, doubled \
+         {doubled}; {timer_moves} timer moves, fired twice {timers_twice}; {checked_records} \
+         deal records obey the rules; updates delivered {} (retried {}), taken by a standby \
+         {taken_standing_by}; take-over p50 {} ms p99 {} ms max {} ms; group peak per 60 s \
+         {peaks:?}; 429s group {} private {} bot {}",
+        takeovers.len(),
+        storm.as_secs_f64(),
+        deliveries.delivered,
+        deliveries.failed,
+        pick(0.5),
+        pick(0.99),
+        pick(1.0),
+        hits.group,
+        hits.private,
+        hits.bot,
+    );
+    assert_eq!((lost, doubled), (0, 0), "every acknowledged move once");
+    assert_eq!(timers_twice, 0, "no timer fired twice");
+    assert!(timer_moves >= 1, "the idle group's timers ran out");
+    assert!(
+        checked_records >= 2,
+        "the finished deals' records were checked"
+    );
+    assert!(
+        taken_standing_by >= 1,
+        "standbys took updates (the fake picks any replica)"
+    );
+    assert!(peaks.iter().all(|p| *p <= 20), "group peaks {peaks:?}");
+    assert_eq!(hits.total(), 0, "no 429: no limit exceeded");
+    drop(replicas);
+    store.close().await;
+    println!(
+        "replicas_webhook: ok in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}

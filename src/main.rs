@@ -185,6 +185,15 @@ struct LoadtestArgs {
     /// state, event stream, presses) instead of the chat's buttons.
     #[arg(long, default_value_t = 0.0)]
     webapp_share: f64,
+    /// Run on this scratch PostgreSQL database instead of the SQLite file
+    /// (it is emptied before each run); Telegram's updates then come by
+    /// webhook.
+    #[arg(long)]
+    postgres: Option<String>,
+    /// Replicas serving the bot (needs --postgres): this process serves,
+    /// the others stand by as `kozyr run` children and take updates too.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    replicas: u32,
 }
 
 #[derive(Args, Debug)]
@@ -388,6 +397,8 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         open_every: std::time::Duration::from_millis(args.open_every_ms),
         unlimited: args.unlimited,
         webapp_share: args.webapp_share,
+        postgres: args.postgres,
+        replicas: args.replicas,
     };
     if !(0.0..=1.0).contains(&options.webapp_share) {
         return Err("--webapp-share: expected a share between 0 and 1, such as 0.75".into());

@@ -13,7 +13,13 @@
 //! then held by the Telegram shell, and the report adds how soon their
 //! screens show a move ([`WebPerson`]).
 //!
+//! With `--postgres URL --replicas N` the bot runs on PostgreSQL as N
+//! replicas in webhook mode, the fake delivering each update to a random
+//! one ([`replicas`]).
+//!
 //! [`Driver`] is the simulated people; the chaos tests use it too.
+
+mod replicas;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -302,6 +308,13 @@ pub struct LoadOptions {
     pub unlimited: bool,
     /// The share of people (0-1) who play in the Mini App.
     pub webapp_share: f64,
+    /// A scratch PostgreSQL database (emptied before each run) to run on
+    /// instead of the SQLite file; the bot then takes Telegram's updates
+    /// by webhook.
+    pub postgres: Option<String>,
+    /// How many replicas serve the bot (PostgreSQL only): this process
+    /// serves, the others stand by as `kozyr run` children.
+    pub replicas: u32,
 }
 
 /// Quantiles of a list of durations.
@@ -385,6 +398,8 @@ pub struct LoadReport {
     pub drain: Duration,
     pub peak_rss_kib: Option<u64>,
     pub db_bytes: u64,
+    /// On PostgreSQL: how the fake's webhook deliveries went, by replica.
+    pub webhook: Option<crate::fakebot::WebhookDeliveries>,
     /// Mini App people: press of a move → its answer, which the page shows
     /// (their own screen current).
     pub webapp_actor: Quantiles,
@@ -415,6 +430,23 @@ impl fmt::Display for LoadReport {
             "tables {}  deals/table {}  think {:?}  seed {}  duration {:?}",
             o.tables, o.deals, o.think, o.seed, o.duration
         )?;
+        if o.postgres.is_some() {
+            writeln!(
+                f,
+                "store                        PostgreSQL, {} replica(s), updates by webhook",
+                o.replicas.max(1)
+            )?;
+        }
+        if let Some(w) = &self.webhook {
+            let counts: Vec<String> = w.by_url.values().map(u64::to_string).collect();
+            writeln!(
+                f,
+                "webhook deliveries           {} ({} by replica; {} attempts retried)",
+                w.delivered,
+                counts.join(" / "),
+                w.failed
+            )?;
+        }
         writeln!(
             f,
             "opening the tables           {:.1} s (one every {:?}; not measured below)",
@@ -515,11 +547,13 @@ impl fmt::Display for LoadReport {
             )?,
             None => writeln!(f, "peak RSS (VmHWM)             unknown")?,
         }
-        writeln!(
-            f,
-            "database size                {:.1} MiB",
-            self.db_bytes as f64 / (1024.0 * 1024.0)
-        )?;
+        if o.postgres.is_none() {
+            writeln!(
+                f,
+                "database size                {:.1} MiB",
+                self.db_bytes as f64 / (1024.0 * 1024.0)
+            )?;
+        }
         if self.errors.is_empty() {
             writeln!(f, "errors                       0")
         } else {
@@ -547,6 +581,8 @@ pub enum LoadError {
     Bot(#[from] bot::BotError),
     #[error("the Mini App: {0}")]
     WebApp(#[from] crate::webapp::WebAppError),
+    #[error("replicas: {0}")]
+    Replicas(String),
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`), in KiB.
@@ -578,6 +614,11 @@ fn remove_db(db: &std::path::Path) {
 
 /// Runs the load test: the fake server and the bot in this process.
 pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
+    if options.replicas > 1 && options.postgres.is_none() {
+        return Err(LoadError::Replicas(
+            "several replicas need PostgreSQL (--postgres URL)".into(),
+        ));
+    }
     remove_db(&options.db);
     let fake = Arc::new(
         FakeBot::start_with(FakeBotConfig {
@@ -593,13 +634,43 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let db = format!("sqlite://{}", options.db.display());
     let api = fake.api_url().to_string();
     let token = fake.token();
-    let config = Config::from_lookup(|k| match k {
-        "TELOXIDE_TOKEN" => Some(token.clone()),
-        "DATABASE_URL" => Some(db.clone()),
-        "TELOXIDE_API_URL" => Some(api.clone()),
-        "KOZYR_TURN_SECONDS" => Some("0".into()),
-        _ => None,
+    let plan = match &options.postgres {
+        Some(url) => {
+            replicas::empty_database(url).await?;
+            Some(replicas::Plan::new(url, options.replicas)?)
+        }
+        None => None,
+    };
+    let settings: Vec<(String, String)> = match &plan {
+        Some(plan) => plan.settings(0, &api, &token, options.rate),
+        None => vec![
+            ("TELOXIDE_TOKEN".into(), token.clone()),
+            ("DATABASE_URL".into(), db.clone()),
+            ("TELOXIDE_API_URL".into(), api.clone()),
+            ("KOZYR_TURN_SECONDS".into(), "0".into()),
+        ],
+    };
+    let config = Config::from_lookup(|k| {
+        settings
+            .iter()
+            .find(|(name, _)| name == k)
+            .map(|(_, v)| v.clone())
     })?;
+    // On PostgreSQL this process takes the serving lease first, so the
+    // standbys started after it stand by.
+    let heartbeats = replicas::ScratchDir::new("serving")?;
+    let lease = match &plan {
+        Some(plan) => {
+            fake.deliver_to(plan.hooks());
+            let serving =
+                crate::replica::stand_by(&config, &replicas::heartbeat(heartbeats.path()))
+                    .await
+                    .map_err(|e| LoadError::Replicas(e.to_string()))?
+                    .ok_or_else(|| LoadError::Replicas("stopped by a signal".into()))?;
+            Some(serving)
+        }
+        None => None,
+    };
     let tuning = if options.unlimited {
         Tuning {
             drain_for: Duration::from_secs(120),
@@ -615,6 +686,12 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         }
     };
     let running = bot::start(&config, tuning).await?;
+    let standbys = match &plan {
+        Some(plan) if plan.listens.len() > 1 => {
+            Some(replicas::Standbys::start(plan, &api, &token, options.rate).await?)
+        }
+        _ => None,
+    };
     let service = running.service().clone();
     let shared = running.shared().clone();
     let webapp = if options.webapp_share > 0.0 {
@@ -775,6 +852,8 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         w.stop().await;
     }
     let drain = draining.elapsed();
+    drop(standbys);
+    drop(lease);
     let freshness = shared.freshness();
     let stale_hands_at_end = stale_hands(&last);
 
@@ -871,6 +950,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
             &mut *webapp_others.lock().unwrap_or_else(|p| p.into_inner()),
         )),
         peak_rss_kib: peak_rss_kib(),
+        webhook: plan.as_ref().map(|_| fake.webhook_deliveries()),
         db_bytes: db_bytes(&options.db),
         options: options.clone(),
     };

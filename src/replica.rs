@@ -19,7 +19,9 @@
 //! a supervisor restarts it as a standby), so two overlap at most that
 //! long plus the 3 s a confirmation may wait for an answer; the store's
 //! version check refuses a stale commit anyway.
-//! SQLite serves one process per file: it serves at once.
+//! SQLite serves one process per file: it serves at once, holding the
+//! file's claim (`store::claim_sqlite`); a second process on the same file
+//! stops with a message that says replicas need PostgreSQL.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -43,6 +45,8 @@ pub const CONFIRM_EVERY: Duration = Duration::from_secs(1);
 pub enum ReplicaError {
     #[error("{0}")]
     Lease(LeaseError),
+    #[error("{0}")]
+    Claimed(crate::store::StoreError),
     #[error("lost the serving lease, stopped serving: {0}")]
     Lost(LeaseError),
     #[error("the standby's 503 answer on {addr} could not listen: {cause}")]
@@ -57,6 +61,8 @@ pub struct Serving {
     lease: Option<ServingLease>,
     /// The webhook intake it ran while it stood by, listening still.
     intake: Option<Intake>,
+    /// SQLite: this process's claim on the file, held while it runs.
+    _sqlite: Option<crate::store::SqliteClaim>,
 }
 
 impl Serving {
@@ -88,10 +94,13 @@ impl Serving {
 /// Mini App and interactions endpoints). `None` when a signal came first.
 pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Serving>, ReplicaError> {
     if !matches!(Backend::of(&config.database_url), Ok(Backend::Postgres)) {
+        let claim =
+            crate::store::claim_sqlite(&config.database_url).map_err(ReplicaError::Claimed)?;
         crate::metrics::replica_serving(true);
         return Ok(Some(Serving {
             lease: None,
             intake: None,
+            _sqlite: claim,
         }));
     }
     let mut lease = ServingLease::connect(&config.database_url)
@@ -139,6 +148,7 @@ fn serving(lease: ServingLease, intake: Option<Intake>) -> Serving {
     Serving {
         lease: Some(lease),
         intake,
+        _sqlite: None,
     }
 }
 

@@ -30,6 +30,7 @@ mod postgres_e2e;
 mod replicas;
 mod replicas_webhook;
 mod service;
+mod sqlite_claim;
 mod store_backends;
 mod store_faults;
 mod telegram;

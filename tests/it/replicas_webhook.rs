@@ -253,3 +253,92 @@ async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() 
         started.elapsed().as_secs_f64()
     );
 }
+
+/// A receiver of webhook POSTs: answers 503 to the first `refuse` of
+/// them, then 200; keeps the update ids it answered 200 to, and the
+/// secret each came with.
+async fn receiver(refuse: usize) -> (url::Url, Arc<std::sync::Mutex<(usize, Vec<(i64, String)>)>>) {
+    use axum::http::{HeaderMap, StatusCode};
+    let seen = Arc::new(std::sync::Mutex::new((0usize, Vec::new())));
+    let state = seen.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap, body: axum::body::Bytes| {
+            let state = state.clone();
+            async move {
+                let mut s = state.lock().unwrap();
+                s.0 += 1;
+                if s.0 <= refuse {
+                    return StatusCode::SERVICE_UNAVAILABLE;
+                }
+                let update: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                let secret = headers
+                    .get("x-telegram-bot-api-secret-token")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
+                s.1.push((update["update_id"].as_i64().unwrap(), secret));
+                StatusCode::OK
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (
+        url::Url::parse(&format!("http://{addr}/hook")).unwrap(),
+        seen,
+    )
+}
+
+/// The fake Bot API in webhook mode: nothing is delivered before
+/// `setWebhook`; then each update is POSTed with the secret, in order, to
+/// one of the URLs the test gave, and one that is refused is tried again
+/// (here on another replica, or the same later) until answered 200, never
+/// dropped and never counted twice; `getUpdates` is refused meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fake_delivers_each_update_by_webhook_until_one_answers_200() {
+    use kozyr::fakebot::UserSpec;
+    use teloxide::payloads::SetWebhookSetters;
+    use teloxide::requests::Requester;
+
+    let fake = FakeBot::start().await.expect("fake");
+    let (down, down_seen) = receiver(usize::MAX).await;
+    let (flaky, flaky_seen) = receiver(2).await;
+    fake.deliver_to(vec![down, flaky]);
+    let ann = fake.add_user(UserSpec::new("Ann"));
+    fake.start_bot(ann, None).unwrap();
+    fake.user_says(FakeBot::private_chat(ann), ann, "/help")
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(fake.webhook_deliveries().delivered, 0, "no webhook yet");
+    assert_eq!(down_seen.lock().unwrap().0, 0);
+
+    let bot = fake.bot();
+    bot.set_webhook(url::Url::parse("https://bot.example.org/hook").unwrap())
+        .secret_token("s3cret".to_owned())
+        .await
+        .expect("setWebhook");
+    let delivered = fake
+        .wait_for(Duration::from_secs(20), |f| {
+            let d = f.webhook_deliveries();
+            (d.delivered == 2).then_some(d)
+        })
+        .await
+        .expect("both updates delivered");
+    let got = flaky_seen.lock().unwrap().1.clone();
+    assert_eq!(
+        got,
+        [(1, "s3cret".to_owned()), (2, "s3cret".to_owned())],
+        "in order, with the secret"
+    );
+    let refused = down_seen.lock().unwrap().0 + 2;
+    assert_eq!(delivered.failed as usize, refused, "every refusal retried");
+    assert_eq!(fake.pending_updates(), 0);
+    assert!(
+        bot.get_updates().await.is_err(),
+        "no getUpdates with a webhook"
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(fake.webhook_deliveries().delivered, 2, "none twice");
+}

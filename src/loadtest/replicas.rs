@@ -58,20 +58,19 @@ impl Plan {
         token: &str,
         rate: u32,
     ) -> Vec<(String, String)> {
-        let hook = self
-            .hooks()
-            .first()
-            .map(url::Url::to_string)
-            .unwrap_or_default();
         vec![
             ("TELOXIDE_TOKEN".into(), token.to_owned()),
             ("TELOXIDE_API_URL".into(), api.to_owned()),
             ("DATABASE_URL".into(), self.database_url.clone()),
             ("KOZYR_TURN_SECONDS".into(), "0".into()),
             ("KOZYR_TELEGRAM_RATE".into(), rate.to_string()),
-            // The URL Telegram is given stands for the load balancer; the
-            // fake is told to spread the updates over every replica.
-            ("WEBHOOK_URL".into(), hook),
+            // The URL Telegram is given stands for the load balancer (its
+            // path is where every replica listens); the fake is told to
+            // spread the updates over the replicas themselves.
+            (
+                "WEBHOOK_URL".into(),
+                format!("https://loadtest.invalid{HOOK_PATH}"),
+            ),
             ("WEBHOOK_LISTEN".into(), self.listens[replica].to_string()),
             ("WEBHOOK_SECRET".into(), SECRET.into()),
         ]

@@ -18,7 +18,7 @@ use kozyr::config::{Config, PLACEHOLDER_TOKEN};
 use kozyr::fakebot::Fault;
 use kozyr::game::GameKind;
 use kozyr::loadtest::Driver;
-use kozyr::store::{Store, StoreOptions};
+use kozyr::store::{Opened, Store, StoreOptions};
 use kozyr::table::runtime::{Request, TableService, Target};
 use kozyr::table::{
     Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, Table, TableId,
@@ -26,6 +26,7 @@ use kozyr::table::{
 };
 use kozyr::telegram::bot::start;
 
+use crate::support::store::{TestStore, on_postgres, sqlite_url};
 use crate::support::telegram::fake_with_token;
 use crate::support::{Running, fast_tuning, kozyr, run_to_end};
 
@@ -43,8 +44,9 @@ fn refused_port() -> u16 {
     l.local_addr().unwrap().port()
 }
 
+/// The database of the test whose folder is `dir`, on the tests' backend.
 fn db_url(dir: &Path) -> String {
-    format!("sqlite://{}", dir.join("kozyr.db").display())
+    crate::support::store::url_for(dir)
 }
 
 // ----------------------------------------------------- 1: Docker layer --
@@ -429,6 +431,7 @@ fn the_example_token_is_refused_before_any_network_call() {
 
 // ------------------------------------------------- 3 and 8: the database --
 
+// SQLite-specific: a database file's folder.
 #[test]
 fn a_database_in_a_missing_folder_is_named_with_the_cause_before_any_network_wait() {
     let dir = tempfile::tempdir().unwrap();
@@ -455,6 +458,7 @@ fn a_database_in_a_missing_folder_is_named_with_the_cause_before_any_network_wai
     );
 }
 
+// SQLite-specific: database files (the default `DATABASE_URL` names one).
 #[test]
 fn admin_commands_never_create_a_database() {
     let dir = tempfile::tempdir().unwrap();
@@ -534,7 +538,7 @@ async fn metrics_move_when_a_game_is_played_through_the_fake_bot_api() {
     .unwrap();
     let bot = start(&config, fast_tuning()).await.unwrap();
     // As `kozyr run` does: the endpoint with its own reader of the database.
-    let reader = Store::open_existing(&StoreOptions::new(db.clone()))
+    let reader = Opened::open_existing(&StoreOptions::new(db.clone()))
         .await
         .unwrap();
     let (addr, server) =
@@ -678,10 +682,12 @@ async fn play_one(s: &TableService, id: TableId) -> Table {
     t
 }
 
+// SQLite-specific: SQLite's own backup (`VACUUM INTO`); on PostgreSQL
+// `kozyr backup` points to pg_dump (`kozyr_backup_copies_a_database_in_use`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_taken_mid_deal_restores_and_the_game_goes_on() {
     let live = tempfile::tempdir().unwrap();
-    let store = Store::open(&StoreOptions::new(db_url(live.path())))
+    let store = Store::open(&StoreOptions::new(sqlite_url(live.path())))
         .await
         .unwrap();
     let (service, mut effects) = TableService::builder(store.clone()).start().await.unwrap();
@@ -739,7 +745,7 @@ async fn a_backup_taken_mid_deal_restores_and_the_game_goes_on() {
     // -wal or -shm beside it.
     let restored = tempfile::tempdir().unwrap();
     std::fs::copy(&copy, restored.path().join("kozyr.db")).unwrap();
-    let store = Store::open(&StoreOptions::new(db_url(restored.path())))
+    let store = Store::open(&StoreOptions::new(sqlite_url(restored.path())))
         .await
         .unwrap();
     let log = store.events(id).await.unwrap();
@@ -763,30 +769,38 @@ async fn a_backup_taken_mid_deal_restores_and_the_game_goes_on() {
     store.close().await;
 }
 
+/// `kozyr backup` of a database the bot has open: on SQLite a copy that
+/// opens as a database; on PostgreSQL the advice to use `pg_dump`, and no
+/// file written.
 #[test]
 fn kozyr_backup_copies_a_database_in_use() {
     let dir = tempfile::tempdir().unwrap();
     let url = db_url(dir.path());
     let rt = tokio::runtime::Runtime::new().unwrap();
-    // The bot's store stays open (WAL, the writer connected) during the backup.
-    let store = rt
-        .block_on(Store::open(&StoreOptions::new(url.clone())))
-        .unwrap();
+    // The bot's store stays open (on SQLite: WAL, the writer connected)
+    // during the backup.
+    let store = rt.block_on(TestStore::open(&url));
     let out = dir.path().join("copy.db");
     let o = run_to_end(kozyr(
         dir.path(),
         &["backup", "--out", "copy.db"],
         &[("DATABASE_URL", &url)],
     ));
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("copy.db ("));
-    let copy = rt
-        .block_on(Store::open_existing(&StoreOptions::new(format!(
-            "sqlite://{}",
-            out.display()
-        ))))
-        .unwrap();
-    assert_eq!(rt.block_on(copy.open_table_ids()).unwrap(), vec![]);
-    rt.block_on(copy.close());
+    if on_postgres() {
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("use pg_dump"), "{}", stderr(&o));
+        assert!(!out.exists());
+    } else {
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with("copy.db ("));
+        let copy = rt
+            .block_on(Store::open_existing(&StoreOptions::new(format!(
+                "sqlite://{}",
+                out.display()
+            ))))
+            .unwrap();
+        assert_eq!(rt.block_on(copy.open_table_ids()).unwrap(), vec![]);
+        rt.block_on(copy.close());
+    }
     rt.block_on(store.close());
 }

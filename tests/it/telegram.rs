@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
+use crate::support::store::Log;
 use kozyr::config::Config;
 use kozyr::fakebot::Fault;
 use kozyr::front::action::TableAction;
 use kozyr::game::{GameAction, GameView};
 use kozyr::kozel;
-use kozyr::store::ServiceStore;
 use kozyr::table::{Phase, TableId};
 use kozyr::telegram::bot::start;
 use teloxide::types::MessageId;
@@ -178,7 +178,7 @@ async fn a_kozel_deal_through_the_buttons_with_restart_stale_foreign_and_double_
     assert_eq!(w.answer(&q1).await, None);
     assert!(w.answer(&q2).await.is_some(), "the second tap is stale");
     let after = w.wait_version_after(id, t.version()).await;
-    let events = w.running().service().store().events(id).await.unwrap();
+    let events = w.running().service().storage().events(id).await.unwrap();
     let acts = events
         .iter()
         .filter(|(v, e)| *v > t.version() && matches!(e, kozyr::table::TableEvent::Acted { .. }))
@@ -398,7 +398,7 @@ async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_re
         .unwrap();
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let events = w.running().service().store().events(id).await.unwrap();
+        let events = w.running().service().storage().events(id).await.unwrap();
         let ai_moved = events.iter().any(|(v, e)| {
             *v > t.version()
                 && matches!(e, kozyr::table::TableEvent::Acted { seat: s, by: kozyr::table::Mover::Ai, .. } if *s == seat)

@@ -199,6 +199,8 @@ async fn the_lobby_turns_into_the_game_at_once() {
 
 // ------------------------------------- a press in flight at a kill -9 --
 
+// SQLite-specific: the commit is held back by SQLite's write lock
+// (`BEGIN IMMEDIATE`).
 mod in_flight {
     use std::time::Duration;
 
@@ -210,6 +212,7 @@ mod in_flight {
     use kozyr::table::{TableEvent, TableId};
     use sqlx::Connection;
 
+    use crate::support::store::Log;
     use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot, table_of};
     use crate::support::{eventually, fast_tuning};
 
@@ -232,7 +235,7 @@ mod in_flight {
 
     fn parent() {
         parent_runtime().block_on(async {
-            let world = KillWorld::new(FakeBotConfig::default(), 0).await;
+            let world = KillWorld::on_sqlite(FakeBotConfig::default(), 0).await;
             let (fake, url) = (world.fake.clone(), world.url.clone());
             let bot = world.spawn(TEST);
             let driver = Driver::new(fake.clone(), "Flight");

@@ -609,20 +609,6 @@ impl KillWorld {
     /// A fake set up by `fake` (its token is the world's), the database of
     /// a new folder, and a turn timer of `turn_seconds` (0: none).
     pub async fn new(fake: FakeBotConfig, turn_seconds: u64) -> KillWorld {
-        KillWorld::with_database(fake, turn_seconds, super::store::url_for).await
-    }
-
-    /// [`KillWorld::new`] on a SQLite file whatever the tests' backend,
-    /// for the tests about SQLite itself.
-    pub async fn on_sqlite(fake: FakeBotConfig, turn_seconds: u64) -> KillWorld {
-        KillWorld::with_database(fake, turn_seconds, super::store::sqlite_url).await
-    }
-
-    async fn with_database(
-        fake: FakeBotConfig,
-        turn_seconds: u64,
-        url_of: fn(&std::path::Path) -> String,
-    ) -> KillWorld {
         let fake = Arc::new(
             FakeBot::start_with(FakeBotConfig {
                 token: TOKEN.into(),
@@ -632,7 +618,7 @@ impl KillWorld {
             .expect("fake"),
         );
         let dir = tempfile::tempdir().expect("tempdir");
-        let url = url_of(dir.path());
+        let url = super::db_url(&dir);
         let env = vec![
             ("TELOXIDE_TOKEN", TOKEN.to_owned()),
             ("DATABASE_URL", url.clone()),

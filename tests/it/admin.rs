@@ -458,7 +458,9 @@ fn a_database_in_a_missing_folder_is_named_with_the_cause_before_any_network_wai
     );
 }
 
-// SQLite-specific: database files (the default `DATABASE_URL` names one).
+/// SQLite database files (the default `DATABASE_URL` names one) under
+/// both settings; on PostgreSQL also a database without kozyr's tables,
+/// which `export` names as such and leaves without them.
 #[test]
 fn admin_commands_never_create_a_database() {
     let dir = tempfile::tempdir().unwrap();
@@ -505,6 +507,26 @@ fn admin_commands_never_create_a_database() {
             stderr(&o)
         );
         assert!(!out.exists() && !backup.exists(), "{args:?} wrote a file");
+    }
+    if on_postgres() {
+        let url = crate::support::postgres::fresh_url();
+        let shown = kozyr::store::postgres::redacted(&url);
+        // Twice: the first made no tables.
+        for _ in 0..2 {
+            let o = run_to_end(kozyr(dir.path(), commands[0], &[("DATABASE_URL", &url)]));
+            assert!(!o.status.success());
+            assert_eq!(
+                stderr(&o).trim(),
+                format!(
+                    "kozyr: the PostgreSQL database {shown} has no kozyr tables (check \
+                     DATABASE_URL)"
+                )
+            );
+        }
+        let o = run_to_end(kozyr(dir.path(), commands[1], &[("DATABASE_URL", &url)]));
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("use pg_dump"), "{}", stderr(&o));
+        assert!(!out.exists() && !backup.exists(), "a file was written");
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::store::{TestStore, sqlite_url};
+use crate::support::store::{TestStore, on_postgres, sqlite_url};
 use crate::support::telegram::fake_with_token;
 use crate::support::{kozyr, kozyr_at, run_to_end};
 
@@ -341,8 +341,9 @@ async fn data_tools_only_read_never_overwrite_and_say_what_they_wrote() {
 /// 20991231000000 was previously applied but is missing in the resolved
 /// migrations"; a damaged one "database disk image is malformed" without
 /// the file or what to do; `DATABASE_URL=sqlite://` "no such table: tables".
-// SQLite-specific: SQLite's migration table, a damaged file, a nameless
-// SQLite URL.
+/// SQLite's files under both settings; on PostgreSQL also a database a
+/// newer kozyr migrated, refused by `run` and `export` (and `backup`
+/// points to pg_dump).
 #[tokio::test]
 async fn newer_damaged_and_nameless_databases_say_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
@@ -425,6 +426,52 @@ async fn newer_damaged_and_nameless_databases_say_what_to_do() {
             "kozyr: the database URL `sqlite://` names no file: give a path, e.g. sqlite:///data/kozyr.db",
             "{args:?}"
         );
+    }
+
+    if on_postgres() {
+        let pg = tempfile::tempdir().unwrap();
+        let url = db_url(pg.path());
+        TestStore::open(&url).await.close().await;
+        {
+            let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+                .await
+                .unwrap();
+            sqlx::query(
+                "INSERT INTO _sqlx_migrations (version, description, success, checksum, \
+                 execution_time) VALUES (20991231000000, 'from the future', true, '\\x00', 0)",
+            )
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            sqlx::Connection::close(conn).await.unwrap();
+        }
+        let newest = kozyr::store::postgres::PG_MIGRATOR
+            .iter()
+            .map(|m| m.version)
+            .max()
+            .unwrap();
+        let shown = kozyr::store::postgres::redacted(&url);
+        for args in &commands[..2] {
+            let o = run(args, &url);
+            assert!(!o.status.success(), "{args:?}");
+            assert_eq!(
+                text(&o.stderr).trim(),
+                format!(
+                    "kozyr: the PostgreSQL database {shown} is from a newer kozyr (it has \
+                     migration 20991231000000; this kozyr knows up to {newest}): run that \
+                     version of kozyr"
+                ),
+                "{args:?}"
+            );
+        }
+        let o = run(commands[2], &url);
+        assert!(!o.status.success());
+        assert!(
+            text(&o.stderr).contains("use pg_dump"),
+            "{}",
+            text(&o.stderr)
+        );
+        assert!(!dir.path().join("chat.jsonl").exists() && !dir.path().join("copy.db").exists());
     }
 }
 

@@ -14,7 +14,9 @@
 //! a supervisor restarts it as a standby), so two overlap at most that
 //! long plus the 3 s a confirmation may wait for an answer; the store's
 //! version check refuses a stale commit anyway.
-//! SQLite serves one process per file: it serves at once.
+//! SQLite serves one process per file: it serves at once, holding the
+//! file's claim (`store::claim_sqlite`); a second process on the same file
+//! stops with a message that says replicas need PostgreSQL.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -35,6 +37,8 @@ pub const CONFIRM_EVERY: Duration = Duration::from_secs(1);
 pub enum ReplicaError {
     #[error("{0}")]
     Lease(LeaseError),
+    #[error("{0}")]
+    Claimed(crate::store::StoreError),
     #[error("lost the serving lease, stopped serving: {0}")]
     Lost(LeaseError),
     #[error("the standby's 503 answer on {addr} could not listen: {cause}")]
@@ -45,6 +49,8 @@ pub enum ReplicaError {
 #[derive(Debug)]
 pub struct Serving {
     lease: Option<ServingLease>,
+    /// SQLite: this process's claim on the file, held while it runs.
+    _sqlite: Option<crate::store::SqliteClaim>,
 }
 
 impl Serving {
@@ -70,8 +76,13 @@ impl Serving {
 /// signal came first.
 pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Serving>, ReplicaError> {
     if !matches!(Backend::of(&config.database_url), Ok(Backend::Postgres)) {
+        let claim =
+            crate::store::claim_sqlite(&config.database_url).map_err(ReplicaError::Claimed)?;
         crate::metrics::replica_serving(true);
-        return Ok(Some(Serving { lease: None }));
+        return Ok(Some(Serving {
+            lease: None,
+            _sqlite: claim,
+        }));
     }
     let mut lease = ServingLease::connect(&config.database_url)
         .await
@@ -98,7 +109,10 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
 fn serving(lease: ServingLease) -> Serving {
     tracing::info!("serving: this replica holds the serving lease");
     crate::metrics::replica_serving(true);
-    Serving { lease: Some(lease) }
+    Serving {
+        lease: Some(lease),
+        _sqlite: None,
+    }
 }
 
 async fn wait_for_lease(lease: &mut ServingLease, heartbeat: &Path) -> Result<(), ReplicaError> {

@@ -56,6 +56,48 @@ pub fn check_exists(url: &str) -> Result<PathBuf, StoreError> {
     }
 }
 
+/// One serving process per SQLite file: `kozyr run` holds an exclusive
+/// lock on `PATH.lock` beside the database for as long as it runs. SQLite
+/// itself would let a second process open the file and both would then
+/// cache tables, mint the same table ids and fire the same timers; several
+/// processes need PostgreSQL, whose serving lease does this across hosts.
+/// A separate file, not the database itself: `flock` on the database would
+/// collide with SQLite's own locks where the file system emulates `flock`
+/// with byte-range locks (NFS). The kernel frees the lock with the
+/// process, however it ends (a kill -9 included).
+#[derive(Debug)]
+pub struct SqliteClaim {
+    _file: std::fs::File,
+}
+
+/// Takes the SQLite database's serving claim; `Ok(None)` for an in-memory
+/// database or a PostgreSQL URL (nothing to claim).
+pub fn claim_sqlite(url: &str) -> Result<Option<SqliteClaim>, StoreError> {
+    let Some(path) = database_path(url) else {
+        return Ok(None);
+    };
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    let lock = PathBuf::from(lock);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .map_err(|e| StoreError::Open {
+            path: lock.clone(),
+            cause: e.to_string(),
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(SqliteClaim { _file: file })),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Claimed(path)),
+        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Open {
+            path: lock,
+            cause: e.to_string(),
+        }),
+    }
+}
+
 /// The user a process runs as, for messages about file permissions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Who {
@@ -421,6 +463,26 @@ pub(super) fn every_platform_and_phase(
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_second_claim_on_one_sqlite_file_is_refused_until_the_first_ends() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}/kozyr.db", dir.path().display());
+        let first = claim_sqlite(&url).expect("first claim").expect("a file");
+        let second = claim_sqlite(&url).expect_err("second claim");
+        assert!(
+            second.to_string().contains("another kozyr process"),
+            "{second}"
+        );
+        drop(first);
+        assert!(claim_sqlite(&url).expect("claim after").is_some());
+        assert!(claim_sqlite("sqlite::memory:").expect("memory").is_none());
+        assert!(
+            claim_sqlite("postgres://u@h/db")
+                .expect("postgres")
+                .is_none()
+        );
+    }
 
     #[test]
     fn paths_of_urls() {

@@ -40,7 +40,7 @@ use crate::table::{
 };
 
 pub use crate::table::storage::{PlayerStats, Recorded, StoreHealth};
-pub use admin::{Who, check_exists, database_path, diagnose};
+pub use admin::{SqliteClaim, Who, check_exists, claim_sqlite, database_path, diagnose};
 pub use copy::{Copied, copy_store};
 pub use export::{Exported, History, export_chat};
 pub use postgres::PgStore;
@@ -285,6 +285,12 @@ pub enum StoreError {
          kozyr knows up to {known}): run that version of kozyr"
     )]
     NewerDatabase { url: String, found: i64, known: i64 },
+    #[error(
+        "another kozyr process serves {}: one SQLite file serves one process (several \
+         replicas need PostgreSQL: docs/OPERATIONS.md, \"Moving to PostgreSQL\")",
+        .0.display()
+    )]
+    Claimed(std::path::PathBuf),
     #[error("cannot copy: {0}")]
     Copy(String),
     #[error("cannot write the backup {}: {why}", path.display())]

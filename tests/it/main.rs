@@ -28,6 +28,7 @@ mod output_faults;
 mod postgres_e2e;
 mod replicas;
 mod service;
+mod sqlite_claim;
 mod store_backends;
 mod store_faults;
 mod telegram;

@@ -476,7 +476,8 @@ async fn newer_damaged_and_nameless_databases_say_what_to_do() {
 }
 
 /// `kozyr export` wrote only finished deals; `--with-current` adds the deal
-/// still being played, marked unfinished.
+/// still being played, marked unfinished. Never over a file, never of a
+/// chat the database lacks.
 #[tokio::test]
 async fn export_with_current_writes_the_deal_in_progress_marked_unfinished() {
     use kozyr::table::runtime::{Request, TableService, Target};
@@ -553,6 +554,41 @@ async fn export_with_current_writes_the_deal_in_progress_marked_unfinished() {
     assert_eq!(lines[0]["unfinished"], true);
     assert_eq!(lines[0]["deal"], 1);
     assert_eq!(lines[0]["hands"].as_array().map(Vec::len), Some(4));
+
+    // On either backend: an existing --out is refused and kept, and a chat
+    // the database has never seen is named (the database as the admin
+    // gave it, a PostgreSQL URL without its password).
+    let o = export(&[
+        "export",
+        "--chat",
+        "telegram:-200",
+        "--out",
+        "current.jsonl",
+    ]);
+    assert!(!o.status.success());
+    assert_eq!(
+        text(&o.stderr).trim(),
+        "kozyr: current.jsonl already exists (an export never overwrites a file)"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("current.jsonl")).unwrap(),
+        written
+    );
+    let o = export(&["export", "--chat", "telegram:-999", "--out", "none.jsonl"]);
+    assert!(!o.status.success());
+    let shown = if on_postgres() {
+        kozyr::store::postgres::redacted(&url)
+    } else {
+        dir.path().join("kozyr.db").display().to_string()
+    };
+    assert!(
+        text(&o.stderr).starts_with(&format!(
+            "kozyr: the database {shown} has no chat telegram:-999: nothing to export"
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.path().join("none.jsonl").exists());
 }
 
 /// A database in a folder the tool may not write (a read-only mount, the

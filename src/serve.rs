@@ -77,14 +77,26 @@ impl StartLine {
                     .shards
                     .map_or_else(|| "recommended".to_owned(), |r| r.to_string()),
             },
-            database: config.database_url.clone(),
+            database: shown_database(&config.database_url),
             changed: config
                 .changed
                 .iter()
-                .map(|(var, value)| format!("{var}={value}"))
+                .map(|(var, value)| match *var {
+                    "DATABASE_URL" => format!("{var}={}", shown_database(value)),
+                    _ => format!("{var}={value}"),
+                })
                 .collect::<Vec<_>>()
                 .join(" "),
         }
+    }
+}
+
+/// A database URL as the log may show it: a PostgreSQL URL's password
+/// is a secret (SQLite's URL is a path, shown as given).
+fn shown_database(url: &str) -> String {
+    match crate::store::Backend::of(url) {
+        Ok(crate::store::Backend::Postgres) => crate::store::postgres::redacted(url),
+        _ => url.to_owned(),
     }
 }
 
@@ -278,4 +290,39 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     lease_watch.abort();
     tracing::info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_up_line_never_shows_the_databases_password() {
+        let url = "postgres://kozyr:s3cret-pw@db:5432/kozyr";
+        let config = Config::from_lookup(|k| match k {
+            "TELOXIDE_TOKEN" => Some("123456789:AAE-abcdefghijklmnopqrstuvwxyz_012".into()),
+            "DATABASE_URL" => Some(url.into()),
+            _ => None,
+        })
+        .unwrap();
+        let line = StartLine::of(&config, Some("kozyr_bot"));
+        assert!(!line.to_string().contains("s3cret-pw"), "{line}");
+        assert!(!line.database.contains("s3cret-pw"), "{line:?}");
+        assert!(!line.changed.contains("s3cret-pw"), "{line:?}");
+        assert!(
+            line.changed
+                .contains("DATABASE_URL=postgres://kozyr:***@db:5432/kozyr")
+        );
+        // A SQLite path is shown as given.
+        let config = Config::from_lookup(|k| match k {
+            "TELOXIDE_TOKEN" => Some("123456789:AAE-abcdefghijklmnopqrstuvwxyz_012".into()),
+            "DATABASE_URL" => Some("sqlite://data/kozyr.db".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(
+            StartLine::of(&config, None).database,
+            "sqlite://data/kozyr.db"
+        );
+    }
 }

@@ -18,7 +18,7 @@ use kozyr::config::{Config, PLACEHOLDER_TOKEN};
 use kozyr::fakebot::Fault;
 use kozyr::game::GameKind;
 use kozyr::loadtest::Driver;
-use kozyr::store::{Store, StoreOptions};
+use kozyr::store::{Opened, Store, StoreOptions};
 use kozyr::table::runtime::{Request, TableService, Target};
 use kozyr::table::{
     Actor, ChatKey, Command, Lang, Phase, Platform, Player, SeatState, Settings, Table, TableId,
@@ -26,6 +26,7 @@ use kozyr::table::{
 };
 use kozyr::telegram::bot::start;
 
+use crate::support::store::{TestStore, on_postgres, sqlite_url};
 use crate::support::telegram::fake_with_token;
 use crate::support::{Running, fast_tuning, kozyr, run_to_end};
 
@@ -43,8 +44,9 @@ fn refused_port() -> u16 {
     l.local_addr().unwrap().port()
 }
 
+/// The database of the test whose folder is `dir`, on the tests' backend.
 fn db_url(dir: &Path) -> String {
-    format!("sqlite://{}", dir.join("kozyr.db").display())
+    crate::support::store::url_for(dir)
 }
 
 // ----------------------------------------------------- 1: Docker layer --
@@ -445,6 +447,7 @@ fn the_example_token_is_refused_before_any_network_call() {
 
 // ------------------------------------------------- 3 and 8: the database --
 
+// SQLite-specific: a database file's folder.
 #[test]
 fn a_database_in_a_missing_folder_is_named_with_the_cause_before_any_network_wait() {
     let dir = tempfile::tempdir().unwrap();
@@ -471,6 +474,9 @@ fn a_database_in_a_missing_folder_is_named_with_the_cause_before_any_network_wai
     );
 }
 
+/// SQLite database files (the default `DATABASE_URL` names one) under
+/// both settings; on PostgreSQL also a database without kozyr's tables,
+/// which `export` names as such and leaves without them.
 #[test]
 fn admin_commands_never_create_a_database() {
     let dir = tempfile::tempdir().unwrap();
@@ -518,6 +524,26 @@ fn admin_commands_never_create_a_database() {
         );
         assert!(!out.exists() && !backup.exists(), "{args:?} wrote a file");
     }
+    if on_postgres() {
+        let url = crate::support::postgres::fresh_url();
+        let shown = kozyr::store::postgres::redacted(&url);
+        // Twice: the first made no tables.
+        for _ in 0..2 {
+            let o = run_to_end(kozyr(dir.path(), commands[0], &[("DATABASE_URL", &url)]));
+            assert!(!o.status.success());
+            assert_eq!(
+                stderr(&o).trim(),
+                format!(
+                    "kozyr: the PostgreSQL database {shown} has no kozyr tables (check \
+                     DATABASE_URL)"
+                )
+            );
+        }
+        let o = run_to_end(kozyr(dir.path(), commands[1], &[("DATABASE_URL", &url)]));
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("use pg_dump"), "{}", stderr(&o));
+        assert!(!out.exists() && !backup.exists(), "a file was written");
+    }
 }
 
 // -------------------------------------------------------- 7: metrics --
@@ -550,7 +576,7 @@ async fn metrics_move_when_a_game_is_played_through_the_fake_bot_api() {
     .unwrap();
     let bot = start(&config, fast_tuning()).await.unwrap();
     // As `kozyr run` does: the endpoint with its own reader of the database.
-    let reader = Store::open_existing(&StoreOptions::new(db.clone()))
+    let reader = Opened::open_existing(&StoreOptions::new(db.clone()))
         .await
         .unwrap();
     let (addr, server) =
@@ -694,10 +720,12 @@ async fn play_one(s: &TableService, id: TableId) -> Table {
     t
 }
 
+// SQLite-specific: SQLite's own backup (`VACUUM INTO`); on PostgreSQL
+// `kozyr backup` points to pg_dump (`kozyr_backup_copies_a_database_in_use`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_taken_mid_deal_restores_and_the_game_goes_on() {
     let live = tempfile::tempdir().unwrap();
-    let store = Store::open(&StoreOptions::new(db_url(live.path())))
+    let store = Store::open(&StoreOptions::new(sqlite_url(live.path())))
         .await
         .unwrap();
     let (service, mut effects) = TableService::builder(store.clone()).start().await.unwrap();
@@ -755,7 +783,7 @@ async fn a_backup_taken_mid_deal_restores_and_the_game_goes_on() {
     // -wal or -shm beside it.
     let restored = tempfile::tempdir().unwrap();
     std::fs::copy(&copy, restored.path().join("kozyr.db")).unwrap();
-    let store = Store::open(&StoreOptions::new(db_url(restored.path())))
+    let store = Store::open(&StoreOptions::new(sqlite_url(restored.path())))
         .await
         .unwrap();
     let log = store.events(id).await.unwrap();
@@ -779,30 +807,38 @@ async fn a_backup_taken_mid_deal_restores_and_the_game_goes_on() {
     store.close().await;
 }
 
+/// `kozyr backup` of a database the bot has open: on SQLite a copy that
+/// opens as a database; on PostgreSQL the advice to use `pg_dump`, and no
+/// file written.
 #[test]
 fn kozyr_backup_copies_a_database_in_use() {
     let dir = tempfile::tempdir().unwrap();
     let url = db_url(dir.path());
     let rt = tokio::runtime::Runtime::new().unwrap();
-    // The bot's store stays open (WAL, the writer connected) during the backup.
-    let store = rt
-        .block_on(Store::open(&StoreOptions::new(url.clone())))
-        .unwrap();
+    // The bot's store stays open (on SQLite: WAL, the writer connected)
+    // during the backup.
+    let store = rt.block_on(TestStore::open(&url));
     let out = dir.path().join("copy.db");
     let o = run_to_end(kozyr(
         dir.path(),
         &["backup", "--out", "copy.db"],
         &[("DATABASE_URL", &url)],
     ));
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("copy.db ("));
-    let copy = rt
-        .block_on(Store::open_existing(&StoreOptions::new(format!(
-            "sqlite://{}",
-            out.display()
-        ))))
-        .unwrap();
-    assert_eq!(rt.block_on(copy.open_table_ids()).unwrap(), vec![]);
-    rt.block_on(copy.close());
+    if on_postgres() {
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("use pg_dump"), "{}", stderr(&o));
+        assert!(!out.exists());
+    } else {
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with("copy.db ("));
+        let copy = rt
+            .block_on(Store::open_existing(&StoreOptions::new(format!(
+                "sqlite://{}",
+                out.display()
+            ))))
+            .unwrap();
+        assert_eq!(rt.block_on(copy.open_table_ids()).unwrap(), vec![]);
+        rt.block_on(copy.close());
+    }
     rt.block_on(store.close());
 }

@@ -15,7 +15,7 @@ use kozyr::config::SETTINGS;
 use kozyr::loadtest::Driver;
 
 use crate::support::telegram::fake_with_token;
-use crate::support::{Running, kozyr};
+use crate::support::{Running, db_url, kozyr};
 
 const TOKEN: &str = "123456:ADMIN-OPS-fake-token-kozyr-admin-tests-0123";
 
@@ -101,7 +101,9 @@ fn parse_prometheus(body: &str) -> BTreeMap<String, Family> {
 async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
     let fake = fake_with_token(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
-    let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+    // On PostgreSQL the URL carries a password (the test server trusts
+    // every local user, so any will do), which no line may show.
+    let (db, shown_db) = with_password(&db_url(&dir), PASSWORD);
     let api = fake.api_url().to_string();
     let port = free_port();
     // A host name, not an address: `localhost` is what admins write.
@@ -143,7 +145,7 @@ async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
     assert_eq!(f["telegram"], format!("@{}", fake.bot_username()));
     assert_eq!(f["telegram_mode"], "polling");
     assert_eq!(f["discord_mode"], "");
-    assert_eq!(f["database"], db.as_str());
+    assert_eq!(f["database"], shown_db.as_str());
     let changed = f["changed"].as_str().unwrap();
     // KOZYR_LANGUAGE=EN is the default, whatever its case; the token never shows.
     assert!(changed.contains("KOZYR_TURN_SECONDS=Off"), "{changed}");
@@ -153,6 +155,10 @@ async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
     );
     assert!(!changed.contains("KOZYR_LANGUAGE"), "{changed}");
     assert!(!start.to_string().contains("ADMIN-OPS"), "{start}");
+    assert!(
+        changed.contains(&format!("DATABASE_URL={shown_db}")),
+        "{changed}"
+    );
     let message = f["message"].as_str().unwrap();
     assert!(
         message.starts_with(&format!(
@@ -265,7 +271,28 @@ async fn the_start_up_line_a_tables_life_and_the_metrics_of_a_running_bot() {
     assert!(sample("process_resident_memory_bytes") > 1e6);
     assert!(sample("process_open_fds") >= 3.0);
     sample("process_cpu_seconds_total");
+    let shown = bot.seen.clone();
     drop(bot);
+    assert!(
+        shown.iter().all(|l| !l.contains(PASSWORD)),
+        "the database's password shows: {shown:#?}"
+    );
+}
+
+/// The password [`with_password`] gives a PostgreSQL URL.
+const PASSWORD: &str = "pw-never-logged";
+
+/// A PostgreSQL `url` with `password` in it, and that URL as the logs may
+/// show it (the password masked); a SQLite URL (a path) twice.
+fn with_password(url: &str, password: &str) -> (String, String) {
+    if !crate::support::store::on_postgres() {
+        return (url.to_owned(), url.to_owned());
+    }
+    let mut u = url::Url::parse(url).unwrap();
+    u.set_password(Some(password)).unwrap();
+    let given = u.to_string();
+    u.set_password(Some("***")).unwrap();
+    (given, u.to_string())
 }
 
 #[test]
@@ -312,7 +339,7 @@ fn a_busy_discord_endpoint_names_its_variable() {
     let busy = StdListener::bind("127.0.0.1:0").unwrap();
     let addr = busy.local_addr().unwrap().to_string();
     let dir = tempfile::tempdir().unwrap();
-    let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+    let db = db_url(&dir);
     let out = kozyr(
         dir.path(),
         &["run"],
@@ -365,7 +392,7 @@ fn a_listen_address_that_is_no_host_and_port_is_refused_by_name() {
 async fn every_stop_ends_without_waiting_out_the_dispatcher() {
     let fake = fake_with_token(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
-    let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+    let db = db_url(&dir);
     let api = fake.api_url().to_string();
     for i in 0..8u64 {
         let mut bot = Running::spawn(kozyr(

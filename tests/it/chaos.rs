@@ -8,10 +8,10 @@
 
 use std::time::Duration;
 
+use crate::support::store::Log;
 use kozyr::fakebot::{FakeBot, Fault};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::loadtest::{Driver, deal_no};
-use kozyr::store::ServiceStore;
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::start;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -29,7 +29,7 @@ async fn world() -> World {
 
 /// Every event of the table, as JSON (what "the database state" is here).
 async fn log_of(w: &World, id: TableId) -> Vec<String> {
-    let events = w.service().store().events(id).await.unwrap();
+    let events = w.service().storage().events(id).await.unwrap();
     events
         .iter()
         .map(|e| serde_json::to_string(e).unwrap())
@@ -111,7 +111,7 @@ async fn bot_api_faults_the_deal_finishes_each_move_once_and_the_messages_match_
 
     // Every move the people made is in the log exactly once, in order,
     // and nothing else acted.
-    let events = rig.service().store().events(id).await.unwrap();
+    let events = rig.service().storage().events(id).await.unwrap();
     let acted: Vec<(u64, kozyr::cards::Seat)> = events
         .iter()
         .filter(|(v, _)| *v > before.version())

@@ -2,9 +2,9 @@
 //! server and the four simulated people live in this (parent) process; the
 //! bot runs in a child process (this test binary, started again to run this
 //! test in child mode) pointed at the fake through `TELOXIDE_API_URL`, with
-//! the database in a shared file. The parent kills the child with SIGKILL
-//! at random moments while a move is being pressed, starts it again, and
-//! plays on with the buttons already on the screen. At the end: every
+//! one database both halves use (on the tests' backend). The parent kills
+//! the child with SIGKILL at random moments while a move is being pressed,
+//! starts it again, and plays on with the buttons already on the screen. At the end: every
 //! acknowledged move is in the log exactly once, nothing was applied twice,
 //! every callback was answered, the hand messages were edited in place, and
 //! a turn timer armed before a kill ran out after the restart.
@@ -14,13 +14,13 @@ use std::time::{Duration, Instant};
 use kozyr::cards::Seat;
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::{Driver, deal_no};
-use kozyr::store::Store;
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::Tuning;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::MessageId;
 
+use crate::support::store::{Log, TestStore};
 use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot, table_of};
 use crate::support::{eventually, fast_tuning};
 
@@ -66,8 +66,9 @@ fn parent() {
         driver.open_kozel_table().await.expect("the table starts");
         let store = world.store().await;
         let id: TableId = table_of(&store, &driver).await.id();
-        let table =
-            |store: Store| async move { store.table(id).await.expect("read").expect("the table") };
+        let table = |store: TestStore| async move {
+            store.table(id).await.expect("read").expect("the table")
+        };
         let first = deal_no(&table(store.clone()).await);
         // The hand messages are out (and their ids stored) before the first
         // kill: a kill between a sendMessage and the storing of its id makes
@@ -181,7 +182,7 @@ fn parent() {
 }
 
 /// Acted events after `after`: (version, seat, by).
-async fn acted_after(store: &Store, id: TableId, after: u64) -> Vec<(u64, Seat, Mover)> {
+async fn acted_after(store: &TestStore, id: TableId, after: u64) -> Vec<(u64, Seat, Mover)> {
     store
         .events(id)
         .await
@@ -195,7 +196,7 @@ async fn acted_after(store: &Store, id: TableId, after: u64) -> Vec<(u64, Seat, 
         .collect()
 }
 
-async fn wait_for_version(store: &Store, id: TableId, after: u64, secs: u64) -> Table {
+async fn wait_for_version(store: &TestStore, id: TableId, after: u64, secs: u64) -> Table {
     let every = Duration::from_millis(50);
     eventually(
         Duration::from_secs(secs),

@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 use kozyr::cards::Seat;
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::{DriveError, Driver, deal_no};
-use kozyr::store::Store;
 use kozyr::table::{Mover, Phase, Platform, TableEvent, TableId};
 use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::pacing::{Budget, PacerConfig};
@@ -25,6 +24,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use tokio::sync::Mutex;
 
+use crate::support::store::{Log, TestStore};
 use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot, table_of};
 use crate::support::{eventually, fast_tuning};
 
@@ -69,7 +69,13 @@ struct Seen {
 }
 
 /// The people of one group play their safe moves until `stop`.
-async fn play(store: Store, d: Driver, id: TableId, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
+async fn play(
+    store: TestStore,
+    d: Driver,
+    id: TableId,
+    stop: Arc<AtomicBool>,
+    seen: Arc<Mutex<Seen>>,
+) {
     while !stop.load(Ordering::Relaxed) {
         let Ok(Some(t)) = store.table(id).await else {
             continue;
@@ -89,7 +95,7 @@ async fn play(store: Store, d: Driver, id: TableId, stop: Arc<AtomicBool>, seen:
 }
 
 /// Acted events: (version, seat, by).
-async fn acts(store: &Store, id: TableId) -> Vec<(u64, Seat, Mover)> {
+async fn acts(store: &TestStore, id: TableId) -> Vec<(u64, Seat, Mover)> {
     store
         .events(id)
         .await

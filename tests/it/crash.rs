@@ -14,13 +14,13 @@ use std::time::Duration;
 
 use kozyr::cards::Seat;
 use kozyr::game::GameKind;
-use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
 use kozyr::table::{Actor, ChatKey, Command, Phase, SeatState, Table, TableEvent, TableId};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use crate::support::store::{Log, TestStore};
 use crate::support::{db_url, no_timer, person, respawn, skip_to_ready};
 
 const CHILD_ENV: &str = "KOZYR_CRASH_TEST_CHILD_DB";
@@ -57,8 +57,11 @@ fn sigkill_at_random_moments_loses_and_repeats_no_command() {
 fn child(url: &str) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
-        let store = Store::open(&StoreOptions::new(url)).await.expect("store");
-        let (service, mut effects) = TableService::builder(store).start().await.expect("start");
+        let store = TestStore::open(url).await;
+        let (service, mut effects) = TableService::builder(store.shared())
+            .start()
+            .await
+            .expect("start");
         tokio::spawn(async move { while effects.recv().await.is_some() {} });
         say("ready".into());
         let mut lines =
@@ -418,7 +421,7 @@ fn parent() {
     // Check the database the child left behind.
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
-        let store = Store::open(&StoreOptions::new(&url)).await.expect("store");
+        let store = TestStore::open(&url).await;
         for (key, acked) in &p.acked {
             let rec = store
                 .recorded(key)

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::store::{TestStore, on_postgres, sqlite_url};
 use crate::support::telegram::fake_with_token;
 use crate::support::{kozyr, kozyr_at, run_to_end};
 
@@ -17,8 +18,9 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The database of the test whose folder is `dir`, on the tests' backend.
 fn db_url(dir: &Path) -> String {
-    format!("sqlite://{}", dir.join("kozyr.db").display())
+    crate::support::store::url_for(dir)
 }
 
 /// The health check used to stay green for up to 60 s after the bot had
@@ -164,10 +166,11 @@ fn binary_for_nobody() -> std::path::PathBuf {
 /// A database the bot cannot write used to start a bot that polled and
 /// answered every move "try again", healthy; after the file was made
 /// writable, its `-wal` and `-shm` still were not.
+// SQLite-specific: the database file's and its companions' modes.
 #[tokio::test]
 async fn the_bot_refuses_to_start_on_a_database_it_cannot_write() {
     let dir = tempfile::tempdir().unwrap();
-    let url = db_url(dir.path());
+    let url = sqlite_url(dir.path());
     kozyr::store::Store::open(&kozyr::store::StoreOptions::new(&url))
         .await
         .unwrap()
@@ -246,9 +249,10 @@ async fn the_bot_refuses_to_start_on_a_database_it_cannot_write() {
     );
 }
 
-/// A database with one table (a lobby, no deal finished) in chat -100.
+/// A SQLite file in `dir` with one table (a lobby, no deal finished) in
+/// chat -100.
 async fn database_with_a_table(dir: &Path) -> String {
-    let url = db_url(dir);
+    let url = sqlite_url(dir);
     let store = kozyr::store::Store::open(&kozyr::store::StoreOptions::new(&url))
         .await
         .unwrap();
@@ -277,6 +281,9 @@ async fn database_with_a_table(dir: &Path) -> String {
 /// not write ("not writable by uid …") although they only read it; an
 /// export silently overwrote `--out`, wrote an empty file for a chat the
 /// database does not have, and did not say what it wrote.
+// SQLite-specific: a database file its reader may not write, and the
+// file `backup` copies (on PostgreSQL: `admin::kozyr_backup_copies_…`;
+// exports: `export_with_current_…`).
 #[tokio::test]
 async fn data_tools_only_read_never_overwrite_and_say_what_they_wrote() {
     let dir = tempfile::tempdir().unwrap();
@@ -334,6 +341,9 @@ async fn data_tools_only_read_never_overwrite_and_say_what_they_wrote() {
 /// 20991231000000 was previously applied but is missing in the resolved
 /// migrations"; a damaged one "database disk image is malformed" without
 /// the file or what to do; `DATABASE_URL=sqlite://` "no such table: tables".
+/// SQLite's files under both settings; on PostgreSQL also a database a
+/// newer kozyr migrated, refused by `run` and `export` (and `backup`
+/// points to pg_dump).
 #[tokio::test]
 async fn newer_damaged_and_nameless_databases_say_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
@@ -417,19 +427,64 @@ async fn newer_damaged_and_nameless_databases_say_what_to_do() {
             "{args:?}"
         );
     }
+
+    if on_postgres() {
+        let pg = tempfile::tempdir().unwrap();
+        let url = db_url(pg.path());
+        TestStore::open(&url).await.close().await;
+        {
+            let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+                .await
+                .unwrap();
+            sqlx::query(
+                "INSERT INTO _sqlx_migrations (version, description, success, checksum, \
+                 execution_time) VALUES (20991231000000, 'from the future', true, '\\x00', 0)",
+            )
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            sqlx::Connection::close(conn).await.unwrap();
+        }
+        let newest = kozyr::store::postgres::PG_MIGRATOR
+            .iter()
+            .map(|m| m.version)
+            .max()
+            .unwrap();
+        let shown = kozyr::store::postgres::redacted(&url);
+        for args in &commands[..2] {
+            let o = run(args, &url);
+            assert!(!o.status.success(), "{args:?}");
+            assert_eq!(
+                text(&o.stderr).trim(),
+                format!(
+                    "kozyr: the PostgreSQL database {shown} is from a newer kozyr (it has \
+                     migration 20991231000000; this kozyr knows up to {newest}): run that \
+                     version of kozyr"
+                ),
+                "{args:?}"
+            );
+        }
+        let o = run(commands[2], &url);
+        assert!(!o.status.success());
+        assert!(
+            text(&o.stderr).contains("use pg_dump"),
+            "{}",
+            text(&o.stderr)
+        );
+        assert!(!dir.path().join("chat.jsonl").exists() && !dir.path().join("copy.db").exists());
+    }
 }
 
 /// `kozyr export` wrote only finished deals; `--with-current` adds the deal
-/// still being played, marked unfinished.
+/// still being played, marked unfinished. Never over a file, never of a
+/// chat the database lacks.
 #[tokio::test]
 async fn export_with_current_writes_the_deal_in_progress_marked_unfinished() {
     use kozyr::table::runtime::{Request, TableService, Target};
     let dir = tempfile::tempdir().unwrap();
     let url = db_url(dir.path());
-    let store = kozyr::store::Store::open(&kozyr::store::StoreOptions::new(&url))
-        .await
-        .unwrap();
-    let (s, _outputs) = TableService::builder(store).start().await.unwrap();
+    let store = TestStore::open(&url).await;
+    let (s, _outputs) = TableService::builder(store.shared()).start().await.unwrap();
     let chat = crate::support::chat("-200");
     let submit = |who: u32, command: kozyr::table::Command| {
         s.submit(Request {
@@ -499,12 +554,48 @@ async fn export_with_current_writes_the_deal_in_progress_marked_unfinished() {
     assert_eq!(lines[0]["unfinished"], true);
     assert_eq!(lines[0]["deal"], 1);
     assert_eq!(lines[0]["hands"].as_array().map(Vec::len), Some(4));
+
+    // On either backend: an existing --out is refused and kept, and a chat
+    // the database has never seen is named (the database as the admin
+    // gave it, a PostgreSQL URL without its password).
+    let o = export(&[
+        "export",
+        "--chat",
+        "telegram:-200",
+        "--out",
+        "current.jsonl",
+    ]);
+    assert!(!o.status.success());
+    assert_eq!(
+        text(&o.stderr).trim(),
+        "kozyr: current.jsonl already exists (an export never overwrites a file)"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("current.jsonl")).unwrap(),
+        written
+    );
+    let o = export(&["export", "--chat", "telegram:-999", "--out", "none.jsonl"]);
+    assert!(!o.status.success());
+    let shown = if on_postgres() {
+        kozyr::store::postgres::redacted(&url)
+    } else {
+        dir.path().join("kozyr.db").display().to_string()
+    };
+    assert!(
+        text(&o.stderr).starts_with(&format!(
+            "kozyr: the database {shown} has no chat telegram:-999: nothing to export"
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.path().join("none.jsonl").exists());
 }
 
 /// A database in a folder the tool may not write (a read-only mount, the
 /// bot's folder read by another user) while no bot has it open: SQLite
 /// cannot create the `-shm` a read-only connection needs, so the tools read
 /// it as immutable.
+// SQLite-specific: a file in a read-only folder.
 #[tokio::test]
 async fn data_tools_read_a_database_in_a_folder_they_cannot_write() {
     use std::os::unix::fs::PermissionsExt;

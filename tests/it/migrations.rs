@@ -4,6 +4,9 @@
 //! VERSION was its newest migration: an open table in play, a finished
 //! series and a stopped table. Add one whenever a migration is added.
 
+// SQLite-specific: SQLite's migrations on its own files and dumps
+// (PostgreSQL's one set is applied by every test on that backend).
+
 use std::str::FromStr;
 
 use kozyr::game::GameKind;
@@ -14,7 +17,7 @@ use kozyr::table::{Actor, ChatKey, Command, Lang, Phase, Platform, SeatState, Us
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection};
 
-use crate::support::db_url;
+use crate::support::store::sqlite_url;
 
 fn fixtures() -> Vec<(i64, std::path::PathBuf)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -57,7 +60,7 @@ fn all_versions() -> Vec<i64> {
 #[tokio::test]
 async fn migrations_apply_to_an_empty_database() {
     let dir = tempfile::tempdir().unwrap();
-    let url = db_url(&dir);
+    let url = sqlite_url(dir.path());
     let store = Store::open(&StoreOptions::new(&url)).await.unwrap();
     store.close().await;
     assert_eq!(applied(&url).await, all_versions());
@@ -107,7 +110,7 @@ async fn migrations_apply_to_databases_of_earlier_sets() {
     );
     for (version, path) in fixtures {
         let dir = tempfile::tempdir().unwrap();
-        let url = db_url(&dir);
+        let url = sqlite_url(dir.path());
         let dump = std::fs::read_to_string(&path).unwrap();
         let mut conn = SqliteConnectOptions::from_str(&url)
             .unwrap()

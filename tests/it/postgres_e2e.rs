@@ -17,6 +17,7 @@ use kozyr::table::{Mover, Phase, Table, TableEvent};
 
 use crate::support::play::Play;
 use crate::support::postgres::fresh_url;
+use crate::support::store::sqlite_url;
 use crate::support::telegram::{KillWorld, Setup, World, is_child, parent_runtime, run_child_bot};
 use crate::support::{fast_tuning, kozyr, run_to_end};
 
@@ -197,7 +198,10 @@ fn sigkill_of_the_bot_on_postgres_loses_and_repeats_no_move() {
 /// bot, started on the copy, carries the deal on from where it stopped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copy_store_moves_a_bot_mid_deal_and_the_game_goes_on() {
-    let mut w = World::new().await;
+    // From SQLite whatever the tests' backend: the move is from SQLite.
+    let source = tempfile::tempdir().unwrap();
+    let sqlite = sqlite_url(source.path());
+    let mut w = world_on(&sqlite).await;
     let id = w.open("/kozel", false).await;
     let mut t = w.table(id).await;
     for _ in 0..6 {
@@ -206,7 +210,6 @@ async fn copy_store_moves_a_bot_mid_deal_and_the_game_goes_on() {
     let before = t.clone();
     w.stop().await;
 
-    let sqlite = crate::support::db_url(&w.dir);
     let pg = fresh_url();
     let chat = format!("telegram:{}", w.group.0);
     let tools = tempfile::tempdir().unwrap();

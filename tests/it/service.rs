@@ -1,15 +1,16 @@
-//! The table service end to end against real SQLite files: whole series,
-//! duplicates, stale presses, parallel tables, AI players, timers, restarts.
+//! The table service end to end against real databases (the tests'
+//! backend, `support::store`): whole series, duplicates, stale presses,
+//! parallel tables, AI players, timers, restarts.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use kozyr::cards::Seat;
 use kozyr::game::{GameKind, Milestone};
-use kozyr::store::{ServiceStore, Store, StoreOptions};
 use kozyr::table::runtime::{
     Ack, DedupKey, ManualClock, Request, ServiceError, ServiceOptions, TableService, Target,
 };
+use kozyr::table::storage::TableStore;
 use kozyr::table::{
     Actor, Announcement, ChatKey, Command, Mover, Output, Phase, Platform, SeatState, Settings,
     Table, TableError, TableEvent, TableId, Timestamp, UserId,
@@ -18,6 +19,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::support::store::{Log, TestStore, sqlite_of};
 use crate::support::{chat, db_url, no_timer, person};
 
 async fn start(
@@ -25,8 +27,8 @@ async fn start(
     clock: Option<ManualClock>,
     options: ServiceOptions,
 ) -> (TableService, UnboundedReceiver<Output>) {
-    let store = Store::open(&StoreOptions::new(url)).await.unwrap();
-    let mut b = TableService::builder(store).options(options);
+    let store = TestStore::open(url).await;
+    let mut b = TableService::builder(store.shared()).options(options);
     if let Some(c) = clock {
         b = b.clock(Arc::new(c));
     }
@@ -130,7 +132,7 @@ async fn play_to_end(s: &TableService, id: TableId, seed: u64) -> u32 {
     }
 }
 
-async fn assert_log_replays(store: &Store, id: TableId) {
+async fn assert_log_replays(store: &dyn TableStore, id: TableId) {
     let snapshot = store.table(id).await.unwrap().unwrap();
     let replayed = store.replay(id).await.unwrap().unwrap();
     assert_eq!(
@@ -181,7 +183,7 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
         _ => None,
     });
     assert_eq!(last_table.unwrap().phase, Phase::Finished);
-    assert_log_replays(s.store(), id).await;
+    assert_log_replays(s.storage(), id).await;
 
     // The series counts for the chat and for each person, in one transaction with it.
     let kozyr::game::Game::Kozel(series) = t.game().unwrap() else {
@@ -190,7 +192,7 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     let deals = series.results().len() as i64;
     let eggs = series.results().iter().filter(|r| r.eggs).count() as i64;
     let board = s
-        .store()
+        .storage()
         .leaderboard(&c, GameKind::Kozel, 10)
         .await
         .unwrap();
@@ -208,26 +210,29 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     // Winners first: the two partners who won.
     let winners: Vec<bool> = board.iter().map(|p| p.counters.series_won == 1).collect();
     assert_eq!(winners, [true, true, false, false]);
-    let totals = s.store().chat_totals(&c).await.unwrap();
-    assert_eq!(
-        totals,
-        vec![(
-            GameKind::Kozel,
-            kozyr::table::Counters {
-                series_played: 1,
-                deals_played: deals,
-                eggs_deals: eggs,
-                ..Default::default()
-            }
-        )]
-    );
-    let mine = s
-        .store()
-        .player_totals(Platform::Telegram, &UserId::new("1").unwrap())
-        .await
-        .unwrap();
-    assert_eq!(mine.len(), 1);
-    assert_eq!(mine[0].counters.series_played, 1);
+    // The chat's and a person's totals are reads of SQLite's alone (no
+    // PostgreSQL counterpart: the leaderboard above is both backends').
+    if let Some(sqlite) = sqlite_of(s.storage()) {
+        let totals = sqlite.chat_totals(&c).await.unwrap();
+        assert_eq!(
+            totals,
+            vec![(
+                GameKind::Kozel,
+                kozyr::table::Counters {
+                    series_played: 1,
+                    deals_played: deals,
+                    eggs_deals: eggs,
+                    ..Default::default()
+                }
+            )]
+        );
+        let mine = sqlite
+            .player_totals(Platform::Telegram, &UserId::new("1").unwrap())
+            .await
+            .unwrap();
+        assert_eq!(mine.len(), 1);
+        assert_eq!(mine[0].counters.series_played, 1);
+    }
 
     // Rematch: the same seats, series 2.
     let ack = submit(&s, &c, person(3), Command::Rematch).await;
@@ -237,7 +242,7 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     ));
     play_to_end(&s, id, 2).await;
     assert_eq!(s.table(id).await.unwrap().unwrap().series_no(), 2);
-    assert_log_replays(s.store(), id).await;
+    assert_log_replays(s.storage(), id).await;
 
     // A new table closes the finished one; stop closes that one.
     let ack = submit(
@@ -266,8 +271,8 @@ async fn a_table_lives_from_lobby_through_a_series_to_a_rematch() {
     assert_eq!(rejection(r), TableError::TableClosed);
     submit(&s, &c, person(2), Command::Stop).await;
     assert!(s.open_table(&c).await.unwrap().is_none());
-    assert_log_replays(s.store(), id).await;
-    assert_log_replays(s.store(), second).await;
+    assert_log_replays(s.storage(), id).await;
+    assert_log_replays(s.storage(), second).await;
 }
 
 #[tokio::test]
@@ -331,7 +336,7 @@ async fn repeated_deliveries_apply_once_and_old_presses_are_stale() {
     let now = s.table(id).await.unwrap().unwrap();
     assert_eq!(now.version(), ack.version);
     let acted = s
-        .store()
+        .storage()
         .events(id)
         .await
         .unwrap()
@@ -351,8 +356,8 @@ async fn repeated_deliveries_apply_once_and_old_presses_are_stale() {
         Some("cb-3"),
     );
     assert_eq!(rejection(s.submit(foreign).await), TableError::NotYourSeat);
-    assert_eq!(s.store().recorded("cb-3").await.unwrap(), None);
-    assert_log_replays(s.store(), id).await;
+    assert_eq!(s.storage().recorded("cb-3").await.unwrap(), None);
+    assert_log_replays(s.storage(), id).await;
 }
 
 #[tokio::test]
@@ -371,7 +376,7 @@ async fn two_tables_play_in_parallel() {
     assert!(ma > 0 && mb > 0);
     for id in [ta, tb] {
         assert_eq!(s.table(id).await.unwrap().unwrap().phase(), Phase::Finished);
-        assert_log_replays(s.store(), id).await;
+        assert_log_replays(s.storage(), id).await;
     }
 }
 
@@ -504,7 +509,7 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
     submit(&s, &c2, leaver, Command::Leave).await;
     let deadline = s.table(timed).await.unwrap().unwrap().deadline().unwrap();
     s.shutdown().await;
-    s.store().clone().close().await;
+    s.storage().close().await;
     drop(s);
 
     clock.set(deadline.plus_secs(3600));
@@ -536,8 +541,8 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
     // The owed AI move is made.
     let t = wait_for(&s, with_ai, |t| t.awaiting() != [seat]).await;
     assert!(t.version() > 0);
-    assert_log_replays(s.store(), timed).await;
-    assert_log_replays(s.store(), with_ai).await;
+    assert_log_replays(s.storage(), timed).await;
+    assert_log_replays(s.storage(), with_ai).await;
 }
 
 #[tokio::test]
@@ -550,7 +555,7 @@ async fn idle_chats_leave_memory_and_come_back() {
     assert_eq!(s.evict_idle(Duration::ZERO), 0);
     let moves = play_to_end(&s, id, 3).await;
     assert!(moves > 0);
-    assert_log_replays(s.store(), id).await;
+    assert_log_replays(s.storage(), id).await;
 }
 
 #[tokio::test]
@@ -581,13 +586,13 @@ async fn a_migrated_chat_keeps_its_table_and_history() {
     assert_eq!(ack.table, Some(second));
     assert!(s.open_table(&old).await.unwrap().is_none());
     assert_eq!(s.open_table(&new).await.unwrap().unwrap().id(), second);
-    let (history_chat, _) = s.store().chat_of(first).await.unwrap().unwrap();
+    let (history_chat, _) = s.storage().chat_of(first).await.unwrap().unwrap();
     assert_eq!(history_chat, new);
     // So do the statistics.
     let board = |c: &ChatKey| {
         let (s, c) = (s.clone(), c.clone());
         async move {
-            s.store()
+            s.storage()
                 .leaderboard(&c, GameKind::Kozel, 10)
                 .await
                 .unwrap()
@@ -595,7 +600,9 @@ async fn a_migrated_chat_keeps_its_table_and_history() {
     };
     assert!(board(&old).await.is_empty());
     assert_eq!(board(&new).await.len(), 4);
-    assert!(s.store().chat_totals(&old).await.unwrap().is_empty());
+    if let Some(sqlite) = sqlite_of(s.storage()) {
+        assert!(sqlite.chat_totals(&old).await.unwrap().is_empty());
+    }
     play_to_end(&s, second, 4).await;
     assert!(
         board(&new)
@@ -603,7 +610,7 @@ async fn a_migrated_chat_keeps_its_table_and_history() {
             .iter()
             .all(|p| p.counters.series_played == 2)
     );
-    assert_log_replays(s.store(), second).await;
+    assert_log_replays(s.storage(), second).await;
 }
 
 #[tokio::test]
@@ -655,11 +662,11 @@ async fn a_whole_hearts_game_through_commands() {
             ..
         }
     )));
-    assert_log_replays(s.store(), id).await;
+    assert_log_replays(s.storage(), id).await;
 
     // Statistics: a game each, the final scores as points, the winner(s) first.
     let board = s
-        .store()
+        .storage()
         .leaderboard(&c, GameKind::Hearts, 10)
         .await
         .unwrap();
@@ -674,7 +681,7 @@ async fn a_whole_hearts_game_through_commands() {
         assert_eq!(p.counters.deals_played, game.results().len() as i64);
     }
     // Records: one per deal, in the simulator's Hearts format.
-    let records = s.store().deal_records(id).await.unwrap();
+    let records = s.storage().deal_records(id).await.unwrap();
     assert_eq!(records.len(), game.results().len());
     let json: Vec<serde_json::Value> = records
         .iter()
@@ -721,8 +728,8 @@ impl kozyr::table::runtime::SeatAgent for BrokenAgent {
 #[tokio::test]
 async fn a_broken_ai_player_still_moves() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&StoreOptions::new(db_url(&dir))).await.unwrap();
-    let (s, _fx) = TableService::builder(store)
+    let store = TestStore::open(&db_url(&dir)).await;
+    let (s, _fx) = TableService::builder(store.shared())
         .agent(Arc::new(BrokenAgent(Default::default())))
         .start()
         .await
@@ -748,7 +755,7 @@ async fn a_broken_ai_player_still_moves() {
     submit(&s, &c, person(1), Command::Start).await;
     // The person plays their turns; the AI seats must keep moving.
     let ai_moves = async || {
-        s.store()
+        s.storage()
             .events(id)
             .await
             .unwrap()
@@ -776,7 +783,7 @@ async fn a_broken_ai_player_still_moves() {
 #[tokio::test]
 async fn an_ai_player_declares_a_molodka_out_of_turn() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&StoreOptions::new(db_url(&dir))).await.unwrap();
+    let store = TestStore::open(&db_url(&dir)).await;
     let options = ServiceOptions {
         seed: Some(395),
         ..ServiceOptions::default()
@@ -785,7 +792,7 @@ async fn an_ai_player_declares_a_molodka_out_of_turn() {
         kozyr::ai::AgentKind::Heuristic,
         kozyr::ai::AgentConfig::default(),
     );
-    let (s, _fx) = TableService::builder(store)
+    let (s, _fx) = TableService::builder(store.shared())
         .options(options)
         .agent(Arc::new(agent))
         .start()

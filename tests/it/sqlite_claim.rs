@@ -3,6 +3,9 @@
 //! replicas need PostgreSQL, and the file is free again as soon as the
 //! first is gone, a kill -9 included.
 
+// SQLite-specific: a SQLite file's claim (replicas on PostgreSQL stand by
+// instead: `replicas`).
+
 use std::time::Duration;
 
 use crate::support::telegram::fake_with_token;

@@ -4,6 +4,9 @@
 //! (the same `database or disk is full` as a full file system, without
 //! needing root to mount one).
 
+// SQLite-specific: SQLite's page cap and its `-wal` file (on PostgreSQL a
+// refused commit and the health it reports are `store_backends`' case).
+
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -14,7 +17,8 @@ use kozyr::table::runtime::{Ack, Request, ServiceError, TableService, Target};
 use kozyr::table::{ChatKey, Command, TableId};
 use sqlx::{ConnectOptions, Connection};
 
-use crate::support::{chat, db_url, no_timer, person, respawn, skip_to_ready};
+use crate::support::store::sqlite_url;
+use crate::support::{chat, no_timer, person, respawn, skip_to_ready};
 
 fn create(chat: &ChatKey, first: u32) -> Request {
     Request {
@@ -62,7 +66,7 @@ fn store_error(r: Result<Ack, ServiceError>) -> String {
 #[tokio::test]
 async fn a_full_disk_refuses_commits_only_while_it_is_full() {
     let dir = tempfile::tempdir().unwrap();
-    let url = db_url(&dir);
+    let url = sqlite_url(dir.path());
     Store::open(&StoreOptions::new(&url))
         .await
         .unwrap()
@@ -153,7 +157,7 @@ fn a_removed_wal_refuses_commits_and_loses_no_acknowledged_move() {
         return wal_child(&url);
     }
     let dir = tempfile::tempdir().unwrap();
-    let url = db_url(&dir);
+    let url = sqlite_url(dir.path());
     let mut child = respawn(WAL_TEST)
         .env(WAL_CHILD_ENV, &url)
         .stdout(Stdio::piped())

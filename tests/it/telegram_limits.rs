@@ -210,6 +210,7 @@ mod in_flight {
     use kozyr::table::{TableEvent, TableId};
     use sqlx::Connection;
 
+    use crate::support::store::{Log, on_postgres};
     use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot, table_of};
     use crate::support::{eventually, fast_tuning};
 
@@ -219,8 +220,8 @@ mod in_flight {
     /// The Also section of issue 11: a press the bot had received but not
     /// committed when it was killed (-9) is delivered again after the
     /// restart and applied once, because the update was never confirmed to
-    /// Telegram. The commit is held back by a write lock the test takes on
-    /// the database; the bot is killed while it waits for it.
+    /// Telegram. The commit is held back by a lock the test takes on the
+    /// database ([`HeldCommits`]); the bot is killed while it waits for it.
     #[test]
     fn a_press_received_but_not_committed_survives_a_kill() {
         if is_child() {
@@ -265,15 +266,9 @@ mod in_flight {
             )
             .await;
 
-            // Hold the database's write lock: the bot receives the press
-            // and cannot commit it.
-            let mut lock = sqlx::SqliteConnection::connect(&url)
-                .await
-                .expect("connect");
-            sqlx::query("BEGIN IMMEDIATE")
-                .execute(&mut lock)
-                .await
-                .expect("lock");
+            // Hold the bot's commits: it receives the press and cannot
+            // commit it.
+            let lock = HeldCommits::take(&url).await;
             let d = driver.clone();
             let tt = t.clone();
             let play = tokio::spawn(async move { d.play_safe(&tt, Duration::ZERO).await });
@@ -307,11 +302,7 @@ mod in_flight {
             );
 
             bot.kill();
-            sqlx::query("ROLLBACK")
-                .execute(&mut lock)
-                .await
-                .expect("unlock");
-            drop(lock);
+            lock.release().await;
             let _bot = world.spawn(TEST);
             let acked_at = play
                 .await
@@ -330,6 +321,60 @@ mod in_flight {
             assert!(fake.unanswered_callbacks().is_empty());
             store.close().await;
         });
+    }
+
+    /// A lock that holds back every commit of the bot and none of the
+    /// test's reads: SQLite's write lock (`BEGIN IMMEDIATE`); on
+    /// PostgreSQL a SHARE lock on the event log, which a commit's append
+    /// waits for (holding its table's row) while plain reads go on. The
+    /// blocked commit of a killed bot ends in a rollback: its server
+    /// session finds the connection gone when the append returns.
+    enum HeldCommits {
+        Sqlite(sqlx::SqliteConnection),
+        Postgres(sqlx::PgConnection),
+    }
+
+    impl HeldCommits {
+        async fn take(url: &str) -> HeldCommits {
+            if on_postgres() {
+                let mut conn = sqlx::PgConnection::connect(url).await.expect("connect");
+                sqlx::query("BEGIN")
+                    .execute(&mut conn)
+                    .await
+                    .expect("begin");
+                sqlx::query("LOCK TABLE table_events IN SHARE MODE")
+                    .execute(&mut conn)
+                    .await
+                    .expect("lock");
+                HeldCommits::Postgres(conn)
+            } else {
+                let mut conn = sqlx::SqliteConnection::connect(url).await.expect("connect");
+                sqlx::query("BEGIN IMMEDIATE")
+                    .execute(&mut conn)
+                    .await
+                    .expect("lock");
+                HeldCommits::Sqlite(conn)
+            }
+        }
+
+        async fn release(self) {
+            match self {
+                HeldCommits::Sqlite(mut conn) => {
+                    sqlx::query("ROLLBACK")
+                        .execute(&mut conn)
+                        .await
+                        .expect("unlock");
+                    conn.close().await.expect("close");
+                }
+                HeldCommits::Postgres(mut conn) => {
+                    sqlx::query("ROLLBACK")
+                        .execute(&mut conn)
+                        .await
+                        .expect("unlock");
+                    conn.close().await.expect("close");
+                }
+            }
+        }
     }
 }
 

@@ -14,12 +14,12 @@ use kozyr::fakediscord::{FakeDiscord, Seen, TOKEN, User};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
 use kozyr::hearts;
-use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{ChatKey, Phase, Table, TableId};
 
 pub use kozyr::loadtest::deal_no;
 
+use super::store::TestStore;
 use super::{db_url, eventually, move_buttons, moved_past};
 
 pub const WAIT: Duration = Duration::from_secs(10);
@@ -33,8 +33,9 @@ pub struct World {
     pub bot: Option<RunningDiscord>,
     /// `kozyr run` as a child process (the SIGKILL test).
     pub child: Option<std::process::Child>,
-    /// The test's own view of the database.
-    pub reader: Option<Store>,
+    /// The test's own view of the database (on the tests' backend: the
+    /// world's folder names it, `support::db_url`).
+    pub reader: Option<TestStore>,
     /// How the bot answers: (a reply, an update) — 4 and 7 at once, 5 and
     /// 6 when it defers.
     pub answers: (u8, u8),
@@ -145,8 +146,7 @@ impl World {
 
     pub async fn open_reader(&mut self) {
         if self.reader.is_none() {
-            let url = db_url(&self.dir);
-            self.reader = Some(Store::open(&StoreOptions::new(url)).await.unwrap());
+            self.reader = Some(TestStore::open(&db_url(&self.dir)).await);
         }
     }
 
@@ -198,7 +198,7 @@ impl World {
         self.kill();
     }
 
-    pub fn reader(&self) -> &Store {
+    pub fn reader(&self) -> &TestStore {
         self.reader.as_ref().unwrap()
     }
 

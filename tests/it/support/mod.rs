@@ -12,6 +12,9 @@ pub mod play;
 pub mod postgres;
 /// `kozyr run` replicas on one PostgreSQL, and the checks of their games.
 pub mod replicas;
+/// The database of the backend `KOZYR_TEST_BACKEND` chooses, and the
+/// tests' view of it.
+pub mod store;
 /// The Telegram world: the fake Bot API, people in a group; and the set-up
 /// of the tests that SIGKILL the bot.
 pub mod telegram;
@@ -63,16 +66,18 @@ pub fn skip_to_ready<R: Read>(out: &mut BufReader<R>) {
 
 // ------------------------------------------------------------ databases --
 
-/// The URL of a SQLite file `kozyr.db` in `dir` (created on first open).
+/// The database of the test whose folder is `dir`, on the backend
+/// `KOZYR_TEST_BACKEND` chooses: a SQLite file `kozyr.db` in it, or one
+/// PostgreSQL database kept for that folder ([`store::url_for`]).
 pub fn db_url(dir: &tempfile::TempDir) -> String {
-    format!("sqlite://{}", dir.path().join("kozyr.db").display())
+    store::url_for(dir.path())
 }
 
-/// A new database of `backend`: [`db_url`] in `dir`, or a fresh database
-/// on the test PostgreSQL.
+/// A new database of `backend`, whatever the switch says: a SQLite file
+/// in `dir`, or a fresh database on the test PostgreSQL.
 pub fn db_url_on(backend: kozyr::store::Backend, dir: &tempfile::TempDir) -> String {
     match backend {
-        kozyr::store::Backend::Sqlite => db_url(dir),
+        kozyr::store::Backend::Sqlite => store::sqlite_url(dir.path()),
         kozyr::store::Backend::Postgres => postgres::fresh_url(),
     }
 }
@@ -133,7 +138,7 @@ pub fn no_timer() -> Settings {
 // ------------------------------------------- the whole bot and the fake --
 
 /// The bot's configuration against `fake` (its token and API URL), with
-/// the database in `dir` and no turn timer.
+/// the database of `dir` ([`db_url`]) and no turn timer.
 pub fn bot_config(fake: &FakeBot, dir: &tempfile::TempDir) -> Config {
     let db = db_url(dir);
     let api = fake.api_url().to_string();

@@ -19,19 +19,10 @@ use std::time::{Duration, Instant};
 
 /// The variable naming a server CI started (its `postgres` database).
 pub const URL_VAR: &str = "KOZYR_TEST_POSTGRES_URL";
-/// The variable that runs the Telegram world's tests on PostgreSQL
-/// (`KOZYR_TEST_BACKEND=postgres`; unset or `sqlite`: SQLite).
+/// The variable that runs the whole suite's bots and their databases on
+/// PostgreSQL (`KOZYR_TEST_BACKEND=postgres`; unset or `sqlite`: SQLite;
+/// read by `support::store`).
 pub const BACKEND_VAR: &str = "KOZYR_TEST_BACKEND";
-
-/// The database the Telegram world's bot runs on when [`BACKEND_VAR`]
-/// asks for PostgreSQL: a fresh one; `None` for SQLite.
-pub fn backend_database() -> Option<String> {
-    match std::env::var(BACKEND_VAR).as_deref() {
-        Err(_) | Ok("" | "sqlite") => None,
-        Ok("postgres") => Some(fresh_url()),
-        Ok(other) => panic!("{BACKEND_VAR}={other}: expected sqlite or postgres"),
-    }
-}
 
 /// The server the tests use: its admin URL (the `postgres` database).
 struct Server {

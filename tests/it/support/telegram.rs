@@ -13,7 +13,6 @@ use kozyr::fakebot::{Author, Button, FakeBot, FakeBotConfig, FakeMessage, UserSp
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
 use kozyr::loadtest::Driver;
-use kozyr::store::{Store, StoreOptions};
 use kozyr::table::runtime::{ServiceOptions, TableService};
 use kozyr::table::{ChatKey, Phase, Platform, Table, TableId, TurnTimer};
 use kozyr::telegram::bot::{RunningBot, Tuning, start};
@@ -21,6 +20,7 @@ use kozyr::telegram::pacing::{Budget, PacerConfig};
 use kozyr::{hearts, kozel};
 use teloxide::types::{ChatId, MessageId, UserId};
 
+use super::store::TestStore;
 use super::{bot_config, fast_tuning, move_buttons, moved_past, press_data};
 
 pub use kozyr::loadtest::deal_no;
@@ -45,7 +45,8 @@ pub struct Setup {
     pub turn_secs: Option<u32>,
     /// How long people wait for the bot.
     pub wait: Duration,
-    /// The bot's `DATABASE_URL` (`None`: SQLite in the world's folder).
+    /// The bot's `DATABASE_URL` (`None`: the world folder's database on
+    /// the tests' backend, `support::db_url`).
     pub database: Option<String>,
 }
 
@@ -63,7 +64,7 @@ impl Default for Setup {
             started: true,
             turn_secs: None,
             wait: WAIT,
-            database: super::postgres::backend_database(),
+            database: None,
         }
     }
 }
@@ -141,7 +142,8 @@ pub struct World {
     turn_secs: Option<u32>,
     /// How long people wait for the bot.
     pub wait: Duration,
-    /// The bot's `DATABASE_URL` (`None`: SQLite in `dir`); read at each start.
+    /// The bot's `DATABASE_URL` (`None`: `dir`'s on the tests' backend);
+    /// read at each start.
     pub database: Option<String>,
 }
 
@@ -592,11 +594,11 @@ pub fn parent_runtime() -> tokio::runtime::Runtime {
 }
 
 /// What the parent half of a kill test holds: the fake (which outlives
-/// every kill, as Telegram does), the database file, and the environment
-/// the bot runs with.
+/// every kill, as Telegram does), the database (on the tests' backend),
+/// and the environment the bot runs with.
 pub struct KillWorld {
     pub fake: Arc<FakeBot>,
-    /// Holds the database file for the test's life.
+    /// Holds the database's folder for the test's life.
     _dir: tempfile::TempDir,
     /// The database's URL, for the test's own reads.
     pub url: String,
@@ -604,8 +606,8 @@ pub struct KillWorld {
 }
 
 impl KillWorld {
-    /// A fake set up by `fake` (its token is the world's), a database in a
-    /// new folder, and a turn timer of `turn_seconds` (0: none).
+    /// A fake set up by `fake` (its token is the world's), the database of
+    /// a new folder, and a turn timer of `turn_seconds` (0: none).
     pub async fn new(fake: FakeBotConfig, turn_seconds: u64) -> KillWorld {
         let fake = Arc::new(
             FakeBot::start_with(FakeBotConfig {
@@ -632,10 +634,8 @@ impl KillWorld {
     }
 
     /// The test's own connection to the bot's database.
-    pub async fn store(&self) -> Store {
-        Store::open(&StoreOptions::new(self.url.clone()))
-            .await
-            .expect("store")
+    pub async fn store(&self) -> TestStore {
+        TestStore::open(&self.url).await
     }
 
     /// The bot, as the test named `test` (its full path) run again as its
@@ -654,7 +654,7 @@ impl KillWorld {
 }
 
 /// The open table of `d`'s group, read from `store`.
-pub async fn table_of(store: &Store, d: &Driver) -> Table {
+pub async fn table_of(store: &TestStore, d: &Driver) -> Table {
     store
         .open_table(&d.chat_key())
         .await

@@ -30,6 +30,7 @@ mod replicas;
 mod service;
 mod store_backends;
 mod store_faults;
+mod takeover_screens;
 mod telegram;
 mod telegram_limits;
 mod telegram_play;

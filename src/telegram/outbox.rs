@@ -9,7 +9,10 @@
 //! holds up another.
 //!
 //! Message ids are kept in the store (`message_refs`), so after a restart
-//! the same messages are edited and the buttons on them keep working. A
+//! the same messages are edited and the buttons on them keep working; so is
+//! what each message shows, as it changes (made unknown before each call
+//! that changes it, recorded after: [`Recorded`]), so a start after a kill
+//! sends nothing Telegram shows already ("message is not modified"). A
 //! message that is gone is posted anew; a person the bot cannot message is
 //! marked unreachable (the lobby then shows them a deep link, and the turn
 //! timer plays for them).

@@ -272,3 +272,172 @@ mod discord {
             .count()
     }
 }
+
+// --------------------------------------------------------------- store --
+
+/// What the outboxes write, on both backends: a hash made unknown and
+/// recorded again, a new message's row written with its hash, and the hand
+/// tokens — the newest kept per person, what its hand shows changed only
+/// through that token, forgotten when refused, expired or their table
+/// closed, and never in debug output.
+mod store {
+    use kozyr::game::GameKind;
+    use kozyr::store::{Backend, StoreOptions};
+    use kozyr::table::storage::{HandTokenChange, HandTokenRow, Secret};
+    use kozyr::table::{
+        Command, Context, Lang, Platform, Settings, TableId, Timestamp, UserId, decide,
+    };
+
+    use crate::support::{chat, db_url_on, person};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        shown_and_tokens(Backend::Sqlite).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        shown_and_tokens(Backend::Postgres).await;
+    }
+
+    const NOW: Timestamp = Timestamp::from_millis(10_000);
+
+    fn token(table: i64, user: u64, token: &str, at: i64, shown: Option<i64>) -> HandTokenRow {
+        HandTokenRow {
+            table: TableId(table),
+            user: UserId::Discord(user),
+            token: Secret(token.into()),
+            given_at: Timestamp::from_millis(at),
+            shown,
+        }
+    }
+
+    async fn shown_and_tokens(backend: Backend) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = kozyr::store::open(&StoreOptions::new(db_url_on(backend, &dir)))
+            .await
+            .unwrap();
+        let c = chat("-1");
+        let create = Command::Create {
+            kind: GameKind::Kozel,
+            settings: Settings {
+                lang: Lang::En,
+                ..Settings::default()
+            },
+            title: "t".into(),
+            sit: true,
+        };
+        let ctx = Context {
+            now: NOW,
+            seed: 1,
+            new_table_id: TableId(1),
+        };
+        let t = decide(None, &c, &person(1), &create, &ctx).unwrap();
+        store.commit(&t, None, NOW).await.unwrap();
+        let tg = Platform::Telegram;
+
+        // A new message is recorded with what it shows, in one write.
+        store
+            .save_message_ref(tg, TableId(1), "-1", Some(10), Some(-7), NOW)
+            .await
+            .unwrap();
+        store
+            .save_message_ref(tg, TableId(1), "501", Some(11), None, NOW)
+            .await
+            .unwrap();
+        let hashes = |s: &std::sync::Arc<dyn kozyr::table::storage::TableStore>| {
+            let s = s.clone();
+            async move {
+                let mut v = s.shown_hashes(tg).await.unwrap();
+                v.sort();
+                v
+            }
+        };
+        assert_eq!(hashes(&store).await, vec![(TableId(1), "-1".into(), -7)]);
+        // About to change: unknown; then recorded, both rows in one write.
+        store
+            .mark_shown(tg, vec![(TableId(1), "-1".into(), None)], NOW)
+            .await
+            .unwrap();
+        assert_eq!(hashes(&store).await, vec![]);
+        let rows = vec![
+            (TableId(1), "-1".into(), Some(8)),
+            (TableId(1), "501".into(), Some(9)),
+        ];
+        store.mark_shown(tg, rows, NOW).await.unwrap();
+        assert_eq!(
+            hashes(&store).await,
+            vec![(TableId(1), "-1".into(), 8), (TableId(1), "501".into(), 9)]
+        );
+
+        // Hand tokens: the newest per person and table.
+        let d = Platform::Discord;
+        let change = |c: HandTokenChange| {
+            let s = store.clone();
+            async move { s.change_hand_token(c, NOW).await.unwrap() }
+        };
+        change(HandTokenChange::Given(token(1, 7, "old", 1_000, Some(1)))).await;
+        change(HandTokenChange::Given(token(1, 7, "new", 2_000, Some(2)))).await;
+        change(HandTokenChange::Given(token(1, 8, "ann", 3_000, None))).await;
+        let since = |at: i64| {
+            let s = store.clone();
+            async move {
+                let mut v = s.hand_tokens(d, Timestamp::from_millis(at)).await.unwrap();
+                v.sort_by_key(|r| r.user.clone());
+                v
+            }
+        };
+        assert_eq!(
+            since(0).await,
+            vec![
+                token(1, 7, "new", 2_000, Some(2)),
+                token(1, 8, "ann", 3_000, None)
+            ]
+        );
+        assert_eq!(since(2_500).await, vec![token(1, 8, "ann", 3_000, None)]);
+        // What the hand shows changes only through its newest token.
+        for (t, shown) in [("old", Some(5)), ("new", None)] {
+            change(HandTokenChange::Shown {
+                table: TableId(1),
+                user: UserId::Discord(7),
+                token: Secret(t.into()),
+                shown,
+            })
+            .await;
+        }
+        assert_eq!(since(0).await[0], token(1, 7, "new", 2_000, None));
+        // A refused older token forgets nothing; the newest one goes.
+        change(HandTokenChange::Forget {
+            table: TableId(1),
+            user: Some(UserId::Discord(7)),
+            token: Some(Secret("old".into())),
+        })
+        .await;
+        assert_eq!(since(0).await.len(), 2);
+        change(HandTokenChange::Forget {
+            table: TableId(1),
+            user: Some(UserId::Discord(7)),
+            token: Some(Secret("new".into())),
+        })
+        .await;
+        assert_eq!(since(0).await, vec![token(1, 8, "ann", 3_000, None)]);
+        // Expired ones are forgotten; a token is never in debug output.
+        change(HandTokenChange::Given(token(1, 9, "gone", 500, None))).await;
+        change(HandTokenChange::Expired {
+            platform: d,
+            before: Timestamp::from_millis(1_000),
+        })
+        .await;
+        assert_eq!(since(0).await, vec![token(1, 8, "ann", 3_000, None)]);
+        assert!(!format!("{:?}", since(0).await).contains("ann"));
+        // Every person's at a table (it closed).
+        change(HandTokenChange::Forget {
+            table: TableId(1),
+            user: None,
+            token: None,
+        })
+        .await;
+        assert_eq!(since(0).await, vec![]);
+        store.close().await;
+    }
+}

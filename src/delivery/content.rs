@@ -22,9 +22,41 @@
 //! written. Unknown means "send it". A call that shows what the store
 //! already says costs no write; one on a message already unknown costs one
 //! write, after the call, so the acting person's hand waits for at most one.
+//!
+//! A call waits for its write at most [`RECORD_WAIT`] ([`waited`]): a store
+//! that slow is failing, and the screens do not wait for it. The write
+//! still lands, and the record stays on the safe side — a hash it may hold
+//! is made unknown again before the next change — so only a kill while
+//! such a write is still on its way can leave one message's hash stale
+//! (and only until that message changes again).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::hash::Hash;
+use std::time::Duration;
+
+/// How long a platform call waits for the write before or after it.
+pub const RECORD_WAIT: Duration = Duration::from_millis(200);
+
+/// What became of a write a call waited for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Write {
+    Landed,
+    /// The store refused it: nothing was written.
+    Failed,
+    /// Still on its way after [`RECORD_WAIT`]: it may land later.
+    Pending,
+}
+
+/// Runs `write` (`true`: it landed) on a task of its own and waits for it
+/// at most [`RECORD_WAIT`]; past that it goes on without being waited for.
+pub async fn waited(write: impl Future<Output = bool> + Send + 'static) -> Write {
+    match tokio::time::timeout(RECORD_WAIT, tokio::spawn(write)).await {
+        Ok(Ok(true)) => Write::Landed,
+        Ok(_) => Write::Failed,
+        Err(_) => Write::Pending,
+    }
+}
 
 const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -77,12 +109,26 @@ pub struct Writes {
 /// What became of one call's [`Writes`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Landed {
-    /// The unknown was written before the call.
+    /// The unknown was written before the call (not one still pending).
     pub unknown_written: bool,
     /// The call succeeded (or the platform said it showed that already).
     pub shown: bool,
-    /// The new hash was written after it.
+    /// The new hash was written after it, or may still be (pending).
     pub recorded: bool,
+}
+
+impl Landed {
+    /// Takes in the write before the call.
+    pub fn unknown(&mut self, w: Write) {
+        self.unknown_written = w == Write::Landed;
+    }
+
+    /// Takes in the write after the call: one still on its way may land,
+    /// so the record keeps the hash (and makes it unknown before the next
+    /// change, which is safe either way).
+    pub fn record(&mut self, w: Write) {
+        self.recorded = w != Write::Failed;
+    }
 }
 
 impl<K: Eq + Hash + Clone> Recorded<K> {
@@ -118,7 +164,9 @@ impl<K: Eq + Hash + Clone> Recorded<K> {
 
     /// Takes in what the writes and the call of [`Recorded::before`] did.
     /// A write that failed leaves the store as it was, and so the record:
-    /// a hash still held is made unknown again before the next change.
+    /// a hash still held is made unknown again before the next change. The
+    /// record errs on the side of a hash the store may hold: that costs at
+    /// most an unknown written again, never a skipped change.
     pub fn after(&mut self, key: &K, writes: Writes, landed: Landed) {
         match writes.then {
             Some(h) if landed.shown && landed.recorded => {
@@ -153,7 +201,7 @@ impl<K: Eq + Hash + Clone> Recorded<K> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Landed, Recorded, Writes, content_hash};
+    use super::{Landed, Recorded, Write, Writes, content_hash, waited};
 
     #[test]
     fn is_fnv_1a_and_stable_across_builds() {
@@ -293,6 +341,38 @@ mod tests {
                 then: None
             }
         );
+    }
+
+    #[tokio::test]
+    async fn a_slow_write_is_not_waited_for_and_counts_as_maybe_landed() {
+        assert_eq!(waited(async { true }).await, Write::Landed);
+        assert_eq!(waited(async { false }).await, Write::Failed);
+        let slow = waited(std::future::pending::<bool>()).await;
+        assert_eq!(slow, Write::Pending);
+        // The unknown still on its way: the record keeps the old hash; the
+        // new hash still on its way: kept as the store may hold it, so the
+        // next change makes it unknown first.
+        let mut r = Recorded::restore([(0u8, 5)]);
+        let w = r.before(&0, Some(6));
+        let mut landed = Landed {
+            shown: true,
+            ..Landed::default()
+        };
+        landed.unknown(slow);
+        landed.record(slow);
+        r.after(&0, w, landed);
+        assert_eq!(r.stored(&0), Some(6));
+        assert!(r.before(&0, Some(7)).unknown_first);
+        // The hash refused after an unknown that landed: unknown it is.
+        let mut landed = Landed {
+            shown: true,
+            ..Landed::default()
+        };
+        landed.unknown(Write::Landed);
+        landed.record(Write::Failed);
+        let w = r.before(&0, Some(7));
+        r.after(&0, w, landed);
+        assert_eq!(r.stored(&0), None);
     }
 
     #[test]

@@ -54,7 +54,7 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::delivery::alerts::TurnAlerts;
-use crate::delivery::content::{Landed, Recorded, Writes};
+use crate::delivery::content::{Landed, Recorded, Write, Writes, waited};
 use crate::delivery::latest::Latest;
 use crate::delivery::news::News;
 use crate::delivery::restore::restore;
@@ -518,7 +518,7 @@ impl Outbox {
         tokio::spawn(async move {
             let mut landed = Landed::default();
             if writes.unknown_first {
-                landed.unknown_written = mark_shown(&shared, table, &chat, None).await;
+                landed.unknown(waited(mark_shown(shared.clone(), table, chat.clone(), None)).await);
             }
             // What happened before the table's new state is said first.
             for n in &news {
@@ -601,7 +601,7 @@ impl Outbox {
                 }
             }
             if let (true, Some(h)) = (landed.shown, writes.then) {
-                landed.recorded = mark_shown(&shared, table, &chat, Some(h)).await;
+                landed.record(waited(mark_shown(shared.clone(), table, chat, Some(h))).await);
             }
             let _ = done.send(Done::Table {
                 table,
@@ -650,6 +650,7 @@ impl Outbox {
                         && shared
                             .store_hand_shown(&key.0, key.1, &token.token, None)
                             .await
+                            == Write::Landed
                     {
                         shared.hand_shown(&key.0, key.1, &token.token, None);
                     }
@@ -664,9 +665,12 @@ impl Outbox {
                     super::calls::record("update_response", &r);
                     match r {
                         Ok(_) => {
+                            // One still on its way may land: kept as shown
+                            // (the next change makes it unknown first).
                             if shared
                                 .store_hand_shown(&key.0, key.1, &token.token, Some(h))
                                 .await
+                                != Write::Failed
                             {
                                 shared.hand_shown(&key.0, key.1, &token.token, Some(h));
                             }
@@ -882,8 +886,8 @@ impl Outbox {
 
 /// Records what the message of `table` (in `chat`, as its row names it)
 /// shows (`None`: about to change, not known); whether the write landed.
-async fn mark_shown(shared: &Shared, table: TableId, chat: &str, shown: Option<i64>) -> bool {
-    let row = vec![(table, chat.to_owned(), shown)];
+async fn mark_shown(shared: Arc<Shared>, table: TableId, chat: String, shown: Option<i64>) -> bool {
+    let row = vec![(table, chat, shown)];
     match shared
         .front
         .service()

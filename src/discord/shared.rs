@@ -24,6 +24,7 @@ use twilight_model::http::interaction::InteractionResponse;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
+use crate::delivery::content::{Write, waited};
 use crate::front::Front;
 use crate::front::core::Admins;
 use crate::i18n::Lang;
@@ -131,7 +132,8 @@ impl Shared {
     }
 
     /// Keeps `token` as the newest of `user`'s hand at `table`, in the
-    /// store too (awaited: one short write after the answer went).
+    /// store too (one short write after the answer went, waited for at
+    /// most [`crate::delivery::content::RECORD_WAIT`]).
     pub async fn hand_token(
         &self,
         user: &UserId,
@@ -154,14 +156,18 @@ impl Shared {
             given_at: self.front.service().now(),
             shown,
         };
-        let r = self
-            .front
-            .service()
-            .change_hand_token(HandTokenChange::Given(row))
-            .await;
-        if let Err(e) = r {
-            tracing::warn!(error = %e, table = table.0, "cannot keep a hand token");
-        }
+        let service = self.front.service().clone();
+        // Waited for a short while only: a slow store holds no hand up.
+        let _ = waited(async move {
+            match service.change_hand_token(HandTokenChange::Given(row)).await {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "cannot keep a hand token");
+                    false
+                }
+            }
+        })
+        .await;
     }
 
     /// A token the store kept from an earlier run, `age` old.
@@ -188,33 +194,38 @@ impl Shared {
         if t.shown.is_none() || t.shown == Some(shown) {
             return;
         }
-        if self.store_hand_shown(user, table, &t.token, None).await {
+        if self.store_hand_shown(user, table, &t.token, None).await == Write::Landed {
             self.hand_shown(user, table, &t.token, None);
         }
     }
 
     /// Records in the store what the hand shows through `token` (`None`:
-    /// not known); whether the write landed.
+    /// not known), waiting for it at most
+    /// [`crate::delivery::content::RECORD_WAIT`].
     pub async fn store_hand_shown(
         &self,
         user: &UserId,
         table: TableId,
         token: &str,
         shown: Option<i64>,
-    ) -> bool {
+    ) -> Write {
         let change = HandTokenChange::Shown {
             table,
             user: user.clone(),
             token: Secret(token.to_owned()),
             shown,
         };
-        match self.front.service().change_hand_token(change).await {
-            Ok(()) => true,
-            Err(e) => {
-                tracing::warn!(error = %e, table = table.0, "cannot record what a hand shows");
-                false
+        let service = self.front.service().clone();
+        waited(async move {
+            match service.change_hand_token(change).await {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "cannot record what a hand shows");
+                    false
+                }
             }
-        }
+        })
+        .await
     }
 
     /// Forgets, in the store, `user`'s token at `table` (`token`: only if

@@ -41,7 +41,7 @@ use super::markup::Message;
 pub use super::shared::Local;
 use super::shared::{Shared, class_of};
 use crate::delivery::alerts::{Turn, TurnAlerts};
-use crate::delivery::content::{Landed, Recorded, Writes, content_hash as hash_of_parts};
+use crate::delivery::content::{Landed, Recorded, Writes, content_hash as hash_of_parts, waited};
 use crate::delivery::news::{News, starts_a_deal};
 use crate::delivery::pacing::{
     Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket,
@@ -865,13 +865,13 @@ impl Outbox {
                 let method = call.method();
                 let mut landed = Landed::default();
                 if let (true, Some(t)) = (writes.unknown_first, shown_table) {
-                    landed.unknown_written = mark_shown(&shared, chat, t, None).await;
+                    landed.unknown(waited(mark_shown(shared.clone(), chat, t, None)).await);
                 }
                 let result = deliver(&shared, ChatId(chat), call).await;
                 // "Not modified": it shows exactly that already.
                 landed.shown = matches!(result, Ok(_) | Err(Failure::NotModified));
                 if let (true, Some(h), Some(t)) = (landed.shown, writes.then, shown_table) {
-                    landed.recorded = mark_shown(&shared, chat, t, Some(h)).await;
+                    landed.record(waited(mark_shown(shared.clone(), chat, t, Some(h))).await);
                 }
                 let _ = done.send(Done {
                     ticket,
@@ -1178,7 +1178,7 @@ impl Outbox {
 
 /// Records what the message showing `table` in `chat` shows (`None`: it
 /// is about to change, not known); whether the write landed.
-async fn mark_shown(shared: &Shared, chat: i64, table: i64, shown: Option<i64>) -> bool {
+async fn mark_shown(shared: Arc<Shared>, chat: i64, table: i64, shown: Option<i64>) -> bool {
     let row = vec![(TableId(table), chat.to_string(), shown)];
     match shared
         .front

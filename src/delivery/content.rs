@@ -35,8 +35,10 @@ use std::future::Future;
 use std::hash::Hash;
 use std::time::Duration;
 
-/// How long a platform call waits for the write before or after it.
-pub const RECORD_WAIT: Duration = Duration::from_millis(200);
+/// How long a platform call waits for the write before or after it: a
+/// write to a healthy store takes a few milliseconds; past this the store
+/// is slow or locked, and people's screens do not wait for it.
+pub const RECORD_WAIT: Duration = Duration::from_millis(50);
 
 /// What became of a write a call waited for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -428,6 +428,13 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         }),
         components: Vec::<Component>::new(),
     });
+    // The answer changes the hand: the store's record of what it shows is
+    // made unknown first (one short write, and only when it held another
+    // hash), so a kill before the new token is kept leaves no hash behind
+    // that the hand does not show.
+    if let (Some(m), Some(table)) = (&hand_now, table_of_hand) {
+        shared.hand_changing(&s.player.id, table, hash_of(m)).await;
+    }
     let mut updated_hand = None;
     // Whether the interaction's original response is the pressed message
     // (an update, or a deferred one) rather than a new ephemeral note.
@@ -494,7 +501,9 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         // What the message shows is known only when no outbox edit of it
         // can still land after this answer: it held the hand's turn.
         let shown = updated_hand.filter(|_| hand_turn.is_some());
-        shared.hand_token(&s.player.id, table, i.token.clone(), shown);
+        shared
+            .hand_token(&s.player.id, table, i.token.clone(), shown)
+            .await;
         drop(hand_turn);
         // An edit of this hand still in flight may land after the answer
         // with an older state: the outbox draws it again if so (nothing is
@@ -685,7 +694,9 @@ async fn my_hand(
     let turn = shared.hand_turn(user, table, HAND_TURN_WAIT).await;
     let shown = answer_with(shared, i, late, &m, true).await;
     if shown {
-        shared.hand_token(user, table, i.token.clone(), Some(hash_of(&m)));
+        shared
+            .hand_token(user, table, i.token.clone(), Some(hash_of(&m)))
+            .await;
         drop(turn);
         // The table message may have asked them to press "My hand".
         if let Ok(Some(view)) = shared.front.service().table_view(table).await {

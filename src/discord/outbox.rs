@@ -25,9 +25,11 @@
 //! ([`crate::delivery::transport`]: a 5xx or 429 retried after a pause, a
 //! gone message posted anew, an expired token forgotten, a closed channel
 //! stopping its table), announcements wait for the next render ([`News`]),
-//! what a message shows is one [`crate::delivery::content`] hash, kept over
-//! a graceful restart as Telegram's are, so a restart re-sends nothing
-//! already shown. Who is told that it is their turn is [`TurnAlerts`]'
+//! what a message shows is one [`crate::delivery::content`] hash, recorded
+//! in the store as it changes (made unknown before each call that changes
+//! it, written after: [`Recorded`]) as Telegram's are, and each hand's
+//! token with what its hand shows, so a restart — even after a kill —
+//! re-sends nothing already shown and keeps editing every open hand. Who is told that it is their turn is [`TurnAlerts`]'
 //! rule: a person quiet for its quiet time, or whose hand cannot be edited
 //! (its token is gone), when their turn comes — not a turn a start finds
 //! already running. They are told by one mention that notifies: the table
@@ -52,6 +54,7 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::delivery::alerts::TurnAlerts;
+use crate::delivery::content::{Landed, Recorded, Write, Writes, waited};
 use crate::delivery::latest::Latest;
 use crate::delivery::news::News;
 use crate::delivery::restore::restore;
@@ -86,6 +89,11 @@ pub enum Done {
         repost: bool,
         /// What failed, and in which kind of call.
         failed: Option<(Failure, transport::Call)>,
+        /// The writes around the call of what the recorded message shows,
+        /// and what they did ([`Recorded`]).
+        shown: (Writes, Landed),
+        /// What a new message posted by it shows, recorded with its id.
+        posted_hash: i64,
     },
     Hand {
         user: UserId,
@@ -142,6 +150,8 @@ struct Ping {
 pub struct Outbox {
     shared: Arc<Shared>,
     tables: HashMap<TableId, Slot>,
+    /// What the store says each table's message shows.
+    recorded: Recorded<TableId>,
     /// Each person's hand at each table, latest wins.
     hands: HashMap<(UserId, TableId), Latest<HandView>>,
     /// Who is pinged when their turn comes.
@@ -163,25 +173,33 @@ impl Outbox {
     /// them (`None`: only those whose hand cannot be edited).
     pub async fn new(shared: Arc<Shared>, turn_alerts: Option<Duration>) -> Outbox {
         let mut tables: HashMap<TableId, Slot> = HashMap::new();
-        let restored = restore(shared.front.service(), Platform::Discord).await;
+        let life = shared.token_life();
+        let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
         for (table, _chat, message) in restored.messages {
             if let Some(m) = u64::try_from(message).ok().and_then(Id::new_checked) {
                 tables.entry(table).or_default().message = Some(m);
                 shared.set_live(table, m.get());
             }
         }
-        // What the messages showed at the last graceful stop: the first
-        // render that matches is not sent again.
+        // What the messages show, as recorded: the first render that
+        // matches is not sent again.
+        let mut recorded = Vec::new();
         for (table, chat, hash) in restored.shown {
             if let Some(slot) = tables.get_mut(&table) {
                 slot.shown = Some(hash);
                 slot.chat = Some(chat);
+                recorded.push((table, hash));
             }
+        }
+        // Hands opened before the stop stay editable while their tokens last.
+        for (row, age) in restored.tokens {
+            shared.restore_hand_token(row, age);
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Outbox {
             shared,
             tables,
+            recorded: Recorded::restore(recorded),
             hands: HashMap::new(),
             alerts: TurnAlerts::new(turn_alerts, Instant::now()),
             policy: Policy::default(),
@@ -438,7 +456,8 @@ impl Outbox {
             return;
         };
         slot.channel = Some(channel);
-        slot.chat = Some(view.chat.to_string());
+        let chat = view.chat.to_string();
+        slot.chat = Some(chat.clone());
         let message = slot.message;
         let shown = slot.shown;
         let closed = view.phase == Phase::Closed;
@@ -469,6 +488,14 @@ impl Outbox {
             return;
         }
         slot.shown = Some(h);
+        // An edit makes the message show `h`; a repost leaves the row on
+        // the old message, which loses its buttons, until the new one's id
+        // is recorded (with its hash); a first post has no row to change.
+        let writes = match message {
+            Some(_) if !repost => self.recorded.before(&table, Some(h)),
+            Some(_) => self.recorded.before(&table, None),
+            None => Writes::default(),
+        };
         if closed {
             self.shared.forget_table(table);
             // Nothing more to keep in view, unless another table of the
@@ -489,6 +516,10 @@ impl Outbox {
         let policy = self.policy;
         self.in_flight += 1;
         tokio::spawn(async move {
+            let mut landed = Landed::default();
+            if writes.unknown_first {
+                landed.unknown(waited(mark_shown(shared.clone(), table, chat.clone(), None)).await);
+            }
             // What happened before the table's new state is said first.
             for n in &news {
                 if let Err(e) = post(&shared, channel, n, &no_mentions()).await {
@@ -515,7 +546,10 @@ impl Outbox {
                         .await;
                     super::calls::record("update_message", &r);
                     match r {
-                        Ok(_) => true,
+                        Ok(_) => {
+                            landed.shown = true;
+                            true
+                        }
                         Err(e) => {
                             let f = classify(&e);
                             match policy.next(f, transport::Call::Edit, Recipient::Chat, 0) {
@@ -526,7 +560,10 @@ impl Outbox {
                                     );
                                     false
                                 }
-                                Next::Shown => true,
+                                Next::Shown => {
+                                    landed.shown = true;
+                                    true
+                                }
                                 _ => {
                                     tracing::warn!(error = %e, "editing a table message failed");
                                     failed = Some((f, transport::Call::Edit));
@@ -563,12 +600,17 @@ impl Outbox {
                     }
                 }
             }
+            if let (true, Some(h)) = (landed.shown, writes.then) {
+                landed.record(waited(mark_shown(shared.clone(), table, chat, Some(h))).await);
+            }
             let _ = done.send(Done::Table {
                 table,
                 sent: Box::new(view),
                 posted,
                 repost,
                 failed,
+                shown: (writes, landed),
+                posted_hash: h,
             });
         });
     }
@@ -603,6 +645,15 @@ impl Outbox {
             if let Some(m) = hand_message(&shared, &hand).await {
                 let h = hash_of(&m);
                 if token.shown != Some(h) {
+                    // Unknown first, recorded after (`Recorded`'s rule).
+                    if token.shown.is_some()
+                        && shared
+                            .store_hand_shown(&key.0, key.1, &token.token, None)
+                            .await
+                            == Write::Landed
+                    {
+                        shared.hand_shown(&key.0, key.1, &token.token, None);
+                    }
                     let client = shared.http.interaction(shared.app);
                     let mentions = no_mentions();
                     let r = client
@@ -613,7 +664,17 @@ impl Outbox {
                         .await;
                     super::calls::record("update_response", &r);
                     match r {
-                        Ok(_) => shared.hand_shown(&key.0, key.1, &token.token, h),
+                        Ok(_) => {
+                            // One still on its way may land: kept as shown
+                            // (the next change makes it unknown first).
+                            if shared
+                                .store_hand_shown(&key.0, key.1, &token.token, Some(h))
+                                .await
+                                != Write::Failed
+                            {
+                                shared.hand_shown(&key.0, key.1, &token.token, Some(h));
+                            }
+                        }
                         Err(e) => {
                             tracing::debug!(error = %e, "editing a hand failed");
                             failed = Some(classify(&e));
@@ -641,8 +702,11 @@ impl Outbox {
                 posted,
                 repost,
                 failed,
+                shown: (writes, landed),
+                posted_hash,
             } => {
                 let now = Instant::now();
+                self.recorded.after(&table, writes, landed);
                 let Some(slot) = self.tables.get_mut(&table) else {
                     return;
                 };
@@ -686,10 +750,12 @@ impl Outbox {
                                 table,
                                 &chat,
                                 Some(id.get() as i64),
+                                Some(posted_hash),
                             )
                             .await;
-                        if let Err(e) = r {
-                            tracing::warn!(error = %e, "cannot keep a message id");
+                        match r {
+                            Ok(()) => self.recorded.posted(table, Some(posted_hash)),
+                            Err(e) => tracing::warn!(error = %e, "cannot keep a message id"),
                         }
                     }
                 }
@@ -814,6 +880,24 @@ impl Outbox {
             .await;
         if let Err(e) = r {
             tracing::warn!(error = %e, "cannot record what the messages show");
+        }
+    }
+}
+
+/// Records what the message of `table` (in `chat`, as its row names it)
+/// shows (`None`: about to change, not known); whether the write landed.
+async fn mark_shown(shared: Arc<Shared>, table: TableId, chat: String, shown: Option<i64>) -> bool {
+    let row = vec![(table, chat, shown)];
+    match shared
+        .front
+        .service()
+        .mark_shown(Platform::Discord, row)
+        .await
+    {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, table = table.0, "cannot record what a message shows");
+            false
         }
     }
 }

@@ -4,6 +4,14 @@
 //! chat below each table message). Its own file, so that the handlers and
 //! the outbox depend on it and not on each other or on `bot`, which
 //! starts them.
+//!
+//! Hand tokens are also kept in the store (through the service) from when
+//! they arrive until they are refused or their hand is gone, with what
+//! each hand shows, so a process that starts after a kill — or takes over
+//! delivery — keeps editing every open hand until its token expires. What
+//! a hand shows is made unknown there before each change of it and
+//! recorded after ([`crate::delivery::content::Recorded`]'s rule). Tokens
+//! are secrets: never logged.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,9 +24,11 @@ use twilight_model::http::interaction::InteractionResponse;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
+use crate::delivery::content::{Write, waited};
 use crate::front::Front;
 use crate::front::core::Admins;
 use crate::i18n::Lang;
+use crate::table::storage::{HandTokenChange, HandTokenRow, Secret};
 use crate::table::{ChatKey, Output, TableId, UserId};
 
 /// Work for the outbox from the handlers.
@@ -35,8 +45,9 @@ pub enum Local {
 pub const TOKEN_LIFE: Duration = Duration::from_secs(14 * 60);
 
 /// A player's newest interaction on their hand message: its token edits
-/// the hand (`PATCH /webhooks/{app}/{token}/messages/@original`).
-#[derive(Clone, Debug)]
+/// the hand (`PATCH /webhooks/{app}/{token}/messages/@original`). No
+/// `Debug`: the token is a secret.
+#[derive(Clone)]
 pub struct HandToken {
     pub token: String,
     pub at: Instant,
@@ -120,16 +131,124 @@ impl Shared {
         p.insert((channel, user), admin);
     }
 
-    /// Keeps `token` as the newest of `user`'s hand at `table`.
-    pub fn hand_token(&self, user: &UserId, table: TableId, token: String, shown: Option<i64>) {
+    /// Keeps `token` as the newest of `user`'s hand at `table`, in the
+    /// store too (one short write after the answer went, waited for at
+    /// most [`crate::delivery::content::RECORD_WAIT`]).
+    pub async fn hand_token(
+        &self,
+        user: &UserId,
+        table: TableId,
+        token: String,
+        shown: Option<i64>,
+    ) {
         lock(&self.hands).insert(
             (user.clone(), table),
             HandToken {
-                token,
+                token: token.clone(),
                 at: Instant::now(),
                 shown,
             },
         );
+        let row = HandTokenRow {
+            table,
+            user: user.clone(),
+            token: Secret(token),
+            given_at: self.front.service().now(),
+            shown,
+        };
+        let service = self.front.service().clone();
+        // Waited for a short while only: a slow store holds no hand up.
+        let _ = waited(async move {
+            match service.change_hand_token(HandTokenChange::Given(row)).await {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "cannot keep a hand token");
+                    false
+                }
+            }
+        })
+        .await;
+    }
+
+    /// A token the store kept from an earlier run, `age` old.
+    pub fn restore_hand_token(&self, row: HandTokenRow, age: Duration) {
+        let at = Instant::now().checked_sub(age).unwrap_or_else(Instant::now);
+        lock(&self.hands).insert(
+            (row.user, row.table),
+            HandToken {
+                token: row.token.0,
+                at,
+                shown: row.shown,
+            },
+        );
+    }
+
+    /// Before a change of what `user`'s hand at `table` shows to `shown`:
+    /// unless the store holds no hash for it or that very one, it is made
+    /// unknown there first, so a kill between the change and its record
+    /// never leaves a hash the hand does not show.
+    pub async fn hand_changing(&self, user: &UserId, table: TableId, shown: i64) {
+        let Some(t) = self.fresh_token(user, table) else {
+            return;
+        };
+        if t.shown.is_none() || t.shown == Some(shown) {
+            return;
+        }
+        if self.store_hand_shown(user, table, &t.token, None).await == Write::Landed {
+            self.hand_shown(user, table, &t.token, None);
+        }
+    }
+
+    /// Records in the store what the hand shows through `token` (`None`:
+    /// not known), waiting for it at most
+    /// [`crate::delivery::content::RECORD_WAIT`].
+    pub async fn store_hand_shown(
+        &self,
+        user: &UserId,
+        table: TableId,
+        token: &str,
+        shown: Option<i64>,
+    ) -> Write {
+        let change = HandTokenChange::Shown {
+            table,
+            user: user.clone(),
+            token: Secret(token.to_owned()),
+            shown,
+        };
+        let service = self.front.service().clone();
+        waited(async move {
+            match service.change_hand_token(change).await {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "cannot record what a hand shows");
+                    false
+                }
+            }
+        })
+        .await
+    }
+
+    /// Forgets, in the store, `user`'s token at `table` (`token`: only if
+    /// it is still that one; `user` `None`: everyone's at the table).
+    fn unstore_tokens(&self, table: TableId, user: Option<&UserId>, token: Option<&str>) {
+        let change = HandTokenChange::Forget {
+            table,
+            user: user.cloned(),
+            token: token.map(|t| Secret(t.to_owned())),
+        };
+        let service = self.front.service().clone();
+        // Outside the outbox's loop; a newer token written meanwhile is
+        // kept (`token`), and an expired one is never read again anyway.
+        tokio::spawn(async move {
+            if let Err(e) = service.change_hand_token(change).await {
+                tracing::warn!(error = %e, table = table.0, "cannot forget a hand token");
+            }
+        });
+    }
+
+    /// How long a hand's token is used.
+    pub fn token_life(&self) -> Duration {
+        self.token_life
     }
 
     /// The token that still edits `user`'s hand at `table`.
@@ -150,11 +269,11 @@ impl Shared {
     /// An edit through an older token may have landed on the same message
     /// after a newer answer drew it: unless it showed the same, what the
     /// message shows is unknown, and the next render is sent.
-    pub fn hand_shown(&self, user: &UserId, table: TableId, token: &str, shown: i64) {
+    pub fn hand_shown(&self, user: &UserId, table: TableId, token: &str, shown: Option<i64>) {
         if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table)) {
             if t.token == token {
-                t.shown = Some(shown);
-            } else if t.shown != Some(shown) {
+                t.shown = shown;
+            } else if t.shown != shown {
                 t.shown = None;
             }
         }
@@ -184,7 +303,12 @@ impl Shared {
         let mut h = lock(&self.hands);
         let key = (user.clone(), table);
         if token.is_none_or(|t| h.get(&key).is_some_and(|k| k.token == t)) {
-            return h.remove(&key).is_some();
+            let known = h.remove(&key).is_some();
+            drop(h);
+            if known {
+                self.unstore_tokens(table, Some(user), token);
+            }
+            return known;
         }
         false
     }
@@ -237,7 +361,13 @@ impl Shared {
 
     /// Forgets every hand token of a table (it closed).
     pub fn forget_table(&self, table: TableId) {
-        lock(&self.hands).retain(|(_, t), _| *t != table);
+        let mut hands = lock(&self.hands);
+        let had = hands.keys().any(|(_, t)| *t == table);
+        hands.retain(|(_, t), _| *t != table);
+        drop(hands);
+        if had {
+            self.unstore_tokens(table, None, None);
+        }
         lock(&self.hand_locks).retain(|(_, t), _| *t != table);
         lock(&self.live).remove(&table);
     }

@@ -1,8 +1,31 @@
 //! Which platform message shows a table in a chat (see the `message_refs`
-//! migration): front-ends edit the same messages across restarts.
+//! migration): front-ends edit the same messages across restarts. What
+//! each message shows (a content hash, NULL when it is about to change and
+//! so not known) is recorded as it changes, and so are Discord's hand
+//! tokens (the `hand_tokens` migration), so whichever process delivers
+//! next knows what is on screen.
 
 use super::{Store, StoreError};
-use crate::table::{Platform, TableId, Timestamp};
+use crate::table::storage::{HandTokenChange, HandTokenRow, Secret, ShownRow};
+use crate::table::{Platform, TableId, Timestamp, UserId};
+
+/// A `hand_tokens` row as read: (table, user, token, given at, hash).
+pub(super) type TokenRecord = (i64, String, String, i64, Option<i64>);
+
+/// The rows read, those whose user no longer parses left out.
+pub(super) fn decode_tokens(rows: Vec<TokenRecord>) -> Vec<HandTokenRow> {
+    rows.into_iter()
+        .filter_map(|(table, user, token, given_at, shown)| {
+            Some(HandTokenRow {
+                table: TableId(table),
+                user: UserId::new(user).ok()?,
+                token: Secret(token),
+                given_at: Timestamp::from_millis(given_at),
+                shown,
+            })
+        })
+        .collect()
+}
 
 impl Store {
     /// The messages recorded for the open tables: (table, chat id, message id).
@@ -42,23 +65,25 @@ impl Store {
         .await?)
     }
 
-    /// Records (`Some`) or forgets (`None`) the message showing `table` in `chat_id`.
+    /// Records (`Some`) or forgets (`None`) the message showing `table` in
+    /// `chat_id`, with what it shows (`shown`; `None`: not known).
     pub async fn save_message_ref(
         &self,
         platform: Platform,
         table: TableId,
         chat_id: &str,
         message_id: Option<i64>,
+        shown: Option<i64>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         self.commit_prepared(super::Commit::message_ref(
-            platform, table, chat_id, message_id, now,
+            platform, table, chat_id, message_id, shown, now,
         ))
         .await
     }
 
-    /// What the messages of open tables show, as recorded when the
-    /// front-end last stopped: (table, chat id, hash).
+    /// What the messages of open tables show, as last recorded (those not
+    /// known left out): (table, chat id, hash).
     pub async fn shown_hashes(
         &self,
         platform: Platform,
@@ -85,6 +110,48 @@ impl Store {
         now: Timestamp,
     ) -> Result<(), StoreError> {
         self.commit_prepared(super::Commit::shown_hashes(platform, rows, now))
+            .await
+    }
+
+    /// Records what recorded messages show (`None`: not known), in one write.
+    pub async fn mark_shown(
+        &self,
+        platform: Platform,
+        rows: Vec<ShownRow>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        self.commit_prepared(super::Commit::mark_shown(platform, rows, now))
+            .await
+    }
+
+    /// The hand tokens of `platform`'s open tables given at or after `since`.
+    pub async fn hand_tokens(
+        &self,
+        platform: Platform,
+        since: Timestamp,
+    ) -> Result<Vec<HandTokenRow>, StoreError> {
+        let rows: Vec<TokenRecord> = sqlx::query_as(
+            "SELECT h.table_id, h.user_id, h.token, h.given_at, h.shown_hash FROM hand_tokens AS h
+             JOIN tables AS t ON t.id = h.table_id
+             WHERE h.platform = ? AND t.phase != 'closed' AND h.given_at >= ?",
+        )
+        .bind(platform.as_str())
+        .bind(since.millis())
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(decode_tokens(rows))
+    }
+
+    /// Records a change to the hand tokens.
+    pub async fn change_hand_token(
+        &self,
+        change: HandTokenChange,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.commit_prepared(super::Commit::hand_token(change, now))
             .await
     }
 }

@@ -11,8 +11,8 @@ use tokio::sync::watch;
 use super::{PgStore, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
-    InboxEntry, MessageRow, PlayerStats, Recorded, StorageError, StoreFuture, StoreHealth,
-    TableStore,
+    HandTokenChange, HandTokenRow, InboxEntry, MessageRow, PlayerStats, Recorded, ShownRow,
+    StorageError, StoreFuture, StoreHealth, TableStore,
 };
 use crate::table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition,
@@ -112,10 +112,11 @@ macro_rules! table_store {
                 table: TableId,
                 chat: &'a str,
                 message: Option<i64>,
+                shown: Option<i64>,
                 now: Timestamp,
             ) -> StoreFuture<'a, ()> {
                 boxed(<$store>::save_message_ref(
-                    self, platform, table, chat, message, now,
+                    self, platform, table, chat, message, shown, now,
                 ))
             }
 
@@ -130,6 +131,31 @@ macro_rules! table_store {
                 now: Timestamp,
             ) -> StoreFuture<'_, ()> {
                 boxed(<$store>::save_shown_hashes(self, platform, rows, now))
+            }
+
+            fn mark_shown(
+                &self,
+                platform: Platform,
+                rows: Vec<ShownRow>,
+                now: Timestamp,
+            ) -> StoreFuture<'_, ()> {
+                boxed(<$store>::mark_shown(self, platform, rows, now))
+            }
+
+            fn hand_tokens(
+                &self,
+                platform: Platform,
+                since: Timestamp,
+            ) -> StoreFuture<'_, Vec<HandTokenRow>> {
+                boxed(<$store>::hand_tokens(self, platform, since))
+            }
+
+            fn change_hand_token(
+                &self,
+                change: HandTokenChange,
+                now: Timestamp,
+            ) -> StoreFuture<'_, ()> {
+                boxed(<$store>::change_hand_token(self, change, now))
             }
 
             fn owed_outputs(
@@ -296,9 +322,10 @@ impl TableStore for std::sync::Arc<dyn TableStore> {
         table: TableId,
         chat: &'a str,
         message: Option<i64>,
+        shown: Option<i64>,
         now: Timestamp,
     ) -> StoreFuture<'a, ()> {
-        (**self).save_message_ref(platform, table, chat, message, now)
+        (**self).save_message_ref(platform, table, chat, message, shown, now)
     }
 
     fn shown_hashes(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
@@ -312,6 +339,27 @@ impl TableStore for std::sync::Arc<dyn TableStore> {
         now: Timestamp,
     ) -> StoreFuture<'_, ()> {
         (**self).save_shown_hashes(platform, rows, now)
+    }
+
+    fn mark_shown(
+        &self,
+        platform: Platform,
+        rows: Vec<ShownRow>,
+        now: Timestamp,
+    ) -> StoreFuture<'_, ()> {
+        (**self).mark_shown(platform, rows, now)
+    }
+
+    fn hand_tokens(
+        &self,
+        platform: Platform,
+        since: Timestamp,
+    ) -> StoreFuture<'_, Vec<HandTokenRow>> {
+        (**self).hand_tokens(platform, since)
+    }
+
+    fn change_hand_token(&self, change: HandTokenChange, now: Timestamp) -> StoreFuture<'_, ()> {
+        (**self).change_hand_token(change, now)
     }
 
     fn owed_outputs(

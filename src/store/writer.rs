@@ -24,6 +24,7 @@ use sqlx::{ConnectOptions, Connection, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{StoreError, StoreHealth};
+use crate::table::storage::HandTokenChange;
 use crate::table::{
     Announcement, ChatKey, Counters, Effect, Lang, Platform, Player, TableEvent, Timestamp,
     Transition, stats_delta,
@@ -46,6 +47,8 @@ pub struct Commit {
     pub(super) chat_lang: Option<(ChatKey, Lang)>,
     pub(super) message_ref: Option<MessageRefWrite>,
     pub(super) shown: Option<ShownWrite>,
+    /// A change to the kept hand tokens (the `hand_tokens` migration).
+    pub(super) hand_token: Option<HandTokenChange>,
     /// Announcements a chat is owed (the `owed_outputs` migration).
     pub(super) owed: Vec<OwedWrite>,
     /// An owed announcement the chat got.
@@ -72,10 +75,11 @@ const OWED_PLATFORMS: [Platform; 1] = [Platform::Telegram];
 pub(super) enum ShownWrite {
     /// Forget every hash of the platform.
     Clear { platform: &'static str },
-    /// (table, chat id, hash) of messages recorded in `message_refs`.
+    /// (table, chat id, hash) of messages recorded in `message_refs`; a
+    /// `None` hash: not known.
     Set {
         platform: &'static str,
-        rows: Vec<(i64, String, i64)>,
+        rows: Vec<(i64, String, Option<i64>)>,
     },
 }
 
@@ -86,6 +90,8 @@ pub(super) struct MessageRefWrite {
     pub(super) chat_id: String,
     /// `None` forgets the message.
     pub(super) message_id: Option<i64>,
+    /// What the message shows (`None`: not known).
+    pub(super) shown: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -235,6 +241,7 @@ impl Commit {
             chat_lang: transition.chat_language.clone(),
             message_ref: None,
             shown: None,
+            hand_token: None,
             owed,
             owed_sent: None,
         })
@@ -286,6 +293,7 @@ impl Commit {
         table: crate::table::TableId,
         chat_id: &str,
         message_id: Option<i64>,
+        shown: Option<i64>,
         now: Timestamp,
     ) -> Commit {
         Commit {
@@ -294,6 +302,7 @@ impl Commit {
                 table_id: table.0,
                 chat_id: chat_id.to_owned(),
                 message_id,
+                shown,
             }),
             ..Commit::nothing(now)
         }
@@ -311,9 +320,35 @@ impl Commit {
                 None => ShownWrite::Clear { platform },
                 Some(rows) => ShownWrite::Set {
                     platform,
-                    rows: rows.into_iter().map(|(t, c, h)| (t.0, c, h)).collect(),
+                    rows: rows
+                        .into_iter()
+                        .map(|(t, c, h)| (t.0, c, Some(h)))
+                        .collect(),
                 },
             }),
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records what messages show, a `None` hash as not known.
+    pub fn mark_shown(
+        platform: crate::table::Platform,
+        rows: Vec<crate::table::storage::ShownRow>,
+        now: Timestamp,
+    ) -> Commit {
+        Commit {
+            shown: Some(ShownWrite::Set {
+                platform: platform.as_str(),
+                rows: rows.into_iter().map(|(t, c, h)| (t.0, c, h)).collect(),
+            }),
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// A change to the kept hand tokens.
+    pub fn hand_token(change: HandTokenChange, now: Timestamp) -> Commit {
+        Commit {
+            hand_token: Some(change),
             ..Commit::nothing(now)
         }
     }
@@ -329,6 +364,7 @@ impl Commit {
             chat_lang: None,
             message_ref: None,
             shown: None,
+            hand_token: None,
             owed: Vec::new(),
             owed_sent: None,
         }
@@ -763,6 +799,32 @@ async fn write_one(
         .execute(&mut **tx)
         .await?;
     }
+    // The message first: a new one's row is written with what it shows.
+    if let Some(m) = &c.message_ref {
+        match m.message_id {
+            Some(id) => sqlx::query(
+                "INSERT INTO message_refs (platform, table_id, chat_id, message_id, updated_at, shown_hash)
+                 VALUES (?, ?, ?, ?, ?, ?)
+                 ON CONFLICT (platform, table_id, chat_id) DO UPDATE SET
+                     message_id = excluded.message_id, updated_at = excluded.updated_at,
+                     shown_hash = excluded.shown_hash",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id)
+            .bind(id)
+            .bind(c.at)
+            .bind(m.shown),
+            None => sqlx::query(
+                "DELETE FROM message_refs WHERE platform = ? AND table_id = ? AND chat_id = ?",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id),
+        }
+        .execute(&mut **tx)
+        .await?;
+    }
     match &c.shown {
         None => {}
         Some(ShownWrite::Clear { platform }) => {
@@ -786,29 +848,8 @@ async fn write_one(
             }
         }
     }
-    if let Some(m) = &c.message_ref {
-        match m.message_id {
-            Some(id) => sqlx::query(
-                "INSERT INTO message_refs (platform, table_id, chat_id, message_id, updated_at)
-                 VALUES (?, ?, ?, ?, ?)
-                 ON CONFLICT (platform, table_id, chat_id) DO UPDATE SET
-                     message_id = excluded.message_id, updated_at = excluded.updated_at,
-                     shown_hash = NULL",
-            )
-            .bind(m.platform)
-            .bind(m.table_id)
-            .bind(&m.chat_id)
-            .bind(id)
-            .bind(c.at),
-            None => sqlx::query(
-                "DELETE FROM message_refs WHERE platform = ? AND table_id = ? AND chat_id = ?",
-            )
-            .bind(m.platform)
-            .bind(m.table_id)
-            .bind(&m.chat_id),
-        }
-        .execute(&mut **tx)
-        .await?;
+    if let Some(change) = &c.hand_token {
+        write_hand_token(tx, change).await?;
     }
     for o in &c.owed {
         sqlx::query(
@@ -958,5 +999,55 @@ async fn move_stats(
         .bind(from.id())
         .execute(&mut **tx)
         .await?;
+    Ok(())
+}
+
+/// A change to the kept hand tokens (the `hand_tokens` migration).
+async fn write_hand_token(
+    tx: &mut Transaction<'_, Sqlite>,
+    change: &HandTokenChange,
+) -> Result<(), sqlx::Error> {
+    let query = match change {
+        HandTokenChange::Given(row) => sqlx::query(
+            "INSERT INTO hand_tokens (platform, table_id, user_id, token, given_at, shown_hash)
+             VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT (platform, table_id, user_id) DO UPDATE SET
+                 token = excluded.token, given_at = excluded.given_at,
+                 shown_hash = excluded.shown_hash",
+        )
+        .bind(row.user.platform().as_str())
+        .bind(row.table.0)
+        .bind(row.user.to_string())
+        .bind(&row.token.0)
+        .bind(row.given_at.millis())
+        .bind(row.shown),
+        HandTokenChange::Shown {
+            table,
+            user,
+            token,
+            shown,
+        } => sqlx::query(
+            "UPDATE hand_tokens SET shown_hash = ?
+             WHERE platform = ? AND table_id = ? AND user_id = ? AND token = ?",
+        )
+        .bind(*shown)
+        .bind(user.platform().as_str())
+        .bind(table.0)
+        .bind(user.to_string())
+        .bind(&token.0),
+        HandTokenChange::Forget { table, user, token } => sqlx::query(
+            "DELETE FROM hand_tokens WHERE table_id = ?1
+             AND (?2 IS NULL OR user_id = ?2) AND (?3 IS NULL OR token = ?3)",
+        )
+        .bind(table.0)
+        .bind(user.as_ref().map(|u| u.to_string()))
+        .bind(token.as_ref().map(|t| t.0.clone())),
+        HandTokenChange::Expired { platform, before } => {
+            sqlx::query("DELETE FROM hand_tokens WHERE platform = ? AND given_at < ?")
+                .bind(platform.as_str())
+                .bind(before.millis())
+        }
+    };
+    query.execute(&mut **tx).await?;
     Ok(())
 }

@@ -60,7 +60,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::storage::{PlayerStats, Recorded, StorageError, StoreHealth, TableStore};
+use super::storage::{
+    HandTokenChange, HandTokenRow, PlayerStats, Recorded, ShownRow, StorageError, StoreHealth,
+    TableStore,
+};
 use super::{
     Actor, Announcement, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table,
     TableError, TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
@@ -619,22 +622,60 @@ impl TableService {
         Ok(self.inner.store.open_message_refs(platform).await?)
     }
 
-    /// What the messages of open tables showed when the front-end of
-    /// `platform` last stopped — (table, chat, hash of the content) — and
-    /// forgets it, so that a later kill (which records nothing) leaves no
-    /// outdated hash behind.
-    pub async fn take_shown_hashes(
+    /// What the messages of open tables of `platform` show — (table,
+    /// chat, hash of the content) — as the front-end recorded it while it
+    /// changed (those not known left out). Not cleared: a front-end keeps
+    /// it true through [`TableService::mark_shown`], so a kill leaves no
+    /// hash behind that its message does not show.
+    pub async fn shown_hashes(
         &self,
         platform: Platform,
     ) -> Result<Vec<(TableId, String, i64)>, ServiceError> {
-        let rows = self.inner.store.shown_hashes(platform).await?;
-        if !rows.is_empty() {
-            self.inner
-                .store
-                .save_shown_hashes(platform, None, self.now())
-                .await?;
-        }
-        Ok(rows)
+        Ok(self.inner.store.shown_hashes(platform).await?)
+    }
+
+    /// Records what messages show — a hash, or `None` for "about to
+    /// change, not known" — in one write.
+    pub async fn mark_shown(
+        &self,
+        platform: Platform,
+        rows: Vec<ShownRow>,
+    ) -> Result<(), ServiceError> {
+        Ok(self
+            .inner
+            .store
+            .mark_shown(platform, rows, self.now())
+            .await?)
+    }
+
+    /// The hand tokens of `platform`'s open tables younger than `life`;
+    /// older ones are forgotten first.
+    pub async fn hand_tokens(
+        &self,
+        platform: Platform,
+        life: Duration,
+    ) -> Result<Vec<HandTokenRow>, ServiceError> {
+        let life = i64::try_from(life.as_millis()).unwrap_or(i64::MAX);
+        let since = self.now().plus_millis(life.saturating_neg());
+        let expired = HandTokenChange::Expired {
+            platform,
+            before: since,
+        };
+        self.inner
+            .store
+            .change_hand_token(expired, self.now())
+            .await?;
+        Ok(self.inner.store.hand_tokens(platform, since).await?)
+    }
+
+    /// Records a change to the hand tokens (a token given, what its hand
+    /// shows, a token forgotten).
+    pub async fn change_hand_token(&self, change: HandTokenChange) -> Result<(), ServiceError> {
+        Ok(self
+            .inner
+            .store
+            .change_hand_token(change, self.now())
+            .await?)
     }
 
     /// Records what the messages show (hashes of their content), as a
@@ -652,18 +693,20 @@ impl TableService {
     }
 
     /// Records (or with `None` forgets) the message showing `table` in
-    /// `chat`, so a restart edits the same message.
+    /// `chat`, so a restart edits the same message, and what it shows
+    /// (`shown`: its content hash; `None`: not known).
     pub async fn save_message_ref(
         &self,
         platform: Platform,
         table: TableId,
         chat: &str,
         message: Option<i64>,
+        shown: Option<i64>,
     ) -> Result<(), ServiceError> {
         Ok(self
             .inner
             .store
-            .save_message_ref(platform, table, chat, message, self.now())
+            .save_message_ref(platform, table, chat, message, shown, self.now())
             .await?)
     }
 

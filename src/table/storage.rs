@@ -91,6 +91,64 @@ pub struct InboxEntry {
 /// message shows.
 pub type MessageRow = (TableId, String, i64);
 
+/// A (table, chat id, hash) row where the hash may be unknown (`None`):
+/// what a message shows, as a front-end records it while it changes.
+pub type ShownRow = (TableId, String, Option<i64>);
+
+/// A secret a platform gave (a Discord interaction token): kept and handed
+/// on, never shown in logs or debug output.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// A person's newest token of their hand message at a table (Discord: an
+/// ephemeral message edited only through the newest interaction token of
+/// it, for 15 minutes), as the store keeps it across a kill.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandTokenRow {
+    pub table: TableId,
+    pub user: UserId,
+    pub token: Secret,
+    /// When the platform gave it: it expires some time after.
+    pub given_at: Timestamp,
+    /// A hash of what the hand shows; `None`: not known (the next render
+    /// is sent).
+    pub shown: Option<i64>,
+}
+
+/// A change to the hand tokens a store keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandTokenChange {
+    /// A new token arrived: it replaces the person's older one.
+    Given(HandTokenRow),
+    /// What the hand shows through `token` (`None`: about to change, so
+    /// not known); nothing if a newer token replaced it.
+    Shown {
+        table: TableId,
+        user: UserId,
+        token: Secret,
+        shown: Option<i64>,
+    },
+    /// The token was refused, or the hand is gone: `token` only if it is
+    /// still the newest (`None`: whatever it is), every person's of the
+    /// table when `user` is `None`.
+    Forget {
+        table: TableId,
+        user: Option<UserId>,
+        token: Option<Secret>,
+    },
+    /// Tokens of `platform` given before `before` (expired).
+    Expired {
+        platform: Platform,
+        before: Timestamp,
+    },
+}
+
 /// The durable state of the table service: snapshots, the event log,
 /// de-duplication keys, statistics and what front-ends recorded about
 /// their messages.
@@ -155,18 +213,42 @@ pub trait TableStore: Send + Sync + 'static {
     /// The messages recorded for the open tables of `platform`.
     fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>>;
 
-    /// Records (or with `None` forgets) the message showing `table` in `chat`.
+    /// Records (or with `None` forgets) the message showing `table` in
+    /// `chat`, and what it shows (`shown`: its hash, `None` unknown).
     fn save_message_ref<'a>(
         &'a self,
         platform: Platform,
         table: TableId,
         chat: &'a str,
         message: Option<i64>,
+        shown: Option<i64>,
         now: Timestamp,
     ) -> StoreFuture<'a, ()>;
 
-    /// The hashes of what the messages of `platform` showed when it last stopped.
+    /// The hashes of what the messages of `platform` show, as last recorded
+    /// (rows whose content is not known are left out).
     fn shown_hashes(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>>;
+
+    /// Records what recorded messages show, in one write: a hash, or `None`
+    /// for "about to change, not known" (written before the call that
+    /// changes it, so a kill between the call and the next record never
+    /// leaves a hash the message does not show).
+    fn mark_shown(
+        &self,
+        platform: Platform,
+        rows: Vec<ShownRow>,
+        now: Timestamp,
+    ) -> StoreFuture<'_, ()>;
+
+    /// The hand tokens of `platform`'s open tables given at or after `since`.
+    fn hand_tokens(
+        &self,
+        platform: Platform,
+        since: Timestamp,
+    ) -> StoreFuture<'_, Vec<HandTokenRow>>;
+
+    /// Records a change to the hand tokens.
+    fn change_hand_token(&self, change: HandTokenChange, now: Timestamp) -> StoreFuture<'_, ()>;
 
     /// Replaces those hashes (`None`: forgets them).
     fn save_shown_hashes(

@@ -9,7 +9,10 @@
 //! holds up another.
 //!
 //! Message ids are kept in the store (`message_refs`), so after a restart
-//! the same messages are edited and the buttons on them keep working. A
+//! the same messages are edited and the buttons on them keep working; so is
+//! what each message shows, as it changes (made unknown before each call
+//! that changes it, recorded after: [`Recorded`]), so a start after a kill
+//! sends nothing Telegram shows already ("message is not modified"). A
 //! message that is gone is posted anew; a person the bot cannot message is
 //! marked unreachable (the lobby then shows them a deep link, and the turn
 //! timer plays for them).
@@ -38,7 +41,7 @@ use super::markup::Message;
 pub use super::shared::Local;
 use super::shared::{Shared, class_of};
 use crate::delivery::alerts::{Turn, TurnAlerts};
-use crate::delivery::content::content_hash as hash_of_parts;
+use crate::delivery::content::{Landed, Recorded, Writes, content_hash as hash_of_parts, waited};
 use crate::delivery::news::{News, starts_a_deal};
 use crate::delivery::pacing::{
     Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket,
@@ -106,6 +109,11 @@ pub struct Done {
     owed: Option<(TableId, Announcement)>,
     /// The slot to forget once the pacer has the result (a deleted message).
     forget: Option<Slot>,
+    /// The table whose recorded message the call changed, with the writes
+    /// around it and what they did ([`Recorded`]).
+    shown: Option<(i64, Writes, Landed)>,
+    /// What a new message posted by it shows, recorded with its id.
+    posted_hash: Option<i64>,
     /// Where a message told to one person goes if their chat refuses it.
     fallback: Option<(i64, Message)>,
     /// What kind of call it was, for what its failure means.
@@ -128,9 +136,16 @@ pub struct Outbox {
     sources: HashMap<(i64, i64), Source>,
     /// (private chat, table): hands last shown as the person's turn.
     on_turn: HashSet<(i64, i64)>,
-    /// (chat, table) → a hash of what its message showed when the bot last
-    /// stopped: the first render that matches is not sent again.
+    /// (chat, table) → a hash of what its message showed when the bot
+    /// started: the first render that matches is not sent again.
     restored: HashMap<(i64, i64), i64>,
+    /// (chat, table) → what the store says its message shows, kept true
+    /// across a kill by the writes around each call.
+    recorded: Recorded<(i64, i64)>,
+    /// (chat, old message) → the table whose stored row may still name
+    /// it: a table or hand posted anew below, until the new message's id
+    /// is recorded. Editing or deleting it makes the row's hash untrue.
+    replaced: HashMap<(i64, i32), i64>,
     /// (chat, table) → since when its message is out of date, and how urgently.
     stale: HashMap<(i64, i64), (Instant, Priority)>,
     /// The latest view of each table, for names in hands and announcements.
@@ -191,7 +206,7 @@ impl Outbox {
         not_found_retry: Duration,
         turn_alerts: Option<Duration>,
     ) -> Outbox {
-        let saved = restore(shared.front.service(), Platform::Telegram).await;
+        let saved = restore(shared.front.service(), Platform::Telegram, None).await;
         let mut refs = HashMap::new();
         for (table, chat, message) in saved.messages {
             if let (Ok(chat), Ok(m)) = (chat.parse::<i64>(), i32::try_from(message)) {
@@ -211,8 +226,11 @@ impl Outbox {
         if !refs.is_empty() {
             queue.start_spent(Instant::now());
         }
+        let recorded = Recorded::restore(restored.iter().map(|(k, h)| (*k, *h)));
         let mut outbox = Outbox {
             restored,
+            recorded,
+            replaced: HashMap::new(),
             shared,
             queue,
             refs,
@@ -464,6 +482,7 @@ impl Outbox {
         let Some(old) = self.refs.remove(&(chat, table)) else {
             return;
         };
+        self.replaced.insert((chat, old.0), table);
         let shown = self.queue.expected(&chat, &Slot::Table(table)).cloned();
         self.queue.forget_slot(&chat, &Slot::Table(table));
         let piece = match (started, shown) {
@@ -483,6 +502,7 @@ impl Outbox {
             // No message yet: the first one notifies anyway.
             return;
         };
+        self.replaced.insert((chat, old.0), table);
         self.queue.forget_slot(&chat, &Slot::Table(table));
         self.queue
             .set_with(chat, Slot::Menu(old.0), Piece::Delete, Priority::Background);
@@ -751,6 +771,30 @@ impl Outbox {
             // A deleted message's slot is forgotten once it went.
             let mut forget = None;
             let mut fallback = None;
+            // The table whose recorded message this call changes: a table
+            // or hand edited, or an old one (still named by its row until
+            // the new one's id is recorded) losing its buttons or deleted.
+            let (shown_table, shown_hash, posting) = match &tx.output {
+                Transmission::Set {
+                    slot: Slot::Table(t),
+                    content: Piece::Show(m),
+                } => (
+                    Some(*t),
+                    Some(content_hash(m)),
+                    !self.refs.contains_key(&(chat, *t)),
+                ),
+                Transmission::Set {
+                    slot: Slot::Menu(id),
+                    ..
+                } => (self.replaced.get(&(chat, *id)).copied(), None, false),
+                _ => (None, None, false),
+            };
+            // A new message's hash is recorded with its id (`on_done`).
+            let posted_hash = shown_hash.filter(|_| posting);
+            let shown_table = shown_table.filter(|_| !posting);
+            let writes = shown_table.map_or_else(Writes::default, |t| {
+                self.recorded.before(&(chat, t), shown_hash)
+            });
             let kind = if keeps {
                 transport::Call::Edit
             } else if matches!(&tx.output, Transmission::Set { .. }) {
@@ -819,7 +863,16 @@ impl Outbox {
             let ticket = tx.ticket;
             tokio::spawn(async move {
                 let method = call.method();
+                let mut landed = Landed::default();
+                if let (true, Some(t)) = (writes.unknown_first, shown_table) {
+                    landed.unknown(waited(mark_shown(shared.clone(), chat, t, None)).await);
+                }
                 let result = deliver(&shared, ChatId(chat), call).await;
+                // "Not modified": it shows exactly that already.
+                landed.shown = matches!(result, Ok(_) | Err(Failure::NotModified));
+                if let (true, Some(h), Some(t)) = (landed.shown, writes.then, shown_table) {
+                    landed.record(waited(mark_shown(shared.clone(), chat, t, Some(h))).await);
+                }
                 let _ = done.send(Done {
                     ticket,
                     table,
@@ -827,6 +880,8 @@ impl Outbox {
                     stale,
                     owed,
                     forget,
+                    shown: shown_table.map(|t| (t, writes, landed)),
+                    posted_hash,
                     fallback,
                     kind,
                     method,
@@ -839,6 +894,9 @@ impl Outbox {
     async fn on_done(&mut self, done: Done) {
         let now = Instant::now();
         let chat = done.ticket.chat;
+        if let Some((t, writes, landed)) = done.shown {
+            self.recorded.after(&(chat, t), writes, landed);
+        }
         let to = match class_of(&chat) {
             Class::Group => Recipient::Chat,
             Class::Private => Recipient::Person,
@@ -869,8 +927,12 @@ impl Outbox {
                 }
                 if let (Some(m), Some(table), true) = (new_message, done.table, done.keeps) {
                     self.refs.insert((chat, table.0), m);
-                    // Recorded before the next output for this chat goes out.
-                    if let Err(e) = self
+                    // Recorded, with what it shows, before the next output
+                    // for this chat goes out. The row names the new message
+                    // from now on, not the one it replaced.
+                    self.replaced
+                        .retain(|(c, _), t| !(*c == chat && *t == table.0));
+                    match self
                         .shared
                         .front
                         .service()
@@ -879,10 +941,14 @@ impl Outbox {
                             table,
                             &chat.to_string(),
                             Some(i64::from(m.0)),
+                            done.posted_hash,
                         )
                         .await
                     {
-                        tracing::warn!(error = %e, "cannot record a message id");
+                        Ok(()) => self.recorded.posted((chat, table.0), done.posted_hash),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "cannot record a message id");
+                        }
                     }
                     // The live table is posted anew below a new deal's news.
                     for a in self.reposting.remove(&(chat, table.0)).unwrap_or_default() {
@@ -993,12 +1059,13 @@ impl Outbox {
     /// Forgets, in the store too, the message that showed `table` in `chat`
     /// (it is gone): after a restart the next output posts it anew.
     /// Awaited, so that it lands before the id of the message posted anew.
-    async fn forget_ref(&self, chat: i64, table: TableId) {
+    async fn forget_ref(&mut self, chat: i64, table: TableId) {
+        self.recorded.forget(&(chat, table.0));
         let r = self
             .shared
             .front
             .service()
-            .save_message_ref(Platform::Telegram, table, &chat.to_string(), None)
+            .save_message_ref(Platform::Telegram, table, &chat.to_string(), None, None)
             .await;
         if let Err(e) = r {
             tracing::warn!(error = %e, "cannot forget a message id");
@@ -1031,6 +1098,8 @@ impl Outbox {
         }
         self.refs.retain(|(c, _), _| *c != from);
         self.restored.retain(|(c, _), _| *c != from);
+        self.recorded.retain(|(c, _)| *c != from);
+        self.replaced.retain(|(c, _), _| *c != from);
         let moved: Vec<((i64, i64), Source)> =
             self.sources.extract_if(|(c, _), _| *c == from).collect();
         for ((_, t), source) in moved {
@@ -1104,6 +1173,24 @@ impl Outbox {
     /// Whether nothing waits to go out.
     fn idle(&self) -> bool {
         self.queue.poll_timeout().is_none() && self.done_rx.is_empty()
+    }
+}
+
+/// Records what the message showing `table` in `chat` shows (`None`: it
+/// is about to change, not known); whether the write landed.
+async fn mark_shown(shared: Arc<Shared>, chat: i64, table: i64, shown: Option<i64>) -> bool {
+    let row = vec![(TableId(table), chat.to_string(), shown)];
+    match shared
+        .front
+        .service()
+        .mark_shown(Platform::Telegram, row)
+        .await
+    {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, chat, table, "cannot record what a message shows");
+            false
+        }
     }
 }
 

@@ -33,6 +33,7 @@ mod service;
 mod sqlite_claim;
 mod store_backends;
 mod store_faults;
+mod takeover_screens;
 mod telegram;
 mod telegram_limits;
 mod telegram_play;

@@ -247,11 +247,11 @@ async fn message_refs_and_shown_hashes(backend: Backend) {
         .await
         .unwrap();
     store
-        .save_message_ref(tg, TableId(1), "-1", Some(10), NOW)
+        .save_message_ref(tg, TableId(1), "-1", Some(10), None, NOW)
         .await
         .unwrap();
     store
-        .save_message_ref(tg, TableId(1), "501", Some(11), NOW)
+        .save_message_ref(tg, TableId(1), "501", Some(11), None, NOW)
         .await
         .unwrap();
     let mut refs = store.open_message_refs(tg).await.unwrap();
@@ -277,7 +277,7 @@ async fn message_refs_and_shown_hashes(backend: Backend) {
     shown.sort();
     assert_eq!(shown, hashes);
     store
-        .save_message_ref(tg, TableId(1), "501", Some(12), NOW)
+        .save_message_ref(tg, TableId(1), "501", Some(12), None, NOW)
         .await
         .unwrap();
     assert_eq!(
@@ -288,7 +288,7 @@ async fn message_refs_and_shown_hashes(backend: Backend) {
     assert_eq!(store.shown_hashes(tg).await.unwrap(), vec![]);
     // Forgotten.
     store
-        .save_message_ref(tg, TableId(1), "-1", None, NOW)
+        .save_message_ref(tg, TableId(1), "-1", None, None, NOW)
         .await
         .unwrap();
     assert_eq!(

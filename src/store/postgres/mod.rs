@@ -20,6 +20,7 @@
 
 mod inbox;
 pub mod leadership;
+mod messages;
 mod write;
 
 use std::str::FromStr;
@@ -402,8 +403,8 @@ impl PgStore {
             .collect())
     }
 
-    /// What the messages of open tables show, as recorded when the
-    /// front-end last stopped: (table, chat id, hash).
+    /// What the messages of open tables show, as last recorded (those not
+    /// known left out): (table, chat id, hash).
     pub async fn shown_hashes(
         &self,
         platform: Platform,
@@ -452,17 +453,19 @@ impl PgStore {
         Ok(super::admin::every_platform_and_phase(&rows))
     }
 
-    /// Records (`Some`) or forgets (`None`) the message showing `table` in `chat_id`.
+    /// Records (`Some`) or forgets (`None`) the message showing `table` in
+    /// `chat_id`, with what it shows (`shown`; `None`: not known).
     pub async fn save_message_ref(
         &self,
         platform: Platform,
         table: TableId,
         chat_id: &str,
         message_id: Option<i64>,
+        shown: Option<i64>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         self.commit_prepared(Commit::message_ref(
-            platform, table, chat_id, message_id, now,
+            platform, table, chat_id, message_id, shown, now,
         ))
         .await
     }

@@ -6,6 +6,7 @@ use sqlx::{Postgres, Transaction};
 
 use super::super::StoreError;
 use super::super::writer::{Commit, ShownWrite, StatsWrite};
+use crate::table::storage::HandTokenChange;
 use crate::table::{ChatKey, TableId};
 
 /// How often a transaction the server aborted to break a deadlock or a
@@ -190,6 +191,32 @@ async fn write_one(
         .execute(&mut **tx)
         .await?;
     }
+    // The message first: a new one's row is written with what it shows.
+    if let Some(m) = &c.message_ref {
+        match m.message_id {
+            Some(id) => sqlx::query(
+                "INSERT INTO message_refs (platform, table_id, chat_id, message_id, updated_at, shown_hash)
+                 VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (platform, table_id, chat_id) DO UPDATE SET
+                     message_id = excluded.message_id, updated_at = excluded.updated_at,
+                     shown_hash = excluded.shown_hash",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id)
+            .bind(id)
+            .bind(c.at)
+            .bind(m.shown),
+            None => sqlx::query(
+                "DELETE FROM message_refs WHERE platform = $1 AND table_id = $2 AND chat_id = $3",
+            )
+            .bind(m.platform)
+            .bind(m.table_id)
+            .bind(&m.chat_id),
+        }
+        .execute(&mut **tx)
+        .await?;
+    }
     match &c.shown {
         None => {}
         Some(ShownWrite::Clear { platform }) => {
@@ -213,29 +240,8 @@ async fn write_one(
             }
         }
     }
-    if let Some(m) = &c.message_ref {
-        match m.message_id {
-            Some(id) => sqlx::query(
-                "INSERT INTO message_refs (platform, table_id, chat_id, message_id, updated_at)
-                 VALUES ($1, $2, $3, $4, $5)
-                 ON CONFLICT (platform, table_id, chat_id) DO UPDATE SET
-                     message_id = excluded.message_id, updated_at = excluded.updated_at,
-                     shown_hash = NULL",
-            )
-            .bind(m.platform)
-            .bind(m.table_id)
-            .bind(&m.chat_id)
-            .bind(id)
-            .bind(c.at),
-            None => sqlx::query(
-                "DELETE FROM message_refs WHERE platform = $1 AND table_id = $2 AND chat_id = $3",
-            )
-            .bind(m.platform)
-            .bind(m.table_id)
-            .bind(&m.chat_id),
-        }
-        .execute(&mut **tx)
-        .await?;
+    if let Some(change) = &c.hand_token {
+        write_hand_token(tx, change).await?;
     }
     for o in &c.owed {
         sqlx::query(
@@ -391,5 +397,55 @@ async fn move_stats(
         .bind(&from_id)
         .execute(&mut **tx)
         .await?;
+    Ok(())
+}
+
+/// A change to the kept hand tokens (the `hand_tokens` migration).
+async fn write_hand_token(
+    tx: &mut Transaction<'_, Postgres>,
+    change: &HandTokenChange,
+) -> Result<(), sqlx::Error> {
+    let query = match change {
+        HandTokenChange::Given(row) => sqlx::query(
+            "INSERT INTO hand_tokens (platform, table_id, user_id, token, given_at, shown_hash)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (platform, table_id, user_id) DO UPDATE SET
+                 token = excluded.token, given_at = excluded.given_at,
+                 shown_hash = excluded.shown_hash",
+        )
+        .bind(row.user.platform().as_str())
+        .bind(row.table.0)
+        .bind(row.user.to_string())
+        .bind(&row.token.0)
+        .bind(row.given_at.millis())
+        .bind(row.shown),
+        HandTokenChange::Shown {
+            table,
+            user,
+            token,
+            shown,
+        } => sqlx::query(
+            "UPDATE hand_tokens SET shown_hash = $1
+             WHERE platform = $2 AND table_id = $3 AND user_id = $4 AND token = $5",
+        )
+        .bind(*shown)
+        .bind(user.platform().as_str())
+        .bind(table.0)
+        .bind(user.to_string())
+        .bind(&token.0),
+        HandTokenChange::Forget { table, user, token } => sqlx::query(
+            "DELETE FROM hand_tokens WHERE table_id = $1
+             AND ($2::TEXT IS NULL OR user_id = $2) AND ($3::TEXT IS NULL OR token = $3)",
+        )
+        .bind(table.0)
+        .bind(user.as_ref().map(|u| u.to_string()))
+        .bind(token.as_ref().map(|t| t.0.clone())),
+        HandTokenChange::Expired { platform, before } => {
+            sqlx::query("DELETE FROM hand_tokens WHERE platform = $1 AND given_at < $2")
+                .bind(platform.as_str())
+                .bind(before.millis())
+        }
+    };
+    query.execute(&mut **tx).await?;
     Ok(())
 }

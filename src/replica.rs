@@ -9,6 +9,13 @@
 //! When the holder dies PostgreSQL frees the lease with its connection and
 //! a standby takes over, rebuilding from the database as a restart does.
 //!
+//! One thing a standby does run: with `DISCORD_SHARDS` set, the gateway
+//! shards it names (`discord::bot::Gateway::standing_by`), whose
+//! interactions and messages it writes into the inbox for the serving
+//! replica — so the shards are split between the replicas, and Discord's
+//! REST budget is still spent by one process. Taking over, it hands the
+//! same connections to its shell ([`Serving::take_discord_gateway`]).
+//!
 //! The serving replica confirms its lease every [`CONFIRM_EVERY`] and
 //! stops serving as soon as it cannot (`kozyr run` exits at once, code 1;
 //! a supervisor restarts it as a standby), so two overlap at most that
@@ -21,8 +28,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, UpdateMode};
-use crate::store::Backend;
+use crate::discord::bot::Gateway;
 use crate::store::postgres::leadership::{LeaseError, ServingLease};
+use crate::store::{Backend, PgStore, StoreOptions};
+use crate::table::Platform;
+use crate::table::storage::Inbox;
 
 /// How often a standby tries for the lease: the most a takeover waits
 /// after the holder's connection ends.
@@ -42,12 +52,28 @@ pub enum ReplicaError {
 }
 
 /// This process may serve: on PostgreSQL it holds the lease.
-#[derive(Debug)]
 pub struct Serving {
     lease: Option<ServingLease>,
+    /// The Discord shards connected while standing by.
+    discord: Option<Gateway>,
+}
+
+impl std::fmt::Debug for Serving {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Serving")
+            .field("lease", &self.lease)
+            .field("discord", &self.discord.as_ref().map(Gateway::shards))
+            .finish()
+    }
 }
 
 impl Serving {
+    /// The Discord gateway shards this replica connected while it stood
+    /// by, for its shell to take over (`discord::bot::start_serving`).
+    pub fn take_discord_gateway(&mut self) -> Option<Gateway> {
+        self.discord.take()
+    }
+
     /// Resolves when the lease is lost (never on SQLite): the caller
     /// stops serving at once.
     pub async fn lost(self) -> ReplicaError {
@@ -71,20 +97,38 @@ impl Serving {
 pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Serving>, ReplicaError> {
     if !matches!(Backend::of(&config.database_url), Ok(Backend::Postgres)) {
         crate::metrics::replica_serving(true);
-        return Ok(Some(Serving { lease: None }));
+        return Ok(Some(Serving {
+            lease: None,
+            discord: None,
+        }));
     }
     let mut lease = ServingLease::connect(&config.database_url)
         .await
         .map_err(ReplicaError::Lease)?;
     if lease.try_take().await.map_err(ReplicaError::Lease)? {
-        return Ok(Some(serving(lease)));
+        return Ok(Some(serving(lease, None)));
     }
     tracing::info!("standing by: another replica serves this bot");
     crate::metrics::replica_serving(false);
     let unavailable = answer_unavailable(endpoints(config)).await?;
+    // Beside the lease, not before it: Discord or the database being slow
+    // to answer must not hold up a takeover.
+    let shards = tokio::spawn(standby_shards(config.clone()));
     let waited = tokio::select! {
-        took = wait_for_lease(&mut lease, heartbeat) => took.map(|()| Some(serving(lease))),
+        took = wait_for_lease(&mut lease, heartbeat) => took.map(|()| Some(lease)),
         () = crate::run::wait_for_signal() => Ok(None),
+    };
+    // Still connecting: the serving shell connects the shards itself.
+    shards.abort();
+    let discord = shards.await.ok().flatten();
+    let waited = match waited {
+        Ok(Some(lease)) => Ok(Some(serving(lease, discord))),
+        Ok(None) | Err(_) => {
+            if let Some(g) = discord {
+                g.stop().await;
+            }
+            waited.map(|_| None)
+        }
     };
     // The shells listen on these addresses next: the answering stops,
     // connections a proxy keeps open included.
@@ -95,10 +139,36 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
     waited
 }
 
-fn serving(lease: ServingLease) -> Serving {
+fn serving(lease: ServingLease, discord: Option<Gateway>) -> Serving {
     tracing::info!("serving: this replica holds the serving lease");
     crate::metrics::replica_serving(true);
-    Serving { lease: Some(lease) }
+    Serving {
+        lease: Some(lease),
+        discord,
+    }
+}
+
+/// A standby's Discord shards (`DISCORD_SHARDS`), their events written to
+/// the inbox through a store opened for that alone; `None` without Discord
+/// or `DISCORD_SHARDS`, or when they cannot start (said in the log: the
+/// serving shell connects them when this replica takes over).
+async fn standby_shards(config: Config) -> Option<Gateway> {
+    config.discord.as_ref()?.shards?;
+    let store = match PgStore::open(&StoreOptions::from_config(&config)).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "standing by without Discord shards: the inbox cannot be opened");
+            return None;
+        }
+    };
+    let inbox = Inbox::new(std::sync::Arc::new(store), Platform::Discord);
+    match Gateway::standing_by(&config, inbox).await {
+        Ok(g) => g,
+        Err(e) => {
+            tracing::warn!(error = %e, "standing by without Discord shards");
+            None
+        }
+    }
 }
 
 async fn wait_for_lease(lease: &mut ServingLease, heartbeat: &Path) -> Result<(), ReplicaError> {

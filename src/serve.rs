@@ -115,7 +115,7 @@ impl std::fmt::Display for StartLine {
 /// serving lease, and exits (code 1) the moment it loses it.
 pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     // Replicas on one PostgreSQL database: only the lease's holder goes on.
-    let Some(serving) = crate::replica::stand_by(&config, &heartbeat)
+    let Some(mut serving) = crate::replica::stand_by(&config, &heartbeat)
         .await
         .map_err(|e| e.to_string())?
     else {
@@ -130,6 +130,8 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     // from this process, not even a drain; the supervisor restarts it as
     // a standby.
     let lease_path = heartbeat.clone();
+    // The shards this replica ran while standing by stay connected.
+    let discord_gateway = serving.take_discord_gateway();
     let lease_watch = tokio::spawn(async move {
         let lost = serving.lost().await;
         tracing::error!(error = %lost, "lost the lease: stopping");
@@ -203,7 +205,15 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     };
     let discord = match config.discord {
         Some(_) => {
-            match crate::discord::bot::start_on(&config, &dc_tuning, front.clone(), dc_rx).await {
+            match crate::discord::bot::start_serving(
+                &config,
+                &dc_tuning,
+                front.clone(),
+                dc_rx,
+                discord_gateway,
+            )
+            .await
+            {
                 Ok(r) => Some(r),
                 Err(e) => {
                     if let Some(t) = telegram {

@@ -24,6 +24,7 @@ use crate::config::{Config, DiscordConfig, ShardRange};
 use crate::front::Front;
 use crate::i18n::Lang;
 use crate::table::Output;
+use crate::table::Platform;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
 use crate::table::storage::Inbox;
 
@@ -150,6 +151,8 @@ pub struct RunningDiscord {
     gateway: Gateway,
     /// The reader of the inbox's Discord rows (a standby's shards' events).
     intake: JoinHandle<()>,
+    /// Saves the burying counts as they change.
+    burials: JoinHandle<()>,
     stop_intake: watch::Sender<bool>,
     outbox: JoinHandle<()>,
     stop_outbox: watch::Sender<bool>,
@@ -184,6 +187,7 @@ impl RunningDiscord {
         self.gateway.stop().await;
         let _ = self.stop_intake.send(true);
         let _ = self.intake.await;
+        let _ = self.burials.await;
         if let Some((_, server)) = &self.endpoint {
             server.abort();
         }
@@ -278,6 +282,9 @@ pub async fn start_serving(
     if let Some(user) = bot_user {
         shared.set_bot_user(user);
     }
+    // Before the outbox decides whether a table is buried: the counts the
+    // replica serving before this one saved.
+    restore_burials(&shared).await;
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone(), tuning.turn_alerts).await;
     let outbox = tokio::spawn(crate::delivery::driver::run(
@@ -322,6 +329,7 @@ pub async fn start_serving(
         tuning.defer_after,
         stop_intake_rx,
     ));
+    let burials = tokio::spawn(save_burials(shared.clone(), stop_intake.subscribe()));
     let serve = Route::Serve {
         shared: shared.clone(),
         defer_after: tuning.defer_after,
@@ -356,6 +364,7 @@ pub async fn start_serving(
         shared,
         gateway: shards_gateway,
         intake,
+        burials,
         stop_intake,
         outbox,
         stop_outbox,
@@ -404,6 +413,52 @@ async fn gateway_info(http: &Client, discord: &DiscordConfig) -> Result<GatewayI
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(Duration::from_secs(60));
             }
+        }
+    }
+}
+
+/// How often changed burying counts are saved: a takeover loses at most
+/// this much of the chat's count.
+const SAVE_BURIALS_EVERY: Duration = Duration::from_secs(1);
+
+/// Loads the burying counts saved by the replica that served before.
+async fn restore_burials(shared: &Shared) {
+    match shared.front.service().burials(Platform::Discord).await {
+        Ok(counts) => shared.restore_chatter(
+            counts
+                .into_iter()
+                .filter_map(|(chat, n)| Some((chat.parse().ok()?, n))),
+        ),
+        Err(e) => tracing::warn!(error = %e, "cannot read the burying counts: they start at 0"),
+    }
+}
+
+/// Saves the burying counts that changed, every [`SAVE_BURIALS_EVERY`]
+/// and once more when stopped.
+async fn save_burials(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
+    let mut every = tokio::time::interval(SAVE_BURIALS_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let stopping = tokio::select! {
+            _ = every.tick() => false,
+            _ = stop.changed() => true,
+        };
+        let changes = shared.take_chatter_changes();
+        if !changes.is_empty() {
+            let rows: Vec<(String, Option<u32>)> =
+                changes.iter().map(|(c, n)| (c.to_string(), *n)).collect();
+            if let Err(e) = shared
+                .front
+                .service()
+                .save_burials(Platform::Discord, &rows)
+                .await
+            {
+                tracing::warn!(error = %e, "cannot save the burying counts: trying again");
+                shared.unsaved_chatter(changes);
+            }
+        }
+        if stopping {
+            return;
         }
     }
 }

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
 use kozyr::fakediscord::{FakeDiscord, GUILD_ID, Seen, TOKEN, User, shard_of};
-use kozyr::front::action::TableAction;
+use kozyr::front::action::{Press, TableAction};
 use kozyr::store::{PgStore, StoreOptions};
 use kozyr::table::{Mover, Phase, TableEvent, TableId};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -49,9 +49,14 @@ struct Replica {
 
 impl Replica {
     fn start(dir: &tempfile::TempDir, n: usize, env: &[(&str, &str)]) -> Replica {
+        Replica::start_of(dir, n, SHARDS, env)
+    }
+
+    /// Running shard `n` of `total`.
+    fn start_of(dir: &tempfile::TempDir, n: usize, total: usize, env: &[(&str, &str)]) -> Replica {
         let health = dir.path().join(format!("replica-{n}.alive"));
         let health = health.display().to_string();
-        let shards = format!("{n}/{SHARDS}");
+        let shards = format!("{n}/{total}");
         let metrics = format!("127.0.0.1:{}", metrics_port(n));
         let mut env = env.to_vec();
         env.extend([
@@ -124,6 +129,15 @@ fn metrics_port(n: usize) -> u16 {
 
 /// The one replica serving since `after`, once exactly one does.
 async fn serving_after(replicas: &mut [Replica], after: Instant) -> (usize, Instant) {
+    serving_after_but(replicas, after, None).await
+}
+
+/// [`serving_after`], where replica `gone` was killed.
+async fn serving_after_but(
+    replicas: &mut [Replica],
+    after: Instant,
+    gone: Option<usize>,
+) -> (usize, Instant) {
     eventually(
         Duration::from_secs(20),
         Duration::from_millis(5),
@@ -131,7 +145,10 @@ async fn serving_after(replicas: &mut [Replica], after: Instant) -> (usize, Inst
         || {
             let mut serving: Vec<(usize, Instant)> = Vec::new();
             for (i, r) in replicas.iter_mut().enumerate() {
-                assert!(!r.exited(), "replica {i} stopped on its own");
+                assert!(
+                    gone == Some(i) || !r.exited(),
+                    "replica {i} stopped on its own"
+                );
                 r.read();
                 if let Some(at) = r.serving_at.filter(|at| *at >= after) {
                     serving.push((i, at));
@@ -145,7 +162,11 @@ async fn serving_after(replicas: &mut [Replica], after: Instant) -> (usize, Inst
 }
 
 async fn every_shard_live(fake: &FakeDiscord) {
-    let all: Vec<(u64, u64)> = (0..SHARDS as u64).map(|n| (n, SHARDS as u64)).collect();
+    every_shard_live_of(fake, SHARDS).await;
+}
+
+async fn every_shard_live_of(fake: &FakeDiscord, total: usize) {
+    let all: Vec<(u64, u64)> = (0..total as u64).map(|n| (n, total as u64)).collect();
     eventually(
         Duration::from_secs(20),
         Duration::from_millis(10),
@@ -227,13 +248,17 @@ async fn one_move(
     let (cards, make) = move_buttons(action);
     let user = &w.users[seat.index()];
     let version = t.version();
+    // A hand of this table (an earlier table's hand in the channel may
+    // hold the same cards).
+    let of_this_table =
+        |v: &str| matches!(Press::parse(v), Ok(Press::Table { table, .. }) if table == id);
     let has_cards = |m: &Seen| {
         m.ephemeral
             && m.select.as_ref().is_some_and(|s| {
                 cards.iter().all(|c| {
-                    s.options
-                        .iter()
-                        .any(|(_, v, _)| press(v).is_some_and(|(_, a)| a.card() == Some(c)))
+                    s.options.iter().any(|(_, v, _)| {
+                        of_this_table(v) && press(v).is_some_and(|(_, a)| a.card() == Some(c))
+                    })
                 })
             })
     };
@@ -283,8 +308,9 @@ async fn one_move(
         .ok_or("the menu lacks a card")?;
     let q = w.fake.choose(user, msg, &values)?;
     counts.presses.fetch_add(1, Ordering::Relaxed);
-    if answer(&w.fake, q).await != Some(7) {
-        return Err("the menu was not answered".into());
+    match answer(&w.fake, q).await {
+        Some(7) => {}
+        other => return Err(format!("the menu was answered {other:?}")),
     }
     let want = make(cards);
     let button = sees(&w.fake, user, w.channel, |seen| {
@@ -348,7 +374,10 @@ async fn play(
             }
             // Its replica was killed, or the hand is not redrawn yet: look
             // again, press what is shown now.
-            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e) => {
+                *counts.last_error.lock().await = format!("table {}: {e}", id.0);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
         }
     }
 }
@@ -358,6 +387,8 @@ async fn play(
 struct Counts {
     presses: AtomicUsize,
     move_clicks: AtomicUsize,
+    /// What went wrong last, said if the tables stop.
+    last_error: Mutex<String>,
 }
 
 /// Four people of group `g`.
@@ -479,6 +510,18 @@ async fn shards_split_between_replicas_are_served_through_kills_of_the_serving_o
     let storm = storm_ended - storm_began;
 
     // Play on until every group's table finished the deal it was in.
+    for tables in &played {
+        let id = *tables.lock().await.last().expect("a table");
+        let t = store.table(id).await.expect("read").expect("table");
+        println!(
+            "discord_split: after the kills table {} is {:?} at version {}, awaiting {:?}; last trouble: {}",
+            id.0,
+            t.phase(),
+            t.version(),
+            t.awaiting(),
+            counts.last_error.lock().await
+        );
+    }
     for tables in &played {
         let id = *tables.lock().await.last().expect("a table");
         let t = store.table(id).await.expect("read").expect("table");
@@ -631,4 +674,134 @@ async fn shards_split_between_replicas_are_served_through_kills_of_the_serving_o
         "discord_split: ok in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// What the database keeps of the burying count of `channel`.
+async fn kept_count(db: &sqlx::PgPool, channel: u64) -> Option<i64> {
+    sqlx::query_scalar("SELECT messages FROM chat_burials WHERE platform = 'discord' AND chat = $1")
+        .bind(channel.to_string())
+        .fetch_optional(db)
+        .await
+        .expect("read the kept count")
+}
+
+/// Chat counted by one serving replica still counts after another took
+/// over: 14 lines said below the table (through the standby's shard and
+/// the inbox), the serving replica killed, one line more — 15, buried —
+/// and the next move posts the table anew below the chat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_counted_before_a_takeover_still_buries_the_table_after_it() {
+    let started = Instant::now();
+    let url = fresh_url();
+    let fake = FakeDiscord::start().await;
+    fake.set_shards(2, None);
+    // CHANNEL's server is on shard 1 of 2: the standby's.
+    assert_eq!(shard_of(GUILD_ID, 2), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let api = fake.api_url();
+    let env: Vec<(&str, &str)> = vec![
+        ("DISCORD_TOKEN", TOKEN),
+        ("DISCORD_API_URL", &api),
+        ("DATABASE_URL", &url),
+        ("KOZYR_TURN_SECONDS", "0"),
+        ("RUST_LOG", "warn,kozyr::replica=info"),
+    ];
+    let mut replicas = vec![Replica::start_of(&dir, 0, 2, &env)];
+    let (first, _) = serving_after(&mut replicas, started).await;
+    assert_eq!(first, 0);
+    replicas.push(Replica::start_of(&dir, 1, 2, &env));
+    every_shard_live_of(&fake, 2).await;
+
+    let store = PgStore::open_existing(&StoreOptions::new(&url))
+        .await
+        .expect("the test's own connection");
+    let db = sqlx::PgPool::connect(&url)
+        .await
+        .expect("the test's own connection");
+    let w = World {
+        fake: fake.clone(),
+        dir: tempfile::tempdir().unwrap(),
+        users: people(0),
+        bot: None,
+        child: None,
+        reader: None,
+        pg_reader: Some(store.clone()),
+        answers: (4, 7),
+        defer_after: Duration::from_secs(2),
+        turn_alerts: None,
+        channel: CHANNEL,
+        discord_shards: None,
+    };
+    let id = open_and_start(&w, "kozel").await;
+    let hand = format!("hand:{}", id.0);
+    let live_table = || {
+        w.fake
+            .seen_by(&w.users[0], CHANNEL)
+            .into_iter()
+            .rev()
+            .find(|m| !m.ephemeral && m.buttons.iter().any(|(_, c)| *c == hand))
+            .map(|m| m.id)
+    };
+    let table_message = eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(10),
+        "the table message",
+        || std::future::ready(live_table()),
+    )
+    .await;
+
+    let buried_after = kozyr::discord::outbox::BURIED_AFTER;
+    for k in 0..buried_after - 1 {
+        w.fake
+            .say(&w.users[k as usize % 4], CHANNEL, &format!("nice one {k}"));
+    }
+    let want = i64::from(buried_after - 1);
+    eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(50),
+        "the serving replica keeps the count",
+        || async { (kept_count(&db, CHANNEL).await == Some(want)).then_some(()) },
+    )
+    .await;
+
+    // The serving replica dies; the standby serves on its own shard's
+    // connection, the killed one comes back as a standby.
+    let killed_at = Instant::now();
+    replicas[0].kill();
+    let (next, _) = serving_after_but(&mut replicas, killed_at, Some(0)).await;
+    assert_eq!(next, 1);
+    replicas[0] = Replica::start_of(&dir, 0, 2, &env);
+    every_shard_live_of(&fake, 2).await;
+
+    // One line more: the count goes on from 14.
+    let last_chat = w.fake.say(&w.users[1], CHANNEL, "and one more");
+    let want = i64::from(buried_after);
+    eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(50),
+        "the count goes on after the takeover",
+        || async { (kept_count(&db, CHANNEL).await == Some(want)).then_some(()) },
+    )
+    .await;
+    let t = w.table(id).await;
+    w.play_safe(&t).await;
+    w.wait_version_after(id, t.version()).await;
+    let fresh = eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(10),
+        "the table posted anew below the chat",
+        || std::future::ready(live_table().filter(|m| *m > last_chat)),
+    )
+    .await;
+    assert_ne!(fresh, table_message);
+    eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(50),
+        "nothing below the new table message",
+        || async { (kept_count(&db, CHANNEL).await == Some(0)).then_some(()) },
+    )
+    .await;
+    drop(replicas);
+    db.close().await;
+    store.close().await;
 }

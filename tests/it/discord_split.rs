@@ -636,15 +636,23 @@ async fn shards_split_between_replicas_are_served_through_kills_of_the_serving_o
         "discord_split: {} kills of the serving replica (of {SHARDS}, one shard each) in {:.0} s; \
          {} interactions pressed, {tables_played} tables, {answered} moves answered ({via_standby} through a standby's \
          shard), {moves} moves in the logs, lost {lost}, doubled {doubled}; answered twice {twice}; \
-         take-over p50 {} ms p99 {} ms max {} ms; 429s {limited}; bot-token calls peak {peak}/s, during the kills {storm_peak}/s",
+         take-over p50 {} ms p99 {} ms max {} ms; {} IDENTIFYs; 429s {limited}; bot-token calls peak {peak}/s, during the kills {storm_peak}/s",
         takeovers.len(),
         storm.as_secs_f64(),
         counts.presses.load(Ordering::Relaxed),
         pick(0.5),
         pick(0.99),
         pick(1.0),
+        fake.identified_shards().len(),
     );
     assert!(takeovers.len() >= 5, "the serving replica was killed");
+    // The shards a standby ran were handed to it as it took over, not
+    // connected anew: one IDENTIFY per replica started, none per takeover.
+    assert_eq!(
+        fake.identified_shards().len(),
+        SHARDS + takeovers.len(),
+        "a shard identified again at a takeover"
+    );
     assert!(
         answered > 0 && via_standby > 0,
         "moves came through standbys"

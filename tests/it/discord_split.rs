@@ -37,7 +37,7 @@ const SERVING: &str = "serving: this replica holds the serving lease";
 /// Longer than Discord's 3 s: an answer not here by then never comes.
 const ANSWER_WAIT: Duration = Duration::from_millis(3_500);
 /// A person's pause after their move: a fast table, not a flood.
-const PAUSE: Duration = Duration::from_millis(300);
+const PAUSE: Duration = Duration::from_millis(400);
 
 /// One `kozyr run` child running shard `n` of [`SHARDS`], its log lines
 /// stamped as they arrive.
@@ -48,8 +48,12 @@ struct Replica {
 }
 
 impl Replica {
+    /// Running shard `n` of [`SHARDS`], its metrics on [`metrics_port`].
     fn start(dir: &tempfile::TempDir, n: usize, env: &[(&str, &str)]) -> Replica {
-        Replica::start_of(dir, n, SHARDS, env)
+        let metrics = format!("127.0.0.1:{}", metrics_port(n));
+        let mut env = env.to_vec();
+        env.push(("KOZYR_METRICS_LISTEN", metrics.as_str()));
+        Replica::start_of(dir, n, SHARDS, &env)
     }
 
     /// Running shard `n` of `total`.
@@ -57,12 +61,10 @@ impl Replica {
         let health = dir.path().join(format!("replica-{n}.alive"));
         let health = health.display().to_string();
         let shards = format!("{n}/{total}");
-        let metrics = format!("127.0.0.1:{}", metrics_port(n));
         let mut env = env.to_vec();
         env.extend([
             ("KOZYR_HEALTH_FILE", health.as_str()),
             ("DISCORD_SHARDS", shards.as_str()),
-            ("KOZYR_METRICS_LISTEN", metrics.as_str()),
         ]);
         let mut child = kozyr(dir.path(), &["run"], &env)
             .stdin(std::process::Stdio::null())
@@ -113,7 +115,8 @@ impl Drop for Replica {
     }
 }
 
-/// Each replica's metrics address, the same after a restart.
+/// Each replica's metrics address in the kill test, the same after a
+/// restart (the other test's replicas have none: they run at once).
 fn metrics_port(n: usize) -> u16 {
     static PORTS: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
     PORTS.get_or_init(|| {

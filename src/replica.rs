@@ -14,6 +14,13 @@
 //! When the holder dies PostgreSQL frees the lease with its connection and
 //! a standby takes over, rebuilding from the database as a restart does.
 //!
+//! One thing a standby does run: with `DISCORD_SHARDS` set, the gateway
+//! shards it names (`discord::bot::Gateway::standing_by`), whose
+//! interactions and messages it writes into the inbox for the serving
+//! replica — so the shards are split between the replicas, and Discord's
+//! REST budget is still spent by one process. Taking over, it hands the
+//! same connections to its shell ([`Serving::take_discord_gateway`]).
+//!
 //! The serving replica confirms its lease every [`CONFIRM_EVERY`] and
 //! stops serving as soon as it cannot (`kozyr run` exits at once, code 1;
 //! a supervisor restarts it as a standby), so two overlap at most that
@@ -28,8 +35,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, UpdateMode};
+use crate::discord::bot::Gateway;
 use crate::store::postgres::leadership::{LeaseError, ServingLease};
-use crate::store::{Backend, StoreOptions};
+use crate::store::{Backend, PgStore, StoreOptions};
 use crate::table::Platform;
 use crate::table::storage::Inbox;
 use crate::telegram::webhook::Intake;
@@ -56,13 +64,24 @@ pub enum ReplicaError {
 }
 
 /// This process may serve: on PostgreSQL it holds the lease.
-#[derive(Debug)]
 pub struct Serving {
     lease: Option<ServingLease>,
     /// The webhook intake it ran while it stood by, listening still.
     intake: Option<Intake>,
+    /// The Discord shards connected while standing by.
+    discord: Option<Gateway>,
     /// SQLite: this process's claim on the file, held while it runs.
     _sqlite: Option<crate::store::SqliteClaim>,
+}
+
+impl std::fmt::Debug for Serving {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Serving")
+            .field("lease", &self.lease)
+            .field("intake", &self.intake.is_some())
+            .field("discord", &self.discord.as_ref().map(Gateway::shards))
+            .finish()
+    }
 }
 
 impl Serving {
@@ -70,6 +89,12 @@ impl Serving {
     /// Telegram shell to keep (`None`: the shell binds its own).
     pub fn take_intake(&mut self) -> Option<Intake> {
         self.intake.take()
+    }
+
+    /// The Discord gateway shards this replica connected while it stood
+    /// by, for its shell to take over (`discord::bot::start_serving`).
+    pub fn take_discord_gateway(&mut self) -> Option<Gateway> {
+        self.discord.take()
     }
 
     /// Resolves when the lease is lost (never on SQLite): the caller
@@ -100,6 +125,7 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
         return Ok(Some(Serving {
             lease: None,
             intake: None,
+            discord: None,
             _sqlite: claim,
         }));
     }
@@ -107,7 +133,7 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
         .await
         .map_err(ReplicaError::Lease)?;
     if lease.try_take().await.map_err(ReplicaError::Lease)? {
-        return Ok(Some(serving(lease, None)));
+        return Ok(Some(serving(lease, None, None)));
     }
     tracing::info!("standing by: another replica serves this bot");
     crate::metrics::replica_serving(false);
@@ -121,10 +147,16 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
             return Err(e);
         }
     };
+    // Beside the lease, not before it: Discord or the database being slow
+    // to answer must not hold up a takeover.
+    let shards = tokio::spawn(standby_shards(config.clone()));
     let took = tokio::select! {
         took = wait_for_lease(&mut lease, heartbeat) => Some(took),
         () = crate::run::wait_for_signal() => None,
     };
+    // Still connecting: the serving shell connects the shards itself.
+    shards.abort();
+    let discord = shards.await.ok().flatten();
     // The shells listen on these addresses next: the answering stops,
     // connections a proxy keeps open included.
     for server in unavailable {
@@ -132,22 +164,26 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
         let _ = server.await;
     }
     match took {
-        Some(Ok(())) => Ok(Some(serving(lease, intake))),
+        Some(Ok(())) => Ok(Some(serving(lease, intake, discord))),
         failed_or_signal => {
             if let Some(i) = intake {
                 i.stop().await;
+            }
+            if let Some(g) = discord {
+                g.stop().await;
             }
             failed_or_signal.transpose().map(|_| None)
         }
     }
 }
 
-fn serving(lease: ServingLease, intake: Option<Intake>) -> Serving {
+fn serving(lease: ServingLease, intake: Option<Intake>, discord: Option<Gateway>) -> Serving {
     tracing::info!("serving: this replica holds the serving lease");
     crate::metrics::replica_serving(true);
     Serving {
         lease: Some(lease),
         intake,
+        discord,
         _sqlite: None,
     }
 }
@@ -177,6 +213,29 @@ async fn take_updates(config: &Config) -> Result<Option<Intake>, ReplicaError> {
         .map_err(|e| ReplicaError::Intake(e.to_string()))?;
     tracing::info!(listen = %intake.local_addr, "standing by: taking webhook updates into the inbox");
     Ok(Some(intake))
+}
+
+/// A standby's Discord shards (`DISCORD_SHARDS`), their events written to
+/// the inbox through a store opened for that alone; `None` without Discord
+/// or `DISCORD_SHARDS`, or when they cannot start (said in the log: the
+/// serving shell connects them when this replica takes over).
+async fn standby_shards(config: Config) -> Option<Gateway> {
+    config.discord.as_ref()?.shards?;
+    let store = match PgStore::open(&StoreOptions::from_config(&config)).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "standing by without Discord shards: the inbox cannot be opened");
+            return None;
+        }
+    };
+    let inbox = Inbox::new(std::sync::Arc::new(store), Platform::Discord);
+    match Gateway::standing_by(&config, inbox).await {
+        Ok(g) => g,
+        Err(e) => {
+            tracing::warn!(error = %e, "standing by without Discord shards");
+            None
+        }
+    }
 }
 
 async fn wait_for_lease(lease: &mut ServingLease, heartbeat: &Path) -> Result<(), ReplicaError> {

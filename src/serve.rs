@@ -145,6 +145,8 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     // from this process, not even a drain; the supervisor restarts it as
     // a standby.
     let lease_path = heartbeat.clone();
+    // The shards this replica ran while standing by stay connected.
+    let discord_gateway = serving.take_discord_gateway();
     let lease_watch = tokio::spawn(async move {
         let lost = serving.lost().await;
         tracing::error!(error = %lost, "lost the lease: stopping");
@@ -220,7 +222,15 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
     };
     let discord = match config.discord {
         Some(_) => {
-            match crate::discord::bot::start_on(&config, &dc_tuning, front.clone(), dc_rx).await {
+            match crate::discord::bot::start_serving(
+                &config,
+                &dc_tuning,
+                front.clone(),
+                dc_rx,
+                discord_gateway,
+            )
+            .await
+            {
                 Ok(r) => Some(r),
                 Err(e) => {
                     if let Some(t) = telegram {

@@ -2,7 +2,10 @@
 //! runs, `DISCORD_SHARDS` or every shard Discord recommends; twilight's
 //! shard heartbeats, reconnects and resumes by itself), the interaction
 //! handlers and the outbox, started by [`start`] and stopped by
-//! [`RunningDiscord::stop`].
+//! [`RunningDiscord::stop`]. A replica standing by connects its
+//! `DISCORD_SHARDS` alone ([`Gateway::standing_by`]): their events go to
+//! the inbox (`intake`) until it serves, when the same connections are
+//! handed to its shell ([`start_serving`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +24,9 @@ use crate::config::{Config, DiscordConfig, ShardRange};
 use crate::front::Front;
 use crate::i18n::Lang;
 use crate::table::Output;
+use crate::table::Platform;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
+use crate::table::storage::Inbox;
 
 /// Tuning that tests change; `Default` is production.
 #[derive(Clone)]
@@ -68,13 +73,87 @@ pub enum DiscordError {
     ApiUrl(String),
 }
 
+/// Where a shard's interactions and messages go.
+#[derive(Clone)]
+enum Route {
+    /// This process serves: its shell handles them.
+    Serve {
+        shared: Arc<Shared>,
+        defer_after: Duration,
+    },
+    /// This replica stands by: into the inbox, for the serving one.
+    Inbox(Inbox),
+}
+
+/// This process's gateway shards, connected, each read by its own task.
+pub struct Gateway {
+    tasks: Vec<JoinHandle<()>>,
+    shards: ShardRange,
+    stop: watch::Sender<bool>,
+    route: watch::Sender<Route>,
+}
+
+impl Gateway {
+    /// A standing-by replica's shards (`DISCORD_SHARDS`; `None` when it is
+    /// not set: then the serving replica runs every shard, as one process
+    /// does), their events written to `inbox`.
+    pub async fn standing_by(
+        config: &Config,
+        inbox: Inbox,
+    ) -> Result<Option<Gateway>, DiscordError> {
+        let discord = config.discord.as_ref().ok_or(DiscordError::NoToken)?;
+        let Some(shards) = discord.shards else {
+            return Ok(None);
+        };
+        let http = http_client(discord)?;
+        let info = gateway_info(&http, discord).await?;
+        let gateway = Gateway::connect(discord, &info, shards, Route::Inbox(inbox));
+        tracing::info!(%shards, "Discord gateway shards connected while standing by: their events to the inbox");
+        Ok(Some(gateway))
+    }
+
+    fn connect(
+        discord: &DiscordConfig,
+        info: &GatewayInfo,
+        shards: ShardRange,
+        route: Route,
+    ) -> Gateway {
+        let (stop, stop_rx) = watch::channel(false);
+        let (route, route_rx) = watch::channel(route);
+        let tasks = gateway_shards(discord, info, shards)
+            .map(|shard| tokio::spawn(shard_loop(shard, route_rx.clone(), stop_rx.clone())))
+            .collect();
+        Gateway {
+            tasks,
+            shards,
+            stop,
+            route,
+        }
+    }
+
+    /// The shards this gateway runs.
+    pub fn shards(&self) -> ShardRange {
+        self.shards
+    }
+
+    /// Closes every shard's connection.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        for shard in self.tasks {
+            let _ = shard.await;
+        }
+    }
+}
+
 /// A started Discord shell.
 pub struct RunningDiscord {
     shared: Arc<Shared>,
-    /// One task per shard.
-    gateway: Vec<JoinHandle<()>>,
-    shards: ShardRange,
-    stop_gateway: watch::Sender<bool>,
+    gateway: Gateway,
+    /// The reader of the inbox's Discord rows (a standby's shards' events).
+    intake: JoinHandle<()>,
+    /// Saves the burying counts as they change.
+    burials: JoinHandle<()>,
+    stop_intake: watch::Sender<bool>,
     outbox: JoinHandle<()>,
     stop_outbox: watch::Sender<bool>,
     /// Whether this shell started the table service (and stops it).
@@ -94,7 +173,7 @@ impl RunningDiscord {
 
     /// The gateway shards this process runs.
     pub fn shards(&self) -> ShardRange {
-        self.shards
+        self.gateway.shards
     }
 
     /// Where the HTTP interactions endpoint listens, when it is on.
@@ -105,10 +184,10 @@ impl RunningDiscord {
     /// Stops the gateway, finishes what is queued (for a while) and, if it
     /// owns it, stops the table service and closes the database.
     pub async fn stop(self) {
-        let _ = self.stop_gateway.send(true);
-        for shard in self.gateway {
-            let _ = shard.await;
-        }
+        self.gateway.stop().await;
+        let _ = self.stop_intake.send(true);
+        let _ = self.intake.await;
+        let _ = self.burials.await;
         if let Some((_, server)) = &self.endpoint {
             server.abort();
         }
@@ -172,11 +251,24 @@ pub async fn start_on(
     front: Arc<Front>,
     effects: mpsc::UnboundedReceiver<Output>,
 ) -> Result<RunningDiscord, DiscordError> {
+    start_serving(config, tuning, front, effects, None).await
+}
+
+/// [`start_on`] for a replica that stood by: the shards it connected then
+/// (`standing_by`) are its shell's now, their connections kept.
+pub async fn start_serving(
+    config: &Config,
+    tuning: &Tuning,
+    front: Arc<Front>,
+    effects: mpsc::UnboundedReceiver<Output>,
+    standing_by: Option<Gateway>,
+) -> Result<RunningDiscord, DiscordError> {
     let discord = config.discord.as_ref().ok_or(DiscordError::NoToken)?;
     let http = Arc::new(http_client(discord)?);
     let app = Id::new(discord.token.application_id());
     let gateway = gateway_info(&http, discord).await?;
     register_commands(&http, app, discord, config.default_language).await;
+    let bot_user = bot_user(&http).await;
 
     let (local_tx, local_rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared::new(
@@ -187,6 +279,12 @@ pub async fn start_on(
         local_tx,
         tuning.token_life,
     ));
+    if let Some(user) = bot_user {
+        shared.set_bot_user(user);
+    }
+    // Before the outbox decides whether a table is buried: the counts the
+    // replica serving before this one saved.
+    restore_burials(&shared).await;
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone(), tuning.turn_alerts).await;
     let outbox = tokio::spawn(crate::delivery::driver::run(
@@ -220,22 +318,38 @@ pub async fn start_on(
         }
         None => None,
     };
-    let (stop_gateway, stop_rx) = watch::channel(false);
-    let shards = discord.shards.unwrap_or(ShardRange {
-        first: 0,
-        last: gateway.recommended - 1,
-        total: gateway.recommended,
-    });
-    let tasks = gateway_shards(discord, &gateway, shards)
-        .map(|shard| {
-            tokio::spawn(shard_loop(
-                shared.clone(),
-                shard,
-                tuning.defer_after,
-                stop_rx.clone(),
-            ))
-        })
-        .collect();
+    // What standbys' shards received waits in the inbox, older first.
+    let (stop_intake, stop_intake_rx) = watch::channel(false);
+    let intake = tokio::spawn(super::intake::consume(
+        shared.clone(),
+        shared
+            .front
+            .service()
+            .inbox(crate::table::Platform::Discord),
+        tuning.defer_after,
+        stop_intake_rx,
+    ));
+    let burials = tokio::spawn(save_burials(shared.clone(), stop_intake.subscribe()));
+    let serve = Route::Serve {
+        shared: shared.clone(),
+        defer_after: tuning.defer_after,
+    };
+    let shards_gateway = match standing_by {
+        // The same connections: no shard is away while the roles change.
+        Some(g) => {
+            let _ = g.route.send(serve);
+            g
+        }
+        None => {
+            let shards = discord.shards.unwrap_or(ShardRange {
+                first: 0,
+                last: gateway.recommended - 1,
+                total: gateway.recommended,
+            });
+            Gateway::connect(discord, &gateway, shards, serve)
+        }
+    };
+    let shards = shards_gateway.shards;
     tracing::info!(%shards, recommended = gateway.recommended, "Discord gateway shards");
     if shards.total < gateway.recommended {
         // Discord closes a shard past 2,500 servers with 4011, which
@@ -248,9 +362,10 @@ pub async fn start_on(
     }
     Ok(RunningDiscord {
         shared,
-        gateway: tasks,
-        shards,
-        stop_gateway,
+        gateway: shards_gateway,
+        intake,
+        burials,
+        stop_intake,
         outbox,
         stop_outbox,
         owns_service: false,
@@ -298,6 +413,72 @@ async fn gateway_info(http: &Client, discord: &DiscordConfig) -> Result<GatewayI
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(Duration::from_secs(60));
             }
+        }
+    }
+}
+
+/// How often changed burying counts are saved: a takeover loses at most
+/// this much of the chat's count.
+const SAVE_BURIALS_EVERY: Duration = Duration::from_secs(1);
+
+/// Loads the burying counts saved by the replica that served before.
+async fn restore_burials(shared: &Shared) {
+    match shared.front.service().burials(Platform::Discord).await {
+        Ok(counts) => shared.restore_chatter(
+            counts
+                .into_iter()
+                .filter_map(|(chat, n)| Some((chat.parse().ok()?, n))),
+        ),
+        Err(e) => tracing::warn!(error = %e, "cannot read the burying counts: they start at 0"),
+    }
+}
+
+/// Saves the burying counts that changed, every [`SAVE_BURIALS_EVERY`]
+/// and once more when stopped.
+async fn save_burials(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
+    let mut every = tokio::time::interval(SAVE_BURIALS_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let stopping = tokio::select! {
+            _ = every.tick() => false,
+            _ = stop.changed() => true,
+        };
+        let changes = shared.take_chatter_changes();
+        if !changes.is_empty() {
+            let rows: Vec<(String, Option<u32>)> =
+                changes.iter().map(|(c, n)| (c.to_string(), *n)).collect();
+            if let Err(e) = shared
+                .front
+                .service()
+                .save_burials(Platform::Discord, &rows)
+                .await
+            {
+                tracing::warn!(error = %e, "cannot save the burying counts: trying again");
+                shared.unsaved_chatter(changes);
+            }
+        }
+        if stopping {
+            return;
+        }
+    }
+}
+
+/// The bot's own user id (`GET /users/@me`): a serving replica whose
+/// shards are all elsewhere hears no READY, and its messages must not
+/// count as chat below a table. `None` if Discord does not say (the READY
+/// of a shard of its own says then).
+async fn bot_user(http: &Client) -> Option<u64> {
+    match http.current_user().await {
+        Ok(resp) => match resp.model().await {
+            Ok(user) => Some(user.id.get()),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the bot's own user");
+                None
+            }
+        },
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot ask for the bot's own user");
+            None
         }
     }
 }
@@ -357,12 +538,13 @@ fn gateway_shards(
         .map(move |id| Shard::with_config(id, config.clone()))
 }
 
-/// Reads one shard's gateway events until stopped; each interaction is
-/// handled on its own task, so a slow one never holds up the next.
+/// Reads one shard's gateway events until stopped, each where the route
+/// says at the time: handled here (each interaction on its own task, so a
+/// slow one never holds up the next), or written to the inbox in order
+/// (each durable before the next is read).
 async fn shard_loop(
-    shared: Arc<Shared>,
     mut shard: Shard,
-    defer_after: Duration,
+    route: watch::Receiver<Route>,
     mut stop: watch::Receiver<bool>,
 ) {
     let id = shard.id();
@@ -377,19 +559,42 @@ async fn shard_loop(
             item = shard.next_event(wanted) => item,
             _ = stop.changed() => break,
         };
+        let now = route.borrow().clone();
         match item {
             None => break,
-            Some(Ok(Event::InteractionCreate(i))) => {
-                let shared = shared.clone();
-                tokio::spawn(async move {
-                    super::handlers::on_interaction(shared, i.0, defer_after).await;
-                });
-            }
+            Some(Ok(Event::InteractionCreate(i))) => match now {
+                Route::Serve {
+                    shared,
+                    defer_after,
+                } => {
+                    tokio::spawn(async move {
+                        super::handlers::on_interaction(shared, i.0, defer_after).await;
+                    });
+                }
+                Route::Inbox(inbox) => {
+                    let key = i.id.get();
+                    let received = super::intake::Received::interaction(i.0);
+                    if let Err(e) = super::intake::put(&inbox, key, &received).await {
+                        tracing::warn!(error = %e, shard = %id, interaction = key, "an interaction could not reach the serving replica");
+                    }
+                }
+            },
             Some(Ok(Event::MessageCreate(m))) => {
-                shared.on_message(m.channel_id.get(), m.author.id.get());
+                let (channel, author) = (m.channel_id.get(), m.author.id.get());
+                match now {
+                    Route::Serve { shared, .. } => shared.on_message(channel, author),
+                    Route::Inbox(inbox) => {
+                        let received = super::intake::Received::message(channel, author);
+                        if let Err(e) = super::intake::put(&inbox, m.id.get(), &received).await {
+                            tracing::warn!(error = %e, shard = %id, "a message could not be counted by the serving replica");
+                        }
+                    }
+                }
             }
             Some(Ok(Event::Ready(r))) => {
-                shared.set_bot_user(r.user.id.get());
+                if let Route::Serve { shared, .. } = now {
+                    shared.set_bot_user(r.user.id.get());
+                }
                 crate::metrics::gateway_shard(&label, true);
                 tracing::info!(user = %r.user.name, shard = %id, "connected to the Discord gateway");
             }

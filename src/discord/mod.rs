@@ -10,6 +10,7 @@ pub mod endpoint;
 pub mod handlers;
 pub mod hands;
 pub mod ids;
+pub mod intake;
 pub mod markup;
 pub mod outbox;
 pub mod shared;

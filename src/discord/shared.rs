@@ -89,6 +89,9 @@ pub struct Shared {
     /// posted (MESSAGE_CREATE on the gateway), for channels with a table
     /// message only. Discord-only state: the core never sees chat.
     chatter: Mutex<HashMap<u64, u32>>,
+    /// Channel → its count as it changed since last saved (`None`: no
+    /// longer counted), for [`Shared::take_chatter_changes`].
+    chatter_changed: Mutex<HashMap<u64, Option<u32>>>,
     /// Table → its live public message: a "My hand" pressed on an older
     /// one (a table posted anew since) is out of date.
     live: Mutex<HashMap<TableId, u64>>,
@@ -322,6 +325,7 @@ impl Shared {
         }
         if let Some(n) = lock(&self.chatter).get_mut(&channel) {
             *n = n.saturating_add(1);
+            lock(&self.chatter_changed).insert(channel, Some(*n));
         }
     }
 
@@ -338,11 +342,14 @@ impl Shared {
     /// The table message was posted anew: nothing is below it.
     pub fn reset_chatter(&self, channel: u64) {
         lock(&self.chatter).insert(channel, 0);
+        lock(&self.chatter_changed).insert(channel, Some(0));
     }
 
     /// The channel has no live table message any more.
     pub fn unwatch_channel(&self, channel: u64) {
-        lock(&self.chatter).remove(&channel);
+        if lock(&self.chatter).remove(&channel).is_some() {
+            lock(&self.chatter_changed).insert(channel, None);
+        }
     }
 
     /// `message` shows `table` now. Snowflakes grow with time, so the
@@ -412,6 +419,7 @@ impl Shared {
             hand_locks: Mutex::new(HashMap::new()),
             bot_user: AtomicU64::new(0),
             chatter: Mutex::new(HashMap::new()),
+            chatter_changed: Mutex::new(HashMap::new()),
             live: Mutex::new(HashMap::new()),
         }
     }
@@ -419,5 +427,37 @@ impl Shared {
     /// The bot's own user id, from READY.
     pub fn set_bot_user(&self, id: u64) {
         self.bot_user.store(id, Ordering::Relaxed);
+    }
+}
+
+// ------------------------------------------------ burying counts, kept
+// The counts outlive this process (a replica taking over, a restart): the
+// shell saves what changed now and then and restores them at its start.
+impl Shared {
+    /// The counts saved before this start: they go on from there.
+    pub fn restore_chatter(&self, counts: impl IntoIterator<Item = (u64, u32)>) {
+        let mut c = lock(&self.chatter);
+        for (channel, n) in counts {
+            c.insert(channel, n);
+        }
+    }
+
+    /// The counts changed since the last call, to be saved.
+    pub fn take_chatter_changes(&self) -> Vec<(u64, Option<u32>)> {
+        let mut changed: Vec<(u64, Option<u32>)> =
+            std::mem::take(&mut *lock(&self.chatter_changed))
+                .into_iter()
+                .collect();
+        changed.sort_unstable();
+        changed
+    }
+
+    /// Changes that could not be saved, to be tried again (unless a newer
+    /// change of the same channel came meanwhile).
+    pub fn unsaved_chatter(&self, changes: Vec<(u64, Option<u32>)>) {
+        let mut pending = lock(&self.chatter_changed);
+        for (channel, n) in changes {
+            pending.entry(channel).or_insert(n);
+        }
     }
 }

@@ -68,15 +68,20 @@ pub(crate) struct Inner {
     release: tokio::sync::watch::Sender<u64>,
 }
 
-/// The fake; dropping it stops the server.
+/// The fake; dropping it (its last clone) stops the server. Clones are
+/// the same fake, for tests that play in several places at once.
+#[derive(Clone)]
 pub struct FakeDiscord {
     inner: Arc<Inner>,
-    server: tokio::task::JoinHandle<()>,
+    // Held for its drop: the last clone stops the server.
+    _server: Arc<Server>,
 }
 
-impl Drop for FakeDiscord {
+struct Server(tokio::task::JoinHandle<()>);
+
+impl Drop for Server {
     fn drop(&mut self) {
-        self.server.abort();
+        self.0.abort();
     }
 }
 
@@ -107,7 +112,10 @@ impl FakeDiscord {
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        FakeDiscord { inner, server }
+        FakeDiscord {
+            inner,
+            _server: Arc::new(Server(server)),
+        }
     }
 
     /// `scheme://host:port` for `DISCORD_API_URL`.

@@ -932,6 +932,7 @@ impl World {
                 "url": self.url, "shards": self.recommended_shards,
                 "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0,
                     "max_concurrency": self.max_concurrency}})),
+            ("GET", ["users", "@me"]) => Answer::ok(bot_json()),
             ("PUT", ["applications", app, "commands"])
             | ("PUT", ["applications", app, "guilds", _, "commands"]) => {
                 if *app != APP_ID.to_string() {

@@ -16,6 +16,7 @@
 //! `docs/ARCHITECTURE.md` (Table service and store).
 
 mod admin;
+mod burials;
 mod copy;
 mod export;
 mod inbox;

@@ -208,6 +208,18 @@ macro_rules! table_store {
                 boxed(<$store>::inbox_wakeups(self, platform))
             }
 
+            fn burials(&self, platform: Platform) -> StoreFuture<'_, Vec<(String, u32)>> {
+                boxed(<$store>::burials(self, platform))
+            }
+
+            fn save_burials<'a>(
+                &'a self,
+                platform: Platform,
+                changes: &'a [(String, Option<u32>)],
+            ) -> StoreFuture<'a, ()> {
+                boxed(<$store>::save_burials(self, platform, changes))
+            }
+
             fn health(&self) -> watch::Receiver<StoreHealth> {
                 <$store>::health(self)
             }
@@ -404,6 +416,18 @@ impl TableStore for std::sync::Arc<dyn TableStore> {
 
     fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {
         (**self).inbox_wakeups(platform)
+    }
+
+    fn burials(&self, platform: Platform) -> StoreFuture<'_, Vec<(String, u32)>> {
+        (**self).burials(platform)
+    }
+
+    fn save_burials<'a>(
+        &'a self,
+        platform: Platform,
+        changes: &'a [(String, Option<u32>)],
+    ) -> StoreFuture<'a, ()> {
+        (**self).save_burials(platform, changes)
     }
 
     fn health(&self) -> watch::Receiver<StoreHealth> {

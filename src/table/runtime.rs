@@ -716,6 +716,21 @@ impl TableService {
         super::storage::Inbox::new(self.inner.store.clone(), platform)
     }
 
+    /// The burying counts `platform`'s front-end kept, per chat (see
+    /// [`super::storage::TableStore::burials`]).
+    pub async fn burials(&self, platform: Platform) -> Result<Vec<(String, u32)>, ServiceError> {
+        Ok(self.inner.store.burials(platform).await?)
+    }
+
+    /// Sets (`None`: forgets) burying counts of `platform`'s chats.
+    pub async fn save_burials(
+        &self,
+        platform: Platform,
+        changes: &[(String, Option<u32>)],
+    ) -> Result<(), ServiceError> {
+        Ok(self.inner.store.save_burials(platform, changes).await?)
+    }
+
     /// The announcements chats of `platform` are still owed (results and
     /// new deals recorded with the command that produced them), oldest
     /// first: (table, chat, announcement). A front-end sends them at its

@@ -307,6 +307,22 @@ pub trait TableStore: Send + Sync + 'static {
     /// cannot be reached, so a reader polls now and then as well.
     fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>>;
 
+    // ------------------------------------------------- burying counts
+    // A front-end's count, per chat, of other people's messages below its
+    // live table message (Discord), kept so a replica that takes over
+    // serving goes on counting where the last one stopped.
+
+    /// Every chat's count of `platform`.
+    fn burials(&self, platform: Platform) -> StoreFuture<'_, Vec<(String, u32)>>;
+
+    /// Sets each chat's count (`None`: the chat has no live table message
+    /// any more, forgotten).
+    fn save_burials<'a>(
+        &'a self,
+        platform: Platform,
+        changes: &'a [(String, Option<u32>)],
+    ) -> StoreFuture<'a, ()>;
+
     /// Whether the store can write; changes as commits fail and recover.
     fn health(&self) -> watch::Receiver<StoreHealth>;
 

@@ -18,6 +18,7 @@ mod discord_alerts;
 mod discord_defer;
 mod discord_repost;
 mod discord_shards;
+mod discord_split;
 mod discord_transport;
 mod fakebot;
 mod hearts_records;

@@ -18,6 +18,7 @@
 //! `kozyr export` writes the same lines from either store and
 //! `kozyr copy-store` can check a copy by comparing exports.
 
+mod burials;
 mod inbox;
 pub mod leadership;
 mod messages;

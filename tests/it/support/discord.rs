@@ -36,6 +36,8 @@ pub struct World {
     /// The test's own view of the database (on the tests' backend: the
     /// world's folder names it, `support::db_url`).
     pub reader: Option<TestStore>,
+    /// Or of a PostgreSQL database (replicas), read instead when set.
+    pub pg_reader: Option<kozyr::store::PgStore>,
     /// How the bot answers: (a reply, an update) — 4 and 7 at once, 5 and
     /// 6 when it defers.
     pub answers: (u8, u8),
@@ -125,6 +127,7 @@ impl World {
             bot: None,
             child: None,
             reader: None,
+            pg_reader: None,
             answers: (4, 7),
             defer_after: Tuning::default().defer_after,
             turn_alerts: Tuning::default().turn_alerts,
@@ -203,11 +206,17 @@ impl World {
     }
 
     pub async fn table(&self, id: TableId) -> Table {
+        if let Some(pg) = &self.pg_reader {
+            return pg.table(id).await.unwrap().unwrap();
+        }
         self.reader().table(id).await.unwrap().unwrap()
     }
 
     pub async fn open_table(&self) -> Table {
         let chat = ChatKey::Discord(self.channel);
+        if let Some(pg) = &self.pg_reader {
+            return pg.open_table(&chat).await.unwrap().unwrap();
+        }
         self.reader().open_table(&chat).await.unwrap().unwrap()
     }
 

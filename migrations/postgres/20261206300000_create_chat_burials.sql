@@ -1,0 +1,13 @@
+-- How many of other people's messages came below a chat's live table
+-- message (Discord: counted from the gateway's MESSAGE_CREATE, which a
+-- standby's shards pass on through the inbox; past a few the table is
+-- posted anew at the bottom). A takeover must not forget them, or a table
+-- buried just before would stay buried: the serving replica writes each
+-- count as it changes (at most once a second) and reads them all when it
+-- starts. A chat without a live table message has no row.
+CREATE TABLE chat_burials (
+    platform TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    messages BIGINT NOT NULL,
+    PRIMARY KEY (platform, chat)
+);

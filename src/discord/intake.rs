@@ -1,0 +1,228 @@
+//! Discord events through the inbox: with replicas, every `kozyr run`
+//! connects the gateway shards of its own `DISCORD_SHARDS`, serving or
+//! standing by. A standby's shards write what the serving replica needs
+//! (each `INTERACTION_CREATE` and `MESSAGE_CREATE`) into the inbox
+//! ([`crate::table::storage::Inbox`], platform `discord`, keyed by the
+//! interaction's or message's id) with [`put`]; the serving replica reads
+//! the rows in order with [`consume`] and handles them as its own shards'
+//! events: an interaction by the same handlers (answered through the REST
+//! callback, which any process may call), a message by the burying count.
+//! Each row is deleted once handled, so a kill in between has the next
+//! serving replica handle it again, and the de-duplication key applies
+//! the press once.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+use twilight_model::application::interaction::Interaction;
+
+use super::shared::Shared;
+use crate::table::storage::{Inbox, InboxEntry};
+
+/// Past this age an interaction is not handled: Discord wants its answer
+/// within 3 s of the press and has already told the person it failed. Half
+/// a second less leaves room for the answer to travel.
+pub const TOO_OLD: Duration = Duration::from_millis(2_500);
+
+/// How many rows one read takes.
+const BATCH: u32 = 256;
+
+/// How often the reader looks without a wake-up (a `NOTIFY` lost with its
+/// connection, a row left by a replica that died).
+const POLL_EVERY: Duration = Duration::from_millis(500);
+
+/// What a standby's shard received, as an inbox row's body.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Received {
+    /// When the standby received it, Unix milliseconds: how old an
+    /// interaction is when the serving replica reads it.
+    pub at_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interaction: Option<Box<Interaction>>,
+    /// A message's (channel, author).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<(u64, u64)>,
+}
+
+impl Received {
+    pub fn interaction(i: Interaction) -> Received {
+        Received {
+            at_ms: now_ms(),
+            interaction: Some(Box::new(i)),
+            message: None,
+        }
+    }
+
+    pub fn message(channel: u64, author: u64) -> Received {
+        Received {
+            at_ms: now_ms(),
+            interaction: None,
+            message: Some((channel, author)),
+        }
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Why a received event could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum IntakeError {
+    #[error("cannot encode the event: {0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("the inbox refused the event: {0}")]
+    Store(#[from] crate::table::storage::StorageError),
+}
+
+/// Writes an event a standby's shard received; resolves once it is
+/// durable. `id` is the interaction's or message's snowflake (unique
+/// across both), the row's key: a second write of the same is nothing.
+pub async fn put(inbox: &Inbox, id: u64, received: &Received) -> Result<(), IntakeError> {
+    let body = serde_json::to_string(received)?;
+    inbox.put(&id.to_string(), &body).await?;
+    Ok(())
+}
+
+/// Reads the inbox's Discord rows until `stop`, oldest first, handling
+/// each as an event of the serving replica's own shards.
+pub async fn consume(
+    shared: Arc<Shared>,
+    inbox: Inbox,
+    defer_after: Duration,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut wakeups = match inbox.wakeups().await {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::warn!(error = %e, "no inbox wake-ups: polling it");
+            None
+        }
+    };
+    // Rows being handled: read again until deleted, they are not taken
+    // twice. Every read starts at the beginning, since a row committed
+    // late may hold a lower `seq` than one read already; the rows are
+    // deleted once handled, so what is read stays short.
+    let taken: Arc<Mutex<HashSet<i64>>> = Arc::default();
+    loop {
+        match inbox.after(0, BATCH).await {
+            Ok(rows) => {
+                for row in rows {
+                    if !lock(&taken).insert(row.seq) {
+                        continue;
+                    }
+                    handle(&shared, &inbox, row, defer_after, &taken).await;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read the inbox"),
+        }
+        let woken = async {
+            match wakeups.as_mut() {
+                Some(w) => {
+                    if w.changed().await.is_err() {
+                        wakeups = None;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = woken => {}
+            () = tokio::time::sleep(POLL_EVERY) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Handles one row; an interaction on its own task (as from a shard), a
+/// message at once (its count is all there is to do).
+async fn handle(
+    shared: &Arc<Shared>,
+    inbox: &Inbox,
+    row: InboxEntry,
+    defer_after: Duration,
+    taken: &Arc<Mutex<HashSet<i64>>>,
+) {
+    let received: Received = match serde_json::from_str(&row.body) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(error = %e, seq = row.seq, key = %row.key, "an inbox row that is no Discord event: dropped");
+            done(inbox, row.seq, taken).await;
+            return;
+        }
+    };
+    let age = Duration::from_millis(now_ms().saturating_sub(received.at_ms));
+    if let Some((channel, author)) = received.message {
+        shared.on_message(channel, author);
+    }
+    let Some(interaction) = received.interaction else {
+        done(inbox, row.seq, taken).await;
+        return;
+    };
+    if age >= TOO_OLD {
+        tracing::info!(interaction = %row.key, age_ms = age.as_millis() as u64,
+            "an interaction from the inbox is past Discord's answer window: dropped");
+        done(inbox, row.seq, taken).await;
+        return;
+    }
+    let (shared, inbox, taken) = (shared.clone(), inbox.clone(), taken.clone());
+    // What the standby's delay took is not left to wait before deferring.
+    let defer_after = defer_after.saturating_sub(age);
+    tokio::spawn(async move {
+        super::handlers::on_interaction(shared, *interaction, defer_after).await;
+        done(&inbox, row.seq, &taken).await;
+    });
+}
+
+/// Deletes a handled row. If that fails it stays taken here (not handled
+/// twice by this replica) and the next serving replica handles it again.
+async fn done(inbox: &Inbox, seq: i64, taken: &Mutex<HashSet<i64>>) {
+    match inbox.done(seq).await {
+        Ok(()) => {
+            lock(taken).remove(&seq);
+        }
+        Err(e) => tracing::warn!(error = %e, seq, "cannot delete a handled inbox row"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An interaction as the gateway brings it survives the row.
+    #[test]
+    fn an_interaction_round_trips_through_a_row() {
+        let raw = serde_json::json!({
+            "id": "1000000000000000007", "application_id": "123456789012345678", "type": 3,
+            "data": {"custom_id": "hand:5", "component_type": 2},
+            "guild_id": "900000000000000001",
+            "channel": {"id": "700000000000000007", "type": 0, "name": "cards"},
+            "channel_id": "700000000000000007",
+            "member": {"user": {"id": "501", "username": "Ann", "global_name": "Ann",
+                "discriminator": "0", "avatar": null}, "roles": [],
+                "joined_at": "2026-01-01T00:00:00.000000+00:00", "deaf": false, "mute": false,
+                "flags": 0, "permissions": "48"},
+            "token": "itoken-1", "version": 1, "locale": "en-US", "guild_locale": "en-US",
+            "app_permissions": "2048", "entitlements": [], "authorizing_integration_owners": {},
+            "attachment_size_limit": 8388608, "context": 0,
+        });
+        let i: Interaction = serde_json::from_value(raw).unwrap();
+        let body = serde_json::to_string(&Received::interaction(i.clone())).unwrap();
+        let back: Received = serde_json::from_str(&body).unwrap();
+        assert_eq!(back.interaction.as_deref(), Some(&i));
+        assert_eq!(back.message, None);
+        let m: Received =
+            serde_json::from_str(&serde_json::to_string(&Received::message(7, 501)).unwrap())
+                .unwrap();
+        assert_eq!((m.message, m.interaction.is_none()), (Some((7, 501)), true));
+    }
+}

@@ -29,6 +29,7 @@ mod migrations;
 mod output_faults;
 mod postgres_e2e;
 mod replicas;
+mod replicas_move;
 mod replicas_webhook;
 mod service;
 mod sqlite_claim;

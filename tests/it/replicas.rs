@@ -14,18 +14,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
-use kozyr::loadtest::{Driver, deal_no};
+use kozyr::loadtest::deal_no;
 use kozyr::store::{PgStore, StoreOptions};
 use kozyr::table::Phase;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-use tokio::sync::Mutex;
 
 use crate::support::eventually;
 use crate::support::postgres::fresh_url;
 use crate::support::replicas::{
-    Checked, Replica, Seen, check_groups, free_port, healthcheck, play, serving_after,
-    serving_after_but,
+    Checked, Replica, check_groups, free_port, healthcheck, open_groups, serving_after,
+    serving_after_but, start_players,
 };
 
 const TOKEN: &str = "123456:REPLICAS-fake-token-kozyr-replica-tests-0123";
@@ -91,34 +90,11 @@ async fn killing_the_serving_replica_again_and_again_loses_doubles_and_bursts_no
     let store = PgStore::open_existing(&StoreOptions::new(&url))
         .await
         .expect("the test's own connection");
-    let mut groups = Vec::new();
-    for name in ["Replica A", "Replica B", "Replica C"] {
-        let mut d = Driver::new(fake.clone(), name);
-        d.patience = Duration::from_secs(8);
-        d.open_kozel_table().await.expect("the table starts");
-        let t = store
-            .open_table(&d.chat_key())
-            .await
-            .expect("read")
-            .expect("an open table");
-        groups.push((d, t.id(), deal_no(&t)));
-    }
+    let groups = open_groups(&fake, &store, &["Replica A", "Replica B", "Replica C"]).await;
 
     // Two groups play; the third waits for its turn timers.
     let stop = Arc::new(AtomicBool::new(false));
-    let mut players = Vec::new();
-    let mut seen = Vec::new();
-    for (d, id, _) in &groups[..2] {
-        let s = Arc::new(Mutex::new(Seen::default()));
-        seen.push(s.clone());
-        players.push(tokio::spawn(play(
-            store.clone(),
-            d.clone(),
-            *id,
-            stop.clone(),
-            s,
-        )));
-    }
+    let (players, seen) = start_players(&store, &groups[..2], &stop);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x7265_706c_6963_6173);
     let mut takeovers = Vec::new();
     let storm = Instant::now();

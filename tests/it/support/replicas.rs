@@ -190,6 +190,51 @@ pub async fn play(
     }
 }
 
+/// A Kozel table opened in a group of each of `names`, by people patient
+/// enough for a takeover: (their driver, the table, its deal number).
+pub async fn open_groups(
+    fake: &Arc<FakeBot>,
+    store: &PgStore,
+    names: &[&str],
+) -> Vec<(Driver, TableId, u32)> {
+    let mut groups = Vec::new();
+    for name in names {
+        let mut d = Driver::new(fake.clone(), name);
+        d.patience = Duration::from_secs(8);
+        d.open_kozel_table().await.expect("the table starts");
+        let t = store
+            .open_table(&d.chat_key())
+            .await
+            .expect("read")
+            .expect("an open table");
+        groups.push((d, t.id(), kozyr::loadtest::deal_no(&t)));
+    }
+    groups
+}
+
+/// The people of `groups` playing ([`play`]) until `stop`: their tasks,
+/// and what each group saw.
+pub fn start_players(
+    store: &PgStore,
+    groups: &[(Driver, TableId, u32)],
+    stop: &Arc<AtomicBool>,
+) -> (Vec<tokio::task::JoinHandle<()>>, Vec<Arc<Mutex<Seen>>>) {
+    let mut players = Vec::new();
+    let mut seen = Vec::new();
+    for (d, id, _) in groups {
+        let s = Arc::new(Mutex::new(Seen::default()));
+        seen.push(s.clone());
+        players.push(tokio::spawn(play(
+            store.clone(),
+            d.clone(),
+            *id,
+            stop.clone(),
+            s,
+        )));
+    }
+    (players, seen)
+}
+
 /// Acted events: (version, seat, by), and for each turn-timer move the
 /// deadline it ran out at.
 pub async fn acts(

@@ -202,13 +202,25 @@ impl RunningDiscord {
     }
 }
 
+/// Bot-token REST calls twilight lets through in one global window.
+/// Discord allows a bot 50 a second (interaction answers and edits through
+/// their tokens aside, which twilight does not count). twilight counts them
+/// in fixed windows of a second that begin at a window's first call, so 50
+/// a window could put 100 into one second spanning two windows; 25 keeps
+/// every second at 50 at most.
+pub const GLOBAL_CALLS_PER_WINDOW: u16 = 25;
+
 /// The REST client for `discord`: Discord's own API, or the one at
 /// `DISCORD_API_URL` (`{url}/api/v10/…`).
 pub fn http_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
     // twilight's TLS goes through rustls' process-wide provider: ring, as
     // for the rest of kozyr. A second install is refused, which is fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut b = Client::builder().token(discord.token.expose().to_owned());
+    let mut b = Client::builder()
+        .token(discord.token.expose().to_owned())
+        .ratelimiter(Some(twilight_http_ratelimiting::RateLimiter::new(
+            GLOBAL_CALLS_PER_WINDOW,
+        )));
     if let Some(url) = &discord.api_url {
         let (http, host) = if let Some(h) = url.strip_prefix("http://") {
             (true, h)

@@ -137,7 +137,10 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
     }
     tracing::info!("standing by: another replica serves this bot");
     crate::metrics::replica_serving(false);
-    let intake = take_updates(config).await?;
+    let (intake, store) = match take_updates(config).await? {
+        Some((intake, store)) => (Some(intake), Some(store)),
+        None => (None, None),
+    };
     let unavailable = match answer_unavailable(endpoints(config)).await {
         Ok(servers) => servers,
         Err(e) => {
@@ -149,7 +152,7 @@ pub async fn stand_by(config: &Config, heartbeat: &Path) -> Result<Option<Servin
     };
     // Beside the lease, not before it: Discord or the database being slow
     // to answer must not hold up a takeover.
-    let shards = tokio::spawn(standby_shards(config.clone()));
+    let shards = tokio::spawn(standby_shards(config.clone(), store));
     let took = tokio::select! {
         took = wait_for_lease(&mut lease, heartbeat) => Some(took),
         () = crate::run::wait_for_signal() => None,
@@ -191,7 +194,15 @@ fn serving(lease: ServingLease, intake: Option<Intake>, discord: Option<Gateway>
 /// In webhook mode, the standby's intake: Telegram's updates (through a
 /// load balancer that picks any replica) are written to the inbox of a
 /// store opened for it, and acknowledged once committed.
-async fn take_updates(config: &Config) -> Result<Option<Intake>, ReplicaError> {
+async fn take_updates(
+    config: &Config,
+) -> Result<
+    Option<(
+        Intake,
+        std::sync::Arc<dyn crate::table::storage::TableStore>,
+    )>,
+    ReplicaError,
+> {
     let (
         Some(_),
         UpdateMode::Webhook {
@@ -207,28 +218,35 @@ async fn take_updates(config: &Config) -> Result<Option<Intake>, ReplicaError> {
     let store = crate::store::open(&StoreOptions::from_config(config))
         .await
         .map_err(|e| ReplicaError::Intake(e.to_string()))?;
-    let inbox = Inbox::new(store, Platform::Telegram);
+    let inbox = Inbox::new(store.clone(), Platform::Telegram);
     let intake = crate::telegram::bot::bind_intake(*listen, &url, secret.clone(), inbox)
         .await
         .map_err(|e| ReplicaError::Intake(e.to_string()))?;
     tracing::info!(listen = %intake.local_addr, "standing by: taking webhook updates into the inbox");
-    Ok(Some(intake))
+    Ok(Some((intake, store)))
 }
 
 /// A standby's Discord shards (`DISCORD_SHARDS`), their events written to
-/// the inbox through a store opened for that alone; `None` without Discord
+/// the inbox through the webhook intake's store, or one opened for them; `None` without Discord
 /// or `DISCORD_SHARDS`, or when they cannot start (said in the log: the
 /// serving shell connects them when this replica takes over).
-async fn standby_shards(config: Config) -> Option<Gateway> {
+async fn standby_shards(
+    config: Config,
+    store: Option<std::sync::Arc<dyn crate::table::storage::TableStore>>,
+) -> Option<Gateway> {
     config.discord.as_ref()?.shards?;
-    let store = match PgStore::open(&StoreOptions::from_config(&config)).await {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!(error = %e, "standing by without Discord shards: the inbox cannot be opened");
-            return None;
-        }
+    // The webhook intake's store when there is one: one pool per standby.
+    let store = match store {
+        Some(store) => store,
+        None => match PgStore::open(&StoreOptions::from_config(&config)).await {
+            Ok(s) => std::sync::Arc::new(s),
+            Err(e) => {
+                tracing::warn!(error = %e, "standing by without Discord shards: the inbox cannot be opened");
+                return None;
+            }
+        },
     };
-    let inbox = Inbox::new(std::sync::Arc::new(store), Platform::Discord);
+    let inbox = Inbox::new(store, Platform::Discord);
     match Gateway::standing_by(&config, inbox).await {
         Ok(g) => g,
         Err(e) => {

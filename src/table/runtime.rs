@@ -162,8 +162,10 @@ pub struct ServiceOptions {
     pub sweep_every: Duration,
     /// A pause before each AI move, so people can follow the game.
     pub ai_delay: Duration,
-    /// After a restart, deadlines that passed while the service was down
-    /// run out this long after the start instead of at once.
+    /// After a restart or takeover, deadlines that passed while nothing was
+    /// serving run out this long after the start instead of at once, so
+    /// people see the table again before a timeout moves for them. A
+    /// deadline still ahead keeps its time.
     pub overdue_grace: Duration,
     /// How long de-duplication keys are kept.
     pub dedup_ttl: Duration,
@@ -372,6 +374,9 @@ struct ChatState {
 
 struct ArmedTimer {
     spec: TimerSpec,
+    /// When it runs out: the deadline, or later for one that passed while
+    /// nothing was serving (see [`ServiceOptions::overdue_grace`]).
+    fire_at: Timestamp,
     task: JoinHandle<()>,
 }
 
@@ -796,6 +801,17 @@ impl TableService {
         v
     }
 
+    /// The tables whose turn timer is armed, and when each will fire: its
+    /// deadline, unless that had passed when it was armed.
+    pub fn timer_fire_times(&self) -> Vec<(TableId, Timestamp)> {
+        let mut v: Vec<_> = lock(&self.inner.timers)
+            .iter()
+            .map(|(id, t)| (*id, t.fire_at))
+            .collect();
+        v.sort();
+        v
+    }
+
     /// Drops chats idle for longer than `idle_after` from memory; returns
     /// how many chats stay loaded.
     pub fn evict_idle(&self, idle_after: Duration) -> usize {
@@ -969,14 +985,14 @@ impl TableService {
     /// Re-renders the open tables after a start and keeps them going.
     async fn recover(&self) -> Result<(), ServiceError> {
         let grace = self.inner.options.overdue_grace;
-        let not_before = self
+        let overdue_until = self
             .inner
             .clock
             .now()
             .plus_millis(i64::try_from(grace.as_millis()).unwrap_or(i64::MAX));
         for id in self.inner.store.open_table_ids().await? {
             match self.inner.store.table(id).await {
-                Ok(Some(t)) => self.dispatch(t.current_effects(), Some(not_before)),
+                Ok(Some(t)) => self.dispatch(t.current_effects(), Some(overdue_until)),
                 Ok(None) => {}
                 // One damaged table must not keep the others down.
                 Err(e) => tracing::error!(table = %id, error = %e, "cannot load table"),
@@ -987,12 +1003,12 @@ impl TableService {
 
     /// Carries out effects: timers and AI moves here, the rest to the
     /// front-end, in order.
-    fn dispatch(&self, effects: Vec<Effect>, not_before: Option<Timestamp>) {
+    fn dispatch(&self, effects: Vec<Effect>, overdue_until: Option<Timestamp>) {
         let stopping = self.inner.stopping.load(Ordering::SeqCst);
         for effect in effects {
             match effect {
                 Effect::ArmTimer(_) | Effect::AiMove(_) if stopping => {}
-                Effect::ArmTimer(spec) => self.arm(*spec, not_before),
+                Effect::ArmTimer(spec) => self.arm(*spec, overdue_until),
                 Effect::DisarmTimer { table } => {
                     if let Some(t) = lock(&self.inner.timers).remove(&table) {
                         t.task.abort();
@@ -1012,11 +1028,25 @@ impl TableService {
         }
     }
 
-    fn arm(&self, spec: TimerSpec, not_before: Option<Timestamp>) {
+    fn arm(&self, spec: TimerSpec, overdue_until: Option<Timestamp>) {
         let weak = Arc::downgrade(&self.inner);
-        let fire_at = not_before.map_or(spec.deadline, |nb| spec.deadline.max(nb));
+        let now = self.inner.clock.now();
+        // Only a deadline that passed while nothing was serving waits for
+        // the grace; one still ahead keeps its time (a grace for every
+        // timer made each takeover delay them all).
+        let fire_at = match overdue_until {
+            Some(until) if spec.deadline <= now => until,
+            _ => spec.deadline,
+        };
         let task = tokio::spawn(run_timer(weak, spec.clone(), fire_at));
-        let old = lock(&self.inner.timers).insert(spec.table, ArmedTimer { spec, task });
+        let old = lock(&self.inner.timers).insert(
+            spec.table,
+            ArmedTimer {
+                spec,
+                fire_at,
+                task,
+            },
+        );
         if let Some(old) = old {
             old.task.abort();
         }

@@ -13,7 +13,7 @@ use kozyr::table::runtime::{
 use kozyr::table::storage::TableStore;
 use kozyr::table::{
     Actor, Announcement, ChatKey, Command, Mover, Output, Phase, Platform, SeatState, Settings,
-    Table, TableError, TableEvent, TableId, Timestamp, UserId,
+    Table, TableError, TableEvent, TableId, Timestamp, TurnTimer, UserId,
 };
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -543,6 +543,51 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
     assert!(t.version() > 0);
     assert_log_replays(s.storage(), timed).await;
     assert_log_replays(s.storage(), with_ai).await;
+}
+
+/// Only a deadline that passed while nothing was serving waits for the
+/// grace after a restart; one still ahead fires on time (issue 29: a grace
+/// for every timer made a timer due 6 s after a restart fire 4 s late).
+#[tokio::test]
+async fn after_a_restart_only_overdue_timers_get_the_grace() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(Timestamp::from_millis(1_000_000));
+    let (s, _fx) = start(
+        &db_url(&dir),
+        Some(clock.clone()),
+        ServiceOptions::default(),
+    )
+    .await;
+    let timer = |secs| Settings {
+        turn_timer: TurnTimer::from_secs(secs),
+        ..Settings::default()
+    };
+    let overdue = open_full_table(&s, &chat("-521"), 1, timer(15)).await;
+    let ahead = open_full_table(&s, &chat("-522"), 11, timer(120)).await;
+    let deadline_of = |t: Option<Table>| t.unwrap().deadline().unwrap();
+    let overdue_deadline = deadline_of(s.table(overdue).await.unwrap());
+    let ahead_deadline = deadline_of(s.table(ahead).await.unwrap());
+    s.shutdown().await;
+    s.storage().close().await;
+    drop(s);
+
+    // The service comes back 6 s before the second table's deadline.
+    let restart = ahead_deadline.plus_millis(-6_000);
+    assert!(overdue_deadline < restart);
+    clock.set(restart);
+    let (s, _fx) = start(
+        &db_url(&dir),
+        Some(clock.clone()),
+        ServiceOptions {
+            overdue_grace: Duration::from_secs(10),
+            ..ServiceOptions::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        s.timer_fire_times(),
+        vec![(overdue, restart.plus_secs(10)), (ahead, ahead_deadline)]
+    );
 }
 
 #[tokio::test]

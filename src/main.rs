@@ -360,7 +360,7 @@ fn run(args: RunArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .close()
             .await;
-        if let Some(listen) = config.metrics_listen {
+        let metrics = if let Some(listen) = config.metrics_listen {
             // Its own small read pool: counting open tables at a scrape
             // never waits behind the bot's readers.
             let options = kozyr::store::StoreOptions {
@@ -370,11 +370,25 @@ fn run(args: RunArgs) -> Result<(), String> {
             let store = kozyr::store::Opened::open_existing(&options)
                 .await
                 .map_err(|e| e.to_string())?;
-            kozyr::metrics::serve(listen, Some(store.table_counter()))
-                .await
-                .map_err(|e| e.to_string())?;
+            match kozyr::metrics::serve(listen, Some(store.clone().table_counter())).await {
+                Ok((_, server)) => Some(kozyr::serve::MetricsServer { store, server }),
+                Err(e) => {
+                    store.close().await;
+                    return Err(e.to_string());
+                }
+            }
+        } else {
+            None
+        };
+        let mut metrics = metrics;
+        let served = kozyr::serve::run(config, beat, &mut metrics).await;
+        // Every handle closes at a stop (a metrics pool left open kept
+        // `kozyr.db-wal` behind): the run stops it before its own store
+        // closes, or here when it ended before serving.
+        if let Some(m) = metrics {
+            m.stop().await;
         }
-        kozyr::serve::run(config, beat).await
+        served
     })
 }
 

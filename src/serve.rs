@@ -122,10 +122,34 @@ impl std::fmt::Display for StartLine {
     }
 }
 
+/// The metrics endpoint `main` starts before serving (a standby answers
+/// scrapes too), with the read-only store it counts open tables through.
+pub struct MetricsServer {
+    pub store: crate::store::Opened,
+    pub server: tokio::task::JoinHandle<()>,
+}
+
+impl MetricsServer {
+    /// Stops answering scrapes and closes its store. Before the service's
+    /// store closes: SQLite removes its log only when the last connection
+    /// to the file closes and can write, which this one's cannot.
+    pub async fn stop(self) {
+        self.server.abort();
+        let _ = self.server.await;
+        self.store.close().await;
+    }
+}
+
 /// Runs until SIGINT or SIGTERM, touching the heartbeat file; with
 /// replicas on PostgreSQL, stands by first until this one holds the
 /// serving lease, and exits (code 1) the moment it loses it.
-pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
+///
+/// `metrics`, when given, is stopped before the store closes.
+pub async fn run(
+    config: Config,
+    heartbeat: PathBuf,
+    metrics: &mut Option<MetricsServer>,
+) -> Result<(), String> {
     // Replicas on one PostgreSQL database: only the lease's holder goes on.
     let Some(mut serving) = crate::replica::stand_by(&config, &heartbeat)
         .await
@@ -295,6 +319,9 @@ pub async fn run(config: Config, heartbeat: PathBuf) -> Result<(), String> {
         w.stop().await;
     }
     router.abort();
+    if let Some(m) = metrics.take() {
+        m.stop().await;
+    }
     service.clone().close().await;
     // Only now may a standby take over: this one sends nothing more.
     lease_watch.abort();

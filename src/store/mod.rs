@@ -460,8 +460,13 @@ impl Store {
             .map_err(|e| admin::read_error(&options.url, e.into()))?;
         let (tx, rx) = mpsc::unbounded_channel();
         let (health_tx, health) = watch::channel(StoreHealth::Healthy);
-        let writer =
-            writer::Writer::new(conn, connect, admin::database_path(&options.url), health_tx);
+        let writer = writer::Writer::new(
+            conn,
+            connect,
+            admin::database_path(&options.url),
+            health_tx,
+            migrate,
+        );
         tokio::spawn(writer.run(rx));
         Ok(Store {
             reader,

@@ -405,6 +405,9 @@ pub(super) struct Writer {
     connect: SqliteConnectOptions,
     files: FileWatch,
     health: watch::Sender<StoreHealth>,
+    /// A store opened read-only (the admin tools, the metrics' counter)
+    /// cannot checkpoint.
+    writable: bool,
 }
 
 impl Writer {
@@ -413,8 +416,10 @@ impl Writer {
         connect: SqliteConnectOptions,
         database: Option<PathBuf>,
         health: watch::Sender<StoreHealth>,
+        writable: bool,
     ) -> Writer {
         Writer {
+            writable,
             conn: Some(conn),
             // A reconnect must never make a new, empty database in place
             // of one that went away.
@@ -443,6 +448,7 @@ impl Writer {
                 self.write_group(&mut group).await;
             }
             if let Some(reply) = closing.take() {
+                self.checkpoint_at_close().await;
                 self.discard_connection().await;
                 let _ = reply.send(());
                 return;
@@ -537,6 +543,37 @@ impl Writer {
                 true
             }
         });
+    }
+
+    /// Moves the whole log into the database file before the connection
+    /// closes. SQLite does so by itself only when the last connection to
+    /// the file closes, and not when that one is read-only (a reader of
+    /// this process or of an admin's tool): without this a graceful stop
+    /// could leave the latest games in `-wal` alone, and a copy of the
+    /// database file would miss them. Not once the files changed under
+    /// the process: they are no longer the ones it opened.
+    async fn checkpoint_at_close(&mut self) {
+        if !self.writable || matches!(&*self.health.borrow(), StoreHealth::FilesChanged(_)) {
+            return;
+        }
+        let Some(conn) = &mut self.conn else {
+            return;
+        };
+        match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(TRUNCATE)")
+            .fetch_one(&mut *conn)
+            .await
+        {
+            Ok((0, _, _)) => {}
+            Ok((busy, frames, copied)) => {
+                tracing::warn!(
+                    busy,
+                    frames,
+                    copied,
+                    "the log was busy at the stop: it is checkpointed at the next start"
+                );
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot checkpoint the log at the stop"),
+        }
     }
 
     async fn discard_connection(&mut self) {

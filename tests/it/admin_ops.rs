@@ -490,3 +490,90 @@ fn the_systemd_unit_in_the_docs_verifies() {
         out.status
     );
 }
+
+/// A graceful stop with every optional server on (metrics, the Mini App)
+/// closes every handle: SQLite checkpoints its log, no `kozyr.db-wal` is
+/// left, and a copy of `kozyr.db` alone (what an admin moving a stopped
+/// bot copies) holds the latest game (issue 29: the metrics server kept a
+/// store handle, so the log stayed and the copy missed the chat).
+// SQLite-specific: the files of a SQLite database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_with_every_server_on_leaves_one_database_file() {
+    if crate::support::store::on_postgres() {
+        return;
+    }
+    let fake = fake_with_token(TOKEN).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+    let api = fake.api_url().to_string();
+    let metrics = format!("127.0.0.1:{}", free_port());
+    let webapp = format!("127.0.0.1:{}", free_port());
+    let mut bot = Running::spawn(kozyr(
+        dir.path(),
+        &["run"],
+        &[
+            ("TELOXIDE_TOKEN", TOKEN),
+            ("TELOXIDE_API_URL", &api),
+            ("DATABASE_URL", &db),
+            ("RUST_LOG", "info"),
+            ("KOZYR_LOG_FORMAT", "json"),
+            ("KOZYR_METRICS_LISTEN", &metrics),
+            ("KOZYR_WEBAPP_URL", "https://kozyr.example/app"),
+            ("KOZYR_WEBAPP_LISTEN", &webapp),
+        ],
+    ));
+    wait_json(&mut bot, "running", &[]);
+    let d = Driver::new(fake.clone(), "Stop");
+    d.open_kozel_table().await.unwrap();
+    let chat = d.chat_key().to_string();
+    wait_json(&mut bot, "table started", &[("chat", &chat)]);
+    // A scrape holds the metrics pool's connection open.
+    let scrape = reqwest::get(format!("http://{metrics}/metrics"))
+        .await
+        .unwrap();
+    assert!(scrape.status().is_success());
+    let wal = dir.path().join("kozyr.db-wal");
+    assert!(wal.exists(), "a running bot writes through its log");
+
+    let term = Process::new("kill")
+        .args(["-TERM", &bot.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    wait_json(&mut bot, "stopped", &[]);
+    let status = bot.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(
+        !wal.exists(),
+        "the log is left behind after a graceful stop"
+    );
+
+    let moved = tempfile::tempdir().unwrap();
+    std::fs::copy(dir.path().join("kozyr.db"), moved.path().join("kozyr.db")).unwrap();
+    let moved_db = format!("sqlite://{}", moved.path().join("kozyr.db").display());
+    let out = moved.path().join("chat.jsonl");
+    let export = kozyr(
+        moved.path(),
+        &["export", "--chat", &chat, "--out", out.to_str().unwrap()],
+        &[("DATABASE_URL", &moved_db)],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        export.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&export.stdout),
+        String::from_utf8_lossy(&export.stderr)
+    );
+    // The table is there, started, with every seat taken.
+    let store = kozyr::store::Store::open_existing(&kozyr::store::StoreOptions::new(moved_db))
+        .await
+        .unwrap();
+    let table = store
+        .open_table(&d.chat_key())
+        .await
+        .unwrap()
+        .expect("the copy holds the open table");
+    assert_eq!(table.phase(), kozyr::table::Phase::Playing);
+    store.close().await;
+}

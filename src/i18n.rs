@@ -529,6 +529,7 @@ pub mod key {
         plain ERR_ADMIN_ONLY = "err-admin-only";
         plain ERR_NO_TABLE = "err-no-table";
         plain ERR_TABLE_EXISTS = "err-table-exists";
+        plain TABLE_SHOWN_AGAIN = "table-shown-again";
         plain ERR_NEED_FOUR = "err-need-four";
         plain ERR_GAME_STARTED = "err-game-started";
         plain ERR_CANNOT_DM = "err-cannot-dm";

@@ -265,6 +265,7 @@ err-not-allowed = You are not allowed to do that.
 err-admin-only = Only the table's creator or an admin can do that.
 err-no-table = There is no open table here: send /new.
 err-table-exists = There is already a table in this chat.
+table-shown-again = There is already a table in this chat: here it is again, below.
 err-need-four = All four seats must be taken first.
 err-game-started = The game has already started.
 err-cannot-dm = I can't message you: open my chat, press Start, then try again.

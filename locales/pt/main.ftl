@@ -274,6 +274,7 @@ err-not-allowed = Você não pode fazer isso.
 err-admin-only = Só o criador da mesa ou um admin pode fazer isso.
 err-no-table = Não há mesa aberta aqui: envie /new.
 err-table-exists = Já há uma mesa neste chat.
+table-shown-again = Já há uma mesa neste chat: aqui está ela de novo, abaixo.
 err-need-four = Primeiro os quatro lugares devem estar ocupados.
 err-game-started = O jogo já começou.
 err-cannot-dm = Não consigo escrever para você: abra meu chat, toque em Iniciar e tente de novo.

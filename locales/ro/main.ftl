@@ -281,6 +281,7 @@ err-not-allowed = Nu ai voie să faci asta.
 err-admin-only = Doar creatorul mesei sau un administrator poate face asta.
 err-no-table = Aici nu e nicio masă deschisă: trimite /new.
 err-table-exists = În acest chat există deja o masă.
+table-shown-again = În acest chat există deja o masă: iat-o din nou, mai jos.
 err-need-four = Mai întâi trebuie ocupate toate cele patru locuri.
 err-game-started = Jocul a început deja.
 err-cannot-dm = Nu-ți pot scrie: deschide chatul meu, apasă Pornește și încearcă din nou.

@@ -250,6 +250,7 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
             Reply::Tell(screen) => says.push((markup::public(&screen, None, None), true)),
             Reply::Popup(t) => says.push((text(&t), true)),
             Reply::Render(o) => shared.notify(Local::Output(o)),
+            Reply::BringTable(v) => shared.notify(Local::BringTable(v)),
             Reply::CloseMenu | Reply::ReplaceMenu(_) | Reply::Seated { .. } => {}
         }
     }
@@ -378,6 +379,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
                     hand_now = hand_message(shared, &h).await;
                 }
                 Reply::Render(o) => shared.notify(Local::Output(o)),
+                Reply::BringTable(v) => shared.notify(Local::BringTable(v)),
                 Reply::Popup(t) => popups.push(t),
                 Reply::Tell(screen) => popups.push(markup::public(&screen, None, None).content),
                 Reply::Say(screen) => says.push(markup::public(&screen, None, None)),

@@ -962,6 +962,12 @@ impl crate::delivery::driver::Outbox for Outbox {
         match local {
             Local::Output(o) => Outbox::on_output(self, o),
             Local::Acted(user) => self.alerts.handle_activity(&user, Instant::now()),
+            Local::BringTable(view) => {
+                // Posted anew by the render's call, or by the next one
+                // when a call of the table is in flight.
+                self.tables.entry(view.id).or_default().repost = true;
+                Outbox::on_output(self, Output::RenderTable(view));
+            }
         }
     }
 

@@ -38,6 +38,10 @@ pub enum Local {
     /// The person sent an interaction (a press, a command): they are
     /// looking, for the turn alerts.
     Acted(UserId),
+    /// Someone looked for the table: its message goes anew to the bottom
+    /// of the channel (it may have been deleted or scrolled far up), the
+    /// old one losing its buttons.
+    BringTable(Box<crate::table::TableView>),
 }
 
 /// How long a hand's interaction token is used to edit it. Discord keeps a

@@ -142,6 +142,10 @@ pub enum Reply {
     ReplaceMenu(Screen),
     /// Show this again (a selection changed, a person came back).
     Render(Output),
+    /// Post the chat's table message anew at the bottom of the chat, the
+    /// old one losing its buttons: someone looked for the table (its
+    /// message may be deleted or far up, which no platform tells a bot).
+    BringTable(Box<TableView>),
     /// The person took a seat: tell them privately; a shell that finds it
     /// cannot message them calls [`Front::set_unreachable`].
     Seated {
@@ -526,6 +530,9 @@ impl Front {
                     .await
                 {
                     Ok(_) => Vec::new(),
+                    Err(ServiceError::Rejected(TableError::TableAlreadyOpen)) => {
+                        self.bring_table(chat, lang, Reply::Say).await
+                    }
                     Err(e) => tell(refusal(lang, &e)),
                 }
             }
@@ -665,6 +672,30 @@ impl Front {
             }
         }
         out.join("\n")
+    }
+
+    /// A new table was asked for where one is open: the chat is shown
+    /// the open one, posted anew at the bottom (its message may be gone:
+    /// an admin deleted it, or a restored database meets a chat without
+    /// it), and `say` tells why in `lang` (the chat's for a message to
+    /// it, the presser's for a popup).
+    async fn bring_table(
+        &self,
+        chat: &ChatKey,
+        lang: Lang,
+        say: impl FnOnce(Screen) -> Reply,
+    ) -> Vec<Reply> {
+        match self.service.open_table_view(chat).await {
+            Ok(Some(view)) => {
+                vec![
+                    say(Screen::text(text_of(lang, key::TABLE_SHOWN_AGAIN))),
+                    Reply::BringTable(Box::new(view)),
+                ]
+            }
+            // Closed in between: the next /new opens one.
+            Ok(None) => tell(text_of(lang, key::ERR_STALE)),
+            Err(e) => tell(refusal(lang, &e)),
+        }
     }
 
     async fn create(
@@ -839,6 +870,11 @@ impl Front {
             {
                 // The menu did its job: a second press would only be refused.
                 Ok(_) => vec![Reply::CloseMenu],
+                Err(ServiceError::Rejected(TableError::TableAlreadyOpen)) => {
+                    let mut replies = self.bring_table(chat, lang, |s| Reply::Popup(s.text)).await;
+                    replies.push(Reply::CloseMenu);
+                    replies
+                }
                 Err(e) => vec![Reply::Popup(refusal(lang, &e))],
             };
         }

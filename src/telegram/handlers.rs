@@ -230,6 +230,7 @@ fn perform(
                 }
             }
             Reply::Render(output) => shared.notify(Local::Output(output)),
+            Reply::BringTable(view) => shared.notify(Local::BringTable(view)),
             Reply::Seated { table, user, text } => shared.notify(Local::Seated {
                 table,
                 user,

@@ -616,6 +616,15 @@ impl Outbox {
                         .send_with(chat.0, Piece::About(table, m), Priority::Acted);
                 }
             }
+            Local::BringTable(view) => {
+                if let Some(chat) = ids::chat_id(&view.chat).map(|c| self.current_chat(c))
+                    && !self.shared.is_chat_gone(chat)
+                {
+                    // Below the answer that says so, which goes at `Turn`.
+                    self.repost(chat.0, view.id.0, Priority::Turn, None);
+                    self.on_output(Output::RenderTable(view)).await;
+                }
+            }
             Local::Unreachable(user) => self.lost(&user, None).await,
             Local::Acted { user, pressed } => {
                 self.alerts.handle_activity(&user, Instant::now());

@@ -56,6 +56,10 @@ pub enum Local {
     /// A person the bot could not reach wrote to it again: their hands are
     /// posted as fresh messages (the old ones are far up in the chat).
     Returned(UserId),
+    /// Someone looked for the table: its message goes anew to the bottom
+    /// of the group (it may have been deleted, which Telegram tells no
+    /// bot), the old one losing its buttons.
+    BringTable(Box<crate::table::TableView>),
     /// The bot is out of this group: nothing more goes there.
     ChatGone(ChatId),
     /// A person wrote to the bot in private or pressed a button

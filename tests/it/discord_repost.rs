@@ -382,3 +382,34 @@ async fn the_bots_own_messages_do_not_bury_the_table() {
     w.assert_clean();
     w.stop().await;
 }
+
+/// `/kozel` where a table is open (its message may be deleted or far up):
+/// the channel is told so, publicly, and the live table is posted anew at
+/// the bottom, the old message losing its buttons (issue 29.4: before, the
+/// asker alone was told "There is already a table" and nothing moved).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_where_a_table_is_open_posts_it_anew() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "kozel").await;
+    let first = live_table(&w, id, None, true).await;
+    let q = w.fake.slash(&w.users[2], CHANNEL, "kozel");
+    w.answered(q).await;
+    let live = live_table(&w, id, Some(first.id), false).await;
+    let seen = w.fake.seen_by(&w.users[0], CHANNEL);
+    let said = seen
+        .iter()
+        .position(|m| !m.ephemeral && m.content.contains("There is already a table in this chat"))
+        .expect("the channel is told, not the asker alone");
+    let at = |id: u64| seen.iter().position(|m| m.id == id).unwrap();
+    assert!(at(first.id) < said && said < at(live.id), "{seen:#?}");
+    let wf = &w;
+    eventually(
+        WAIT,
+        Duration::from_millis(5),
+        "only the new table message has buttons",
+        || async { (with_components(wf) == vec![live.id]).then_some(()) },
+    )
+    .await;
+    assert_eq!(w.open_table().await.id(), id);
+    w.stop().await;
+}

@@ -177,3 +177,95 @@ async fn a_hand_deleted_on_its_owners_turn_comes_back_when_they_act() {
     d.play_safe(&t, Duration::ZERO).await.unwrap();
     w.stop().await;
 }
+
+/// The group's table message as the bot records it.
+async fn table_message(
+    w: &World,
+    group: ChatId,
+    table: kozyr::table::TableId,
+) -> Option<MessageId> {
+    let refs = w
+        .service()
+        .message_refs(kozyr::table::Platform::Telegram)
+        .await
+        .unwrap();
+    refs.into_iter()
+        .find(|(t, chat, _)| *t == table && *chat == group.0.to_string())
+        .map(|(_, _, m)| MessageId(i32::try_from(m).unwrap()))
+}
+
+/// An admin deleted the table message (Telegram tells no bot of that):
+/// `/new` shows the group the open table, posted anew at the bottom with
+/// its buttons, and says so in the group; before, the asker alone was told
+/// "There is already a table" and the group saw nothing (issue 29.4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_where_the_table_message_is_gone_shows_the_table_again() {
+    let mut w = world().await;
+    let (d, t) = w.driven_table("Gone").await;
+    let shown = w
+        .fake
+        .wait_for(WAIT, |f| table_message_in(f, d.group))
+        .await
+        .unwrap();
+    eventually(
+        WAIT,
+        Duration::from_millis(20),
+        "the table message recorded",
+        || async { (table_message(&w, d.group, t.id()).await == Some(shown.id)).then_some(()) },
+    )
+    .await;
+    w.fake.delete_message(d.group, shown.id).unwrap();
+    // Past the group's pace, so the answer is not held back by it.
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
+    let asked = w.fake.user_says(d.group, d.users[2], "/kozel").unwrap();
+    let said = w
+        .fake
+        .wait_for(WAIT, |f| {
+            f.messages(d.group).into_iter().find(|m| {
+                m.id.0 > asked.0 && m.text.contains("There is already a table in this chat")
+            })
+        })
+        .await
+        .expect("the group is told the table is there");
+    let again = w
+        .fake
+        .wait_for(WAIT, |f| {
+            table_message_in(f, d.group).filter(|m| m.id.0 > said.id.0)
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "the table posted anew below the answer: {:#?}",
+                w.fake.messages(d.group)
+            )
+        });
+    assert_eq!(again.text, shown.text);
+    eventually(
+        WAIT,
+        Duration::from_millis(20),
+        "the new message recorded",
+        || async { (table_message(&w, d.group, t.id()).await == Some(again.id)).then_some(()) },
+    )
+    .await;
+    // Nobody was told privately that the table exists.
+    let dm = d.dm(2);
+    assert!(
+        w.fake
+            .messages(dm)
+            .iter()
+            .all(|m| !m.text.contains("There is already a table")),
+        "{:#?}",
+        w.fake.messages(dm)
+    );
+    // Still the same table, and its game goes on from the new message.
+    assert_eq!(w.open_table_in(d.group).await.unwrap().id(), t.id());
+    w.stop().await;
+}
+
+/// The newest message in `chat` that shows a Kozel deal in play: the
+/// table message.
+fn table_message_in(fake: &FakeBot, chat: ChatId) -> Option<kozyr::fakebot::FakeMessage> {
+    fake.messages(chat).into_iter().rev().find(|m| {
+        m.author == kozyr::fakebot::Author::Bot && !m.deleted && m.text.starts_with("Kozel · deal")
+    })
+}

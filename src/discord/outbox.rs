@@ -895,6 +895,9 @@ async fn mark_shown(shared: Arc<Shared>, table: TableId, chat: String, shown: Op
         .await
     {
         Ok(()) => true,
+        // At a stop, after the drain: the record stays on the safe side
+        // (`delivery::content`).
+        Err(e) if e.is_closed() => false,
         Err(e) => {
             tracing::warn!(error = %e, table = table.0, "cannot record what a message shows");
             false

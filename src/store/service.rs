@@ -23,6 +23,7 @@ impl From<StoreError> for StorageError {
         match e {
             StoreError::Conflict(table) => StorageError::Conflict(table),
             StoreError::Duplicate(key) => StorageError::Duplicate(key),
+            StoreError::Closed => StorageError::Closed,
             other => StorageError::Failed(Box::new(other)),
         }
     }

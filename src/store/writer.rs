@@ -432,7 +432,23 @@ impl Writer {
     pub(super) async fn run(mut self, mut jobs: mpsc::UnboundedReceiver<Job>) {
         let mut group: Vec<Pending> = Vec::with_capacity(MAX_GROUP);
         let mut closing = None;
-        while let Some(job) = jobs.recv().await {
+        // The files are watched between commits too: a `-wal` removed
+        // while the tables are quiet is said at once (the heartbeat and
+        // the log), not at the next move, and nothing is written after.
+        let mut watch = tokio::time::interval(FILES_EVERY);
+        watch.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let watching = self.writable && self.files.database.is_some();
+        loop {
+            let job = tokio::select! {
+                job = jobs.recv() => match job {
+                    Some(job) => job,
+                    None => break,
+                },
+                _ = watch.tick(), if watching => {
+                    let _ = self.check_files().await;
+                    continue;
+                }
+            };
             match job {
                 Job::Commit { commit, reply } => group.push((commit, reply)),
                 Job::Close(reply) => closing = Some(reply),
@@ -597,7 +613,11 @@ impl Writer {
         let Err(why) = self.files.check() else {
             return Ok(());
         };
-        tracing::error!(problem = %why, "the database files changed under kozyr; refusing to write until a restart");
+        tracing::error!(
+            problem = %why,
+            "the database files changed under kozyr: it writes nothing more until it is restarted; \
+             restart it (the moves it acknowledged are checkpointed into the database file now)"
+        );
         if let Some(conn) = &mut self.conn {
             match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(FULL)")
                 .fetch_one(&mut *conn)
@@ -619,6 +639,10 @@ impl Writer {
         Err(why)
     }
 }
+
+/// How often the writer looks at its files while no commit comes: two
+/// `stat` calls.
+const FILES_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The identity (device, inode) of the database file and of its `-wal`,
 /// as this process opened them.

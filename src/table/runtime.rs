@@ -288,6 +288,11 @@ impl ServiceError {
             ServiceError::Store(_) => None,
         }
     }
+
+    /// Whether the store was closed under it: the process is stopping.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, ServiceError::Store(StorageError::Closed))
+    }
 }
 
 /// Sets up a [`TableService`].

@@ -31,6 +31,11 @@ pub enum StorageError {
     Conflict(TableId),
     #[error("command `{0}` was already applied")]
     Duplicate(String),
+    /// The store was closed: the process is stopping, and a write that
+    /// comes this late (a record of what a message shows, finishing
+    /// after the drain) is dropped, not failed.
+    #[error("the store is closed")]
+    Closed,
     #[error(transparent)]
     Failed(Box<dyn std::error::Error + Send + Sync>),
 }

@@ -1196,6 +1196,9 @@ async fn mark_shown(shared: Arc<Shared>, chat: i64, table: i64, shown: Option<i6
         .await
     {
         Ok(()) => true,
+        // At a stop, after the drain: the record stays on the safe side
+        // (`delivery::content`).
+        Err(e) if e.is_closed() => false,
         Err(e) => {
             tracing::warn!(error = %e, chat, table, "cannot record what a message shows");
             false

@@ -46,6 +46,7 @@ both!(
     owed_announcements_stats_and_leaderboard,
     old_keys_are_pruned,
     table_ids_come_from_the_database,
+    a_write_after_the_close_is_dropped_as_closed,
 );
 
 /// A new store of `backend` (its database kept as long as the folder).
@@ -296,6 +297,33 @@ async fn message_refs_and_shown_hashes(backend: Backend) {
         vec![(TableId(1), "501".into(), 12)]
     );
     store.close().await;
+}
+
+/// A write that finishes after a graceful stop closed the store (a record
+/// of what a message shows, done after the drain) is told the store is
+/// closed, and the store is not made unhealthy: on PostgreSQL it used to
+/// be "commit failed … closed pool" at ERROR and a failing health.
+async fn a_write_after_the_close_is_dropped_as_closed(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(backend, &dir).await;
+    store
+        .commit(&create(&chat("-1"), 1), None, NOW)
+        .await
+        .unwrap();
+    let health = store.health();
+    store.close().await;
+    let late = store
+        .mark_shown(
+            Platform::Telegram,
+            vec![(TableId(1), "-1".into(), Some(5))],
+            NOW,
+        )
+        .await;
+    assert!(
+        matches!(late, Err(StorageError::Closed)),
+        "a write after the close: {late:?}"
+    );
+    assert_eq!(health.borrow().problem(), None);
 }
 
 /// Through the table service: a started series is owed to the group until

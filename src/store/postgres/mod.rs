@@ -203,6 +203,13 @@ impl PgStore {
                 }
                 outcome
             }
+            // A write that comes after the stop closed the pool (a record
+            // of what a message shows, finishing after the drain): the
+            // store is closed, not failing.
+            Err(sqlx::Error::PoolClosed) => {
+                tracing::debug!("a commit after the store closed; dropped");
+                Err(StoreError::Closed)
+            }
             Err(e) => {
                 tracing::error!(error = %e, "commit failed");
                 self.health_tx

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use teloxide::dispatching::{Dispatcher, ShutdownToken};
-use teloxide::error_handlers::LoggingErrorHandler;
 use teloxide::prelude::*;
 use teloxide::types::Me;
 use tokio::sync::{mpsc, watch};
@@ -289,9 +288,9 @@ pub async fn start_on(
     let mut dispatcher = Dispatcher::builder(bot.clone(), tree)
         .dependencies(dptree::deps![shared.clone(), handled.clone()])
         .default_handler(|_| async {})
-        .error_handler(LoggingErrorHandler::with_custom_text(
-            "update handler failed",
-        ))
+        .error_handler(Arc::new(|e: teloxide::RequestError| async move {
+            super::failure::log_handler_error("update handler", &e);
+        }))
         .build();
     let shutdown = dispatcher.shutdown_token();
     let conflicts = Arc::new(AtomicU64::new(0));
@@ -371,7 +370,9 @@ pub async fn start_on(
                 dispatcher
                     .dispatch_with_listener(
                         listener,
-                        LoggingErrorHandler::with_custom_text("the inbox listener failed"),
+                        Arc::new(|e: teloxide::RequestError| async move {
+                            super::failure::log_handler_error("inbox listener", &e);
+                        }),
                     )
                     .await;
             })

@@ -50,6 +50,9 @@ fn of_api(e: &ApiError) -> Failure {
         | ApiError::UserDeactivated
         | ApiError::GroupDeactivated => Failure::Refused,
         ApiError::ChatNotFound => Failure::ChatMissing,
+        // A press's query answered already, or past Telegram's time to
+        // answer (a redelivered update, a takeover): its id is spent.
+        ApiError::InvalidQueryId => Failure::Expired,
         ApiError::Unknown(text) => of_text(text),
         _ => Failure::Invalid,
     }
@@ -66,8 +69,41 @@ fn of_text(text: &str) -> Failure {
         Failure::Unavailable
     } else if text.contains("message is not modified") {
         Failure::NotModified
+    } else if text.to_ascii_lowercase().contains("query is too old") {
+        // The same refusal as `InvalidQueryId`, in another spelling
+        // ("query ID is invalid").
+        Failure::Expired
     } else {
         Failure::Invalid
+    }
+}
+
+/// Logs a failed update handler or listener, each failure as loudly as
+/// it deserves: teloxide's own handler logs every one at ERROR, and an
+/// admin's alert on ERROR lines must mean something. What redelivery,
+/// a takeover or a person's own choice brings (a press answered already,
+/// an edit that changes nothing, a person who blocked the bot) is routine;
+/// the platform being down or pacing us is worth a warning; a request
+/// Telegram refused as such is a bug on our side.
+pub fn log_handler_error(what: &'static str, e: &RequestError) {
+    match level_of(e) {
+        tracing::Level::DEBUG => tracing::debug!(error = %e, what, "a routine refusal"),
+        tracing::Level::WARN => tracing::warn!(error = %e, what, "a call failed"),
+        _ => tracing::error!(error = %e, what, "a call failed"),
+    }
+}
+
+fn level_of(e: &RequestError) -> tracing::Level {
+    match classify(e) {
+        Failure::Expired | Failure::NotModified | Failure::MessageGone | Failure::Refused => {
+            tracing::Level::DEBUG
+        }
+        Failure::RateLimited(_)
+        | Failure::Unavailable
+        | Failure::ChatMissing
+        | Failure::ChatGone
+        | Failure::Moved(_) => tracing::Level::WARN,
+        Failure::Invalid => tracing::Level::ERROR,
     }
 }
 
@@ -101,6 +137,13 @@ mod tests {
             Failure::NotModified
         );
         assert_eq!(api(ApiError::ButtonDataInvalid), Failure::Invalid);
+        assert_eq!(api(ApiError::InvalidQueryId), Failure::Expired);
+        assert_eq!(
+            unknown(
+                "Bad Request: query is too old and response timeout expired or query ID is invalid"
+            ),
+            Failure::Expired
+        );
         assert_eq!(
             classify(&RequestError::RetryAfter(Seconds::from_seconds(7))),
             Failure::RateLimited(Duration::from_secs(7))
@@ -109,5 +152,29 @@ mod tests {
             classify(&RequestError::MigrateToChatId(ChatId(-100))),
             Failure::Moved(-100)
         );
+    }
+
+    /// A redelivered press (at-least-once delivery, a takeover) answered
+    /// again is no ERROR line; only a request Telegram refused as such is.
+    #[test]
+    fn only_our_own_bugs_are_errors() {
+        use tracing::Level;
+        let api = |e| level_of(&RequestError::Api(e));
+        assert_eq!(api(ApiError::InvalidQueryId), Level::DEBUG);
+        assert_eq!(
+            api(ApiError::Unknown(
+                "Bad Request: query is too old and response timeout expired or query ID is invalid"
+                    .into()
+            )),
+            Level::DEBUG
+        );
+        assert_eq!(api(ApiError::MessageNotModified), Level::DEBUG);
+        assert_eq!(api(ApiError::BotBlocked), Level::DEBUG);
+        assert_eq!(
+            level_of(&RequestError::RetryAfter(Seconds::from_seconds(3))),
+            Level::WARN
+        );
+        assert_eq!(api(ApiError::Unknown("Bad Gateway".into())), Level::WARN);
+        assert_eq!(api(ApiError::ButtonDataInvalid), Level::ERROR);
     }
 }

@@ -326,26 +326,32 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
     if let Some(text) = popup {
         req = req.text(text);
     }
-    let answered = req.await;
-    super::failure::record_call("answerCallbackQuery", &answered);
-    match answered {
-        Ok(_) => Ok(()),
-        // A press delivered again had been answered the first time (or
-        // waited past Telegram's time to answer): routine, not a failure.
-        Err(e) if is_routine_answer_failure(&e) => {
-            tracing::debug!(query = %q.id.0, "the press was answered already");
-            Ok(())
+    // Answered on a task of its own: the press is handled (committed or
+    // refused) already, and the answer's round trip must not hold up the
+    // chat's next update in the dispatcher, nor keep this one in flight
+    // (the poll's offset and the inbox's reads wait for the oldest
+    // update in flight: a flood's presses, each waiting for its answer,
+    // held every other chat's updates back for seconds). A kill before
+    // the answer lands costs the person only the popup.
+    tokio::spawn(async move {
+        let answered = req.await;
+        super::failure::record_call("answerCallbackQuery", &answered);
+        match answered {
+            Ok(_) => {}
+            // A press delivered again had been answered the first time
+            // (or waited past Telegram's time to answer): routine.
+            Err(e) if is_routine_answer_failure(&e) => {
+                tracing::debug!(query = %q.id.0, "the press was answered already");
+            }
+            Err(e) => super::failure::log_handler_error("answerCallbackQuery", &e),
         }
-        Err(e) => Err(e),
-    }
+    });
+    Ok(())
 }
 
 /// Telegram's refusal to answer a callback query twice or too late.
 fn is_routine_answer_failure(e: &teloxide::RequestError) -> bool {
-    matches!(
-        e,
-        teloxide::RequestError::Api(teloxide::ApiError::InvalidQueryId)
-    )
+    super::failure::classify(e) == crate::delivery::transport::Failure::Expired
 }
 
 /// Carries out a press; returns the popup to show, if any.
@@ -386,6 +392,12 @@ mod tests {
         use teloxide::{ApiError, RequestError};
         assert!(is_routine_answer_failure(&RequestError::Api(
             ApiError::InvalidQueryId
+        )));
+        assert!(is_routine_answer_failure(&RequestError::Api(
+            ApiError::Unknown(
+                "Bad Request: query is too old and response timeout expired or query ID is invalid"
+                    .into()
+            )
         )));
         assert!(!is_routine_answer_failure(&RequestError::Api(
             ApiError::BotBlocked

@@ -481,12 +481,13 @@ fn admit_or_answer(
             tx.send(Ok(update)).map_err(|_| DispatcherGone)?;
         }
         Gate::TooFast { query, text } => {
-            // Answered beside the dispatcher; confirmed once answered.
-            handled.begin(id, None);
-            let guard = handled.guard(id);
+            // Answered beside the dispatcher, and not held in flight: the
+            // press changes nothing, so a kill before the answer loses
+            // nothing, while holding it would pin the poll's offset (and
+            // the inbox's reads) behind a flood's thousands of answers,
+            // and every other chat's updates with it.
             let bot = bot.clone();
             tokio::spawn(async move {
-                let _guard = guard;
                 if let Err(e) = bot.answer_callback_query(query).text(text).await {
                     tracing::debug!(error = %e, "could not answer a press over its limit");
                 }
@@ -955,6 +956,67 @@ impl InboxReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A press in group `chat` by `person`, as Telegram sends it.
+    fn press(update: u32, person: u64, chat: i64) -> Update {
+        let json = serde_json::json!({
+            "update_id": update,
+            "callback_query": {
+                "id": format!("q{update}"),
+                "from": { "id": person, "is_bot": false, "first_name": "Ann" },
+                "chat_instance": "ci",
+                "data": "x",
+                "message": {
+                    "message_id": 3,
+                    "date": 1_700_000_000,
+                    "chat": { "id": chat, "type": "group", "title": "G" },
+                    "from": { "id": 1, "is_bot": true, "first_name": "kozyr" },
+                    "text": "t"
+                }
+            }
+        });
+        // From text, as the listener reads it (`parse_update`).
+        serde_json::from_str(&json.to_string()).unwrap()
+    }
+
+    /// A flood's refused presses used to stay in flight until their
+    /// "too fast" answers came back: the poll's offset (and the inbox's
+    /// reads) stood at the oldest of them, so the next batches held the
+    /// flood's thousands again and another chat's presses waited behind
+    /// them for seconds. A refused press changes nothing: it is never in
+    /// flight.
+    #[tokio::test]
+    async fn a_press_answered_too_fast_never_holds_the_others_back() {
+        // Nowhere to answer: the answers fail, as they may.
+        let bot = Bot::new("1:x").set_api_url(url::Url::parse("http://127.0.0.1:9/").unwrap());
+        let handled = Arc::new(Handled::default());
+        let one_press = Rate {
+            per_second: 0.001,
+            burst: 1.0,
+        };
+        let mut limits = PressLimits::new(one_press, PressRates::PEOPLE.chat);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for id in 1..=50 {
+            admit_or_answer(
+                press(id, 7, -100),
+                &bot,
+                &mut limits,
+                &handled,
+                Lang::En,
+                &tx,
+            )
+            .unwrap();
+        }
+        // The first is the dispatcher's; the other 49 were answered.
+        let dispatched = rx.try_recv().unwrap().unwrap();
+        assert_eq!(dispatched.id.0, 1);
+        assert!(rx.try_recv().is_err());
+        assert_eq!(handled.oldest(), Some(1));
+        assert!((2..=50).all(|id| !handled.is_in_flight(id)));
+        // Handled: nothing holds the offset back any more.
+        handled.finish(1);
+        assert_eq!(handled.oldest(), None);
+    }
 
     #[test]
     fn a_person_and_a_chat_each_have_a_rate() {

@@ -144,7 +144,8 @@ async fn a_full_disk_refuses_commits_only_while_it_is_full() {
 }
 
 const WAL_CHILD_ENV: &str = "KOZYR_WAL_TEST_CHILD_DB";
-const WAL_TEST: &str = "store_faults::a_removed_wal_refuses_commits_and_loses_no_acknowledged_move";
+/// Set in the child of the quiet case: no move comes after the removal.
+const WAL_QUIET_ENV: &str = "KOZYR_WAL_TEST_QUIET";
 
 /// A `-wal` deleted while the bot ran used to go unnoticed: SQLite went on
 /// writing to the unlinked file, and after a kill -9 every move acknowledged
@@ -153,20 +154,42 @@ const WAL_TEST: &str = "store_faults::a_removed_wal_refuses_commits_and_loses_no
 /// is still there after a kill -9.
 #[test]
 fn a_removed_wal_refuses_commits_and_loses_no_acknowledged_move() {
+    removed_wal(
+        "store_faults::a_removed_wal_refuses_commits_and_loses_no_acknowledged_move",
+        false,
+    );
+}
+
+/// The same removal while nobody plays: it used to be seen only at the
+/// next commit, so for as long as the tables were quiet nothing was said
+/// (15 s and more), the heartbeat said all was well, and an admin went on
+/// to kill and restart it. Now it is said within the writer's next look at
+/// its files, with no commit at all, and the database reads back whole
+/// after a kill -9.
+#[test]
+fn a_removed_wal_is_said_at_once_while_nobody_plays() {
+    removed_wal(
+        "store_faults::a_removed_wal_is_said_at_once_while_nobody_plays",
+        true,
+    );
+}
+
+fn removed_wal(test: &str, quiet: bool) {
     if let Ok(url) = std::env::var(WAL_CHILD_ENV) {
-        return wal_child(&url);
+        return wal_child(&url, std::env::var(WAL_QUIET_ENV).is_ok());
     }
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(dir.path());
-    let mut child = respawn(WAL_TEST)
-        .env(WAL_CHILD_ENV, &url)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut cmd = respawn(test);
+    cmd.env(WAL_CHILD_ENV, &url).stdout(Stdio::piped());
+    if quiet {
+        cmd.env(WAL_QUIET_ENV, "1");
+    }
+    let mut child = cmd.spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     skip_to_ready(&mut out);
     let mut lines = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..5 {
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
         lines.push(line.trim().to_owned());
@@ -190,6 +213,14 @@ fn a_removed_wal_refuses_commits_and_loses_no_acknowledged_move() {
     );
     let health = field("health ");
     assert!(health.contains(&wal), "health: {health}");
+    if quiet {
+        // Said before any move came: the writer looks once a second.
+        let noticed = field("noticed ");
+        assert!(
+            noticed.contains(&wal),
+            "nothing was said while nobody played: {noticed}"
+        );
+    }
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
@@ -205,14 +236,21 @@ fn a_removed_wal_refuses_commits_and_loses_no_acknowledged_move() {
             "acknowledged moves were lost with the -wal"
         );
         store.close().await;
+        let mut conn = raw(&url).await;
+        let check: String = sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(check, "ok", "the database after the kill");
+        conn.close().await.unwrap();
     });
 }
 
-fn wal_child(url: &str) {
+fn wal_child(url: &str, quiet: bool) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let store = Store::open(&StoreOptions::new(url)).await.unwrap();
-        let health = store.health();
+        let mut health = store.health();
         let (s, _outputs) = TableService::builder(store).start().await.unwrap();
         let created = s.submit(create(&chat("-300"), 1)).await.unwrap();
         let table = created.table.unwrap();
@@ -222,6 +260,21 @@ fn wal_child(url: &str) {
         }
         let db = kozyr::store::database_path(url).unwrap();
         std::fs::remove_file(format!("{}-wal", db.display())).unwrap();
+        // Quiet: nothing is submitted until the store says what happened
+        // (or 5 s passed, five of the writer's looks).
+        let noticed = if quiet {
+            let said = tokio::time::timeout(
+                Duration::from_secs(5),
+                health.wait_for(|h| h.problem().is_some()),
+            )
+            .await;
+            match said {
+                Ok(Ok(h)) => h.problem().unwrap_or_default(),
+                _ => "nothing within 5 s".to_owned(),
+            }
+        } else {
+            String::new()
+        };
         let refused = match s.submit(join(table, 4)).await {
             Ok(ack) => {
                 acknowledged = ack.version;
@@ -235,6 +288,7 @@ fn wal_child(url: &str) {
         println!("acknowledged {acknowledged}");
         println!("refused {refused}");
         println!("health {problem}");
+        println!("noticed {noticed}");
         // Killed here, as by kill -9: no graceful close checkpoints the log.
         tokio::time::sleep(Duration::from_secs(60)).await;
     });

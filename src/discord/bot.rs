@@ -213,14 +213,39 @@ pub const GLOBAL_CALLS_PER_WINDOW: u16 = 25;
 /// The REST client for `discord`: Discord's own API, or the one at
 /// `DISCORD_API_URL` (`{url}/api/v10/…`).
 pub fn http_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
+    client_with(
+        discord,
+        Some(twilight_http_ratelimiting::RateLimiter::new(
+            GLOBAL_CALLS_PER_WINDOW,
+        )),
+        None,
+    )
+}
+
+/// How long an interaction callback may take: past Discord's 3 s it is
+/// refused anyway.
+const CALLBACK_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The client interaction callbacks go through (`Shared::callbacks`): no
+/// rate limiter, and no longer a wait than Discord gives.
+pub fn callback_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
+    client_with(discord, None, Some(CALLBACK_TIMEOUT))
+}
+
+fn client_with(
+    discord: &DiscordConfig,
+    limiter: Option<twilight_http_ratelimiting::RateLimiter>,
+    timeout: Option<Duration>,
+) -> Result<Client, DiscordError> {
     // twilight's TLS goes through rustls' process-wide provider: ring, as
     // for the rest of kozyr. A second install is refused, which is fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut b = Client::builder()
         .token(discord.token.expose().to_owned())
-        .ratelimiter(Some(twilight_http_ratelimiting::RateLimiter::new(
-            GLOBAL_CALLS_PER_WINDOW,
-        )));
+        .ratelimiter(limiter);
+    if let Some(t) = timeout {
+        b = b.timeout(t);
+    }
     if let Some(url) = &discord.api_url {
         let (http, host) = if let Some(h) = url.strip_prefix("http://") {
             (true, h)
@@ -283,9 +308,10 @@ pub async fn start_serving(
     let bot_user = bot_user(&http).await;
 
     let (local_tx, local_rx) = mpsc::unbounded_channel();
+    let callbacks = Arc::new(callback_client(discord)?);
     let shared = Arc::new(Shared::new(
         front,
-        http,
+        (http, callbacks),
         app,
         config.default_language,
         local_tx,

@@ -17,6 +17,8 @@ const UNKNOWN_WEBHOOK: u64 = 10015;
 /// "Maximum number of edits to messages older than 1 hour reached."
 const OLD_MESSAGE_EDITS: u64 = 30046;
 const INVALID_WEBHOOK_TOKEN: u64 = 50027;
+/// "Interaction has already been acknowledged."
+const ALREADY_ACKNOWLEDGED: u64 = 40060;
 
 /// Twilight's own rate limiter waits out each route's bucket from
 /// Discord's headers, so a 429 that still reaches a call is a shared or
@@ -49,6 +51,15 @@ pub fn classify(e: &HttpError) -> Failure {
         }
         _ => Failure::Invalid,
     }
+}
+
+/// Whether Discord says the interaction had its answer already: a first
+/// try that went through although its answer was lost.
+pub fn already_answered(e: &HttpError) -> bool {
+    matches!(
+        e.kind(),
+        ErrorType::Response { error: ApiError::General(g), .. } if g.code == ALREADY_ACKNOWLEDGED
+    )
 }
 
 /// A response's HTTP status and JSON error code, classified.

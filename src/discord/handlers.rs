@@ -19,6 +19,7 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::cards::CardSet;
+use crate::delivery::transport::Failure;
 use crate::front::Reply;
 use crate::front::action::{Press, TableAction};
 use crate::front::core::{BotCommand, Origin};
@@ -98,6 +99,13 @@ fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
 /// Handles one interaction from the gateway.
 pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Duration) {
     let started = Instant::now();
+    shared.arrived(i.id.get());
+    handle(&shared, &i, defer_after).await;
+    shared.handled(i.id.get());
+    tracing::debug!(elapsed = ?started.elapsed(), "interaction answered");
+}
+
+async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration) {
     if let Some(user) = i
         .member
         .as_ref()
@@ -108,20 +116,20 @@ pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Du
     }
     let what = match i.kind {
         InteractionType::ApplicationCommand => {
-            command(&shared, &i, defer_after).await;
+            command(shared, i, defer_after).await;
             "command"
         }
         InteractionType::MessageComponent => {
-            component(&shared, &i, defer_after).await;
+            component(shared, i, defer_after).await;
             "component"
         }
         InteractionType::Ping => {
-            respond(&shared, &i, InteractionResponseType::Pong, None).await;
+            respond(shared, i, InteractionResponseType::Pong, None).await;
             "ping"
         }
         _ => return,
     };
-    tracing::debug!(what, elapsed = ?started.elapsed(), "interaction answered");
+    tracing::debug!(what, "interaction handled");
 }
 
 async fn respond(
@@ -134,20 +142,38 @@ async fn respond(
     if let Some(sent) = shared.answered_over_http(i.id.get(), answer.clone()) {
         return sent;
     }
-    let r = shared
-        .http
-        .interaction(shared.app)
-        .create_response(i.id, &i.token, &answer)
-        .await;
-    super::calls::record("create_response", &r);
-    match r {
-        Ok(_) => true,
-        Err(e) => {
-            tracing::warn!(error = %e, "answering an interaction failed");
-            false
+    // A failed answer (a 5xx, a connection reset) is tried again while
+    // Discord still takes it: people would see "This interaction failed"
+    // for a move that counted.
+    let due = shared.answer_due(i.id.get());
+    let mut pause = ANSWER_RETRY_PAUSE;
+    loop {
+        let r = shared
+            .callbacks
+            .interaction(shared.app)
+            .create_response(i.id, &i.token, &answer)
+            .await;
+        super::calls::record("create_response", &r);
+        let e = match r {
+            Ok(_) => return true,
+            // The first try went through; only its answer was lost.
+            Err(e) if super::calls::already_answered(&e) => return true,
+            Err(e) => e,
+        };
+        let failure = super::calls::classify(&e);
+        if failure == Failure::Unavailable && Instant::now() + pause < due {
+            tracing::debug!(error = %e, retry_in = ?pause, "answering an interaction failed; trying again");
+            tokio::time::sleep(pause).await;
+            pause *= 2;
+            continue;
         }
+        tracing::warn!(error = %e, ?failure, "answering an interaction failed");
+        return false;
     }
 }
+
+/// The first pause before a failed answer is tried again; it doubles.
+const ANSWER_RETRY_PAUSE: Duration = Duration::from_millis(100);
 
 async fn followup(shared: &Shared, token: &str, m: &Message, ephemeral: bool) {
     let client = shared.http.interaction(shared.app);
@@ -441,15 +467,20 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     // Whether the interaction's original response is the pressed message
     // (an update, or a deferred one) rather than a new ephemeral note.
     let mut original_is_pressed = true;
-    if late {
+    // Whether the answer reached Discord: an interaction it never took
+    // an answer for has no original response to edit.
+    let answered = if late {
         // Deferred as an update of the pressed message: edit it now.
         if let Some(m) = &hand_now {
-            edit_original(shared, &i.token, m).await;
             updated_hand = Some(hash_of(m));
+            edit_original(shared, &i.token, m).await
         } else if let Some(m) = &closed_menu {
-            edit_original(shared, &i.token, m).await;
+            edit_original(shared, &i.token, m).await
+        } else {
+            true
         }
     } else if let Some(m) = &hand_now {
+        updated_hand = Some(hash_of(m));
         respond(
             shared,
             i,
@@ -457,8 +488,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             // An update keeps the message's own flags (ephemeral stays so).
             Some(data(m, false)),
         )
-        .await;
-        updated_hand = Some(hash_of(m));
+        .await
     } else if let Some(m) = &closed_menu {
         respond(
             shared,
@@ -466,7 +496,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             InteractionResponseType::UpdateMessage,
             Some(data(m, false)),
         )
-        .await;
+        .await
     } else if let Some(p) = popups.next() {
         original_is_pressed = false;
         respond(
@@ -475,7 +505,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             InteractionResponseType::ChannelMessageWithSource,
             Some(data(&text(&p), true)),
         )
-        .await;
+        .await
     } else if let Some(m) = &seated {
         original_is_pressed = false;
         respond(
@@ -484,7 +514,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             InteractionResponseType::ChannelMessageWithSource,
             Some(data(m, true)),
         )
-        .await;
+        .await
     } else {
         respond(
             shared,
@@ -492,11 +522,25 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             InteractionResponseType::DeferredUpdateMessage,
             None,
         )
-        .await;
-    }
+        .await
+    };
     // The pressed hand message is now this interaction's original response:
-    // its token edits the hand from now on.
+    // its token edits the hand from now on. Not when the answer never
+    // reached Discord: the hand's older token still edits it, where this
+    // one would be refused (10015) and the hand would stop following the
+    // game until its person pressed My hand.
     if from_hand
+        && original_is_pressed
+        && !answered
+        && let Some(table) = table_of_hand
+    {
+        drop(hand_turn);
+        // The hand shows what it showed before the press: the outbox
+        // draws the state after it through the older token.
+        if let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await {
+            shared.notify(Local::Output(Output::RenderHand(Box::new(h))));
+        }
+    } else if from_hand
         && original_is_pressed
         && let Some(table) = table_of_hand
     {
@@ -540,8 +584,7 @@ async fn answer_with(
     ephemeral: bool,
 ) -> bool {
     if late {
-        edit_original(shared, &i.token, m).await;
-        return true;
+        return edit_original(shared, &i.token, m).await;
     }
     respond(
         shared,
@@ -552,7 +595,8 @@ async fn answer_with(
     .await
 }
 
-async fn edit_original(shared: &Shared, token: &str, m: &Message) {
+/// Edits the interaction's original response; whether it went.
+async fn edit_original(shared: &Shared, token: &str, m: &Message) -> bool {
     let client = shared.http.interaction(shared.app);
     let mentions = no_mentions();
     let r = client
@@ -562,8 +606,12 @@ async fn edit_original(shared: &Shared, token: &str, m: &Message) {
         .allowed_mentions(Some(&mentions))
         .await;
     super::calls::record("update_response", &r);
-    if let Err(e) = r {
-        tracing::warn!(error = %e, "editing a hand failed");
+    match r {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "editing a hand failed");
+            false
+        }
     }
 }
 

@@ -44,6 +44,10 @@ pub enum Local {
     BringTable(Box<crate::table::TableView>),
 }
 
+/// How long after an interaction arrived a failed first answer (a 5xx, a
+/// connection reset) is still tried again: Discord takes it within 3 s.
+pub const ANSWER_RETRY_UNTIL: Duration = Duration::from_millis(2_400);
+
 /// How long a hand's interaction token is used to edit it. Discord keeps a
 /// token 15 minutes; a minute less leaves room for a slow edit.
 pub const TOKEN_LIFE: Duration = Duration::from_secs(14 * 60);
@@ -70,6 +74,15 @@ const PERMS_LIMIT: usize = 4096;
 pub struct Shared {
     pub front: Arc<Front>,
     pub http: Arc<Client>,
+    /// Interaction callbacks' own client, without twilight's rate
+    /// limiter: the limiter queues every callback behind the one in
+    /// flight (their paths share one bucket), so one hung answer kept
+    /// other people's interactions past Discord's 3 s. Discord does not
+    /// count them against the bot's global limit.
+    pub callbacks: Arc<Client>,
+    /// Interactions being handled: when each arrived, for the 3 s Discord
+    /// gives its first answer.
+    arrived: Mutex<HashMap<u64, Instant>>,
     pub app: Id<ApplicationMarker>,
     pub default_lang: Lang,
     /// (person, table) → the newest interaction token of their hand.
@@ -124,6 +137,31 @@ impl Shared {
     ) -> Option<bool> {
         let tx = lock(&self.over_http).remove(&interaction)?;
         Some(tx.send(answer).is_ok())
+    }
+
+    /// Interaction `id` arrived now; its first answer is due within
+    /// Discord's 3 s from here ([`Shared::answer_due`]).
+    pub fn arrived(&self, id: u64) {
+        let mut arrived = lock(&self.arrived);
+        // One whose handler never finished (it panicked) is forgotten
+        // once its time is long gone.
+        if arrived.len() >= PERMS_LIMIT {
+            arrived.retain(|_, at| at.elapsed() < TOKEN_LIFE);
+        }
+        arrived.insert(id, Instant::now());
+    }
+
+    /// Interaction `id` is handled: its time is no longer kept.
+    pub fn handled(&self, id: u64) {
+        lock(&self.arrived).remove(&id);
+    }
+
+    /// By when interaction `id`'s first answer must have gone, with room
+    /// for the answer's own trip (now, for one not known to be handled).
+    pub fn answer_due(&self, id: u64) -> Instant {
+        lock(&self.arrived)
+            .get(&id)
+            .map_or_else(Instant::now, |at| *at + ANSWER_RETRY_UNTIL)
     }
 
     pub fn notify(&self, local: Local) {
@@ -404,7 +442,7 @@ impl Admins for Shared {
 impl Shared {
     pub fn new(
         front: Arc<Front>,
-        http: Arc<Client>,
+        (http, callbacks): (Arc<Client>, Arc<Client>),
         app: Id<ApplicationMarker>,
         default_lang: Lang,
         local: mpsc::UnboundedSender<Local>,
@@ -413,6 +451,8 @@ impl Shared {
         Shared {
             front,
             http,
+            callbacks,
+            arrived: Mutex::new(HashMap::new()),
             app,
             default_lang,
             hands: Mutex::new(HashMap::new()),

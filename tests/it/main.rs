@@ -15,6 +15,7 @@ mod data_tools;
 mod delivery;
 mod discord;
 mod discord_alerts;
+mod discord_chaos;
 mod discord_defer;
 mod discord_repost;
 mod discord_shards;

@@ -160,6 +160,8 @@ pub struct RunningDiscord {
     owns_service: bool,
     /// The HTTP interactions endpoint, with `DISCORD_PUBLIC_KEY`.
     endpoint: Option<(std::net::SocketAddr, JoinHandle<()>)>,
+    /// The slash commands' registration, still under way at a stop.
+    registering: JoinHandle<()>,
 }
 
 impl RunningDiscord {
@@ -184,6 +186,7 @@ impl RunningDiscord {
     /// Stops the gateway, finishes what is queued (for a while) and, if it
     /// owns it, stops the table service and closes the database.
     pub async fn stop(self) {
+        self.registering.abort();
         self.gateway.stop().await;
         let _ = self.stop_intake.send(true);
         let _ = self.intake.await;
@@ -304,7 +307,16 @@ pub async fn start_serving(
     let http = Arc::new(http_client(discord)?);
     let app = Id::new(discord.token.application_id());
     let gateway = gateway_info(&http, discord).await?;
-    register_commands(&http, app, discord, config.default_language).await;
+    // In the background: a 429 on the one bulk PUT (twilight waits it
+    // out and tries again) must not hold up the gateway, and with it
+    // every interaction. A running bot's commands are registered already;
+    // a change to them reaches people a moment later.
+    let registering = tokio::spawn(register_commands(
+        http.clone(),
+        app,
+        discord.guild_id,
+        config.default_language,
+    ));
     let bot_user = bot_user(&http).await;
 
     let (local_tx, local_rx) = mpsc::unbounded_channel();
@@ -408,6 +420,7 @@ pub async fn start_serving(
         stop_outbox,
         owns_service: false,
         endpoint,
+        registering,
     })
 }
 
@@ -523,22 +536,23 @@ async fn bot_user(http: &Client) -> Option<u64> {
 
 /// Registers the slash commands (in one server with `DISCORD_GUILD_ID`).
 async fn register_commands(
-    http: &Client,
+    http: Arc<Client>,
     app: Id<ApplicationMarker>,
-    discord: &DiscordConfig,
+    guild_id: Option<u64>,
     lang: Lang,
 ) {
     let commands = super::commands::slash_commands(lang);
     let client = http.interaction(app);
-    let r = match discord.guild_id.and_then(Id::new_checked) {
+    let r = match guild_id.and_then(Id::new_checked) {
         Some(guild) => client
             .set_guild_commands(guild, &commands)
             .await
             .map(|_| ()),
         None => client.set_global_commands(&commands).await.map(|_| ()),
     };
-    if let Err(e) = r {
-        tracing::warn!(error = %e, "registering the slash commands failed");
+    match r {
+        Ok(()) => tracing::debug!("slash commands registered"),
+        Err(e) => tracing::warn!(error = %e, "registering the slash commands failed"),
     }
 }
 

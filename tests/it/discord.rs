@@ -22,9 +22,14 @@ use crate::support::{db_url, eventually, press_data};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_expired_tokens() {
     let mut w = World::new().await;
-    let names: Vec<String> = w
-        .fake
-        .commands()
+    // Registered beside the start, not before it.
+    let fake = &w.fake;
+    let commands = eventually(WAIT, Duration::from_millis(10), "commands", || async {
+        let c = fake.commands();
+        (!c.is_empty()).then_some(c)
+    })
+    .await;
+    let names: Vec<String> = commands
         .iter()
         .map(|c| c["name"].as_str().unwrap().to_owned())
         .collect();
@@ -33,7 +38,7 @@ async fn a_kozel_deal_by_clicks_with_stale_foreign_clicks_a_dropped_gateway_and_
     ] {
         assert!(names.contains(&c.to_owned()), "/{c} registered: {names:?}");
     }
-    assert!(w.fake.commands()[0]["description_localizations"]["pt-BR"].is_string());
+    assert!(commands[0]["description_localizations"]["pt-BR"].is_string());
 
     let id = open_and_start(&w, "kozel").await;
     // The table message pings whose turn it is, and no one else.

@@ -108,3 +108,29 @@ async fn a_hand_whose_answer_was_lost_keeps_following_the_game() {
     assert_eq!(w.fake.answer_of(q), None, "Discord never took the answer");
     assert_eq!(w.fake.violations(), Vec::<String>::new());
 }
+
+/// Registering the slash commands (one bulk PUT) used to come before the
+/// gateway: with Discord answering it 429 for a while, nobody's
+/// interaction was answered until it went through (8 s once). It runs
+/// beside everything else now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interactions_are_answered_while_the_commands_wait_for_their_turn() {
+    let mut w = World::without_bot().await;
+    // Some 5 s of 429s (0.2 s each) on the registration.
+    w.fake.rate_limit("PUT /applications", 25);
+    w.start().await;
+    let q = w.fake.slash(&w.users[0], CHANNEL, "kozel");
+    w.answered(q).await;
+    assert!(
+        w.fake.commands().is_empty(),
+        "answered only once the commands were registered"
+    );
+    eventually(
+        Duration::from_secs(20),
+        Duration::from_millis(50),
+        "the commands registered",
+        || async { (!w.fake.commands().is_empty()).then_some(()) },
+    )
+    .await;
+    w.assert_clean();
+}

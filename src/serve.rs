@@ -302,8 +302,24 @@ pub async fn run(
             }
         }
     });
-    crate::run::wait_for_signal().await;
-    tracing::info!("signal received; shutting down");
+    // A signal, or Discord closing the gateway for good (the token
+    // refused): then the process stops as for a signal and says why.
+    let discord_fatal = discord
+        .as_ref()
+        .map(crate::discord::bot::RunningDiscord::fatal);
+    let fatal = tokio::select! {
+        () = crate::run::wait_for_signal() => None,
+        why = async {
+            match &discord_fatal {
+                Some(f) => f.wait().await,
+                None => std::future::pending().await,
+            }
+        } => Some(why),
+    };
+    match &fatal {
+        None => tracing::info!("signal received; shutting down"),
+        Some(_) => tracing::info!("Discord cannot go on; shutting down"),
+    }
     beat.abort();
     if let Err(e) = crate::health::mark_stopped(&heartbeat) {
         tracing::warn!(error = %e, path = %heartbeat.display(), "cannot mark the heartbeat stopped");
@@ -326,7 +342,10 @@ pub async fn run(
     // Only now may a standby take over: this one sends nothing more.
     lease_watch.abort();
     tracing::info!("stopped");
-    Ok(())
+    match fatal {
+        Some(why) => Err(why),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -91,6 +91,55 @@ pub struct Gateway {
     shards: ShardRange,
     stop: watch::Sender<bool>,
     route: watch::Sender<Route>,
+    fatal: Fatal,
+}
+
+/// Why the Discord shell cannot go on, once a shard learns it: Discord
+/// closed the gateway for good (the token refused, 4004; intents or
+/// shards it will not take). No shard reconnects then, so the process
+/// stops and says why rather than run on deaf.
+#[derive(Clone, Default)]
+pub struct Fatal(Arc<watch::Sender<Option<String>>>);
+
+impl Fatal {
+    /// Records the first reason; later ones add nothing.
+    fn raise(&self, why: String) {
+        self.0.send_if_modified(|w| {
+            let first = w.is_none();
+            if first {
+                *w = Some(why);
+            }
+            first
+        });
+    }
+
+    /// Waits for a reason.
+    pub async fn wait(&self) -> String {
+        let mut rx = self.0.subscribe();
+        match rx.wait_for(Option::is_some).await {
+            Ok(why) => why.clone().unwrap_or_default(),
+            // Never: `self` keeps the sender.
+            Err(_) => std::future::pending().await,
+        }
+    }
+}
+
+/// What a gateway close `code` with `reason` means when no shard may
+/// reconnect after it (twilight's `CloseCode::can_reconnect`); `None`
+/// when the shard reconnects by itself.
+fn fatal_close(code: u16, reason: &str) -> Option<String> {
+    use twilight_model::gateway::CloseCode;
+    let close = CloseCode::try_from(code).ok()?;
+    if close.can_reconnect() {
+        return None;
+    }
+    Some(match close {
+        CloseCode::AuthenticationFailed => format!(
+            "Discord refused the bot token (gateway close {code}: {reason}): check DISCORD_TOKEN \
+             (a token reset in the Developer Portal ends the old one)"
+        ),
+        _ => format!("Discord closed the gateway for good (close {code}: {reason})"),
+    })
 }
 
 impl Gateway {
@@ -120,15 +169,29 @@ impl Gateway {
     ) -> Gateway {
         let (stop, stop_rx) = watch::channel(false);
         let (route, route_rx) = watch::channel(route);
+        let fatal = Fatal::default();
         let tasks = gateway_shards(discord, info, shards)
-            .map(|shard| tokio::spawn(shard_loop(shard, route_rx.clone(), stop_rx.clone())))
+            .map(|shard| {
+                tokio::spawn(shard_loop(
+                    shard,
+                    route_rx.clone(),
+                    stop_rx.clone(),
+                    fatal.clone(),
+                ))
+            })
             .collect();
         Gateway {
             tasks,
             shards,
             stop,
             route,
+            fatal,
         }
+    }
+
+    /// Why the gateway cannot go on, once it is known ([`Fatal`]).
+    pub fn fatal(&self) -> Fatal {
+        self.fatal.clone()
     }
 
     /// The shards this gateway runs.
@@ -176,6 +239,11 @@ impl RunningDiscord {
     /// The gateway shards this process runs.
     pub fn shards(&self) -> ShardRange {
         self.gateway.shards
+    }
+
+    /// Why this shell cannot go on, once it is known ([`Fatal`]).
+    pub fn fatal(&self) -> Fatal {
+        self.gateway.fatal()
     }
 
     /// Where the HTTP interactions endpoint listens, when it is on.
@@ -598,6 +666,7 @@ async fn shard_loop(
     mut shard: Shard,
     route: watch::Receiver<Route>,
     mut stop: watch::Receiver<bool>,
+    fatal: Fatal,
 ) {
     let id = shard.id();
     let label = format!("{}/{}", id.number(), id.total());
@@ -653,7 +722,15 @@ async fn shard_loop(
             Some(Ok(Event::Resumed)) => crate::metrics::gateway_shard(&label, true),
             Some(Ok(Event::GatewayClose(frame))) => {
                 crate::metrics::gateway_shard(&label, false);
-                tracing::info!(shard = %id, code = frame.map(|f| f.code), "a Discord gateway shard lost its connection");
+                match frame.as_ref().and_then(|f| fatal_close(f.code, &f.reason)) {
+                    Some(why) => {
+                        tracing::error!(shard = %id, "{why}");
+                        fatal.raise(why);
+                    }
+                    None => {
+                        tracing::info!(shard = %id, code = frame.as_ref().map(|f| f.code), "a Discord gateway shard lost its connection")
+                    }
+                }
             }
             Some(Ok(_)) => {}
             Some(Err(e)) => tracing::warn!(error = %e, shard = %id, "gateway"),

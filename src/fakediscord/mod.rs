@@ -58,6 +58,8 @@ enum GwCtl {
     Reconnect,
     /// op 9 with `d` = resumable.
     InvalidSession(bool),
+    /// Close every connection with this close code.
+    Close(u16),
 }
 
 pub(crate) struct Inner {
@@ -338,6 +340,15 @@ impl FakeDiscord {
         let _ = self.inner.gw.send(GwCtl::Reconnect);
     }
 
+    /// The bot token is reset, as with the Developer Portal's "Reset
+    /// Token": every gateway connection is closed with 4004
+    /// (authentication failed), IDENTIFY is refused so, and REST calls
+    /// with it are answered 401.
+    pub fn revoke_token(&self) {
+        lock(&self.inner).token_revoked = true;
+        let _ = self.inner.gw.send(GwCtl::Close(4004));
+    }
+
     pub fn send_invalid_session(&self, resumable: bool) {
         let _ = self.inner.gw.send(GwCtl::InvalidSession(resumable));
     }
@@ -466,6 +477,13 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
                     if mine == Some(id) {
                         break;
                     }
+                }
+                Ok(GwCtl::Close(code)) => {
+                    let _ = ws.send(WsMessage::Close(Some(axum::extract::ws::CloseFrame {
+                        code,
+                        reason: "Authentication failed.".into(),
+                    }))).await;
+                    break;
                 }
                 Ok(GwCtl::Reconnect) => {
                     let _ = ws.send(op(7, Value::Null)).await;

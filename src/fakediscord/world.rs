@@ -128,6 +128,10 @@ pub struct World {
     /// (route prefix, calls left): answered 502 Bad Gateway, as Discord's
     /// edge does during an outage.
     pub outages: Vec<(String, usize)>,
+    /// The bot token was reset (the Developer Portal's "Reset Token"):
+    /// from now on Discord refuses it, on the gateway (4004) and over REST
+    /// (401).
+    pub token_revoked: bool,
     pub too_old: HashSet<u64>,
     pub commands: Vec<Value>,
     pub identifies: usize,
@@ -254,6 +258,7 @@ impl World {
             limits: Vec::new(),
             holds: Vec::new(),
             outages: Vec::new(),
+            token_revoked: false,
             too_old: HashSet::new(),
             commands: Vec::new(),
             identifies: 0,
@@ -305,6 +310,9 @@ impl World {
         intents: Option<u64>,
         shard: Option<(u64, u64)>,
     ) -> Result<(String, String), u16> {
+        if self.token_revoked {
+            return Err(4004);
+        }
         if token != TOKEN && token != format!("Bot {TOKEN}") {
             self.violations.push("IDENTIFY with a wrong token".into());
             return Err(4004);
@@ -921,6 +929,9 @@ impl World {
         }
         let segs: Vec<&str> = path.split('/').collect();
         let bot_auth = auth == Some(&format!("Bot {TOKEN}"));
+        if bot_auth && self.token_revoked {
+            return Answer::error(401, 0, "401: Unauthorized");
+        }
         let webhook = segs.first() == Some(&"webhooks") || segs.first() == Some(&"interactions");
         if !webhook && !bot_auth {
             self.violations

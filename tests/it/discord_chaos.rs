@@ -134,3 +134,38 @@ async fn interactions_are_answered_while_the_commands_wait_for_their_turn() {
     .await;
     w.assert_clean();
 }
+
+/// The bot token reset while the bot runs (Discord closes the gateway with
+/// 4004 and answers REST 401): it used to run on with no gateway and no
+/// clear line, answering nothing. It stops now, its last line saying the
+/// token was refused and what to check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_token_stops_the_bot_with_one_clear_line() {
+    let w = World::without_bot().await;
+    let mut child = w
+        .run_command()
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    w.connected().await;
+    w.fake.revoke_token();
+    let since = std::time::Instant::now();
+    let stopped = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if since.elapsed() > WAIT {
+            child.kill().unwrap();
+            panic!("the bot ran on for {WAIT:?} with its token refused");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!stopped.success(), "it stopped as for a failure: {stopped}");
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    let last = said.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("kozyr: Discord refused the bot token") && last.contains("DISCORD_TOKEN"),
+        "its last line: {last:?}\n{said}"
+    );
+}

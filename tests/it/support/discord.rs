@@ -155,8 +155,20 @@ impl World {
 
     /// `kozyr run` with only `DISCORD_*` set, as a child process.
     pub async fn spawn(&mut self) {
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"))
-            .arg("run")
+        let child = self
+            .run_command()
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        self.connected().await;
+        self.open_reader().await;
+    }
+
+    /// The command [`World::spawn`] runs, its output not yet directed.
+    pub fn run_command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"));
+        cmd.arg("run")
             .current_dir(self.dir.path())
             .env_remove("TELOXIDE_TOKEN")
             .env("DISCORD_TOKEN", TOKEN)
@@ -165,13 +177,8 @@ impl World {
             .env("KOZYR_TURN_SECONDS", "0")
             .env("KOZYR_HEALTH_FILE", self.dir.path().join("health"))
             .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        self.child = Some(child);
-        self.connected().await;
-        self.open_reader().await;
+            .stdout(std::process::Stdio::null());
+        cmd
     }
 
     /// SIGKILL: no shutdown, no drain.

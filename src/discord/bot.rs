@@ -22,6 +22,7 @@ use super::outbox;
 pub use super::shared::{HandToken, Shared, TOKEN_LIFE};
 use crate::config::{Config, DiscordConfig, ShardRange};
 use crate::front::Front;
+use crate::front::press_limits::PressRates;
 use crate::i18n::Lang;
 use crate::table::Output;
 use crate::table::Platform;
@@ -43,6 +44,8 @@ pub struct Tuning {
     /// How long a person is quiet before their turn pings them (`None`:
     /// only those whose hand cannot be edited).
     pub turn_alerts: Option<Duration>,
+    /// How many presses a person, and a channel, may have accepted.
+    pub press_rates: PressRates,
 }
 
 impl Default for Tuning {
@@ -54,6 +57,7 @@ impl Default for Tuning {
             defer_after: Duration::from_millis(2000),
             drain_for: Duration::from_secs(5),
             turn_alerts: Some(crate::delivery::alerts::QUIET),
+            press_rates: PressRates::PEOPLE,
         }
     }
 }
@@ -396,6 +400,7 @@ pub async fn start_serving(
         config.default_language,
         local_tx,
         tuning.token_life,
+        tuning.press_rates,
     ));
     if let Some(user) = bot_user {
         shared.set_bot_user(user);

@@ -106,6 +106,10 @@ pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Du
 }
 
 async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration) {
+    if i.kind == InteractionType::MessageComponent && !admitted(shared, i) {
+        too_fast(shared, i).await;
+        return;
+    }
     if let Some(user) = i
         .member
         .as_ref()
@@ -130,6 +134,40 @@ async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration) {
         _ => return,
     };
     tracing::debug!(what, "interaction handled");
+}
+
+/// Whether a press is within its person's and its channel's rates
+/// ([`crate::front::press_limits`]): one person's flood is answered "too
+/// fast" at once and never reaches the tables, so it holds up no one else.
+fn admitted(shared: &Shared, i: &Interaction) -> bool {
+    let user = i
+        .member
+        .as_ref()
+        .and_then(|m| m.user.as_ref())
+        .or(i.user.as_ref());
+    #[allow(deprecated)]
+    let channel = i.channel.as_ref().map(|c| c.id).or(i.channel_id);
+    match (user, channel) {
+        (Some(user), Some(channel)) => shared.admit_press(user.id.get(), channel.get()),
+        _ => true,
+    }
+}
+
+/// A press over its limits: a note only its presser sees, and nothing else.
+async fn too_fast(shared: &Shared, i: &Interaction) {
+    let lang = i
+        .locale
+        .as_deref()
+        .and_then(ids::lang_of)
+        .unwrap_or(shared.default_lang);
+    let m = text(&tr(lang, key::ERR_TOO_FAST, &Args::new()));
+    respond(
+        shared,
+        i,
+        InteractionResponseType::ChannelMessageWithSource,
+        Some(data(&m, true)),
+    )
+    .await;
 }
 
 async fn respond(

@@ -27,6 +27,7 @@ use twilight_model::id::marker::ApplicationMarker;
 use crate::delivery::content::{Write, waited};
 use crate::front::Front;
 use crate::front::core::Admins;
+use crate::front::press_limits::{PressLimits, PressRates};
 use crate::i18n::Lang;
 use crate::table::storage::{HandTokenChange, HandTokenRow, Secret};
 use crate::table::{ChatKey, Output, TableId, UserId};
@@ -83,6 +84,8 @@ pub struct Shared {
     /// Interactions being handled: when each arrived, for the 3 s Discord
     /// gives its first answer.
     arrived: Mutex<HashMap<u64, Instant>>,
+    /// Each person's and each channel's presses accepted.
+    presses: Mutex<PressLimits>,
     pub app: Id<ApplicationMarker>,
     pub default_lang: Lang,
     /// (person, table) → the newest interaction token of their hand.
@@ -149,6 +152,13 @@ impl Shared {
             arrived.retain(|_, at| at.elapsed() < TOKEN_LIFE);
         }
         arrived.insert(id, Instant::now());
+    }
+
+    /// Whether a press by `user` in `channel` now is within their rates.
+    pub fn admit_press(&self, user: u64, channel: u64) -> bool {
+        // A channel id is a Discord snowflake (below 2^63): as i64 it
+        // keys the channel's bucket.
+        lock(&self.presses).admit(user, channel as i64, Instant::now())
     }
 
     /// Interaction `id` is handled: its time is no longer kept.
@@ -447,12 +457,14 @@ impl Shared {
         default_lang: Lang,
         local: mpsc::UnboundedSender<Local>,
         token_life: Duration,
+        press_rates: PressRates,
     ) -> Shared {
         Shared {
             front,
             http,
             callbacks,
             arrived: Mutex::new(HashMap::new()),
+            presses: Mutex::new(PressLimits::new(press_rates.person, press_rates.chat)),
             app,
             default_lang,
             hands: Mutex::new(HashMap::new()),

@@ -28,6 +28,7 @@ pub mod live;
 pub mod outputs;
 pub mod place;
 pub mod present;
+pub mod press_limits;
 pub mod rich;
 pub mod screen;
 pub mod select;

@@ -4,11 +4,13 @@
 //! past Discord's 3 s and an edit through an interaction it never took an
 //! answer for (404 10015), as Discord does.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use kozyr::fakediscord::User;
 use kozyr::front::action::TableAction;
+use kozyr::front::press_limits::PressRates;
 
-use crate::support::discord::{CHANNEL, WAIT, World, open_and_start};
+use crate::support::discord::{CHANNEL, WAIT, World, open_and_start, press};
 use crate::support::eventually;
 
 /// One answer hung (Discord took it; its reply never came back) used to
@@ -168,4 +170,103 @@ async fn a_refused_token_stops_the_bot_with_one_clear_line() {
         last.starts_with("kozyr: Discord refused the bot token") && last.contains("DISCORD_TOKEN"),
         "its last line: {last:?}\n{said}"
     );
+}
+
+/// One person presses 500 times a second for 5 s at their table while
+/// someone presses at a table in another channel. The flood's excess is
+/// answered "too fast" at once, only to its presser, and never reaches the
+/// tables; the other person is answered as ever, within Discord's 3 s.
+/// Prints the other channel's press → answer latencies (issue 29.1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_persons_flood_holds_up_no_other_channel() {
+    let mut w = World::without_bot().await;
+    w.press_rates = PressRates::PEOPLE;
+    w.start().await;
+    let other = CHANNEL + 1;
+    let (ann, boris) = (&w.users[0], &w.users[1]);
+    let q = w.fake.slash(ann, CHANNEL, "kozel");
+    w.answered(q).await;
+    let q = w.fake.slash(boris, other, "kozel");
+    w.answered(q).await;
+    // Each presses Join at their own table, where they sit: refused,
+    // nothing changes.
+    let join = |user: &User, channel: u64| {
+        let fake = &w.fake;
+        let user = user.clone();
+        async move {
+            eventually(WAIT, Duration::from_millis(10), "a Join button", || async {
+                fake.seen_by(&user, channel).iter().rev().find_map(|m| {
+                    let (_, id) = m
+                        .buttons
+                        .iter()
+                        .find(|(_, id)| matches!(press(id), Some((_, TableAction::Join))))?;
+                    (!m.ephemeral).then(|| (m.id, id.clone()))
+                })
+            })
+            .await
+        }
+    };
+    let (ann_msg, ann_join) = join(ann, CHANNEL).await;
+    let (boris_msg, boris_join) = join(boris, other).await;
+    let mut flood = 0;
+    let mut others = Vec::new();
+    for round in 0..100 {
+        for _ in 0..25 {
+            w.fake.click(ann, ann_msg, &ann_join).unwrap();
+            flood += 1;
+        }
+        if round % 5 == 2 {
+            let q = w.fake.click(boris, boris_msg, &boris_join).unwrap();
+            let fake = w.fake.clone();
+            let pressed = Instant::now();
+            others.push(tokio::spawn(async move {
+                loop {
+                    if fake.answer_of(q).is_some() {
+                        return pressed.elapsed();
+                    }
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut latencies = Vec::new();
+    for o in others {
+        latencies.push(tokio::time::timeout(WAIT, o).await.unwrap().unwrap());
+    }
+    latencies.sort();
+    let pick = |p: usize| latencies[(latencies.len() * p / 100).min(latencies.len() - 1)];
+    println!(
+        "discord flood of {flood} presses: the other channel's {} presses answered in p50 {:?}, p99 {:?}, max {:?}",
+        latencies.len(),
+        pick(50),
+        pick(99),
+        latencies.last().unwrap()
+    );
+    // Every press answered, none past Discord's 3 s.
+    eventually(
+        WAIT,
+        Duration::from_millis(50),
+        "every press answered",
+        || async { w.fake.unanswered().is_empty().then_some(()) },
+    )
+    .await;
+    assert_eq!(w.fake.violations(), Vec::<String>::new());
+    // The flood's excess was refused, to Ann alone.
+    let too_fast = |user: &User| {
+        w.fake
+            .seen_by(user, CHANNEL)
+            .iter()
+            .filter(|m| m.ephemeral && m.content.starts_with("Too many presses"))
+            .count()
+    };
+    assert!(too_fast(ann) >= 2_000, "only {} refused", too_fast(ann));
+    assert_eq!(too_fast(boris), 0);
+    let other_refused = w
+        .fake
+        .seen_by(boris, other)
+        .iter()
+        .filter(|m| m.ephemeral && m.content.starts_with("Too many presses"))
+        .count();
+    assert_eq!(other_refused, 0, "the other channel's presses were refused");
 }

@@ -462,6 +462,8 @@ async fn shards_split_between_replicas_are_served_through_kills_of_the_serving_o
             turn_alerts: None,
             channel: *channel,
             discord_shards: None,
+            // Unused: the bots are `kozyr run` children, at their own rates.
+            press_rates: kozyr::front::press_limits::PressRates::PEOPLE,
         };
         // Opened, joined and started through whichever shard the server
         // is on: two of them a standby's.
@@ -742,6 +744,7 @@ async fn chat_counted_before_a_takeover_still_buries_the_table_after_it() {
         turn_alerts: None,
         channel: CHANNEL,
         discord_shards: None,
+        press_rates: kozyr::front::press_limits::PressRates::PEOPLE,
     };
     let id = open_and_start(&w, "kozel").await;
     let hand = format!("hand:{}", id.0);

@@ -12,6 +12,7 @@ use kozyr::config::Config;
 use kozyr::discord::bot::{RunningDiscord, Tuning, start};
 use kozyr::fakediscord::{FakeDiscord, Seen, TOKEN, User};
 use kozyr::front::action::{Press, TableAction};
+use kozyr::front::press_limits::PressRates;
 use kozyr::game::GameAction;
 use kozyr::hearts;
 use kozyr::table::runtime::ServiceOptions;
@@ -48,6 +49,9 @@ pub struct World {
     pub channel: u64,
     /// `DISCORD_SHARDS` of the bot [`World::start`] starts.
     pub discord_shards: Option<String>,
+    /// The presses a person and a channel may have accepted (no limit a
+    /// test driver reaches, unless a test says).
+    pub press_rates: PressRates,
 }
 
 pub fn tuning() -> Tuning {
@@ -133,6 +137,7 @@ impl World {
             turn_alerts: Tuning::default().turn_alerts,
             channel: CHANNEL,
             discord_shards: None,
+            press_rates: PressRates::UNLIMITED,
         }
     }
 
@@ -194,6 +199,7 @@ impl World {
         let tuning = Tuning {
             defer_after: self.defer_after,
             turn_alerts: self.turn_alerts,
+            press_rates: self.press_rates,
             ..tuning()
         };
         self.bot = Some(start(&config, tuning).await.unwrap());

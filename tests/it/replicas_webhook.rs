@@ -101,6 +101,9 @@ async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() 
     let (players, seen) = start_players(&store, &groups[..2], &stop);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x7765_6268_6f6f_6b73);
     let mut takeovers = Vec::new();
+    // When nobody served (wall clock, ms): from a kill of the serving
+    // replica until another took over.
+    let mut nobody_serving: Vec<(i64, i64)> = Vec::new();
     let mut standbys_killed = 0;
     let mut taken_standing_by = 0;
     let storm = Instant::now();
@@ -111,6 +114,7 @@ async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() 
         }
         let victim = rng.random_range(0..REPLICAS);
         let killed_at = Instant::now();
+        let killed_wall = wall_ms();
         replicas[victim].kill();
         replicas[victim].read();
         taken_standing_by += replicas[victim].taken_standing_by;
@@ -118,6 +122,8 @@ async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() 
         if victim == serving {
             let (next, at) = serving_after(&mut replicas, killed_at).await;
             takeovers.push(at.duration_since(killed_at));
+            let gap = at.duration_since(killed_at).as_millis() as i64;
+            nobody_serving.push((killed_wall, killed_wall + gap));
             serving = next;
         } else {
             standbys_killed += 1;
@@ -178,6 +184,43 @@ async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() 
         timers_twice,
         checked_records,
     } = check_groups(&store, &groups, &seen).await;
+    // How late each turn timer fired against its deadline. One whose
+    // deadline passed while nobody served gets the grace (a person had no
+    // bot to play with); every other one keeps its time.
+    let db = sqlx::PgPool::connect(&url)
+        .await
+        .expect("the test's own connection");
+    let mut on_time = Vec::new();
+    let mut graced = 0;
+    for (_, id, _) in &groups {
+        for (deadline, late) in timer_lateness(&db, *id).await {
+            if nobody_serving
+                .iter()
+                .any(|(from, to)| (*from..=*to).contains(&deadline))
+            {
+                graced += 1;
+            } else {
+                on_time.push(late);
+            }
+        }
+    }
+    db.close().await;
+    on_time.sort();
+    let late = |q: f64| {
+        if on_time.is_empty() {
+            return 0;
+        }
+        let i = ((on_time.len() as f64 * q).ceil() as usize).clamp(1, on_time.len()) - 1;
+        on_time[i]
+    };
+    println!(
+        "replicas_webhook: {} turn timers due while a replica served fired late by p50 {} ms, \
+         p99 {} ms, max {} ms; {graced} came due while nobody served (given the grace)",
+        on_time.len(),
+        late(0.5),
+        late(0.99),
+        late(1.0),
+    );
     let peaks: Vec<usize> = groups
         .iter()
         .map(|(d, _, _)| fake.max_outputs_in_window(d.group, WINDOW))
@@ -213,6 +256,12 @@ async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() 
     assert_eq!((lost, doubled), (0, 0), "every acknowledged move once");
     assert_eq!(timers_twice, 0, "no timer fired twice");
     assert!(timer_moves >= 1, "the idle group's timers ran out");
+    // A takeover used to push every armed deadline to its start + 10 s.
+    assert!(
+        late(1.0) < 5_000,
+        "a timer due while a replica served fired {} ms late",
+        late(1.0)
+    );
     assert!(
         checked_records >= 2,
         "the finished deals' records were checked"
@@ -318,4 +367,38 @@ async fn the_fake_delivers_each_update_by_webhook_until_one_answers_200() {
     );
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(fake.webhook_deliveries().delivered, 2, "none twice");
+}
+
+/// Now on the wall clock, as the service stamps its events (ms).
+fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Each turn timer's move at `table`: its deadline, and how long after it
+/// the move was committed (ms).
+async fn timer_lateness(db: &sqlx::PgPool, table: kozyr::table::TableId) -> Vec<(i64, i64)> {
+    use kozyr::table::{Mover, TableEvent};
+    let rows: Vec<(i64, String)> =
+        sqlx::query_as("SELECT at, event FROM table_events WHERE table_id = $1 ORDER BY version")
+            .bind(table.0)
+            .fetch_all(db)
+            .await
+            .expect("the log");
+    let mut deadline = None;
+    let mut out = Vec::new();
+    for (at, event) in rows {
+        match serde_json::from_str::<TableEvent>(&event).expect("an event") {
+            TableEvent::ClockSet { deadline: d } => deadline = d,
+            TableEvent::Acted {
+                by: Mover::Timeout, ..
+            } => {
+                let d = deadline.expect("a timer ran").millis();
+                out.push((d, at - d));
+            }
+            _ => {}
+        }
+    }
+    out
 }

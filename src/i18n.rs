@@ -427,7 +427,6 @@ pub mod key {
         html TABLE_TO_LEAD = "table-to-lead" (name: text);
         html TABLE_PLAYED = "table-played" (name: text, cards: text);
         html TABLE_PASSED = "table-passed" (name: text, backs: text);
-        html TABLE_WINNING = "table-winning" (name: text);
         html TABLE_MOLODKA = "table-molodka" (name: text);
         html TABLE_LAST_TRICK = "table-last-trick" (name: text, points: num);
         html TABLE_TRICKS = "table-tricks" (team: text, count: num);
@@ -478,7 +477,6 @@ pub mod key {
         html HAND_MOLODKA = "hand-molodka";
         html HAND_YOU_PASSED = "hand-you-passed" (cards: text);
         html HAND_AI_PLAYING = "hand-ai-playing";
-        html HAND_DEAL_OVER = "hand-deal-over";
         html HAND_SERIES_OVER = "hand-series-over";
         html HAND_HEARTS_PASS = "hand-hearts-pass" (direction: text);
         html HAND_HEARTS_PASSED = "hand-hearts-passed" (cards: text);
@@ -532,7 +530,6 @@ pub mod key {
         plain TABLE_SHOWN_AGAIN = "table-shown-again";
         plain ERR_NEED_FOUR = "err-need-four";
         plain ERR_GAME_STARTED = "err-game-started";
-        plain ERR_CANNOT_DM = "err-cannot-dm";
         plain ERR_GROUP_ONLY = "err-group-only";
         plain ERR_BAD_BUTTON = "err-bad-button";
         plain ERR_TRY_AGAIN = "err-try-again";
@@ -544,7 +541,6 @@ pub mod key {
         html TOLD_FROM = "told-from" (group: text);
 
         // Timers.
-        html TIMER_REMINDER = "timer-reminder" (name: text, seconds: num);
         html TIMER_REMINDER_DM = "timer-reminder-dm" (seconds: num);
         html TIMER_AUTO_PLAYED = "timer-auto-played" (name: text);
         html TIMER_HANDED_TO_AI = "timer-handed-to-ai" (name: text, count: num);

@@ -1,6 +1,15 @@
 # kozyr — English.
 # Messages are Telegram HTML unless their key is `plain` in src/i18n.rs
 # (buttons, popups, command descriptions): those hold no markup.
+#
+# Glossary — one word for each thing, in every message:
+#   trump · trick · lead (the first card or cards of a trick) · beat ·
+#   discard (Kozel: cards given face down instead of beating) ·
+#   pass (Hearts: three cards handed on after the deal) ·
+#   off-suit (Hearts: a card not of the suit led) · hearts are broken ·
+#   AI player (a seat the computer plays) · the bot (kozyr itself, "I") ·
+#   deal · series (Kozel) · game (Hearts) · seat · table.
+# rejected: robot, 🤖 bot, discarded on, pass face down
 
 ## Languages and games
 
@@ -12,7 +21,7 @@ suit-hearts = hearts
 suit-diamonds = diamonds
 suit-clubs = clubs
 team-name = { $first } and { $second }
-ai-player = 🤖 Bot { $number }
+ai-player = 🤖 AI { $number }
 ai-stand-in = 🤖 for { $name }
 
 ## Command descriptions
@@ -35,14 +44,14 @@ help-group =
     <b>Kozel and Hearts for four</b>
     /new — open a table and choose the game (/kozel, /hearts for short)
     Sit down with the buttons, add AI players for empty seats, then Start.
-    Your cards come in a private message from me: tap cards to select them, then Lead, Beat or Pass.
+    Your cards come in a private message from me: tap cards to select them, then Lead, Beat or Discard.
     /rules — the rules · /score — this table · /stats — leaderboard
     /settings — language and turn timer (admins) · /stop — end the table
 help-group-hand-button =
     <b>Kozel and Hearts for four</b>
     /new — open a table and choose the game (/kozel, /hearts for short)
     Sit down with the buttons, add AI players for empty seats, then Start.
-    Press “My hand” under the table to see your cards — only you see them: choose cards, then Lead, Beat or Pass.
+    Press “My hand” under the table to see your cards — only you see them: choose cards, then Lead, Beat or Discard.
     /rules — the rules · /score — this table · /stats — leaderboard
     /settings — language and turn timer (admins) · /stop — end the table
 help-private =
@@ -63,16 +72,16 @@ rules-kozel =
     <b>Kozel</b> — four players, two teams; partners sit opposite.
     36 cards, low to high: 6 7 8 9 J Q K 10 A. Points: A 11, 10 10, K 4, Q 3, J 2 — 120 in a deal.
     Everyone holds 4 cards. A card from the middle of the stock is shown: its suit is trump.
-    The leader plays one or more cards of one suit. Each player in turn answers with as many cards: <b>beat</b> (each card beats one of the winning cards: higher in the same suit, or a trump) or <b>pass</b> (face down).
+    The leader plays one or more cards of one suit. Each player in turn answers with as many cards: <b>beat</b> (each card beats one of the winning cards: higher in the same suit, or a trump) or <b>discard</b> (face down).
     The last to beat takes the trick; everyone draws back to 4, the winner first.
     <b>Molodka</b>: four cards of one suit may be played at any moment, even out of turn, and lead the trick.
     61 points win the deal. The losers get 2 defeat points, 4 with 30 or less, 6 with no trick at all. 60 : 60 is <b>eggs</b>: nobody gets any.
     The team that reaches 12 defeat points is the <b>goat</b> 🐐 — with eggs, if a deal ended 60 : 60.
 rules-hearts =
     <b>Hearts</b> — four players, each on their own. 52 cards, 13 each.
-    Before each deal pass 3 cards: left, right, across, then no passing.
+    Once the cards are dealt, pass 3 of them: left, right, across, then no passing, in turn.
     The 2♣ leads the first trick. Follow suit if you can; the highest card of the suit led takes the trick.
-    Each ♥ is 1 point and the Q♠ 13. Hearts cannot be led until one has been discarded on another suit (with the “any heart breaks” setting: played at all), unless you hold only hearts; no points on the first trick.
+    Each ♥ is 1 point and the Q♠ 13. Hearts cannot be led until they are broken: a heart played off-suit (with the “any heart breaks” setting: any heart played), unless you hold only hearts; no points on the first trick.
     With the “shoot the moon” option, whoever takes all 26 points scores 0 and everyone else 26.
     The game ends when someone reaches the target score; the lowest total wins.
 
@@ -113,8 +122,7 @@ table-turn = Turn: <b>{ $name }</b>
 table-turn-allowance = Turn: <b>{ $name }</b> · ⏳ { $seconds } s a move
 table-to-lead = <b>{ $name }</b> leads.
 table-played = { $name }: { $cards }
-table-passed = { $name }: { $backs } (passed)
-table-winning = Winning: { $name }
+table-passed = { $name }: { $backs } (discarded)
 table-molodka = Molodka by <b>{ $name }</b>!
 table-last-trick =
     { $points ->
@@ -190,8 +198,8 @@ hand-table = On the table:
 hand-your-lead = 👉 <b>Your turn</b>: lead one or more cards of one suit.
 hand-your-answer =
     { $count ->
-        [one] 👉 <b>Your turn</b>: beat or pass { $count } card.
-       *[other] 👉 <b>Your turn</b>: beat or pass { $count } cards.
+        [one] 👉 <b>Your turn</b>: beat or discard { $count } card.
+       *[other] 👉 <b>Your turn</b>: beat or discard { $count } cards.
     }
 hand-waiting = Waiting for { $name }.
 hand-turn-allowance = ⏳ You have { $seconds } s a move.
@@ -200,15 +208,14 @@ hand-select-hint = Tap cards to select them.
 hand-can-beat = Can beat: { $options }
 hand-cannot-beat =
     { $count ->
-        [one] Nothing can beat it: pass { $count } card.
-       *[other] Nothing can beat it: pass { $count } cards.
+        [one] Nothing can beat it: discard { $count } card.
+       *[other] Nothing can beat it: discard { $count } cards.
     }
 hand-selection-beats = ✓ Your selection beats.
-hand-selection-passes = Your selection does not beat; you can pass it.
+hand-selection-passes = Your selection does not beat; you can discard it.
 hand-molodka = You hold a <b>molodka</b>: you may play it now, even out of turn.
-hand-you-passed = You passed face down: { $cards }
-hand-ai-playing = 🤖 An AI player is playing for you. Press “Take back” to return.
-hand-deal-over = The deal is over: the results are in the group.
+hand-you-passed = You discarded face down: { $cards }
+hand-ai-playing = 🤖 An AI player is playing for you. Press “Take back my seat” to return.
 hand-series-over = The series is over.
 hand-hearts-pass = Choose three cards to pass { $direction }.
 hand-hearts-passed = You passed { $cards }; waiting for the others.
@@ -217,7 +224,7 @@ hand-hearts-play = 👉 <b>Your turn</b>: tap a card to play it.
 hand-hearts-unplayable = Cards marked { $mark } cannot be played now.
 btn-lead = Lead
 btn-beat = Beat
-btn-pass = Pass
+btn-pass = Discard
 btn-molodka = Molodka!
 btn-clear = Clear
 btn-hearts-pass = Pass 3
@@ -232,7 +239,7 @@ err-series-over = The series is over.
 err-not-in-hand = { $card } is not in your hand.
 err-no-cards = Select at least one card first.
 err-mixed-suits = A lead must be cards of one suit.
-err-already-led = The trick is already led: beat or pass.
+err-already-led = The trick is already led: beat or discard.
 err-nothing-led = Nothing is led yet: lead first.
 err-wrong-count =
     { $expected ->
@@ -268,7 +275,6 @@ err-table-exists = There is already a table in this chat.
 table-shown-again = There is already a table in this chat: here it is again, below.
 err-need-four = All four seats must be taken first.
 err-game-started = The game has already started.
-err-cannot-dm = I can't message you: open my chat, press Start, then try again.
 err-group-only = This works in the chat where you play, not here.
 err-bad-button = This button does not work.
 err-try-again = Something went wrong; please try again.
@@ -281,12 +287,11 @@ told-from = In <b>{ $group }</b>:
 
 ## Timers
 
-timer-reminder = ⏰ { $name }, { $seconds } s left for your move.
 timer-reminder-dm = ⏰ { $seconds } s left for your move.
 timer-auto-played = ⌛ { $name } ran out of time; a safe move was played for them.
 timer-handed-to-ai = 🤖 { $name } missed { $count } turns in a row; an AI player takes over until they come back.
 timer-took-back = 👋 { $name } is back at the table.
-unreachable-to-ai = 🤖 The bot cannot write to { $name } any more; an AI player takes over until they write to the bot again.
+unreachable-to-ai = 🤖 I cannot write to { $name } any more; an AI player takes the seat until they write to me again.
 
 ## Settings
 
@@ -301,9 +306,9 @@ settings-moon-off = Shoot the moon: off
 btn-moon-on = Shoot the moon: on
 btn-moon-off = Shoot the moon: off
 settings-break-any = Hearts are broken by any heart played
-settings-break-discard = Hearts are broken only by a heart discarded on another suit
+settings-break-discard = Hearts are broken only by a heart played off-suit
 btn-break-any = Hearts break: any heart
-btn-break-discard = Hearts break: discards only
+btn-break-discard = Hearts break: off-suit only
 btn-seconds = { $seconds } s
 btn-no-limit = No limit
 btn-points = { $points } points

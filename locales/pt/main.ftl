@@ -2,6 +2,17 @@
 # As mensagens são HTML do Telegram, exceto as chaves `plain` em src/i18n.rs
 # (botões, avisos, descrições de comandos): estas não têm marcação.
 # Em português o 0 cai na forma "one"; onde o 0 pode aparecer há uma variante [0].
+#
+# O nome de um jogador nunca pede gênero: «{ $name }: …», «Vez de { $name }».
+#
+# Glossário — uma palavra para cada coisa, em todas as mensagens:
+#   trunfo · vaza · abrir (a vaza: as primeiras cartas) · bater ·
+#   descartar (Kozel: cartas viradas para baixo em vez de bater) ·
+#   passar (Copas: três cartas depois da distribuição) · fora do naipe (Copas) ·
+#   copas quebradas · robô (um lugar que o computador joga) ·
+#   o bot (o próprio kozyr, «eu») · rodada (cada distribuição) · mão (as cartas
+#   de quem joga) · partida (Kozel) · jogo (Copas) · lugar · mesa.
+# rejeitado: abertas, Bem-vindo, sentado, por ele, perdeu, descartada em
 
 ## Idiomas e jogos
 
@@ -36,14 +47,14 @@ help-group =
     <b>Kozel e Copas para quatro</b>
     /new — abre uma mesa e escolhe o jogo (atalhos: /kozel, /hearts)
     Sente-se com os botões, ponha robôs nos lugares vazios e toque em Começar.
-    Suas cartas chegam numa mensagem privada minha: toque nas cartas para escolhê-las e depois em Sair, Bater ou Passar.
+    Suas cartas chegam numa mensagem privada minha: toque nas cartas para escolhê-las e depois em Abrir, Bater ou Descartar.
     /rules — regras · /score — placar · /stats — classificação
     /settings — idioma e tempo (admins) · /stop — fechar a mesa
 help-group-hand-button =
     <b>Kozel e Copas para quatro</b>
     /new — abre uma mesa e escolhe o jogo (atalhos: /kozel, /hearts)
     Sente-se com os botões, ponha robôs nos lugares vazios e toque em Começar.
-    Toque em “Minha mão” embaixo da mesa para ver suas cartas — só você as vê: escolha as cartas e depois toque em Sair, Bater ou Passar.
+    Toque em “Minha mão” embaixo da mesa para ver suas cartas — só você as vê: escolha as cartas e depois toque em Abrir, Bater ou Descartar.
     /rules — regras · /score — placar · /stats — classificação
     /settings — idioma e tempo (admins) · /stop — fechar a mesa
 help-private =
@@ -53,27 +64,27 @@ help-private-hand-button =
     <b>Olá! Eu organizo partidas de Kozel e Copas em canais de servidores.</b>
     Adicione-me a um servidor e envie /new num canal. Suas cartas ficam lá também, no botão “Minha mão” da mesa: só você as vê.
 start-welcome =
-    <b>Bem-vindo!</b> Agora posso enviar suas cartas.
+    <b>Boas-vindas!</b> Agora posso enviar suas cartas.
     Volte ao grupo e sente-se a uma mesa, ou adicione-me a um grupo e envie /new.
 start-seated = Você está no lugar { $seat } em <b>{ $group }</b>. Suas cartas vão chegar aqui.
 start-seated-hand-button = Você está no lugar { $seat } em <b>{ $group }</b>. Toque em “Minha mão” embaixo da mesa para ver suas cartas.
 game-begins = <b>{ $game }: o jogo começou!</b> Suas cartas estão no seu chat privado comigo.
 game-begins-hand-button = <b>{ $game }: o jogo começou!</b> Toque em “Minha mão” para ver suas cartas: só você as vê.
-deal-begins = Mão { $deal }: { $dealer } deu as cartas, { $leader } sai.
+deal-begins = Rodada { $deal }: quem dá as cartas é { $dealer }, quem abre é { $leader }.
 rules-kozel =
     <b>Kozel</b> — quatro jogadores em duas duplas; os parceiros sentam frente a frente.
-    36 cartas, da menor à maior: 6 7 8 9 V D R 10 A. Pontos: ás 11, dez 10, rei 4, dama 3, valete 2 — 120 por mão.
+    36 cartas, da menor à maior: 6 7 8 9 J Q K 10 A (valete, dama, rei, dez, ás). Pontos: A 11, 10 10, K 4, Q 3, J 2 — 120 por rodada.
     Cada um tem 4 cartas. Vira-se uma carta do meio do monte: o naipe dela é o trunfo.
-    Quem sai joga uma ou mais cartas de um naipe. Cada um, na sua vez, responde com o mesmo número de cartas: <b>bate</b> (cada carta bate uma das que estão ganhando: maior do mesmo naipe, ou trunfo) ou <b>passa</b> (viradas para baixo).
+    Quem abre joga uma ou mais cartas de um naipe. Cada um, na sua vez, responde com o mesmo número de cartas: <b>bate</b> (cada carta bate uma das que estão ganhando: maior do mesmo naipe, ou trunfo) ou <b>descarta</b> (viradas para baixo).
     Quem bateu por último leva a vaza; todos compram até 4, a começar por quem a levou.
-    <b>Molodka</b>: quatro cartas do mesmo naipe podem ser jogadas a qualquer momento, mesmo fora da vez, e comandam a vaza.
-    Com 61 pontos ganha-se a mão. Os perdedores levam 2 pontos de derrota, 4 com 30 ou menos, 6 sem nenhuma vaza. 60 : 60 são <b>bolas</b>: ninguém leva nada.
-    A dupla que chega a 12 pontos de derrota é o <b>bode</b> 🐐 — com bolas, se alguma mão terminou 60 : 60.
+    <b>Molodka</b>: quatro cartas do mesmo naipe podem ser jogadas a qualquer momento, mesmo fora da vez, e passam a abrir a vaza.
+    Com 61 pontos ganha-se a rodada. Os perdedores levam 2 pontos de derrota, 4 com 30 ou menos, 6 sem nenhuma vaza. 60 : 60 são <b>bolas</b>: ninguém leva nada.
+    A dupla que chega a 12 pontos de derrota é o <b>bode</b> 🐐 — com bolas, se alguma rodada terminou 60 : 60.
 rules-hearts =
     <b>Copas</b> — quatro jogadores, cada um por si. 52 cartas, 13 para cada.
-    Antes de cada mão passe 3 cartas: à esquerda, à direita, em frente, e depois sem passar.
-    O 2♣ abre a primeira vaza. Siga o naipe se puder; a maior carta do naipe de saída leva a vaza.
-    Cada ♥ vale 1 ponto e a D♠ 13. Não se sai de copas antes de alguém descartar uma em outro naipe (com a opção “qualquer copas quebra”: jogar uma), a menos que só tenha copas; na primeira vaza não se jogam pontos.
+    Depois que as cartas são distribuídas, passe 3 delas: à esquerda, à direita, em frente, depois uma rodada sem passar, e assim por diante.
+    O 2♣ abre a primeira vaza. Siga o naipe se puder; a maior carta do naipe que abriu a vaza leva a vaza.
+    Cada ♥ vale 1 ponto e a Q♠ 13. Não se abre com copas antes de as copas serem quebradas: uma copas jogada fora do naipe (com a opção “qualquer copas quebra”: qualquer copas jogada), a menos que só tenha copas; na primeira vaza não se jogam pontos.
     Com a opção “acertar a lua”, quem leva os 26 pontos marca 0 e todos os outros levam 26.
     O jogo termina quando alguém chega ao limite; ganha o menor total.
 
@@ -102,7 +113,7 @@ btn-open-dm = { $name }: abrir meu chat
 
 ## A mesa
 
-table-title = <b>{ $game }</b> · mão { $deal }
+table-title = <b>{ $game }</b> · rodada { $deal }
 table-trump = Trunfo: { $card } ({ $suit })
 table-stock =
     { $count ->
@@ -113,10 +124,9 @@ table-stock =
 table-stock-empty = O monte acabou.
 table-turn = Vez de <b>{ $name }</b>
 table-turn-allowance = Vez de <b>{ $name }</b> · ⏳ { $seconds } s por jogada
-table-to-lead = <b>{ $name }</b> sai.
+table-to-lead = Quem abre: <b>{ $name }</b>.
 table-played = { $name }: { $cards }
-table-passed = { $name }: { $backs } (passou)
-table-winning = Ganhando: { $name }
+table-passed = { $name }: { $backs } (descartadas)
 table-molodka = Molodka de <b>{ $name }</b>!
 table-last-trick =
     { $points ->
@@ -136,13 +146,13 @@ table-eggs-seen = 🥚 Já houve bolas nesta partida.
 hearts-pass-left = à esquerda
 hearts-pass-right = à direita
 hearts-pass-across = em frente
-hearts-no-passing = Nesta mão não se passam cartas.
+hearts-no-passing = Nesta rodada não se passam cartas.
 hearts-passing =
     { $count ->
         [one] Passando três cartas { $direction }: falta { $count } jogador.
        *[other] Passando três cartas { $direction }: faltam { $count } jogadores.
     }
-hearts-broken = ♥ As copas foram abertas.
+hearts-broken = ♥ As copas foram quebradas.
 hearts-totals = Totais (o jogo termina em { $target }):
 hearts-total =
     { $points ->
@@ -152,14 +162,14 @@ hearts-total =
     }
 hearts-deal-points =
     { $points ->
-        [0] { $name }: { $points } pontos nesta mão
-        [one] { $name }: { $points } ponto nesta mão
-       *[other] { $name }: { $points } pontos nesta mão
+        [0] { $name }: { $points } pontos nesta rodada
+        [one] { $name }: { $points } ponto nesta rodada
+       *[other] { $name }: { $points } pontos nesta rodada
     }
 
 ## Resultados
 
-deal-over = <b>Fim da mão { $deal }</b>
+deal-over = <b>Fim da rodada { $deal }</b>
 deal-team-result =
     { $team }: { $points ->
         [0] { $points } pontos
@@ -181,7 +191,7 @@ series-score = Partida: { $first } { $a } : { $b } { $second }
 series-over = <b>Fim da partida</b>
 series-goat = 🐐 <b>{ $team }</b> são o bode!
 series-goat-eggs = 🐐🥚 <b>{ $team }</b> são o bode com bolas!
-hearts-deal-over = <b>Fim da mão { $deal }</b>
+hearts-deal-over = <b>Fim da rodada { $deal }</b>
 hearts-shot-moon = 🌙 <b>{ $name }</b> acertou a lua!
 hearts-game-over = <b>Fim de jogo</b>
 hearts-rank =
@@ -196,11 +206,11 @@ hearts-winner = 🏆 <b>{ $name }</b> venceu!
 
 hand-title = <b>{ $game }</b> · { $group }
 hand-table = Na mesa:
-hand-your-lead = 👉 <b>Sua vez</b>: saia com uma ou mais cartas de um naipe.
+hand-your-lead = 👉 <b>Sua vez</b>: abra a vaza com uma ou mais cartas de um naipe.
 hand-your-answer =
     { $count ->
-        [one] 👉 <b>Sua vez</b>: bata ou passe { $count } carta.
-       *[other] 👉 <b>Sua vez</b>: bata ou passe { $count } cartas.
+        [one] 👉 <b>Sua vez</b>: bata ou descarte { $count } carta.
+       *[other] 👉 <b>Sua vez</b>: bata ou descarte { $count } cartas.
     }
 hand-waiting = Esperando { $name }.
 hand-turn-allowance = ⏳ Você tem { $seconds } s por jogada.
@@ -209,24 +219,23 @@ hand-select-hint = Toque nas cartas para escolhê-las.
 hand-can-beat = Dá para bater com: { $options }
 hand-cannot-beat =
     { $count ->
-        [one] Nada bate: passe { $count } carta.
-       *[other] Nada bate: passe { $count } cartas.
+        [one] Nada bate: descarte { $count } carta.
+       *[other] Nada bate: descarte { $count } cartas.
     }
 hand-selection-beats = ✓ Sua escolha bate.
-hand-selection-passes = Sua escolha não bate; você pode passá-la.
+hand-selection-passes = Sua escolha não bate; você pode descartá-la.
 hand-molodka = Você tem uma <b>molodka</b>: pode jogá-la agora, mesmo fora da vez.
-hand-you-passed = Você passou viradas para baixo: { $cards }
+hand-you-passed = Você descartou viradas para baixo: { $cards }
 hand-ai-playing = 🤖 Um robô está jogando por você. Toque em “Voltar à mesa” para voltar.
-hand-deal-over = A mão terminou: o resultado está no grupo.
 hand-series-over = A partida terminou.
 hand-hearts-pass = Escolha três cartas para passar { $direction }.
 hand-hearts-passed = Você passou { $cards }; esperando os outros.
 hand-hearts-received = Você recebeu: { $cards }
 hand-hearts-play = 👉 <b>Sua vez</b>: toque numa carta para jogá-la.
 hand-hearts-unplayable = As cartas marcadas com { $mark } não podem ser jogadas agora.
-btn-lead = Sair
+btn-lead = Abrir
 btn-beat = Bater
-btn-pass = Passar
+btn-pass = Descartar
 btn-molodka = Molodka!
 btn-clear = Limpar
 btn-hearts-pass = Passar 3
@@ -236,13 +245,13 @@ btn-rematch = Revanche (mesmos lugares)
 ## Avisos: regras
 
 err-not-your-turn = Não é a sua vez.
-err-deal-over = Esta mão terminou.
+err-deal-over = Esta rodada terminou.
 err-series-over = A partida terminou.
 err-not-in-hand = { $card } não está na sua mão.
 err-no-cards = Escolha pelo menos uma carta.
-err-mixed-suits = A saída deve ser de um só naipe.
-err-already-led = Já saíram nesta vaza: bata ou passe.
-err-nothing-led = Ninguém saiu ainda: saia primeiro.
+err-mixed-suits = Abra a vaza com cartas de um só naipe.
+err-already-led = A vaza já foi aberta: bata ou descarte.
+err-nothing-led = A vaza ainda não foi aberta: abra primeiro.
 err-wrong-count =
     { $expected ->
         [one] Jogue exatamente { $expected } carta, não { $got }.
@@ -250,10 +259,10 @@ err-wrong-count =
     }
 err-cannot-beat = Estas cartas não batem { $target }.
 err-no-molodka = Molodka são quatro cartas do mesmo naipe.
-err-molodka-outranked = Já há na mesa uma molodka mais perto de quem saiu.
+err-molodka-outranked = Já há na mesa uma molodka mais perto de quem abriu.
 err-wrong-game = Este botão é de outro jogo.
 err-must-follow-suit = Siga o naipe: jogue { $suit }.
-err-hearts-not-broken = As copas ainda não foram abertas: saia de outro naipe.
+err-hearts-not-broken = As copas ainda não foram quebradas: abra com outro naipe.
 err-no-points-first-trick = Na primeira vaza não se jogam pontos.
 err-lead-two-of-clubs = A primeira vaza começa com o 2♣.
 err-pass-three = Escolha exatamente três cartas para passar.
@@ -264,8 +273,8 @@ err-game-over = O jogo terminou.
 
 ## Avisos: o resto
 
-err-not-seated = Você não está sentado a esta mesa.
-err-already-seated = Você já está sentado.
+err-not-seated = Você não tem lugar nesta mesa.
+err-already-seated = Você já tem um lugar nesta mesa.
 err-table-full = A mesa está cheia.
 err-seat-taken = Este lugar está ocupado.
 err-stale = Este botão está desatualizado: use a mensagem mais recente.
@@ -277,7 +286,6 @@ err-table-exists = Já há uma mesa neste chat.
 table-shown-again = Já há uma mesa neste chat: aqui está ela de novo, abaixo.
 err-need-four = Primeiro os quatro lugares devem estar ocupados.
 err-game-started = O jogo já começou.
-err-cannot-dm = Não consigo escrever para você: abra meu chat, toque em Iniciar e tente de novo.
 err-group-only = Isto funciona no chat onde vocês jogam, não aqui.
 err-bad-button = Este botão não funciona.
 err-try-again = Algo deu errado; tente de novo.
@@ -290,12 +298,15 @@ told-from = No grupo <b>{ $group }</b>:
 
 ## Tempo
 
-timer-reminder = ⏰ { $name }, faltam { $seconds } s para a sua jogada.
 timer-reminder-dm = ⏰ Faltam { $seconds } s para a sua jogada.
-timer-auto-played = ⌛ O tempo de { $name } acabou; foi feita uma jogada segura por ele.
-timer-handed-to-ai = 🤖 { $name } perdeu { $count } vezes seguidas; um robô joga no lugar até a volta.
+timer-auto-played = ⌛ { $name }: o tempo acabou, e foi feita uma jogada segura.
+timer-handed-to-ai =
+    { $count ->
+        [one] 🤖 { $name }: { $count } vez sem jogar; um robô joga neste lugar até a volta.
+       *[other] 🤖 { $name }: { $count } vezes seguidas sem jogar; um robô joga neste lugar até a volta.
+    }
 timer-took-back = 👋 { $name } voltou à mesa.
-unreachable-to-ai = 🤖 O bot não consegue mais escrever para { $name }; um robô joga no lugar até que volte a escrever ao bot.
+unreachable-to-ai = 🤖 { $name }: não consigo mais escrever para você no privado; um robô joga no seu lugar até você me escrever de novo.
 
 ## Configurações
 
@@ -309,10 +320,10 @@ settings-moon-on = Acertar a lua: ligado
 settings-moon-off = Acertar a lua: desligado
 btn-moon-on = Acertar a lua: ligado
 btn-moon-off = Acertar a lua: desligado
-settings-break-any = Copas são quebradas por qualquer copas jogada
-settings-break-discard = Copas só são quebradas por uma copas descartada em outro naipe
+settings-break-any = As copas são quebradas por qualquer copas jogada
+settings-break-discard = As copas só são quebradas por uma copas jogada fora do naipe
 btn-break-any = Quebrar copas: qualquer copas
-btn-break-discard = Quebrar copas: só descarte
+btn-break-discard = Quebrar copas: só fora do naipe
 btn-seconds = { $seconds } s
 btn-no-limit = Sem limite
 btn-points =

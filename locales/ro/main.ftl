@@ -3,6 +3,18 @@
 # (butoane, ferestre scurte, descrieri de comenzi): acestea nu au marcaje.
 # Plurale: one (1), few (0, 2–19, 101–119…), other (20+: „20 de cărți”).
 # RO_PLURAL (src/i18n.rs) alege forma: intl_pluralrules greșește la 102–119.
+#
+# Numele unui jucător nu se declină și nu cere gen: «{ $name }: …»,
+# «Așteptăm: { $name }».
+#
+# Glosar — un singur cuvânt pentru fiecare lucru, în toate mesajele:
+#   atu · levată · a deschide (levata: primele cărți) · a bate ·
+#   a arunca (Kozel: cărți cu fața în jos în loc să bați) ·
+#   a pasa (Inimi: trei cărți după împărțire) · pe altă culoare (Inimi) ·
+#   inimile sunt sparte · robot (un loc jucat de calculator) ·
+#   botul (kozyr însuși, «eu») · rundă (fiecare împărțire) · mână (cărțile
+#   cuiva) · rândul (cine joacă acum) · mutare · serie (Kozel) · joc (Inimi).
+# respins: la mutare, în locul lui, Îl așteptăm, lui { $name }, nu se dau, de dat
 
 ## Limbi și jocuri
 
@@ -60,21 +72,21 @@ start-seated = Stai pe locul { $seat } în <b>{ $group }</b>. Cărțile îți vo
 start-seated-hand-button = Stai pe locul { $seat } în <b>{ $group }</b>. Apasă „Mâna mea” sub masă ca să-ți vezi cărțile.
 game-begins = <b>{ $game }: jocul începe!</b> Cărțile tale sunt în chatul privat cu mine.
 game-begins-hand-button = <b>{ $game }: jocul începe!</b> Apasă „Mâna mea” ca să-ți vezi cărțile: doar tu le vezi.
-deal-begins = Mâna { $deal }: a împărțit { $dealer }, deschide { $leader }.
+deal-begins = Runda { $deal }: împarte { $dealer }, deschide { $leader }.
 rules-kozel =
     <b>Kozel</b> — patru jucători în două echipe; partenerii stau față în față.
-    36 de cărți, de la mică la mare: 6 7 8 9 J Q K 10 A. Puncte: as 11, zece 10, popă 4, damă 3, valet 2 — 120 într-o mână.
+    36 de cărți, de la mică la mare: 6 7 8 9 J Q K 10 A. Puncte: A 11, 10 10, K 4, Q 3, J 2 — 120 într-o rundă.
     Fiecare are 4 cărți. Din mijlocul pachetului se întoarce o carte: culoarea ei e atu.
     Cine deschide joacă una sau mai multe cărți de aceeași culoare. Ceilalți răspund pe rând cu tot atâtea cărți: <b>bat</b> (fiecare carte bate una dintre cele câștigătoare: mai mare de aceeași culoare sau atu) sau <b>aruncă</b> (cu fața în jos).
     Cine a bătut ultimul ia levata; toți trag până la 4 cărți, începând cu el.
     <b>Molodka</b>: patru cărți de aceeași culoare se pot juca oricând, chiar și în afara rândului, și deschid levata.
-    Cu 61 de puncte câștigi mâna. Învinșii primesc 2 puncte de înfrângere, 4 cu 30 sau mai puțin, 6 fără nicio levată. 60 : 60 înseamnă <b>ouă</b>: nimeni nu primește nimic.
-    Echipa care ajunge la 12 puncte de înfrângere e <b>capra</b> 🐐 — cu ouă, dacă o mână s-a terminat 60 : 60.
+    Cu 61 de puncte câștigi runda. Învinșii primesc 2 puncte de înfrângere, 4 cu 30 sau mai puțin, 6 fără nicio levată. 60 : 60 înseamnă <b>ouă</b>: nimeni nu primește nimic.
+    Echipa care ajunge la 12 puncte de înfrângere e <b>capra</b> 🐐 — cu ouă, dacă o rundă s-a terminat 60 : 60.
 rules-hearts =
     <b>Inimi</b> — patru jucători, fiecare pentru el. 52 de cărți, câte 13.
-    Înainte de fiecare mână dai 3 cărți: la stânga, la dreapta, în față, apoi fără schimb.
+    După ce s-au împărțit cărțile, pasezi 3 dintre ele: la stânga, la dreapta, în față, apoi o rundă fără pasare, și tot așa.
     2♣ deschide prima levată. Răspunde la culoare dacă poți; cea mai mare carte din culoarea deschisă ia levata.
-    Fiecare ♥ valorează 1 punct, iar Q♠ 13. Nu se deschide cu inimă până nu s-a aruncat una pe altă culoare (cu setarea „orice inimă deschide”: până nu s-a jucat una), decât dacă ai doar inimi; în prima levată nu se joacă puncte.
+    Fiecare ♥ valorează 1 punct, iar Q♠ 13. Nu se deschide cu inimă până nu sunt sparte inimile: o inimă jucată pe altă culoare (cu setarea „orice inimă sparge”: orice inimă jucată), decât dacă ai doar inimi; în prima levată nu se joacă puncte.
     Cu opțiunea „nimerește luna”, cine ia toate cele 26 de puncte primește 0, iar ceilalți câte 26.
     Jocul se termină când cineva atinge pragul; câștigă totalul cel mai mic.
 
@@ -104,7 +116,7 @@ btn-open-dm = { $name }: deschide chatul meu
 
 ## Masa
 
-table-title = <b>{ $game }</b> · mâna { $deal }
+table-title = <b>{ $game }</b> · runda { $deal }
 table-trump = Atu: { $card } ({ $suit })
 table-stock =
     { RO_PLURAL($count) ->
@@ -113,13 +125,12 @@ table-stock =
        *[other] Pachet: { $count } de cărți
     }
 table-stock-empty = Pachetul s-a terminat.
-table-turn = La mutare: <b>{ $name }</b>
-table-turn-allowance = La mutare: <b>{ $name }</b> · ⏳ { $seconds } s pe mutare
+table-turn = E rândul: <b>{ $name }</b>
+table-turn-allowance = E rândul: <b>{ $name }</b> · ⏳ { $seconds } s pe mutare
 table-to-lead = Deschide <b>{ $name }</b>.
 table-played = { $name }: { $cards }
 table-passed = { $name }: { $backs } (aruncate)
-table-winning = Câștigă: { $name }
-table-molodka = Molodka lui <b>{ $name }</b>!
+table-molodka = <b>{ $name }</b>: molodka!
 table-last-trick =
     { RO_PLURAL($points) ->
         [one] Ultima levată: { $name } a luat { $points } punct.
@@ -138,14 +149,14 @@ table-eggs-seen = 🥚 În seria asta au fost deja ouă.
 hearts-pass-left = la stânga
 hearts-pass-right = la dreapta
 hearts-pass-across = în față
-hearts-no-passing = În mâna asta nu se dau cărți.
+hearts-no-passing = În runda asta nu se pasează cărți.
 hearts-passing =
     { RO_PLURAL($count) ->
-        [one] Se dau trei cărți { $direction }: așteptăm { $count } jucător.
-        [few] Se dau trei cărți { $direction }: așteptăm { $count } jucători.
-       *[other] Se dau trei cărți { $direction }: așteptăm { $count } de jucători.
+        [one] Se pasează trei cărți { $direction }: așteptăm { $count } jucător.
+        [few] Se pasează trei cărți { $direction }: așteptăm { $count } jucători.
+       *[other] Se pasează trei cărți { $direction }: așteptăm { $count } de jucători.
     }
-hearts-broken = ♥ Inimile au fost deschise.
+hearts-broken = ♥ Inimile sunt sparte.
 hearts-totals = Totaluri (jocul se termină la { $target }):
 hearts-total =
     { RO_PLURAL($points) ->
@@ -155,14 +166,14 @@ hearts-total =
     }
 hearts-deal-points =
     { RO_PLURAL($points) ->
-        [one] { $name }: { $points } punct în această mână
-        [few] { $name }: { $points } puncte în această mână
-       *[other] { $name }: { $points } de puncte în această mână
+        [one] { $name }: { $points } punct în această rundă
+        [few] { $name }: { $points } puncte în această rundă
+       *[other] { $name }: { $points } de puncte în această rundă
     }
 
 ## Rezultate
 
-deal-over = <b>Mâna { $deal } s-a terminat</b>
+deal-over = <b>Runda { $deal } s-a terminat</b>
 deal-team-result =
     { $team }: { RO_PLURAL($points) ->
         [one] { $points } punct
@@ -185,7 +196,7 @@ series-score = Seria: { $first } { $a } : { $b } { $second }
 series-over = <b>Seria s-a terminat</b>
 series-goat = 🐐 <b>{ $team }</b> sunt capra!
 series-goat-eggs = 🐐🥚 <b>{ $team }</b> sunt capra cu ouă!
-hearts-deal-over = <b>Mâna { $deal } s-a terminat</b>
+hearts-deal-over = <b>Runda { $deal } s-a terminat</b>
 hearts-shot-moon = 🌙 <b>{ $name }</b> a nimerit luna!
 hearts-game-over = <b>Jocul s-a terminat</b>
 hearts-rank =
@@ -200,14 +211,14 @@ hearts-winner = 🏆 Câștigă <b>{ $name }</b>!
 
 hand-title = <b>{ $game }</b> · { $group }
 hand-table = Pe masă:
-hand-your-lead = 👉 <b>Ești la mutare</b>: deschide cu una sau mai multe cărți de aceeași culoare.
+hand-your-lead = 👉 <b>E rândul tău</b>: deschide cu una sau mai multe cărți de aceeași culoare.
 hand-your-answer =
     { RO_PLURAL($count) ->
-        [one] 👉 <b>Ești la mutare</b>: bate sau aruncă { $count } carte.
-        [few] 👉 <b>Ești la mutare</b>: bate sau aruncă { $count } cărți.
-       *[other] 👉 <b>Ești la mutare</b>: bate sau aruncă { $count } de cărți.
+        [one] 👉 <b>E rândul tău</b>: bate sau aruncă { $count } carte.
+        [few] 👉 <b>E rândul tău</b>: bate sau aruncă { $count } cărți.
+       *[other] 👉 <b>E rândul tău</b>: bate sau aruncă { $count } de cărți.
     }
-hand-waiting = Îl așteptăm pe { $name }.
+hand-waiting = Așteptăm: { $name }.
 hand-turn-allowance = ⏳ Ai { $seconds } s pe mutare.
 hand-selected = Alese: { $cards }
 hand-select-hint = Atinge cărțile ca să le alegi.
@@ -223,26 +234,25 @@ hand-selection-passes = Alegerea ta nu bate; o poți arunca.
 hand-molodka = Ai o <b>molodka</b>: o poți juca acum, chiar și în afara rândului.
 hand-you-passed = Ai aruncat cu fața în jos: { $cards }
 hand-ai-playing = 🤖 Un robot joacă în locul tău. Apasă „Revin la masă” ca să revii.
-hand-deal-over = Mâna s-a terminat: rezultatele sunt în grup.
 hand-series-over = Seria s-a terminat.
-hand-hearts-pass = Alege trei cărți de dat { $direction }.
-hand-hearts-passed = Ai dat { $cards }; îi așteptăm pe ceilalți.
+hand-hearts-pass = Alege trei cărți de pasat { $direction }.
+hand-hearts-passed = Ai pasat { $cards }; îi așteptăm pe ceilalți.
 hand-hearts-received = Ai primit: { $cards }
-hand-hearts-play = 👉 <b>Ești la mutare</b>: atinge o carte ca s-o joci.
+hand-hearts-play = 👉 <b>E rândul tău</b>: atinge o carte ca s-o joci.
 hand-hearts-unplayable = Cărțile marcate cu { $mark } nu pot fi jucate acum.
 btn-lead = Deschide
 btn-beat = Bate
 btn-pass = Aruncă
 btn-molodka = Molodka!
 btn-clear = Șterge alegerea
-btn-hearts-pass = Dă 3
+btn-hearts-pass = Pasează 3
 btn-take-back = Revin la masă
 btn-rematch = Revanșă (aceleași locuri)
 
 ## Ferestre scurte: reguli
 
-err-not-your-turn = Nu ești la mutare.
-err-deal-over = Mâna aceasta s-a terminat.
+err-not-your-turn = Nu e rândul tău.
+err-deal-over = Runda aceasta s-a terminat.
 err-series-over = Seria s-a terminat.
 err-not-in-hand = { $card } nu e în mâna ta.
 err-no-cards = Alege mai întâi cel puțin o carte.
@@ -260,13 +270,13 @@ err-no-molodka = Molodka înseamnă patru cărți de aceeași culoare.
 err-molodka-outranked = Pe masă e deja o molodka mai aproape de cel care a deschis.
 err-wrong-game = Butonul acesta e de la alt joc.
 err-must-follow-suit = Trebuie să răspunzi la culoare: { $suit }.
-err-hearts-not-broken = Inimile nu sunt încă deschise: deschide cu altă culoare.
+err-hearts-not-broken = Inimile nu sunt încă sparte: deschide cu altă culoare.
 err-no-points-first-trick = În prima levată nu se joacă puncte.
 err-lead-two-of-clubs = Prima levată începe cu 2♣.
-err-pass-three = Alege exact trei cărți de dat.
-err-already-passed = Ți-ai dat deja cărțile.
-err-not-passing = Acum nu se dau cărți.
-err-still-passing = Așteaptă până își dau toți cărțile.
+err-pass-three = Alege exact trei cărți de pasat.
+err-already-passed = Ți-ai pasat deja cărțile.
+err-not-passing = Acum nu se pasează cărți.
+err-still-passing = Așteaptă până pasează toți.
 err-game-over = Jocul s-a terminat.
 
 ## Ferestre scurte: restul
@@ -284,7 +294,6 @@ err-table-exists = În acest chat există deja o masă.
 table-shown-again = În acest chat există deja o masă: iat-o din nou, mai jos.
 err-need-four = Mai întâi trebuie ocupate toate cele patru locuri.
 err-game-started = Jocul a început deja.
-err-cannot-dm = Nu-ți pot scrie: deschide chatul meu, apasă Pornește și încearcă din nou.
 err-group-only = Asta funcționează în chatul unde jucați, nu aici.
 err-bad-button = Butonul acesta nu funcționează.
 err-try-again = Ceva n-a mers; încearcă din nou.
@@ -297,17 +306,16 @@ told-from = În grupul <b>{ $group }</b>:
 
 ## Timp
 
-timer-reminder = ⏰ { $name }, mai ai { $seconds } s pentru mutare.
 timer-reminder-dm = ⏰ Mai ai { $seconds } s pentru mutare.
-timer-auto-played = ⌛ Timpul lui { $name } s-a terminat; s-a jucat o mutare sigură în locul lui.
+timer-auto-played = ⌛ { $name }: timpul s-a terminat; s-a făcut o mutare sigură.
 timer-handed-to-ai =
     { RO_PLURAL($count) ->
-        [one] 🤖 { $name } a ratat { $count } mutare la rând; un robot joacă în locul lui până revine.
-        [few] 🤖 { $name } a ratat { $count } mutări la rând; un robot joacă în locul lui până revine.
-       *[other] 🤖 { $name } a ratat { $count } de mutări la rând; un robot joacă în locul lui până revine.
+        [one] 🤖 { $name }: { $count } mutare ratată; un robot joacă pe acest loc până la întoarcere.
+        [few] 🤖 { $name }: { $count } mutări ratate la rând; un robot joacă pe acest loc până la întoarcere.
+       *[other] 🤖 { $name }: { $count } de mutări ratate la rând; un robot joacă pe acest loc până la întoarcere.
     }
 timer-took-back = 👋 { $name } a revenit la masă.
-unreachable-to-ai = 🤖 Botul nu-i mai poate scrie lui { $name }; un robot joacă în locul lui până când îi scrie din nou botului.
+unreachable-to-ai = 🤖 { $name }: nu-ți mai pot scrie în privat; un robot joacă pe locul tău până îmi scrii din nou.
 
 ## Setări
 
@@ -326,10 +334,10 @@ settings-moon-on = Nimerește luna: activat
 settings-moon-off = Nimerește luna: dezactivat
 btn-moon-on = Nimerește luna: da
 btn-moon-off = Nimerește luna: nu
-settings-break-any = Inimile se deschid cu orice inimă jucată
-settings-break-discard = Inimile se deschid doar cu o inimă aruncată pe altă culoare
-btn-break-any = Deschidere inimi: orice inimă
-btn-break-discard = Deschidere inimi: doar aruncare
+settings-break-any = Inimile sunt sparte de orice inimă jucată
+settings-break-discard = Inimile sunt sparte doar de o inimă jucată pe altă culoare
+btn-break-any = Inimi sparte: orice inimă
+btn-break-discard = Inimi sparte: pe altă culoare
 btn-seconds = { $seconds } s
 btn-no-limit = Nelimitat
 btn-points =

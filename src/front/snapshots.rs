@@ -155,7 +155,7 @@ fn lobbies() {
             3. ⁅Carla⁆
             **Team 2**
             2. — free —
-            4. 🤖 Bot 1
+            4. 🤖 AI 1
             Partners sit opposite each other: seats 1 and 3, seats 2 and 4.
 
             Waiting for one more player.
@@ -166,21 +166,21 @@ fn lobbies() {
             [⁅Carla⁆: open my chat | onboard seat 3]
             ── ru
             **Козёл** — новый стол
-            Открыл(а) ⁅Alice⁆
+            Создатель стола: ⁅Alice⁆
 
             **Команда 1**
             1. ⁅Alice⁆
             3. ⁅Carla⁆
             **Команда 2**
             2. — свободно —
-            4. 🤖 Бот 1
+            4. 🤖 ИИ 1
             Партнёры сидят напротив: места 1 и 3, места 2 и 4.
 
             Ждём ещё 1 игрока.
             ⚠️ ⁅Carla⁆, я пока не могу вам написать: нажмите свою кнопку ниже, затем «Запустить».
             [Сесть | t7.3.j]
             [Место 2 | t7.3.s1]
-            [Встать | t7.3.q] [Добавить бота | t7.3.a]
+            [Встать | t7.3.q] [Добавить ИИ | t7.3.a]
             [⁅Carla⁆: открыть мой чат | onboard seat 3]
             ── pt
             **Kozel** — mesa nova
@@ -237,7 +237,7 @@ fn lobbies() {
             [Leave | t7.5.q] [Start | t7.5.g]
             ── ru
             **Червы** — новый стол
-            Открыл(а) ⁅Alice⁆
+            Создатель стола: ⁅Alice⁆
 
             1. ⁅Alice⁆
             2. ⁅Boris⁆
@@ -308,48 +308,48 @@ fn menus_and_prompts() {
             Turn timer: 60 s
             Hearts ends at 100 points
             Shoot the moon: on
-            Hearts are broken only by a heart discarded on another suit
+            Hearts are broken only by a heart played off-suit
             [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
             [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [No limit | c4.T-]
             [50 points | c4.E1e] [✓ 100 points | c4.E2s]
             [Shoot the moon: on | c4.M0]
-            [Hearts break: discards only | c4.B1]
+            [Hearts break: off-suit only | c4.B1]
             ── ru
             **Настройки**
             Язык: Русский
             Таймер хода: 60 с
             Червы идут до 100 очков
             Выстрел в луну: включён
-            Червы вскрывает только черва, сброшенная на другую масть
+            Червы вскрывает только черва, сыгранная не в масть
             [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
             [30 с | c4.Tu] [✓ 60 с | c4.T1o] [120 с | c4.T3c] [Без ограничения | c4.T-]
             [50 очков | c4.E1e] [✓ 100 очков | c4.E2s]
             [Выстрел в луну: вкл. | c4.M0]
-            [Вскрытие червей: только сброс | c4.B1]
+            [Вскрытие червей: только не в масть | c4.B1]
             ── pt
             **Configurações**
             Idioma: Русский
             Tempo por jogada: 60 s
             Copas termina em 100 pontos
             Acertar a lua: ligado
-            Copas só são quebradas por uma copas descartada em outro naipe
+            As copas só são quebradas por uma copas jogada fora do naipe
             [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
             [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Sem limite | c4.T-]
             [50 pontos | c4.E1e] [✓ 100 pontos | c4.E2s]
             [Acertar a lua: ligado | c4.M0]
-            [Quebrar copas: só descarte | c4.B1]
+            [Quebrar copas: só fora do naipe | c4.B1]
             ── ro
             **Setări**
             Limba: Русский
             Timp de mutare: 60 s
             Inimi se joacă până la 100 de puncte
             Nimerește luna: activat
-            Inimile se deschid doar cu o inimă aruncată pe altă culoare
+            Inimile sunt sparte doar de o inimă jucată pe altă culoare
             [English | c4.Len] [✓ Русский | c4.Lru] [Português | c4.Lpt] [Română | c4.Lro]
             [30 s | c4.Tu] [✓ 60 s | c4.T1o] [120 s | c4.T3c] [Nelimitat | c4.T-]
             [50 de puncte | c4.E1e] [✓ 100 de puncte | c4.E2s]
             [Nimerește luna: da | c4.M0]
-            [Deschidere inimi: doar aruncare | c4.B1]
+            [Inimi sparte: pe altă culoare | c4.B1]
         "#]],
     );
     check(
@@ -410,28 +410,28 @@ fn menus_once_closed() {
             Turn timer: 30 s
             Hearts ends at 100 points
             Shoot the moon: on
-            Hearts are broken only by a heart discarded on another suit
+            Hearts are broken only by a heart played off-suit
             ── ru
             **Настройки**
             Язык: Русский
             Таймер хода: 30 с
             Червы идут до 100 очков
             Выстрел в луну: включён
-            Червы вскрывает только черва, сброшенная на другую масть
+            Червы вскрывает только черва, сыгранная не в масть
             ── pt
             **Configurações**
             Idioma: Português
             Tempo por jogada: 30 s
             Copas termina em 100 pontos
             Acertar a lua: ligado
-            Copas só são quebradas por uma copas descartada em outro naipe
+            As copas só são quebradas por uma copas jogada fora do naipe
             ── ro
             **Setări**
             Limba: Română
             Timp de mutare: 30 s
             Inimi se joacă până la 100 de puncte
             Nimerește luna: activat
-            Inimile se deschid doar cu o inimă aruncată pe altă culoare
+            Inimile sunt sparte doar de o inimă jucată pe altă culoare
         "#]],
     );
     check(
@@ -476,44 +476,44 @@ fn kozel_table_and_hands() {
             Trump: A♥ (hearts) · Stock: 20 cards
             Turn: **⁅Carla⁆** · ⏳ 60 s a move
 
-            🤖 Bot 1: **9♦**
-            ⁅Alice⁆: 🂠 (passed)
-            ⁅Boris⁆: 🂠 (passed)
+            🤖 AI 1: **9♦**
+            ⁅Alice⁆: 🂠 (discarded)
+            ⁅Boris⁆: 🂠 (discarded)
 
-            ⁅Alice⁆ and ⁅Carla⁆: 0 tricks · ⁅Boris⁆ and 🤖 Bot 1: 0 tricks
+            ⁅Alice⁆ and ⁅Carla⁆: 0 tricks · ⁅Boris⁆ and 🤖 AI 1: 0 tricks
             Series (at 12 defeat points a team is the goat):
             ⁅Alice⁆ and ⁅Carla⁆: 0
-            ⁅Boris⁆ and 🤖 Bot 1: 0
+            ⁅Boris⁆ and 🤖 AI 1: 0
             ── ru
             **Козёл** · сдача 1
             Козырь: A♥ (червы) · В колоде: 20 карт
             Ход: **⁅Carla⁆** · ⏳ 60 с на ход
 
-            🤖 Бот 1: **9♦**
-            ⁅Alice⁆: 🂠 (сброс)
-            ⁅Boris⁆: 🂠 (сброс)
+            🤖 ИИ 1: **9♦**
+            ⁅Alice⁆: 🂠 (сброшено)
+            ⁅Boris⁆: 🂠 (сброшено)
 
-            ⁅Alice⁆ и ⁅Carla⁆: 0 взяток · ⁅Boris⁆ и 🤖 Бот 1: 0 взяток
+            ⁅Alice⁆ и ⁅Carla⁆: 0 взяток · ⁅Boris⁆ и 🤖 ИИ 1: 0 взяток
             Серия (с 12 штрафными очками команда — козёл):
             ⁅Alice⁆ и ⁅Carla⁆: 0
-            ⁅Boris⁆ и 🤖 Бот 1: 0
+            ⁅Boris⁆ и 🤖 ИИ 1: 0
             ── pt
-            **Kozel** · mão 1
+            **Kozel** · rodada 1
             Trunfo: A♥ (copas) · Monte: 20 cartas
             Vez de **⁅Carla⁆** · ⏳ 60 s por jogada
 
             🤖 Robô 1: **9♦**
-            ⁅Alice⁆: 🂠 (passou)
-            ⁅Boris⁆: 🂠 (passou)
+            ⁅Alice⁆: 🂠 (descartadas)
+            ⁅Boris⁆: 🂠 (descartadas)
 
             ⁅Alice⁆ e ⁅Carla⁆: 0 vazas · ⁅Boris⁆ e 🤖 Robô 1: 0 vazas
             Partida (com 12 pontos de derrota a dupla é o bode):
             ⁅Alice⁆ e ⁅Carla⁆: 0
             ⁅Boris⁆ e 🤖 Robô 1: 0
             ── ro
-            **Kozel** · mâna 1
+            **Kozel** · runda 1
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
-            La mutare: **⁅Carla⁆** · ⏳ 60 s pe mutare
+            E rândul: **⁅Carla⁆** · ⏳ 60 s pe mutare
 
             🤖 Robot 1: **9♦**
             ⁅Alice⁆: 🂠 (aruncate)
@@ -537,24 +537,24 @@ fn kozel_table_and_hands() {
             **Kozel** · ⁅Friday <cards>⁆
             Trump: A♥ (hearts) · Stock: 20 cards
             On the table:
-            🤖 Bot 1: **9♦**
-            ⁅Alice⁆: 🂠 (passed)
-            ⁅Boris⁆: 🂠 (passed)
+            🤖 AI 1: **9♦**
+            ⁅Alice⁆: 🂠 (discarded)
+            ⁅Boris⁆: 🂠 (discarded)
 
-            👉 **Your turn**: beat or pass 1 card.
+            👉 **Your turn**: beat or discard 1 card.
             ⏳ You have 60 s a move.
             Selected: 7♠
-            Your selection does not beat; you can pass it.
+            Your selection does not beat; you can discard it.
             Can beat: K♦
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
-            [Pass | t7.14.p20] [Clear | t7.14.x]
+            [Discard | t7.14.p20] [Clear | t7.14.x]
             ── ru
             **Козёл** · ⁅Friday <cards>⁆
             Козырь: A♥ (червы) · В колоде: 20 карт
             На столе:
-            🤖 Бот 1: **9♦**
-            ⁅Alice⁆: 🂠 (сброс)
-            ⁅Boris⁆: 🂠 (сброс)
+            🤖 ИИ 1: **9♦**
+            ⁅Alice⁆: 🂠 (сброшено)
+            ⁅Boris⁆: 🂠 (сброшено)
 
             👉 **Ваш ход**: побейте или сбросьте 1 карту.
             ⏳ На каждый ход — 60 с.
@@ -568,16 +568,16 @@ fn kozel_table_and_hands() {
             Trunfo: A♥ (copas) · Monte: 20 cartas
             Na mesa:
             🤖 Robô 1: **9♦**
-            ⁅Alice⁆: 🂠 (passou)
-            ⁅Boris⁆: 🂠 (passou)
+            ⁅Alice⁆: 🂠 (descartadas)
+            ⁅Boris⁆: 🂠 (descartadas)
 
-            👉 **Sua vez**: bata ou passe 1 carta.
+            👉 **Sua vez**: bata ou descarte 1 carta.
             ⏳ Você tem 60 s por jogada.
             Escolhidas: 7♠
-            Sua escolha não bate; você pode passá-la.
+            Sua escolha não bate; você pode descartá-la.
             Dá para bater com: K♦
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
-            [Passar | t7.14.p20] [Limpar | t7.14.x]
+            [Descartar | t7.14.p20] [Limpar | t7.14.x]
             ── ro
             **Kozel** · ⁅Friday <cards>⁆
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
@@ -586,7 +586,7 @@ fn kozel_table_and_hands() {
             ⁅Alice⁆: 🂠 (aruncate)
             ⁅Boris⁆: 🂠 (aruncate)
 
-            👉 **Ești la mutare**: bate sau aruncă 1 carte.
+            👉 **E rândul tău**: bate sau aruncă 1 carte.
             ⏳ Ai 60 s pe mutare.
             Alese: 7♠
             Alegerea ta nu bate; o poți arunca.
@@ -604,10 +604,10 @@ fn kozel_table_and_hands() {
             **Kozel** · ⁅Friday <cards>⁆
             Trump: A♥ (hearts) · Stock: 20 cards
             On the table:
-            🤖 Bot 1: **9♦**
-            ⁅Alice⁆: 🂠 (passed)
-            ⁅Boris⁆: 🂠 (passed)
-            You passed face down: 6♦
+            🤖 AI 1: **9♦**
+            ⁅Alice⁆: 🂠 (discarded)
+            ⁅Boris⁆: 🂠 (discarded)
+            You discarded face down: 6♦
 
             Waiting for ⁅Carla⁆.
             Tap cards to select them.
@@ -616,9 +616,9 @@ fn kozel_table_and_hands() {
             **Козёл** · ⁅Friday <cards>⁆
             Козырь: A♥ (червы) · В колоде: 20 карт
             На столе:
-            🤖 Бот 1: **9♦**
-            ⁅Alice⁆: 🂠 (сброс)
-            ⁅Boris⁆: 🂠 (сброс)
+            🤖 ИИ 1: **9♦**
+            ⁅Alice⁆: 🂠 (сброшено)
+            ⁅Boris⁆: 🂠 (сброшено)
             Вы сбросили рубашкой вверх: 6♦
 
             Ждём: ⁅Carla⁆.
@@ -629,9 +629,9 @@ fn kozel_table_and_hands() {
             Trunfo: A♥ (copas) · Monte: 20 cartas
             Na mesa:
             🤖 Robô 1: **9♦**
-            ⁅Alice⁆: 🂠 (passou)
-            ⁅Boris⁆: 🂠 (passou)
-            Você passou viradas para baixo: 6♦
+            ⁅Alice⁆: 🂠 (descartadas)
+            ⁅Boris⁆: 🂠 (descartadas)
+            Você descartou viradas para baixo: 6♦
 
             Esperando ⁅Carla⁆.
             Toque nas cartas para escolhê-las.
@@ -645,7 +645,7 @@ fn kozel_table_and_hands() {
             ⁅Boris⁆: 🂠 (aruncate)
             Ai aruncat cu fața în jos: 6♦
 
-            Îl așteptăm pe ⁅Carla⁆.
+            Așteptăm: ⁅Carla⁆.
             Atinge cărțile ca să le alegi.
             [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
         "#]],
@@ -689,12 +689,12 @@ fn hearts_table_and_hands() {
             ── ro
             **Inimi** · ⁅Friday <cards>⁆
 
-            Alege trei cărți de dat la stânga.
+            Alege trei cărți de pasat la stânga.
             Atinge cărțile ca să le alegi.
             [3♣ | t7.c.c3C] [5♣ | t7.c.c5C] [10♣ | t7.c.cTC] [3♦ | t7.c.c3D] [5♦ | t7.c.c5D]
             [9♦ | t7.c.c9D] [Q♦ | t7.c.cQD] [6♠ | t7.c.c6S] [8♠ | t7.c.c8S] [9♠ | t7.c.c9S]
             [J♠ | t7.c.cJS] [5♥ | t7.c.c5H] [J♥ | t7.c.cJH]
-            [Dă 3 | t7.c.h0]
+            [Pasează 3 | t7.c.h0]
         "#]],
     );
     // Past the passing and the first trick.
@@ -730,7 +730,7 @@ fn hearts_table_and_hands() {
             ⁅Carla⁆: 0 очков
             ⁅Dan⁆: 0 очков
             ── pt
-            **Copas** · mão 1
+            **Copas** · rodada 1
             Vez de **⁅Alice⁆**
 
             ⁅Carla⁆: 2♦
@@ -742,8 +742,8 @@ fn hearts_table_and_hands() {
             ⁅Carla⁆: 0 pontos
             ⁅Dan⁆: 0 pontos
             ── ro
-            **Inimi** · mâna 1
-            La mutare: **⁅Alice⁆**
+            **Inimi** · runda 1
+            E rândul: **⁅Alice⁆**
 
             ⁅Carla⁆: 2♦
             ⁅Dan⁆: 4♦
@@ -798,7 +798,7 @@ fn hearts_table_and_hands() {
             ⁅Carla⁆: 2♦
             ⁅Dan⁆: 4♦
 
-            👉 **Ești la mutare**: atinge o carte ca s-o joci.
+            👉 **E rândul tău**: atinge o carte ca s-o joci.
             Cărțile marcate cu ✗ nu pot fi jucate acum.
             [✗8♣ | t7.c.y8C] [✗J♣ | t7.c.yJC] [✗Q♣ | t7.c.yQC] [✗K♣ | t7.c.yKC] [✗A♣ | t7.c.yAC]
             [6♦ | t7.c.y6D] [8♦ | t7.c.y8D] [✗2♠ | t7.c.y2S] [✗3♠ | t7.c.y3S] [✗4♠ | t7.c.y4S]
@@ -831,26 +831,26 @@ fn results() {
             ── en
             **Deal 1 is over**
             ⁅Alice⁆ and ⁅Carla⁆: 0 points, 0 tricks
-            ⁅Boris⁆ and 🤖 Bot 1: 120 points, 9 tricks
+            ⁅Boris⁆ and 🤖 AI 1: 120 points, 9 tricks
             ⁅Alice⁆ and ⁅Carla⁆ did not take a single trick.
             ⁅Alice⁆ and ⁅Carla⁆ get 6 defeat points.
-            Series: ⁅Alice⁆ and ⁅Carla⁆ 6 : 0 ⁅Boris⁆ and 🤖 Bot 1
+            Series: ⁅Alice⁆ and ⁅Carla⁆ 6 : 0 ⁅Boris⁆ and 🤖 AI 1
             ── ru
             **Сдача 1 окончена**
             ⁅Alice⁆ и ⁅Carla⁆: 0 очков, 0 взяток
-            ⁅Boris⁆ и 🤖 Бот 1: 120 очков, 9 взяток
+            ⁅Boris⁆ и 🤖 ИИ 1: 120 очков, 9 взяток
             ⁅Alice⁆ и ⁅Carla⁆ не взяли ни одной взятки.
             ⁅Alice⁆ и ⁅Carla⁆ получают 6 штрафных очков.
-            Серия: ⁅Alice⁆ и ⁅Carla⁆ 6 : 0 ⁅Boris⁆ и 🤖 Бот 1
+            Серия: ⁅Alice⁆ и ⁅Carla⁆ 6 : 0 ⁅Boris⁆ и 🤖 ИИ 1
             ── pt
-            **Fim da mão 1**
+            **Fim da rodada 1**
             ⁅Alice⁆ e ⁅Carla⁆: 0 pontos, 0 vazas
             ⁅Boris⁆ e 🤖 Robô 1: 120 pontos, 9 vazas
             ⁅Alice⁆ e ⁅Carla⁆ não levaram nenhuma vaza.
             ⁅Alice⁆ e ⁅Carla⁆ levam 6 pontos de derrota.
             Partida: ⁅Alice⁆ e ⁅Carla⁆ 6 : 0 ⁅Boris⁆ e 🤖 Robô 1
             ── ro
-            **Mâna 1 s-a terminat**
+            **Runda 1 s-a terminat**
             ⁅Alice⁆ și ⁅Carla⁆: 0 puncte, 0 levate
             ⁅Boris⁆ și 🤖 Robot 1: 120 de puncte, 9 levate
             ⁅Alice⁆ și ⁅Carla⁆ n-au luat nicio levată.
@@ -870,11 +870,11 @@ fn results() {
         expect![[r#"
             ── en
             **The series is over**
-            Series: ⁅Alice⁆ and ⁅Carla⁆ 12 : 0 ⁅Boris⁆ and 🤖 Bot 1
+            Series: ⁅Alice⁆ and ⁅Carla⁆ 12 : 0 ⁅Boris⁆ and 🤖 AI 1
             🐐 **⁅Alice⁆ and ⁅Carla⁆** are the goat!
             ── ru
             **Серия окончена**
-            Серия: ⁅Alice⁆ и ⁅Carla⁆ 12 : 0 ⁅Boris⁆ и 🤖 Бот 1
+            Серия: ⁅Alice⁆ и ⁅Carla⁆ 12 : 0 ⁅Boris⁆ и 🤖 ИИ 1
             🐐 **⁅Alice⁆ и ⁅Carla⁆** — козлы!
             ── pt
             **Fim da partida**
@@ -924,11 +924,11 @@ fn results() {
             ⁅Carla⁆: 4 очка
             ⁅Dan⁆: 13 очков
             ── pt
-            **Fim da mão 1**
-            ⁅Alice⁆: 6 pontos nesta mão
-            ⁅Boris⁆: 3 pontos nesta mão
-            ⁅Carla⁆: 4 pontos nesta mão
-            ⁅Dan⁆: 13 pontos nesta mão
+            **Fim da rodada 1**
+            ⁅Alice⁆: 6 pontos nesta rodada
+            ⁅Boris⁆: 3 pontos nesta rodada
+            ⁅Carla⁆: 4 pontos nesta rodada
+            ⁅Dan⁆: 13 pontos nesta rodada
 
             Totais (o jogo termina em 100):
             ⁅Alice⁆: 6 pontos
@@ -936,11 +936,11 @@ fn results() {
             ⁅Carla⁆: 4 pontos
             ⁅Dan⁆: 13 pontos
             ── ro
-            **Mâna 1 s-a terminat**
-            ⁅Alice⁆: 6 puncte în această mână
-            ⁅Boris⁆: 3 puncte în această mână
-            ⁅Carla⁆: 4 puncte în această mână
-            ⁅Dan⁆: 13 puncte în această mână
+            **Runda 1 s-a terminat**
+            ⁅Alice⁆: 6 puncte în această rundă
+            ⁅Boris⁆: 3 puncte în această rundă
+            ⁅Carla⁆: 4 puncte în această rundă
+            ⁅Dan⁆: 13 puncte în această rundă
 
             Totaluri (jocul se termină la 100):
             ⁅Alice⁆: 6 puncte
@@ -1078,42 +1078,42 @@ fn words_follow_where_the_hands_are() {
             **Kozel and Hearts for four**
             /new — open a table and choose the game (/kozel, /hearts for short)
             Sit down with the buttons, add AI players for empty seats, then Start.
-            Your cards come in a private message from me: tap cards to select them, then Lead, Beat or Pass.
+            Your cards come in a private message from me: tap cards to select them, then Lead, Beat or Discard.
             /rules — the rules · /score — this table · /stats — leaderboard
             /settings — language and turn timer (admins) · /stop — end the table
             ·
             **Kozel and Hearts for four**
             /new — open a table and choose the game (/kozel, /hearts for short)
             Sit down with the buttons, add AI players for empty seats, then Start.
-            Press “My hand” under the table to see your cards — only you see them: choose cards, then Lead, Beat or Pass.
+            Press “My hand” under the table to see your cards — only you see them: choose cards, then Lead, Beat or Discard.
             /rules — the rules · /score — this table · /stats — leaderboard
             /settings — language and turn timer (admins) · /stop — end the table
             ── ru
             **Козёл и Червы на четверых**
             /new — открыть стол и выбрать игру (коротко: /kozel, /hearts)
-            Садитесь кнопками, пустые места займут боты, затем «Начать».
-            Карты придут вам в личные сообщения: нажимайте на карты, чтобы выбрать, затем «Ходить», «Бить» или «Сбросить».
+            Садитесь кнопками, на пустые места можно посадить ИИ, затем «Начать».
+            Карты придут вам в личные сообщения: нажимайте на карты, чтобы выбрать, затем «Зайти», «Бить» или «Сбросить».
             /rules — правила · /score — счёт стола · /stats — рейтинг
             /settings — язык и таймер (админы) · /stop — закрыть стол
             ·
             **Козёл и Червы на четверых**
             /new — открыть стол и выбрать игру (коротко: /kozel, /hearts)
-            Садитесь кнопками, пустые места займут боты, затем «Начать».
-            Нажмите «Мои карты» под столом, чтобы увидеть свои карты — их видите только вы: выберите карты, затем «Ходить», «Бить» или «Сбросить».
+            Садитесь кнопками, на пустые места можно посадить ИИ, затем «Начать».
+            Нажмите «Мои карты» под столом, чтобы увидеть свои карты — их видите только вы: выберите карты, затем «Зайти», «Бить» или «Сбросить».
             /rules — правила · /score — счёт стола · /stats — рейтинг
             /settings — язык и таймер (админы) · /stop — закрыть стол
             ── pt
             **Kozel e Copas para quatro**
             /new — abre uma mesa e escolhe o jogo (atalhos: /kozel, /hearts)
             Sente-se com os botões, ponha robôs nos lugares vazios e toque em Começar.
-            Suas cartas chegam numa mensagem privada minha: toque nas cartas para escolhê-las e depois em Sair, Bater ou Passar.
+            Suas cartas chegam numa mensagem privada minha: toque nas cartas para escolhê-las e depois em Abrir, Bater ou Descartar.
             /rules — regras · /score — placar · /stats — classificação
             /settings — idioma e tempo (admins) · /stop — fechar a mesa
             ·
             **Kozel e Copas para quatro**
             /new — abre uma mesa e escolhe o jogo (atalhos: /kozel, /hearts)
             Sente-se com os botões, ponha robôs nos lugares vazios e toque em Começar.
-            Toque em “Minha mão” embaixo da mesa para ver suas cartas — só você as vê: escolha as cartas e depois toque em Sair, Bater ou Passar.
+            Toque em “Minha mão” embaixo da mesa para ver suas cartas — só você as vê: escolha as cartas e depois toque em Abrir, Bater ou Descartar.
             /rules — regras · /score — placar · /stats — classificação
             /settings — idioma e tempo (admins) · /stop — fechar a mesa
             ── ro
@@ -1257,41 +1257,41 @@ fn score_names_ai_players_as_the_table_does() {
             Trump: A♥ (hearts) · Stock: 20 cards
             Turn: **⁅Boris⁆** · ⏳ 60 s a move
 
-            🤖 Bot 1: **9♦**
-            ⁅Alice⁆: 🂠 (passed)
+            🤖 AI 1: **9♦**
+            ⁅Alice⁆: 🂠 (discarded)
 
-            ⁅Alice⁆ and ⁅Carla⁆: 0 tricks · ⁅Boris⁆ and 🤖 Bot 1: 0 tricks
+            ⁅Alice⁆ and ⁅Carla⁆: 0 tricks · ⁅Boris⁆ and 🤖 AI 1: 0 tricks
             Series (at 12 defeat points a team is the goat):
             ⁅Alice⁆ and ⁅Carla⁆: 0
-            ⁅Boris⁆ and 🤖 Bot 1: 0
+            ⁅Boris⁆ and 🤖 AI 1: 0
             ── ru
             **Козёл** · сдача 1
             Козырь: A♥ (червы) · В колоде: 20 карт
             Ход: **⁅Boris⁆** · ⏳ 60 с на ход
 
-            🤖 Бот 1: **9♦**
-            ⁅Alice⁆: 🂠 (сброс)
+            🤖 ИИ 1: **9♦**
+            ⁅Alice⁆: 🂠 (сброшено)
 
-            ⁅Alice⁆ и ⁅Carla⁆: 0 взяток · ⁅Boris⁆ и 🤖 Бот 1: 0 взяток
+            ⁅Alice⁆ и ⁅Carla⁆: 0 взяток · ⁅Boris⁆ и 🤖 ИИ 1: 0 взяток
             Серия (с 12 штрафными очками команда — козёл):
             ⁅Alice⁆ и ⁅Carla⁆: 0
-            ⁅Boris⁆ и 🤖 Бот 1: 0
+            ⁅Boris⁆ и 🤖 ИИ 1: 0
             ── pt
-            **Kozel** · mão 1
+            **Kozel** · rodada 1
             Trunfo: A♥ (copas) · Monte: 20 cartas
             Vez de **⁅Boris⁆** · ⏳ 60 s por jogada
 
             🤖 Robô 1: **9♦**
-            ⁅Alice⁆: 🂠 (passou)
+            ⁅Alice⁆: 🂠 (descartadas)
 
             ⁅Alice⁆ e ⁅Carla⁆: 0 vazas · ⁅Boris⁆ e 🤖 Robô 1: 0 vazas
             Partida (com 12 pontos de derrota a dupla é o bode):
             ⁅Alice⁆ e ⁅Carla⁆: 0
             ⁅Boris⁆ e 🤖 Robô 1: 0
             ── ro
-            **Kozel** · mâna 1
+            **Kozel** · runda 1
             Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
-            La mutare: **⁅Boris⁆** · ⏳ 60 s pe mutare
+            E rândul: **⁅Boris⁆** · ⏳ 60 s pe mutare
 
             🤖 Robot 1: **9♦**
             ⁅Alice⁆: 🂠 (aruncate)
@@ -1339,13 +1339,13 @@ fn announcements_and_reminders() {
         }),
         expect![[r#"
             ── en
-            ⌛ 🤖 Bot 1 ran out of time; a safe move was played for them.
+            ⌛ 🤖 AI 1 ran out of time; a safe move was played for them.
             ── ru
-            ⌛ У 🤖 Бот 1 вышло время; за него сделан безопасный ход.
+            ⌛ 🤖 ИИ 1: время вышло, сделан безопасный ход.
             ── pt
-            ⌛ O tempo de 🤖 Robô 1 acabou; foi feita uma jogada segura por ele.
+            ⌛ 🤖 Robô 1: o tempo acabou, e foi feita uma jogada segura.
             ── ro
-            ⌛ Timpul lui 🤖 Robot 1 s-a terminat; s-a jucat o mutare sigură în locul lui.
+            ⌛ 🤖 Robot 1: timpul s-a terminat; s-a făcut o mutare sigură.
         "#]],
     );
     check(
@@ -1358,11 +1358,11 @@ fn announcements_and_reminders() {
             ── en
             🤖 ⁅Boris⁆ missed 3 turns in a row; an AI player takes over until they come back.
             ── ru
-            🤖 ⁅Boris⁆ пропустил(а) 3 хода подряд; пока его нет, играет бот.
+            🤖 ⁅Boris⁆: пропущено 3 хода подряд. Пока игрок не вернётся, на этом месте играет ИИ.
             ── pt
-            🤖 ⁅Boris⁆ perdeu 3 vezes seguidas; um robô joga no lugar até a volta.
+            🤖 ⁅Boris⁆: 3 vezes seguidas sem jogar; um robô joga neste lugar até a volta.
             ── ro
-            🤖 ⁅Boris⁆ a ratat 3 mutări la rând; un robot joacă în locul lui până revine.
+            🤖 ⁅Boris⁆: 3 mutări ratate la rând; un robot joacă pe acest loc până la întoarcere.
         "#]],
     );
     check(
@@ -1373,13 +1373,13 @@ fn announcements_and_reminders() {
         }),
         expect![[r#"
             ── en
-            🤖 The bot cannot write to ⁅Boris⁆ any more; an AI player takes over until they write to the bot again.
+            🤖 I cannot write to ⁅Boris⁆ any more; an AI player takes the seat until they write to me again.
             ── ru
-            🤖 Бот больше не может писать игроку ⁅Boris⁆; пока он снова не напишет боту, за него играет бот.
+            🤖 ⁅Boris⁆: я больше не могу писать вам в личные сообщения. Пока вы не напишете мне, на вашем месте играет ИИ.
             ── pt
-            🤖 O bot não consegue mais escrever para ⁅Boris⁆; um robô joga no lugar até que volte a escrever ao bot.
+            🤖 ⁅Boris⁆: não consigo mais escrever para você no privado; um robô joga no seu lugar até você me escrever de novo.
             ── ro
-            🤖 Botul nu-i mai poate scrie lui ⁅Boris⁆; un robot joacă în locul lui până când îi scrie din nou botului.
+            🤖 ⁅Boris⁆: nu-ți mai pot scrie în privat; un robot joacă pe locul tău până îmi scrii din nou.
         "#]],
     );
     check(
@@ -1409,7 +1409,7 @@ fn announcements_and_reminders() {
             ── en
             ⁅Carla⁆ left the table; an AI player takes the seat.
             ── ru
-            ⁅Carla⁆ покидает стол; место занимает бот.
+            ⁅Carla⁆ больше не за столом; место занимает ИИ.
             ── pt
             ⁅Carla⁆ saiu da mesa; um robô fica no lugar.
             ── ro
@@ -1424,7 +1424,7 @@ fn announcements_and_reminders() {
             ── en
             The table was stopped by ⁅Admin Eve⁆.
             ── ru
-            ⁅Admin Eve⁆ закрыл(а) стол.
+            ⁅Admin Eve⁆: стол закрыт.
             ── pt
             A mesa foi fechada por ⁅Admin Eve⁆.
             ── ro
@@ -1484,7 +1484,7 @@ fn refusals() {
             Este botão está desatualizado: use a mensagem mais recente.
             Primeiro os quatro lugares devem estar ocupados.
             ── ro
-            Nu ești la mutare.
+            Nu e rândul tău.
             Locul e ocupat.
             Butonul acesta e vechi: folosește mesajul cel mai nou.
             Mai întâi trebuie ocupate toate cele patru locuri.
@@ -1586,9 +1586,9 @@ fn a_kozel_trick_stays_shown_with_its_cards() {
             ⁅Alice⁆ и ⁅Carla⁆: 0
             ⁅Boris⁆ и ⁅Dan⁆: 0
             ── pt
-            **Kozel** · mão 1
+            **Kozel** · rodada 1
             Trunfo: A♥ (copas) · Monte: 16 cartas
-            **⁅Boris⁆** sai.
+            Quem abre: **⁅Boris⁆**.
 
             Última vaza: ⁅Boris⁆ levou 4 pontos.
             ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
@@ -1598,7 +1598,7 @@ fn a_kozel_trick_stays_shown_with_its_cards() {
             ⁅Alice⁆ e ⁅Carla⁆: 0
             ⁅Boris⁆ e ⁅Dan⁆: 0
             ── ro
-            **Kozel** · mâna 1
+            **Kozel** · runda 1
             Atu: A♥ (inimă roșie) · Pachet: 16 cărți
             Deschide **⁅Boris⁆**.
 
@@ -1641,7 +1641,7 @@ fn a_kozel_trick_stays_shown_with_its_cards() {
             Última vaza: ⁅Boris⁆ levou 4 pontos.
             ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
-            👉 **Sua vez**: saia com uma ou mais cartas de um naipe.
+            👉 **Sua vez**: abra a vaza com uma ou mais cartas de um naipe.
             Toque nas cartas para escolhê-las.
             [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
             ── ro
@@ -1651,7 +1651,7 @@ fn a_kozel_trick_stays_shown_with_its_cards() {
             Ultima levată: ⁅Boris⁆ a luat 4 puncte.
             ⁅Dan⁆ 9♦ · ⁅Alice⁆ 9♥ · **⁅Boris⁆ K♥** · ⁅Carla⁆ 🂠
 
-            👉 **Ești la mutare**: deschide cu una sau mai multe cărți de aceeași culoare.
+            👉 **E rândul tău**: deschide cu una sau mai multe cărți de aceeași culoare.
             Atinge cărțile ca să le alegi.
             [6♠ | t7.9.c6S] [A♠ | t7.9.cAS] [A♦ | t7.9.cAD] [A♣ | t7.9.cAC]
         "#]],
@@ -1691,7 +1691,7 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             ⁅Carla⁆: 4 очка
             ⁅Dan⁆: 13 очков
             ── pt
-            **Copas** · mão 2
+            **Copas** · rodada 2
             Passando três cartas à direita: faltam 4 jogadores.
 
             Totais (o jogo termina em 100):
@@ -1700,8 +1700,8 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             ⁅Carla⁆: 4 pontos
             ⁅Dan⁆: 13 pontos
             ── ro
-            **Inimi** · mâna 2
-            Se dau trei cărți la dreapta: așteptăm 4 jucători.
+            **Inimi** · runda 2
+            Se pasează trei cărți la dreapta: așteptăm 4 jucători.
 
             Totaluri (jocul se termină la 100):
             ⁅Alice⁆: 6 puncte
@@ -1753,11 +1753,11 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             Прошлая взятка: ⁅Alice⁆, 2 очка.
             **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
             ── pt
-            **Fim da mão 1**
-            ⁅Alice⁆: 6 pontos nesta mão
-            ⁅Boris⁆: 3 pontos nesta mão
-            ⁅Carla⁆: 4 pontos nesta mão
-            ⁅Dan⁆: 13 pontos nesta mão
+            **Fim da rodada 1**
+            ⁅Alice⁆: 6 pontos nesta rodada
+            ⁅Boris⁆: 3 pontos nesta rodada
+            ⁅Carla⁆: 4 pontos nesta rodada
+            ⁅Dan⁆: 13 pontos nesta rodada
 
             Totais (o jogo termina em 100):
             ⁅Alice⁆: 6 pontos
@@ -1768,11 +1768,11 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             Última vaza: ⁅Alice⁆ levou 2 pontos.
             **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
             ── ro
-            **Mâna 1 s-a terminat**
-            ⁅Alice⁆: 6 puncte în această mână
-            ⁅Boris⁆: 3 puncte în această mână
-            ⁅Carla⁆: 4 puncte în această mână
-            ⁅Dan⁆: 13 puncte în această mână
+            **Runda 1 s-a terminat**
+            ⁅Alice⁆: 6 puncte în această rundă
+            ⁅Boris⁆: 3 puncte în această rundă
+            ⁅Carla⁆: 4 puncte în această rundă
+            ⁅Dan⁆: 13 puncte în această rundă
 
             Totaluri (jocul se termină la 100):
             ⁅Alice⁆: 6 puncte
@@ -1839,11 +1839,11 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             ── pt
             **Copas** · ⁅Friday <cards>⁆
 
-            **Fim da mão 1**
-            ⁅Alice⁆: 6 pontos nesta mão
-            ⁅Boris⁆: 3 pontos nesta mão
-            ⁅Carla⁆: 4 pontos nesta mão
-            ⁅Dan⁆: 13 pontos nesta mão
+            **Fim da rodada 1**
+            ⁅Alice⁆: 6 pontos nesta rodada
+            ⁅Boris⁆: 3 pontos nesta rodada
+            ⁅Carla⁆: 4 pontos nesta rodada
+            ⁅Dan⁆: 13 pontos nesta rodada
 
             Totais (o jogo termina em 100):
             ⁅Alice⁆: 6 pontos
@@ -1863,11 +1863,11 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             ── ro
             **Inimi** · ⁅Friday <cards>⁆
 
-            **Mâna 1 s-a terminat**
-            ⁅Alice⁆: 6 puncte în această mână
-            ⁅Boris⁆: 3 puncte în această mână
-            ⁅Carla⁆: 4 puncte în această mână
-            ⁅Dan⁆: 13 puncte în această mână
+            **Runda 1 s-a terminat**
+            ⁅Alice⁆: 6 puncte în această rundă
+            ⁅Boris⁆: 3 puncte în această rundă
+            ⁅Carla⁆: 4 puncte în această rundă
+            ⁅Dan⁆: 13 puncte în această rundă
 
             Totaluri (jocul se termină la 100):
             ⁅Alice⁆: 6 puncte
@@ -1878,12 +1878,12 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
             Ultima levată: ⁅Alice⁆ a luat 2 puncte.
             **⁅Alice⁆ A♣** · ⁅Boris⁆ A♦ · ⁅Carla⁆ Q♥ · ⁅Dan⁆ A♥
 
-            Alege trei cărți de dat la dreapta.
+            Alege trei cărți de pasat la dreapta.
             Atinge cărțile ca să le alegi.
             [J♣ | t7.1o.cJC] [Q♣ | t7.1o.cQC] [2♦ | t7.1o.c2D] [J♦ | t7.1o.cJD] [A♦ | t7.1o.cAD]
             [6♠ | t7.1o.c6S] [8♠ | t7.1o.c8S] [10♠ | t7.1o.cTS] [J♠ | t7.1o.cJS] [2♥ | t7.1o.c2H]
             [5♥ | t7.1o.c5H] [6♥ | t7.1o.c6H] [9♥ | t7.1o.c9H]
-            [Dă 3 | t7.1o.h0]
+            [Pasează 3 | t7.1o.h0]
         "#]],
     );
 }
@@ -1951,7 +1951,7 @@ fn a_hearts_hand_on_its_turn_after_a_trick() {
             Ultima levată: ⁅Alice⁆ a luat 0 puncte.
             ⁅Carla⁆ 2♦ · ⁅Dan⁆ 4♦ · **⁅Alice⁆ 6♦** · ⁅Boris⁆ 3♦
 
-            👉 **Ești la mutare**: atinge o carte ca s-o joci.
+            👉 **E rândul tău**: atinge o carte ca s-o joci.
             Cărțile marcate cu ✗ nu pot fi jucate acum.
             [✗5♣ | t7.u.y5C] [✗10♣ | t7.u.yTC] [✗5♦ | t7.u.y5D] [✗9♦ | t7.u.y9D] [✗K♦ | t7.u.yKD]
             [✗A♦ | t7.u.yAD] [6♠ | t7.u.y6S] [8♠ | t7.u.y8S] [9♠ | t7.u.y9S] [✗5♥ | t7.u.y5H]

@@ -234,3 +234,193 @@ fn text_variables_are_escaped_only_in_html() {
         "Eve: <b>10♠</b>"
     );
 }
+
+/// Names as people choose them, for the texts to read with: one a
+/// language would decline as feminine, one as masculine, and one that
+/// declines in no language. A message reads right with each only if it
+/// asks no case or gender of a name.
+fn names(lang: Lang) -> [&'static str; 3] {
+    match lang {
+        Lang::En => ["Mary", "John", "Zoë_42"],
+        Lang::Ru => ["Маша", "Вася", "Zoë_42"],
+        Lang::Pt => ["Maria", "João", "Zoë_42"],
+        Lang::Ro => ["Ioana", "Andrei", "Zoë_42"],
+    }
+}
+
+/// Variables that name a person (or a team of them).
+const PEOPLE: [&str; 6] = ["name", "dealer", "leader", "first", "second", "team"];
+
+/// A key's arguments with `name` for its people and `n` for its numbers,
+/// and a short description of them.
+fn sample_with(lang: Lang, key: Key, name: &str, n: i64) -> (Args, String) {
+    let mut args = Args::new();
+    let mut said = Vec::new();
+    for &(arg, kind) in key.args() {
+        let value = match kind {
+            ArgKind::Num => {
+                args = args.num(arg, n);
+                said.push(format!("{arg}={n}"));
+                continue;
+            }
+            ArgKind::Text if arg == "team" => tr(
+                lang,
+                key::TEAM_NAME,
+                &Args::new().text("first", name).text("second", "Zoë_42"),
+            ),
+            ArgKind::Text if PEOPLE.contains(&arg) => name.to_owned(),
+            ArgKind::Text => match arg {
+                "game" => tr(lang, key::GAME_KOZEL, &Args::new()),
+                "suit" => tr(lang, key::SUIT_HEARTS, &Args::new()),
+                "direction" => tr(lang, key::HEARTS_PASS_LEFT, &Args::new()),
+                "lang" => tr(lang, key::LANGUAGE_NAME, &Args::new()),
+                "group" => "Friday Club".to_owned(),
+                "mark" => "✖".to_owned(),
+                _ => "10♥ K♥".to_owned(),
+            },
+        };
+        if PEOPLE.contains(&arg) {
+            said.push(format!("{arg}={name}"));
+        }
+        args = args.text(arg, value);
+    }
+    (args, said.join(" "))
+}
+
+/// Every message of every language in one file to read in review
+/// (`src/i18n/snapshots/messages.txt`): each with a feminine, a masculine
+/// and an undeclinable name, and its counts at 1, 2, 5 and 21. A change to
+/// any text shows there in context; `UPDATE_EXPECT=1` writes it anew.
+#[test]
+fn every_message_in_every_language_reads_as_written() {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for &key in key::ALL {
+        let _ = writeln!(out, "## {}", key.id());
+        let has_people = key.args().iter().any(|(a, _)| PEOPLE.contains(a));
+        let has_counts = key.args().iter().any(|(_, k)| *k == ArgKind::Num);
+        for lang in Lang::ALL {
+            let [feminine, ..] = names(lang);
+            let mut lines: Vec<(Args, String)> = Vec::new();
+            if has_people {
+                for name in names(lang) {
+                    lines.push(sample_with(lang, key, name, 2));
+                }
+            }
+            if has_counts {
+                for n in [1, 2, 5, 21] {
+                    lines.push(sample_with(lang, key, feminine, n));
+                }
+            }
+            if lines.is_empty() {
+                lines.push(sample_with(lang, key, feminine, 2));
+            }
+            let mut seen = BTreeSet::new();
+            for (args, said) in lines {
+                let text = tr(lang, key, &args);
+                if !seen.insert(text.clone()) {
+                    continue;
+                }
+                let head = if said.is_empty() {
+                    lang.code().to_owned()
+                } else {
+                    format!("{} [{said}]", lang.code())
+                };
+                let _ = writeln!(out, "{head}: {}", text.replace('\n', "\n    "));
+            }
+        }
+        out.push('\n');
+    }
+    expect_test::expect_file!["snapshots/messages.txt"].assert_eq(&out);
+}
+
+/// A key's constant in `key`, from its id (`table-stock` → `TABLE_STOCK`).
+fn const_name(id: &str) -> String {
+    id.to_ascii_uppercase().replace('-', "_")
+}
+
+/// The product's source: every `.rs` under `src/` but the i18n module and
+/// the tests (test files, and each file's `#[cfg(test)]` module).
+fn product_source() -> String {
+    fn walk(dir: &std::path::Path, out: &mut String) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if name != "tests" && name != "i18n" {
+                    walk(&path, out);
+                }
+            } else if name.ends_with(".rs")
+                && !matches!(name.as_str(), "tests.rs" | "snapshots.rs" | "i18n.rs")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let product = text.split("#[cfg(test)]").next().unwrap_or_default();
+                out.push_str(product);
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut out,
+    );
+    out
+}
+
+/// A message no code shows is a text nobody reads, yet translated four
+/// times: every key is used by the product itself, not only by tests.
+#[test]
+fn every_message_is_used_by_the_product() {
+    let i18n = include_str!("../i18n.rs");
+    // The module's own code, before the list of keys.
+    let own = i18n.split("macro_rules! keys").next().unwrap_or_default();
+    let product = product_source() + own;
+    let unused: Vec<&str> = key::ALL
+        .iter()
+        .map(|k| k.id())
+        .filter(|id| {
+            let name = const_name(id);
+            assert!(
+                i18n.contains(&format!(" {name} = \"{id}\"")),
+                "`{id}` is not named {name}"
+            );
+            !product.contains(&format!("key::{name}"))
+                && !product
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(|w| w == name)
+        })
+        .collect();
+    assert!(unused.is_empty(), "messages no code shows: {unused:?}");
+}
+
+/// Each file's glossary ends with the words it rejects (its `rejected`
+/// line, in the file's language): none of them is left in a message.
+#[test]
+fn no_message_uses_a_word_its_glossary_rejects() {
+    const MARKS: [&str; 4] = ["rejected:", "отвергнуто:", "rejeitado:", "respins:"];
+    for (lang, src) in SOURCES {
+        let rejected: Vec<String> = src
+            .lines()
+            .filter_map(|l| l.strip_prefix("# "))
+            .find_map(|l| MARKS.iter().find_map(|m| l.strip_prefix(m)))
+            .unwrap_or_else(|| panic!("{lang}: no rejected words in the glossary"))
+            .split(',')
+            .map(|w| w.trim().to_lowercase())
+            .filter(|w| !w.is_empty())
+            .collect();
+        assert!(!rejected.is_empty(), "{lang}");
+        for line in src.lines().filter(|l| !l.starts_with('#')) {
+            let lower = line.to_lowercase();
+            for word in &rejected {
+                assert!(
+                    !lower.contains(word.as_str()),
+                    "{lang}: `{word}` is rejected by the glossary, yet: {line}"
+                );
+            }
+        }
+    }
+}

@@ -29,7 +29,7 @@ use crate::support::telegram::{Setup, World, deal_no};
 /// isolate), or the AI player's.
 fn name(t: &Table, seat: Seat) -> String {
     t.seats()[seat].person().map_or_else(
-        || "🤖 Bot 1".to_owned(),
+        || "🤖 AI 1".to_owned(),
         |p| format!("\u{2068}{}\u{2069}", p.name),
     )
 }
@@ -397,10 +397,10 @@ async fn an_ai_player_declares_its_molodka_out_of_turn() {
     assert_eq!(t.seats()[ai], kozyr::table::SeatState::Ai);
     let table = w
         .shown(w.group, "the molodka", |m| {
-            is_table(m, "Kozel · deal 1") && m.text.contains("Molodka by 🤖 Bot 1!")
+            is_table(m, "Kozel · deal 1") && m.text.contains("Molodka by 🤖 AI 1!")
         })
         .await;
-    assert!(table.text.contains("🤖 Bot 1: "), "{}", table.text);
+    assert!(table.text.contains("🤖 AI 1: "), "{}", table.text);
     let t = w.table(id).await;
     assert_eq!(t.trick()[0].seat, ai, "nobody moved before it");
     assert!(!t.awaiting().contains(&ai));

@@ -447,12 +447,12 @@ fn the_hand_message_reads_right() {
     );
     let text = parse_html(&r.text).unwrap().text;
     assert!(
-        text.contains("👉 Your turn: beat or pass 1 card."),
+        text.contains("👉 Your turn: beat or discard 1 card."),
         "{text}"
     );
     assert!(text.contains(&format!("{}: {}", t.name(Lang::En, leader), first.glyph())));
     if beats.is_empty() {
-        assert!(text.contains("Nothing can beat it: pass 1 card."));
+        assert!(text.contains("Nothing can beat it: discard 1 card."));
         assert!(
             !decoded(&r)
                 .iter()
@@ -495,7 +495,7 @@ fn the_hand_message_reads_right() {
         );
         assert!(
             r.text
-                .contains("Your selection does not beat; you can pass it.")
+                .contains("Your selection does not beat; you can discard it.")
         );
     }
 }
@@ -575,7 +575,7 @@ fn passed_cards_show_as_backs() {
         .unwrap()
         .text;
     assert!(
-        public.contains(&format!("{}: 🂠 (passed)", t.name(Lang::En, next))),
+        public.contains(&format!("{}: 🂠 (discarded)", t.name(Lang::En, next))),
         "{public}"
     );
     let mine = hand(
@@ -591,7 +591,7 @@ fn passed_cards_show_as_backs() {
     );
     assert!(
         mine.text
-            .contains(&format!("You passed face down: {}", pass.glyph()))
+            .contains(&format!("You discarded face down: {}", pass.glyph()))
     );
 }
 

@@ -423,12 +423,12 @@ async fn hearts_any_heart_breaks_is_a_setting() {
     assert!(
         settings
             .text
-            .contains("Hearts are broken only by a heart discarded on another suit"),
+            .contains("Hearts are broken only by a heart played off-suit"),
         "the seed's rule is the default: {}",
         settings.text
     );
     let popup = w
-        .press_label(w.users[0], "Hearts break: discards only")
+        .press_label(w.users[0], "Hearts break: off-suit only")
         .await;
     assert_eq!(popup.as_deref(), Some("Saved."));
     w.fake.user_says(w.group, w.users[0], "/settings").unwrap();

@@ -191,7 +191,7 @@ async fn telegram_only_the_asker_answers_their_stop_prompt() {
     w.open("/kozel", false).await;
     w.fake.block_bot(ann).unwrap();
     // (Names are set in bidi isolates: the needles stop short of them.)
-    t.message_with(w.group, "The bot cannot write to").await;
+    t.message_with(w.group, "I cannot write to").await;
     w.fake.user_says(w.group, ann, "/stop").unwrap();
     let (msg, no) = w.group_button("No, keep playing").await;
     assert_eq!(

@@ -31,10 +31,11 @@
 pub mod auth;
 pub mod state;
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -146,8 +147,45 @@ impl Admins for NoAdmins {
 struct App {
     front: Arc<Front>,
     token: String,
-    /// The `seq` of the next state made.
-    seq: std::sync::atomic::AtomicU64,
+    /// The `seq` of the states made.
+    seq: Seq,
+    /// Presses taken lately, by the page's id for each: the same id sent
+    /// again (a retry after a lost answer) gets the first answer's message
+    /// and changes nothing. Moves are de-duplicated in the store as well;
+    /// this is what keeps a card's selection from flipping twice.
+    presses: std::sync::Mutex<HashMap<String, (Instant, Option<String>)>>,
+}
+
+/// How long a press id is remembered: far longer than a page retries.
+const PRESS_IDS_FOR: Duration = Duration::from_secs(10 * 60);
+
+/// The `seq` the page orders states by (it keeps the newest it saw): the
+/// wall clock in microseconds, and never the same or a smaller one twice
+/// in a process. A process that starts after another — a restart, a
+/// replica taking over — numbers its states after the old one's, so the
+/// pages it finds open take them (a counter from 1 froze every open page
+/// after a restart).
+#[derive(Debug, Default)]
+struct Seq(std::sync::atomic::AtomicU64);
+
+impl Seq {
+    fn next(&self, now_micros: u64) -> u64 {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut last = self.0.load(Relaxed);
+        loop {
+            let next = now_micros.max(last.saturating_add(1));
+            match self.0.compare_exchange_weak(last, next, Relaxed, Relaxed) {
+                Ok(_) => return next,
+                Err(seen) => last = seen,
+            }
+        }
+    }
+}
+
+fn now_micros() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
 /// A signed-in person and the table they look at.
@@ -196,6 +234,31 @@ impl App {
         })
     }
 
+    /// The message the press `id` was answered with, when it was taken
+    /// already (`Some(None)`: taken, with no message); else it is taken
+    /// now, so that the same id arriving meanwhile waits for nothing and
+    /// changes nothing.
+    fn seen_press(&self, id: &str) -> Option<Option<String>> {
+        let mut presses = self.presses.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if presses.len() >= 4096 {
+            presses.retain(|_, (at, _)| now.duration_since(*at) < PRESS_IDS_FOR);
+        }
+        match presses.get(id) {
+            Some((at, message)) if now.duration_since(*at) < PRESS_IDS_FOR => Some(message.clone()),
+            _ => {
+                presses.insert(id.to_owned(), (now, None));
+                None
+            }
+        }
+    }
+
+    /// Keeps the answer to press `id` for the same id sent again.
+    fn pressed(&self, id: String, message: Option<String>) {
+        let mut presses = self.presses.lock().unwrap_or_else(|p| p.into_inner());
+        presses.insert(id, (Instant::now(), message));
+    }
+
     /// What `v` sees now; `NoTable` for a table that does not exist.
     async fn state(&self, v: &Visitor) -> Result<state::State, Refusal> {
         let service = self.front.service();
@@ -214,7 +277,7 @@ impl App {
             hand.as_ref(),
             v.lang,
             service.now(),
-            self.seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            self.seq.next(now_micros()),
         ))
     }
 }
@@ -360,7 +423,12 @@ async fn press(
         private: true,
         title: None,
     };
-    let dedup = DedupKey::callback(Platform::Telegram, &format!("webapp:{uid}:{}", body.id));
+    let press_id = format!("webapp:{uid}:{}", body.id);
+    if let Some(message) = app.seen_press(&press_id) {
+        let state = app.state(&v).await?;
+        return Ok(axum::Json(PressAnswer { message, state }));
+    }
+    let dedup = DedupKey::callback(Platform::Telegram, &press_id);
     let replies = app
         .front
         .press(&NoAdmins, &player, &origin, &body.press, dedup)
@@ -374,6 +442,7 @@ async fn press(
             _ => {}
         }
     }
+    app.pressed(press_id, message.clone());
     let state = app.state(&v).await?;
     Ok(axum::Json(PressAnswer { message, state }))
 }
@@ -394,7 +463,8 @@ pub fn router(front: Arc<Front>, token: &str) -> Router {
     let app = Arc::new(App {
         front,
         token: token.to_owned(),
-        seq: std::sync::atomic::AtomicU64::new(1),
+        seq: Seq::default(),
+        presses: std::sync::Mutex::new(HashMap::new()),
     });
     Router::new()
         .route(
@@ -465,4 +535,30 @@ pub async fn serve(
     });
     tracing::info!(%addr, "Mini App served");
     Ok(RunningWebApp { addr, server })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Seq;
+
+    /// A page keeps the newest state it saw, by `seq`: a process started
+    /// after another (a restart, a replica taking over) must number its
+    /// states after the old one's, even when the old one made many within
+    /// one microsecond; within a process no number comes twice.
+    #[test]
+    fn states_are_numbered_after_those_of_an_earlier_process() {
+        let old = Seq::default();
+        let at = 1_800_000_000_000_000;
+        let mut seen: Vec<u64> = (0..500).map(|_| old.next(at)).collect();
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "strictly growing");
+        // The clock stood still, then went back a little: still growing.
+        seen.push(old.next(at - 5));
+        assert!(seen[499] < seen[500]);
+        // A new process a second later.
+        let new = Seq::default();
+        let first = new.next(at + 1_000_000);
+        assert!(seen.iter().all(|s| *s < first), "{first} after {seen:?}");
+        // Past 2^53 a page's JavaScript number would round it.
+        assert!(first < 1 << 53);
+    }
 }

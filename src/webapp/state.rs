@@ -155,6 +155,8 @@ pub fn build(
     now: Timestamp,
     seq: u64,
 ) -> State {
+    // AI players named as the texts name them ("🤖 AI 2"), not a bare 🤖.
+    let info = crate::front::outputs::table_info(view, &|_| false);
     let seats = view
         .seats
         .iter()
@@ -162,7 +164,7 @@ pub fn build(
             seat: seat.index() as u8 + 1,
             name: match s {
                 SeatState::Person { player, .. } => player.name.clone(),
-                SeatState::Ai => "🤖".to_owned(),
+                SeatState::Ai => info.name(lang, seat),
                 SeatState::Empty => String::new(),
             },
             ai: matches!(s, SeatState::Ai | SeatState::Person { away: true, .. }),

@@ -271,6 +271,69 @@ async fn the_api_trusts_only_signed_init_data_and_a_move_counts_once() {
     app.stop().await;
 }
 
+/// A page's retry of a press whose answer it lost carries the same id: it
+/// is answered as the first was and changes nothing. A selection used to
+/// flip twice (a card selected, then unselected by the retry).
+#[tokio::test]
+async fn a_press_sent_again_with_its_id_counts_once() {
+    let mut w = World::new().await;
+    let app = serve(&w).await;
+    let addr = app.local_addr();
+    let id = w.open("/kozel", false).await;
+    let t = w.table(id).await;
+    let seat = t.awaiting()[0];
+    let init = init_for(&w, seat.index());
+    let (_, before) = get_state(addr, id, Some(&init)).await;
+    let card = before["hand"]["cards"][0].clone();
+    let press = card["press"].as_str().unwrap().to_owned();
+    let selected = |state: &Value| {
+        state["hand"]["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["code"] == card["code"])
+            .map(|c| c["selected"].as_bool().unwrap())
+    };
+    assert_eq!(selected(&before), Some(false));
+    for _ in 0..2 {
+        let (status, body) = post_press(addr, &init, id, &press, "alice-sel-1").await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(selected(&body["state"]), Some(true), "{body}");
+    }
+    // A new id is a new press: the card is unselected again.
+    let (_, body) = post_press(addr, &init, id, &press, "alice-sel-2").await;
+    assert_eq!(selected(&body["state"]), Some(false), "{body}");
+    app.stop().await;
+    w.stop().await;
+}
+
+/// The page keeps the newest state it saw, by `seq`; a Mini App server
+/// started anew (a restart) numbered its states from 1 again, and every
+/// page left open ignored them: frozen. A new server numbers after the old.
+#[tokio::test]
+async fn a_server_started_anew_numbers_its_states_after_the_old_ones() {
+    let mut w = World::new().await;
+    let id = w.open("/kozel", false).await;
+    let init = init_for(&w, 0);
+    let app = serve(&w).await;
+    let mut last = 0;
+    for _ in 0..5 {
+        let (status, body) = get_state(app.local_addr(), id, Some(&init)).await;
+        assert_eq!(status, 200, "{body}");
+        last = body["seq"].as_u64().unwrap();
+    }
+    app.stop().await;
+    let again = serve(&w).await;
+    let (_, body) = get_state(again.local_addr(), id, Some(&init)).await;
+    let first = body["seq"].as_u64().unwrap();
+    assert!(
+        first > last,
+        "the new server's first state {first}, the old one's last {last}"
+    );
+    again.stop().await;
+    w.stop().await;
+}
+
 #[tokio::test]
 async fn an_open_mini_app_holds_the_chat_hand_until_it_closes() {
     let w = World::new().await;

@@ -4,7 +4,8 @@
 "use strict";
 
 (function () {
-  const tg = window.Telegram && window.Telegram.WebApp;
+  // Telegram's bridge loads on its own (`async`), often after this runs.
+  let tg = window.Telegram && window.Telegram.WebApp;
   const fragment = new URLSearchParams(location.hash.slice(1));
   // Telegram's bridge gives the signed init data; outside Telegram (tests)
   // it is in the URL fragment, as Telegram passes it to the page.
@@ -21,10 +22,19 @@
   let deadlineAt = null;
   let source = null;
 
-  if (tg) {
-    tg.ready();
-    tg.expand();
+  // Telegram keeps its loading placeholder until the page says it is
+  // ready, and opens the app at half height until it asks to expand: both
+  // once the bridge is there, now or when its script has loaded.
+  function withBridge(then) {
+    if (tg) { then(tg); return; }
+    const script = document.getElementById("tg-bridge");
+    if (!script) return;
+    script.addEventListener("load", () => {
+      tg = window.Telegram && window.Telegram.WebApp;
+      if (tg) then(tg);
+    }, { once: true });
   }
+  withBridge((bridge) => { bridge.ready(); bridge.expand(); });
 
   function newId() {
     return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
@@ -157,20 +167,51 @@
     }
   }
 
+  // The first pause before the stream is opened again after the browser
+  // gave it up; it doubles up to a maximum while nothing comes back.
+  const RETRY_FIRST = 1000;
+  const RETRY_MAX = 30000;
+  let retryIn = RETRY_FIRST;
+  let retryTimer = null;
+
   function listen() {
+    if (source || retryTimer) return;
     const url = "api/events?table=" + encodeURIComponent(table) +
       "&auth=" + encodeURIComponent(initData);
-    source = new EventSource(url);
-    source.addEventListener("state", (e) => {
+    const es = new EventSource(url);
+    source = es;
+    es.addEventListener("state", (e) => {
+      retryIn = RETRY_FIRST;
       $("status").hidden = true;
       render(JSON.parse(e.data));
     });
-    // EventSource reconnects by itself; the first event after it is the
-    // whole state, so nothing missed stays missing.
-    source.onerror = () => {
+    // A dropped stream is reopened by the browser by itself, and its first
+    // event is the whole state; but an answer other than 200 (a proxy's
+    // 502 while kozyr restarts) makes it give up for good: then the page
+    // opens it again itself, after a pause that grows.
+    es.onerror = () => {
       if (state) { $("status").textContent = state.words.reconnecting; $("status").hidden = false; }
+      if (es.readyState === EventSource.CLOSED && source === es) {
+        source = null;
+        retryTimer = setTimeout(() => { retryTimer = null; if (!document.hidden) listen(); }, retryIn);
+        retryIn = Math.min(retryIn * 2, RETRY_MAX);
+      }
     };
   }
+
+  // A page out of sight (left for another, kept in the back/forward cache,
+  // or the app minimized) closes its stream, so the person's chat hand is
+  // theirs again; shown again, it opens the stream anew.
+  function stopListening() {
+    if (source) { source.close(); source = null; }
+    if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+  }
+  window.addEventListener("pagehide", stopListening);
+  window.addEventListener("pageshow", (e) => { if (e.persisted && state) listen(); });
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) stopListening();
+    else if (state) listen();
+  });
 
   async function start() {
     try {

@@ -9,19 +9,20 @@
 //! holds back the private hand renders of a person whose live view is open
 //! (their hand is not edited in the chat meanwhile: the Bot API's budget
 //! goes to everyone else). A held hand goes out once, its latest state,
-//! when the person closes the live view, and a render of a new deal is
-//! never held (the chat hand shows the deal's result and the new cards).
+//! when the person closes the live view — a new deal's too: the live view
+//! shows the deal's result and the new cards, and the chat hand catches
+//! up when it is closed. Only a person's first chat hand at a table is
+//! never held (the chat must have one, with the button to the live view).
 //!
 //! The decisions are sans-IO in [`HandHold`]; [`LiveViews`] adds the
 //! locks and channels around it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokio::sync::{mpsc, watch};
 
-use super::games::front_for;
 use crate::table::{HandView, Output, Phase, TableId, UserId};
 
 /// Where the Mini App is, once it is served (`KOZYR_WEBAPP_URL`,
@@ -238,14 +239,14 @@ fn table_of(o: &Output) -> TableId {
 pub struct HandHold {
     /// The latest hand held back per (person, table).
     held: HashMap<(UserId, TableId), Box<HandView>>,
-    /// The deal the chat hand last went out with, per (person, table).
-    sent_deal: HashMap<(UserId, TableId), u32>,
+    /// The (person, table)s whose chat hand went out at least once.
+    sent: HashSet<(UserId, TableId)>,
 }
 
 impl HandHold {
     /// The output to pass on, if any: a hand render of a person whose
-    /// live view is open (`is_open`) is held, unless it shows a deal the
-    /// chat hand has not shown yet.
+    /// live view is open (`is_open`) is held, unless their chat hand at
+    /// that table has not gone out yet.
     pub fn on_output(
         &mut self,
         o: Output,
@@ -254,26 +255,24 @@ impl HandHold {
         match o {
             Output::RenderHand(hand) => {
                 let key = (hand.player.id.clone(), hand.table);
-                let deal = front_for(&hand.game).deal_no(&hand.game);
-                let new_deal = self.sent_deal.get(&key).is_some_and(|d| *d != deal);
-                if is_open(&key.0, key.1) && !new_deal && self.sent_deal.contains_key(&key) {
+                if is_open(&key.0, key.1) && self.sent.contains(&key) {
                     self.held.insert(key, hand);
                     return None;
                 }
                 self.held.remove(&key);
-                self.sent_deal.insert(key, deal);
+                self.sent.insert(key);
                 Some(Output::RenderHand(hand))
             }
             Output::DropHand { chat, table, user } => {
                 let key = (user.clone(), table);
                 self.held.remove(&key);
-                self.sent_deal.remove(&key);
+                self.sent.remove(&key);
                 Some(Output::DropHand { chat, table, user })
             }
             Output::RenderTable(view) => {
                 if view.phase == Phase::Closed {
                     self.held.retain(|(_, t), _| *t != view.id);
-                    self.sent_deal.retain(|(_, t), _| *t != view.id);
+                    self.sent.retain(|(_, t)| *t != view.id);
                 }
                 Some(Output::RenderTable(view))
             }
@@ -293,6 +292,7 @@ impl HandHold {
 mod tests {
     use super::*;
     use crate::cards::Seat;
+    use crate::front::games::front_for;
     use crate::game::{Game, GameKind, GameOptions};
     use crate::i18n::Lang;
     use crate::table::{ChatKey, Player};
@@ -325,8 +325,9 @@ mod tests {
         }
     }
 
-    /// A hand is held while its person watches live, goes out once (its
-    /// latest state) when they close it, and a new deal's hand is never held.
+    /// A hand is held while its person watches live and goes out once (its
+    /// latest state) when they close it; a new deal's too: its hand used to
+    /// be edited in the chat at every deal's end while the page was open.
     #[test]
     fn hands_are_held_while_watched_and_released_once() {
         let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 3);
@@ -358,7 +359,7 @@ mod tests {
             version(hold.on_output(Output::RenderHand(hand(&game, 4)), closed)),
             Some(4)
         );
-        // Watching again, then a new deal: its hand goes at once.
+        // Watching again, then a new deal: held as well.
         assert_eq!(
             version(hold.on_output(Output::RenderHand(hand(&game, 5)), open)),
             None
@@ -372,12 +373,9 @@ mod tests {
         }
         assert_eq!(
             version(hold.on_output(Output::RenderHand(hand(&game, 6)), open)),
-            Some(6)
-        );
-        assert_eq!(
-            version(hold.on_closed(&ann, TableId(1))),
             None,
-            "an older hand released"
+            "a new deal's hand edited in the chat while the page is open"
         );
+        assert_eq!(version(hold.on_closed(&ann, TableId(1))), Some(6));
     }
 }

@@ -407,6 +407,68 @@ async fn an_open_mini_app_holds_the_chat_hand_until_it_closes() {
     app.stop().await;
 }
 
+/// A person who plays the deal out in the Mini App gets no chat hand
+/// edit at the deal's end either: the new deal's hand used to go out to
+/// the chat (edited or posted anew) while the page was open. Closed, the
+/// chat hand catches up once.
+#[tokio::test]
+async fn an_open_mini_app_holds_the_chat_hand_through_a_new_deal() {
+    let w = World::new().await;
+    let app = serve(&w).await;
+    let addr = app.local_addr();
+    let id = w.open("/kozel", false).await;
+    let mut t = w.table(id).await;
+    let watcher = 0;
+    let hand = w.hand_at(watcher, id, t.version()).await;
+    let before = w.fake.messages(w.dm(watcher));
+    let init = init_for(&w, watcher);
+    let events_url = format!(
+        "http://{addr}/api/events?table={}&auth={}",
+        id.0,
+        url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
+    );
+    let mut events = reqwest::get(&events_url).await.unwrap();
+    assert_eq!(events.status().as_u16(), 200);
+    // The page reads its events all along.
+    let reader = tokio::spawn(async move { while let Ok(Some(_)) = events.chunk().await {} });
+    let first = deal_no(&t);
+    let mut n = 0;
+    while deal_no(&t) == first && t.phase() == Phase::Playing {
+        if t.awaiting().iter().any(|s| s.index() == watcher) {
+            api_move(&w, addr, &t, &format!("deal-{n}")).await;
+            t = w.wait_version_after(id, t.version()).await;
+        } else {
+            t = w.play(&t).await;
+        }
+        n += 1;
+        assert!(n < 200, "the deal does not end");
+    }
+    // The others' hands show the new deal; the watcher's chat is as it was.
+    for other in 1..4 {
+        w.hand_at(other, id, t.version()).await;
+    }
+    let after = w.fake.messages(w.dm(watcher));
+    let shown = |ms: &[kozyr::fakebot::FakeMessage]| {
+        ms.iter()
+            .map(|m| (m.id, m.edits, m.deleted))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        shown(&after),
+        shown(&before),
+        "the chat hand changed while the Mini App was open"
+    );
+    // Closed: brought up to date once, at the new deal.
+    reader.abort();
+    let _ = reader.await;
+    let now = w.hand_at(watcher, id, t.version()).await;
+    assert!(
+        now.id != hand.id || now.edits > hand.edits,
+        "the held hand did not go out"
+    );
+    app.stop().await;
+}
+
 // ------------------------------------------------------------ browser --
 
 /// chromedriver on a free port, stopped on drop.

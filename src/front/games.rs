@@ -5,7 +5,7 @@
 use super::action::TableAction;
 use super::present::{self, HandInfo, TableInfo};
 use super::screen::Screen;
-use crate::cards::CardSet;
+use crate::cards::{Card, CardSet, Seat};
 use crate::game::{GameAction, GameEvent, GameKind, GameView};
 use crate::i18n::{Args, Lang, key, tr, tr_html};
 use crate::table::Settings;
@@ -59,6 +59,37 @@ pub trait GameFront: Sync {
     /// The cards `action` puts down as one set (what a multi-select menu
     /// chooses); `None` for a move of no set of cards or another game's.
     fn card_set(&self, action: GameAction) -> Option<CardSet>;
+
+    /// What lies on the table, for a front-end that draws it rather than
+    /// writes it (the Mini App). `None` for another game's view.
+    fn board(&self, view: &GameView) -> Option<Board>;
+}
+
+/// What lies on the table as a front-end draws it: the current trick in
+/// front of who played it, and what else the game shows in the middle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Board {
+    /// Each seat's cards on the current trick, in the order played.
+    pub plays: Vec<(Seat, Played)>,
+    /// Whose cards take the trick so far, when the game says.
+    pub winning: Option<Seat>,
+    /// The card turned up for trump (Kozel).
+    pub trump: Option<Card>,
+    /// The cards left to draw (Kozel).
+    pub stock: Option<u32>,
+}
+
+/// A seat's cards on the trick.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Played {
+    FaceUp(Vec<Card>),
+    /// Passed face down (Kozel): only how many.
+    FaceDown(u32),
+}
+
+/// What lies on the table of `view`, whatever game it is of.
+pub fn board(view: &GameView) -> Board {
+    front_for(view).board(view).unwrap_or_default()
 }
 
 /// The public table message in the group, whatever game `view` is of.
@@ -197,6 +228,30 @@ impl GameFront for KozelFront {
             _ => None,
         }
     }
+
+    fn board(&self, view: &GameView) -> Option<Board> {
+        let GameView::Kozel(v) = view else {
+            return None;
+        };
+        let d = &v.deal;
+        let plays = d
+            .lead_seat
+            .clockwise()
+            .filter_map(|seat| {
+                let played = match d.table[seat]? {
+                    kozel::TableCards::FaceUp(set) => Played::FaceUp(set.iter().collect()),
+                    kozel::TableCards::FaceDown(n) => Played::FaceDown(n),
+                };
+                Some((seat, played))
+            })
+            .collect();
+        Some(Board {
+            plays,
+            winning: d.winning.map(|(seat, _)| seat),
+            trump: Some(d.trump_card),
+            stock: Some(d.stock_len),
+        })
+    }
 }
 
 struct HeartsFront;
@@ -296,5 +351,22 @@ impl GameFront for HeartsFront {
             hearts::Action::PassCards(s) => Some(s),
             hearts::Action::Play(_) => None,
         }
+    }
+
+    fn board(&self, view: &GameView) -> Option<Board> {
+        let GameView::Hearts(v) = view else {
+            return None;
+        };
+        let plays = v
+            .deal
+            .leader
+            .into_iter()
+            .flat_map(Seat::clockwise)
+            .filter_map(|seat| Some((seat, Played::FaceUp(vec![v.deal.table[seat]?]))))
+            .collect();
+        Some(Board {
+            plays,
+            ..Board::default()
+        })
     }
 }

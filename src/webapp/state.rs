@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::cards::{Card, CardSet, Suit};
 use crate::front::Front;
 use crate::front::action::{Press, TableAction};
-use crate::front::games::front_for;
+use crate::front::games::{Played, front_for};
 use crate::front::outputs::time_left;
 use crate::front::rich::Rich;
 use crate::front::screen::{ButtonTarget, Screen};
@@ -36,7 +36,11 @@ pub struct State {
     pub your_turn: bool,
     /// Time left of the turn timer when this state was made.
     pub deadline_in_ms: Option<u64>,
-    /// The group's table message: trump, stock, trick, whose turn, scores.
+    /// What lies on the table, to draw: the trick in front of who played
+    /// it, the trump card and the stock; `None` before the game starts.
+    pub board: Option<BoardJson>,
+    /// The group's table message: trump, stock, trick, whose turn, scores
+    /// (also what a screen reader reads for the drawn table).
     pub table_text: Vec<SpanJson>,
     pub hand: Option<HandJson>,
     pub words: Words,
@@ -86,6 +90,69 @@ pub struct CardJson {
     pub mark: String,
     /// The press its button carries: select it, or play it at once.
     pub press: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoardJson {
+    /// The trick's cards, in the order played.
+    pub plays: Vec<PlayJson>,
+    pub trump: Option<FaceJson>,
+    pub stock: Option<u32>,
+}
+
+/// One seat's cards on the trick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayJson {
+    /// 1-4, as in `seats`.
+    pub seat: u8,
+    /// Face up.
+    pub cards: Vec<FaceJson>,
+    /// How many lie face down (Kozel's discards).
+    pub down: u32,
+    /// These cards take the trick so far.
+    pub winning: bool,
+}
+
+/// A card as it lies face up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FaceJson {
+    pub code: String,
+    pub rank: &'static str,
+    pub suit: String,
+    pub red: bool,
+}
+
+fn face(c: Card) -> FaceJson {
+    FaceJson {
+        code: c.to_string(),
+        rank: c.rank().label(),
+        suit: c.suit().glyph().to_string(),
+        red: matches!(c.suit(), Suit::Hearts | Suit::Diamonds),
+    }
+}
+
+fn board_json(game: &crate::game::GameView) -> BoardJson {
+    let b = crate::front::games::board(game);
+    BoardJson {
+        plays: b
+            .plays
+            .into_iter()
+            .map(|(seat, played)| {
+                let (cards, down) = match played {
+                    Played::FaceUp(cards) => (cards.into_iter().map(face).collect(), 0),
+                    Played::FaceDown(n) => (Vec::new(), n),
+                };
+                PlayJson {
+                    seat: seat.index() as u8 + 1,
+                    cards,
+                    down,
+                    winning: b.winning == Some(seat),
+                }
+            })
+            .collect(),
+        trump: b.trump.map(face),
+        stock: b.stock,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -185,6 +252,7 @@ pub fn build(
         deadline_in_ms: view
             .deadline
             .map(|d| u64::try_from(time_left(d, now).as_millis()).unwrap_or(u64::MAX)),
+        board: view.game.as_ref().map(board_json),
         table_text: spans(&table_in(front, view, lang).rich()),
         hand: hand_json,
         words: Words::of(lang),

@@ -609,7 +609,17 @@ impl Pages {
     /// looked up again.
     async fn click(&self, css: &str) {
         for _ in 0..5 {
-            match self.find(css).await.click().await {
+            let el = self.find(css).await;
+            // Scrolled to the middle first, as a finger would: not under the
+            // move bar fixed at the bottom.
+            let _ = self
+                .client
+                .execute(
+                    "arguments[0].scrollIntoView({block: 'center'});",
+                    vec![serde_json::to_value(&el).unwrap()],
+                )
+                .await;
+            match el.click().await {
                 Ok(()) => return,
                 Err(fantoccini::error::CmdError::Standard(e))
                     if e.error == fantoccini::error::ErrorStatus::StaleElementReference => {}
@@ -638,8 +648,50 @@ impl Pages {
     }
 
     async fn screenshot(&self, name: &str) {
+        // From the top, as the page opens: a click may have scrolled it.
+        let _ = self.client.execute("window.scrollTo(0, 0);", vec![]).await;
         let png = self.client.screenshot().await.unwrap();
         std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// The table is drawn: every card face up on the trick is a card
+    /// element in front of the seat that played it, not a line of text.
+    async fn board_drawn(&self, t: &Table) {
+        let game = t.game().unwrap();
+        let board = kozyr::front::games::board(&game.view(t.awaiting()[0]));
+        for (seat, played) in board.plays {
+            if let kozyr::front::games::Played::FaceUp(cards) = played {
+                for c in cards {
+                    self.find(&format!(
+                        "#board .spot[data-seat=\"{}\"] .played .pc[data-card=\"{c}\"]",
+                        seat.index() + 1
+                    ))
+                    .await;
+                }
+            }
+        }
+    }
+
+    /// Every tap target of the page a finger can find: at least 40 px high
+    /// (the table's words fold behind an 18 px line once).
+    async fn tap_targets_fit_a_finger(&self) {
+        let heights = self
+            .client
+            .execute(
+                "return Array.from(document.querySelectorAll('summary, button'))\
+                   .filter((e) => e.offsetParent !== null)\
+                   .map((e) => [e.id || e.className || e.tagName, e.getBoundingClientRect().height]);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let small: Vec<_> = heights
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h[1].as_f64().unwrap() < 40.0)
+            .collect();
+        assert!(small.is_empty(), "tap targets under 40 px: {small:?}");
     }
 
     /// The awaited seat's move, tapped in the page: its cards, then the move.
@@ -647,6 +699,10 @@ impl Pages {
         let seat = t.awaiting()[0];
         self.show(w, seat.index(), t.id()).await;
         self.current(t.version()).await;
+        self.board_drawn(t).await;
+        if shot.is_some() {
+            self.tap_targets_fit_a_finger().await;
+        }
         let action = policy(t.game().unwrap(), seat);
         let (cards, make) = move_buttons(action);
         if matches!(action, GameAction::Hearts(kozyr::hearts::Action::Play(_))) {

@@ -60,6 +60,9 @@
   }
 
   function showError(text) {
+    // A refused page shows why, and no empty table.
+    $("board").hidden = true;
+    $("table-panel").hidden = true;
     const e = $("error");
     e.textContent = text;
     e.hidden = false;
@@ -92,18 +95,7 @@
     $("title").textContent = s.title;
     $("table-label").textContent = s.words.table;
 
-    const seats = $("seats");
-    seats.textContent = "";
-    for (const seat of s.seats) {
-      const d = document.createElement("div");
-      d.className = "seat" + (seat.turn ? " turn" : "") + (s.you === seat.seat ? " you" : "");
-      const n = document.createElement("span");
-      n.className = "n";
-      n.textContent = String(seat.seat);
-      d.appendChild(n);
-      d.appendChild(document.createTextNode((seat.turn ? "👉 " : "") + (seat.name || "—")));
-      seats.appendChild(d);
-    }
+    drawBoard(s);
     rich($("table-text"), s.table_text);
 
     const hand = s.hand;
@@ -111,8 +103,7 @@
     $("spectator").hidden = !!hand;
     $("spectator").textContent = s.words.spectator;
     $("hand-panel").classList.toggle("your-turn", s.your_turn);
-    // On a phone the hand is what matters; the group's message folds away.
-    $("table-panel").open = !hand || window.innerWidth >= 700;
+    // The table is drawn above; its words fold away unless asked for.
     const cards = $("cards");
     const moves = $("moves");
     cards.textContent = "";
@@ -147,6 +138,64 @@
     tick();
     if (s.your_turn && !wasTurn && tg && tg.HapticFeedback) {
       tg.HapticFeedback.notificationOccurred("warning");
+    }
+  }
+
+  // A card as it lies on the table: face up, or its back.
+  function faceCard(f) {
+    const c = document.createElement("span");
+    if (!f) { c.className = "pc back"; c.setAttribute("aria-hidden", "true"); return c; }
+    c.className = "pc" + (f.red ? " red" : "");
+    c.dataset.card = f.code;
+    const r = document.createElement("span"); r.className = "r"; r.textContent = f.rank;
+    const su = document.createElement("span"); su.className = "s"; su.textContent = f.suit;
+    c.appendChild(r); c.appendChild(su);
+    return c;
+  }
+
+  // Four seats around the table, the person looking at the bottom (seat 1
+  // for a spectator), the next ones clockwise: left, top, right.
+  function drawBoard(s) {
+    const board = $("board");
+    board.setAttribute("aria-label", (s.table_text || []).map((x) => x.t).join(""));
+    const bottom = s.you || 1;
+    const positions = ["bottom", "left", "top", "right"];
+    const plays = new Map(((s.board && s.board.plays) || []).map((p) => [p.seat, p]));
+    for (const seat of s.seats) {
+      const pos = positions[(seat.seat - bottom + 4) % 4];
+      const spot = board.querySelector('.spot[data-pos="' + pos + '"]');
+      spot.textContent = "";
+      spot.dataset.seat = String(seat.seat);
+      const tile = document.createElement("div");
+      tile.className = "seat" + (seat.turn ? " turn" : "") + (s.you === seat.seat ? " you" : "");
+      const n = document.createElement("span");
+      n.className = "n";
+      n.textContent = String(seat.seat);
+      tile.appendChild(n);
+      tile.appendChild(document.createTextNode((seat.turn ? "👉 " : "") + (seat.name || "—")));
+      spot.appendChild(tile);
+      const play = plays.get(seat.seat);
+      const row = document.createElement("div");
+      row.className = "played" + (play && play.winning ? " winning" : "");
+      if (play) {
+        for (const f of play.cards) row.appendChild(faceCard(f));
+        for (let i = 0; i < play.down; i++) row.appendChild(faceCard(null));
+      }
+      spot.appendChild(row);
+    }
+    const middle = $("middle");
+    middle.textContent = "";
+    if (s.board && s.board.trump) {
+      const t = faceCard(s.board.trump);
+      t.classList.add("trump");
+      middle.appendChild(t);
+    }
+    if (s.board && s.board.stock !== null && s.board.stock !== undefined) {
+      const st = document.createElement("div");
+      st.className = "stock";
+      st.appendChild(faceCard(null));
+      st.appendChild(document.createTextNode(String(s.board.stock)));
+      middle.appendChild(st);
     }
   }
 

@@ -69,12 +69,7 @@ fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
         .and_then(|m| m.nick.clone())
         .or_else(|| user.global_name.clone())
         .unwrap_or_else(|| user.name.clone());
-    let lang = i
-        .locale
-        .as_deref()
-        .and_then(ids::lang_of)
-        .or_else(|| i.guild_locale.as_deref().and_then(ids::lang_of))
-        .unwrap_or(shared.default_lang);
+    let lang = lang_of(shared, i);
     if let Some(perms) = i.member.as_ref().and_then(|m| m.permissions) {
         let admin = perms.intersects(
             Permissions::ADMINISTRATOR | Permissions::MANAGE_GUILD | Permissions::MANAGE_CHANNELS,
@@ -153,21 +148,30 @@ fn admitted(shared: &Shared, i: &Interaction) -> bool {
     }
 }
 
-/// A press over its limits: a note only its presser sees, and nothing else.
-async fn too_fast(shared: &Shared, i: &Interaction) {
-    let lang = i
-        .locale
+/// The language of whoever sent `i`: theirs, else their server's.
+fn lang_of(shared: &Shared, i: &Interaction) -> Lang {
+    i.locale
         .as_deref()
         .and_then(ids::lang_of)
-        .unwrap_or(shared.default_lang);
-    let m = text(&tr(lang, key::ERR_TOO_FAST, &Args::new()));
+        .or_else(|| i.guild_locale.as_deref().and_then(ids::lang_of))
+        .unwrap_or(shared.default_lang)
+}
+
+/// Answers `i` with a note only its sender sees (a refusal); whether it went.
+async fn answer_privately(shared: &Shared, i: &Interaction, note: &str) -> bool {
     respond(
         shared,
         i,
         InteractionResponseType::ChannelMessageWithSource,
-        Some(data(&m, true)),
+        Some(data(&text(note), true)),
     )
-    .await;
+    .await
+}
+
+/// A press over its limits: a note only its presser sees, and nothing else.
+async fn too_fast(shared: &Shared, i: &Interaction) {
+    let lang = lang_of(shared, i);
+    answer_privately(shared, i, &tr(lang, key::ERR_TOO_FAST, &Args::new())).await;
 }
 
 async fn respond(
@@ -272,14 +276,7 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
     };
     let lang = s.player.lang;
     let Some(command) = BotCommand::parse(&cmd.name, "") else {
-        let m = text(&tr(lang, key::ERR_BAD_BUTTON, &Args::new()));
-        respond(
-            shared,
-            i,
-            InteractionResponseType::ChannelMessageWithSource,
-            Some(data(&m, true)),
-        )
-        .await;
+        answer_privately(shared, i, &tr(lang, key::ERR_BAD_BUTTON, &Args::new())).await;
         return;
     };
     let dedup = DedupKey::update(Platform::Discord, i.id.get());
@@ -725,14 +722,7 @@ async fn my_hand(
     if let Some(pressed) = i.message.as_ref().map(|m| m.id.get())
         && shared.is_replaced(table, pressed)
     {
-        let t = text(&tr(lang, key::ERR_STALE, &Args::new()));
-        respond(
-            shared,
-            i,
-            InteractionResponseType::ChannelMessageWithSource,
-            Some(data(&t, true)),
-        )
-        .await;
+        answer_privately(shared, i, &tr(lang, key::ERR_STALE, &Args::new())).await;
         return;
     }
     let work = async {

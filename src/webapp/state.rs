@@ -78,11 +78,9 @@ pub struct HandJson {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CardJson {
-    /// Notation: `TS` is 10♠.
-    pub code: String,
-    pub rank: &'static str,
-    pub suit: String,
-    pub red: bool,
+    /// Its face: `code`, `rank`, `suit`, `red`.
+    #[serde(flatten)]
+    pub face: FaceJson,
     pub selected: bool,
     /// Some move open now puts this card down.
     pub playable: bool,
@@ -116,6 +114,7 @@ pub struct PlayJson {
 /// A card as it lies face up.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FaceJson {
+    /// Notation: `TS` is 10♠.
     pub code: String,
     pub rank: &'static str,
     pub suit: String,
@@ -310,10 +309,7 @@ fn hand_json(front: &Front, hand: &HandView, view: &TableView) -> HandJson {
 fn card_json(c: Card, label: &str, selected: bool, playable: bool, press: Press) -> CardJson {
     let glyph = c.glyph();
     CardJson {
-        code: c.to_string(),
-        rank: c.rank().label(),
-        suit: c.suit().glyph().to_string(),
-        red: matches!(c.suit(), Suit::Hearts | Suit::Diamonds),
+        face: face(c),
         selected,
         playable,
         mark: label.replace(&glyph, "").replace('✓', "").trim().to_owned(),

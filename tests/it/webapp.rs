@@ -75,6 +75,15 @@ async fn get_state(addr: SocketAddr, table: TableId, init: Option<&str>) -> (u16
     (r.status().as_u16(), r.json().await.unwrap())
 }
 
+/// The page's event stream of `table` for the person `init` signs in.
+fn events_url(addr: SocketAddr, table: TableId, init: &str) -> String {
+    format!(
+        "http://{addr}/api/events?table={}&auth={}",
+        table.0,
+        url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
+    )
+}
+
 async fn post_press(
     addr: SocketAddr,
     init: &str,
@@ -349,11 +358,7 @@ async fn an_open_mini_app_holds_the_chat_hand_until_it_closes() {
         .index();
     let hand = w.hand_at(watcher, id, t.version()).await;
     let init = init_for(&w, watcher);
-    let events_url = format!(
-        "http://{addr}/api/events?table={}&auth={}",
-        id.0,
-        url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
-    );
+    let events_url = events_url(addr, id, &init);
     let mut events = reqwest::get(&events_url).await.unwrap();
     assert_eq!(events.status().as_u16(), 200);
     let first = String::from_utf8(events.chunk().await.unwrap().unwrap().to_vec()).unwrap();
@@ -422,11 +427,7 @@ async fn an_open_mini_app_holds_the_chat_hand_through_a_new_deal() {
     let hand = w.hand_at(watcher, id, t.version()).await;
     let before = w.fake.messages(w.dm(watcher));
     let init = init_for(&w, watcher);
-    let events_url = format!(
-        "http://{addr}/api/events?table={}&auth={}",
-        id.0,
-        url::form_urlencoded::byte_serialize(init.as_bytes()).collect::<String>()
-    );
+    let events_url = events_url(addr, id, &init);
     let mut events = reqwest::get(&events_url).await.unwrap();
     assert_eq!(events.status().as_u16(), 200);
     // The page reads its events all along.

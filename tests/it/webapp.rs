@@ -836,6 +836,53 @@ async fn four_people_play_kozel_and_hearts_in_the_browser_and_in_chat() {
     app.stop().await;
 }
 
+/// A page left for another (in a browser, or kept in its back/forward
+/// cache) no longer holds its person's chat hand: the page closes its
+/// stream when hidden, and the chat hand catches up with the moves made
+/// meanwhile.
+#[tokio::test]
+async fn a_page_left_for_another_lets_go_of_the_chat_hand() {
+    let w = World::new().await;
+    let app = serve(&w).await;
+    let addr = app.local_addr();
+    let id = w.open("/kozel", false).await;
+    let mut t = w.table(id).await;
+    let watcher = Seat::ALL
+        .into_iter()
+        .find(|s| !t.awaiting().contains(s))
+        .unwrap()
+        .index();
+    let hand = w.hand_at(watcher, id, t.version()).await;
+    let driver = chromedriver();
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser(&driver, profile.path(), true).await;
+    let mut pages = Pages {
+        client: client.clone(),
+        addr,
+        windows: Vec::new(),
+    };
+    pages.show(&w, watcher, id).await;
+    pages.current(t.version()).await;
+    // A move by someone else while the page is open: the chat hand holds.
+    if !t.awaiting().iter().any(|s| s.index() == watcher) {
+        t = w.play(&t).await;
+    }
+    pages.current(t.version()).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let held = w.fake.message(w.dm(watcher), hand.id).unwrap();
+    assert_eq!(held.edits, hand.edits, "edited while the page was open");
+    // Left for another page, not closed.
+    client.goto("about:blank").await.unwrap();
+    let now = w.hand_at(watcher, id, t.version()).await;
+    assert!(
+        now.id != hand.id || now.edits > hand.edits,
+        "the chat hand stayed held"
+    );
+    client.close().await.unwrap();
+    drop(driver);
+    app.stop().await;
+}
+
 /// The Mini App is a front-end of its own folder: it names no shell and
 /// no store, and no shell (nor anything beneath) names it; what they share
 /// goes through `front::live`.

@@ -149,6 +149,9 @@ struct App {
     token: String,
     /// The `seq` of the states made.
     seq: Seq,
+    /// Turns true when the server stops: every open event stream ends
+    /// with it (the connections would outlive the accept loop).
+    stopping: tokio::sync::watch::Receiver<bool>,
     /// Presses taken lately, by the page's id for each: the same id sent
     /// again (a retry after a lost answer) gets the first answer's message
     /// and changes nothing. Moves are de-duplicated in the store as well;
@@ -315,6 +318,7 @@ async fn events(
     let mut changes = live.subscribe(v.table);
     let first = app.state(&v).await?;
     let open = live.open(&v.user, v.table);
+    let mut stopping = app.stopping.clone();
     let (tx, rx) = mpsc::channel::<Result<Event, Infallible>>(4);
     tokio::spawn(async move {
         let _open = open;
@@ -343,10 +347,11 @@ async fn events(
                 }
                 last = same;
             }
-            // Until the table changes, or the page is gone.
+            // Until the table changes, or the page or the server is gone.
             tokio::select! {
                 r = changes.changed() => if r.is_err() { return },
                 _ = tx.closed() => return,
+                _ = stopping.wait_for(|s| *s) => return,
             }
         }
     });
@@ -459,10 +464,12 @@ fn asset(body: &'static str, kind: &'static str) -> Response {
 }
 
 /// The Mini App's routes over `front`, checking init data with `token`.
-pub fn router(front: Arc<Front>, token: &str) -> Router {
+/// Its event streams end when `stopping` turns true.
+fn router(front: Arc<Front>, token: &str, stopping: tokio::sync::watch::Receiver<bool>) -> Router {
     let app = Arc::new(App {
         front,
         token: token.to_owned(),
+        stopping,
         seq: Seq::default(),
         presses: std::sync::Mutex::new(HashMap::new()),
     });
@@ -493,6 +500,7 @@ pub fn router(front: Arc<Front>, token: &str) -> Router {
 pub struct RunningWebApp {
     addr: SocketAddr,
     server: JoinHandle<()>,
+    stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl RunningWebApp {
@@ -503,6 +511,7 @@ impl RunningWebApp {
 
     /// Stops it; open event streams end with it.
     pub async fn stop(self) {
+        let _ = self.stop.send(true);
         self.server.abort();
         let _ = self.server.await;
     }
@@ -527,14 +536,15 @@ pub async fn serve(
         error,
     })?;
     front.live().set_app(app);
-    let router = router(front, token);
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let router = router(front, token, stopping);
     let server = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!(error = %e, "the Mini App server failed");
         }
     });
     tracing::info!(%addr, "Mini App served");
-    Ok(RunningWebApp { addr, server })
+    Ok(RunningWebApp { addr, server, stop })
 }
 
 #[cfg(test)]

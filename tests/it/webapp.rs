@@ -883,6 +883,96 @@ async fn a_page_left_for_another_lets_go_of_the_chat_hand() {
     app.stop().await;
 }
 
+/// The Mini App server goes away under open pages, and for a while the
+/// admin's proxy in front of it answers 502 (as nginx does), which makes
+/// a browser give its event stream up for good. Once a new server is
+/// there — its states numbered from scratch — the page, not reloaded,
+/// opens its stream again by itself and shows the moves made meanwhile
+/// and after, from the chat and from the page.
+#[tokio::test]
+async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_proxy() {
+    let w = World::new().await;
+    let first = serve(&w).await;
+    let addr = first.local_addr();
+    let id = w.open("/kozel", false).await;
+    let mut t = w.table(id).await;
+    // Someone who waits watches: the move while the server is away is
+    // another's, made in the chat.
+    let watcher = Seat::ALL
+        .into_iter()
+        .find(|s| !t.awaiting().contains(s))
+        .unwrap()
+        .index();
+    let driver = chromedriver();
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser(&driver, profile.path(), true).await;
+    let mut pages = Pages {
+        client: client.clone(),
+        addr,
+        windows: Vec::new(),
+    };
+    pages.show(&w, watcher, id).await;
+    pages.current(t.version()).await;
+    // Many states made by the first server: a counter from 1 in the next
+    // would stay below the highest the page saw.
+    for _ in 0..20 {
+        get_state(addr, id, Some(&init_for(&w, watcher))).await;
+    }
+    first.stop().await;
+    // The proxy's 502 on the same address while nothing serves.
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = asked.clone();
+    let bad_gateway = axum::Router::new().fallback(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        async { (axum::http::StatusCode::BAD_GATEWAY, "502 Bad Gateway") }
+    });
+    let proxy = tokio::spawn(async move {
+        let _ = axum::serve(listener, bad_gateway).await;
+    });
+    // A move from the chat while the page cannot hear of it.
+    t = w.play(&t).await;
+    // Until the page's stream has met the 502 (the browser tries again
+    // some 3 s after a drop), and a little longer.
+    eventually(
+        Duration::from_secs(15),
+        Duration::from_millis(50),
+        "the page's stream met the proxy's 502",
+        || async { (asked.load(std::sync::atomic::Ordering::Relaxed) > 0).then_some(()) },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    proxy.abort();
+    let _ = proxy.await;
+    let front = w.running().shared().front.clone();
+    let again = webapp::serve(
+        addr,
+        front,
+        &token(&w),
+        LiveApp {
+            url: APP_URL.to_owned(),
+            short_name: Some("table".to_owned()),
+        },
+    )
+    .await
+    .unwrap();
+    // No reload: the page shows the move made while it was away...
+    pages.current(t.version()).await;
+    // ...and the next ones, from the chat and from the page.
+    for _ in 0..2 {
+        if t.awaiting().iter().any(|s| s.index() == watcher) {
+            pages.play(&w, &t, None).await;
+            t = w.wait_version_after(id, t.version()).await;
+        } else {
+            t = w.play(&t).await;
+        }
+        pages.current(t.version()).await;
+    }
+    client.close().await.unwrap();
+    drop(driver);
+    again.stop().await;
+}
+
 /// The Mini App is a front-end of its own folder: it names no shell and
 /// no store, and no shell (nor anything beneath) names it; what they share
 /// goes through `front::live`.

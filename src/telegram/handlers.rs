@@ -333,25 +333,16 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
     // update in flight: a flood's presses, each waiting for its answer,
     // held every other chat's updates back for seconds). A kill before
     // the answer lands costs the person only the popup.
+    // A press delivered again had been answered the first time (or waited
+    // past Telegram's time to answer): its spent id is logged as routine.
     tokio::spawn(async move {
         let answered = req.await;
         super::failure::record_call("answerCallbackQuery", &answered);
-        match answered {
-            Ok(_) => {}
-            // A press delivered again had been answered the first time
-            // (or waited past Telegram's time to answer): routine.
-            Err(e) if is_routine_answer_failure(&e) => {
-                tracing::debug!(query = %q.id.0, "the press was answered already");
-            }
-            Err(e) => super::failure::log_handler_error("answerCallbackQuery", &e),
+        if let Err(e) = answered {
+            super::failure::log_handler_error("answerCallbackQuery", &e);
         }
     });
     Ok(())
-}
-
-/// Telegram's refusal to answer a callback query twice or too late.
-fn is_routine_answer_failure(e: &teloxide::RequestError) -> bool {
-    super::failure::classify(e) == crate::delivery::transport::Failure::Expired
 }
 
 /// Carries out a press; returns the popup to show, if any.
@@ -385,24 +376,7 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
 
 #[cfg(test)]
 mod tests {
-    use super::{is_routine_answer_failure, parse_command};
-
-    #[test]
-    fn an_answer_too_late_or_twice_is_routine() {
-        use teloxide::{ApiError, RequestError};
-        assert!(is_routine_answer_failure(&RequestError::Api(
-            ApiError::InvalidQueryId
-        )));
-        assert!(is_routine_answer_failure(&RequestError::Api(
-            ApiError::Unknown(
-                "Bad Request: query is too old and response timeout expired or query ID is invalid"
-                    .into()
-            )
-        )));
-        assert!(!is_routine_answer_failure(&RequestError::Api(
-            ApiError::BotBlocked
-        )));
-    }
+    use super::parse_command;
 
     #[test]
     fn commands_addressed_to_this_bot_only() {

@@ -17,6 +17,7 @@ use teloxide::types::{CallbackQuery, ChatMemberUpdated, Message, User};
 
 use super::deeplink::DeepLink;
 use super::ids;
+use super::listener::UpdateGuard;
 use super::shared::{Local, Shared};
 use crate::front::core::{BotCommand, Origin};
 use crate::front::{Reply, Screen, present};
@@ -308,7 +309,12 @@ fn told_in_group(person: &Player, screen: Screen) -> Screen {
 
 // ------------------------------------------------------------ callbacks
 
-async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> HandlerResult {
+async fn on_callback(
+    bot: Bot,
+    shared: Arc<Shared>,
+    q: CallbackQuery,
+    guard: UpdateGuard,
+) -> HandlerResult {
     let player = shared.player_of(&q.from);
     let popup = if is_person(&q.from, None) {
         handle_press(&shared, &q, &player).await
@@ -328,14 +334,15 @@ async fn on_callback(bot: Bot, shared: Arc<Shared>, q: CallbackQuery) -> Handler
     }
     // Answered on a task of its own: the press is handled (committed or
     // refused) already, and the answer's round trip must not hold up the
-    // chat's next update in the dispatcher, nor keep this one in flight
-    // (the poll's offset and the inbox's reads wait for the oldest
-    // update in flight: a flood's presses, each waiting for its answer,
-    // held every other chat's updates back for seconds). A kill before
-    // the answer lands costs the person only the popup.
+    // chat's next update in the dispatcher (a flood's presses, each
+    // waiting there for its answer, held every other chat's updates back
+    // for seconds). The update stays in flight until the answer went, so
+    // a kill before it means Telegram delivers the press again and the
+    // recorded outcome is answered then: no press goes unanswered.
     // A press delivered again had been answered the first time (or waited
     // past Telegram's time to answer): its spent id is logged as routine.
     tokio::spawn(async move {
+        let _in_flight = guard;
         let answered = req.await;
         super::failure::record_call("answerCallbackQuery", &answered);
         if let Err(e) = answered {

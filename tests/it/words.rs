@@ -379,6 +379,23 @@ async fn discord_only_the_asker_answers_their_stop_prompt() {
 async fn discord_my_hand_from_another_channel_shows_no_hand_there() {
     let mut w = dc::World::new().await;
     let id = open_and_start(&w, "kozel").await;
+    // The game's table message is posted anew, below the game's first
+    // announcement, before the message pressed elsewhere is: a message
+    // older than the live table message is an out-of-date one, and its
+    // button is refused as such.
+    w.sees(
+        BORIS,
+        "the table posted anew below the game's start",
+        |seen| {
+            let public: Vec<_> = seen.iter().filter(|m| !m.ephemeral).collect();
+            let begins = public.iter().position(|m| m.content.contains("begins"))?;
+            public[begins..]
+                .iter()
+                .any(|m| m.buttons.iter().any(|(_, c)| c.starts_with("hand:")))
+                .then_some(())
+        },
+    )
+    .await;
     let q = w.fake.slash(&w.users[BORIS], ELSEWHERE, "help");
     assert_eq!(w.answered(q).await, 4);
     let there = eventually(

@@ -836,6 +836,38 @@ async fn four_people_play_kozel_and_hearts_in_the_browser_and_in_chat() {
     app.stop().await;
 }
 
+/// One phone-sized browser with its pages; chromedriver and the profile
+/// live as long as it.
+struct Phone {
+    pages: Pages,
+    _profile: tempfile::TempDir,
+    _driver: Driver,
+}
+
+async fn phone(addr: SocketAddr) -> Phone {
+    let driver = chromedriver();
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser(&driver, profile.path(), true).await;
+    Phone {
+        pages: Pages {
+            client,
+            addr,
+            windows: Vec::new(),
+        },
+        _profile: profile,
+        _driver: driver,
+    }
+}
+
+/// A seat the table does not wait for.
+fn a_waiting_seat(t: &Table) -> usize {
+    Seat::ALL
+        .into_iter()
+        .find(|s| !t.awaiting().contains(s))
+        .unwrap()
+        .index()
+}
+
 /// A page left for another (in a browser, or kept in its back/forward
 /// cache) no longer holds its person's chat hand: the page closes its
 /// stream when hidden, and the chat hand catches up with the moves made
@@ -847,20 +879,11 @@ async fn a_page_left_for_another_lets_go_of_the_chat_hand() {
     let addr = app.local_addr();
     let id = w.open("/kozel", false).await;
     let mut t = w.table(id).await;
-    let watcher = Seat::ALL
-        .into_iter()
-        .find(|s| !t.awaiting().contains(s))
-        .unwrap()
-        .index();
+    let watcher = a_waiting_seat(&t);
     let hand = w.hand_at(watcher, id, t.version()).await;
-    let driver = chromedriver();
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser(&driver, profile.path(), true).await;
-    let mut pages = Pages {
-        client: client.clone(),
-        addr,
-        windows: Vec::new(),
-    };
+    let mut phone = phone(addr).await;
+    let pages = &mut phone.pages;
+    let client = pages.client.clone();
     pages.show(&w, watcher, id).await;
     pages.current(t.version()).await;
     // A move by someone else while the page is open: the chat hand holds.
@@ -879,7 +902,6 @@ async fn a_page_left_for_another_lets_go_of_the_chat_hand() {
         "the chat hand stayed held"
     );
     client.close().await.unwrap();
-    drop(driver);
     app.stop().await;
 }
 
@@ -898,19 +920,10 @@ async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_p
     let mut t = w.table(id).await;
     // Someone who waits watches: the move while the server is away is
     // another's, made in the chat.
-    let watcher = Seat::ALL
-        .into_iter()
-        .find(|s| !t.awaiting().contains(s))
-        .unwrap()
-        .index();
-    let driver = chromedriver();
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser(&driver, profile.path(), true).await;
-    let mut pages = Pages {
-        client: client.clone(),
-        addr,
-        windows: Vec::new(),
-    };
+    let watcher = a_waiting_seat(&t);
+    let mut phone = phone(addr).await;
+    let pages = &mut phone.pages;
+    let client = pages.client.clone();
     pages.show(&w, watcher, id).await;
     pages.current(t.version()).await;
     // Many states made by the first server: a counter from 1 in the next
@@ -969,7 +982,6 @@ async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_p
         pages.current(t.version()).await;
     }
     client.close().await.unwrap();
-    drop(driver);
     again.stop().await;
 }
 

@@ -45,6 +45,10 @@ pub enum Local {
     BringTable(Box<crate::table::TableView>),
 }
 
+/// Past this many interactions being handled at once, those whose
+/// handler never finished (it panicked) are looked for and forgotten.
+const ARRIVED_LIMIT: usize = 4096;
+
 /// How long after an interaction arrived a failed first answer (a 5xx, a
 /// connection reset) is still tried again: Discord takes it within 3 s.
 pub const ANSWER_RETRY_UNTIL: Duration = Duration::from_millis(2_400);
@@ -148,7 +152,7 @@ impl Shared {
         let mut arrived = lock(&self.arrived);
         // One whose handler never finished (it panicked) is forgotten
         // once its time is long gone.
-        if arrived.len() >= PERMS_LIMIT {
+        if arrived.len() >= ARRIVED_LIMIT {
             arrived.retain(|_, at| at.elapsed() < TOKEN_LIFE);
         }
         arrived.insert(id, Instant::now());

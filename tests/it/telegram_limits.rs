@@ -246,11 +246,11 @@ mod in_flight {
             // taken: sending it records its message id, which the lock
             // would hold up, and the press needs its buttons.
             let seat = *t.awaiting().first().expect("someone acts");
-            let first = match t.game().and_then(|g| g.safe_action(seat)) {
-                Some(GameAction::Kozel(kozel::Action::Lead(cards))) => cards.first(),
+            let lead = match t.game().and_then(|g| g.safe_action(seat)) {
+                Some(GameAction::Kozel(kozel::Action::Lead(cards))) => cards,
                 other => panic!("a Kozel deal opens with a lead, not {other:?}"),
-            }
-            .expect("a lead puts down a card");
+            };
+            let first = lead.first().expect("a lead puts down a card");
             let probe = Press::Table {
                 table: id,
                 version: t.version(),
@@ -269,13 +269,19 @@ mod in_flight {
             // Hold the bot's commits: it receives the press and cannot
             // commit it.
             let lock = HeldCommits::take(&url).await;
+            // The move is a tap on each card (kept in memory, answered at
+            // once) and then the lead itself: the one press held.
+            let presses = fake.callback_answers().len() + lead.len() as usize + 1;
             let d = driver.clone();
             let tt = t.clone();
             let play = tokio::spawn(async move { d.play_safe(&tt, Duration::ZERO).await });
             // The move's press is received (handed out by getUpdates) and
             // stays unconfirmed while the bot keeps polling.
-            let unconfirmed =
-                || fake.handed_out_unconfirmed() >= 1 && fake.unanswered_callbacks().len() == 1;
+            let unconfirmed = || {
+                fake.handed_out_unconfirmed() >= 1
+                    && fake.callback_answers().len() == presses
+                    && fake.unanswered_callbacks().len() == 1
+            };
             eventually(
                 Duration::from_secs(10),
                 Duration::from_millis(10),

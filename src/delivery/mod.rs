@@ -34,6 +34,7 @@
 pub mod alerts;
 pub mod content;
 pub mod driver;
+pub mod gate;
 pub mod latest;
 pub mod news;
 pub mod pacing;

@@ -18,6 +18,7 @@ use twilight_http::Client;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
+use super::gate::GateProxy;
 use super::outbox;
 pub use super::shared::{HandToken, Shared, TOKEN_LIFE};
 use crate::config::{Config, DiscordConfig, ShardRange};
@@ -158,7 +159,7 @@ impl Gateway {
         let Some(shards) = discord.shards else {
             return Ok(None);
         };
-        let http = http_client(discord)?;
+        let (http, _gate) = http_client(discord)?;
         let info = gateway_info(&http, discord).await?;
         let gateway = Gateway::connect(discord, &info, shards, Route::Inbox(inbox));
         tracing::info!(%shards, "Discord gateway shards connected while standing by: their events to the inbox");
@@ -229,6 +230,8 @@ pub struct RunningDiscord {
     endpoint: Option<(std::net::SocketAddr, JoinHandle<()>)>,
     /// The slash commands' registration, still under way at a stop.
     registering: JoinHandle<()>,
+    /// Every REST call but the callbacks goes through it.
+    _gate: GateProxy,
 }
 
 impl RunningDiscord {
@@ -287,14 +290,25 @@ pub const GLOBAL_CALLS_PER_WINDOW: u16 = 25;
 
 /// The REST client for `discord`: Discord's own API, or the one at
 /// `DISCORD_API_URL` (`{url}/api/v10/…`).
-pub fn http_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
-    client_with(
+/// The client of every REST call but interaction callbacks, through the
+/// bot's own [`GateProxy`] (which keeps Discord's global 429s, twilight
+/// does not); the client works while the gate is kept.
+pub fn http_client(discord: &DiscordConfig) -> Result<(Client, GateProxy), DiscordError> {
+    let upstream = match &discord.api_url {
+        Some(url) => api_base(url)?,
+        None => super::gate::DISCORD.to_owned(),
+    };
+    let gate = GateProxy::start(&upstream)
+        .map_err(|e| DiscordError::Http(format!("cannot start the REST gate: {e}")))?;
+    let client = client_with(
         discord,
         Some(twilight_http_ratelimiting::RateLimiter::new(
             GLOBAL_CALLS_PER_WINDOW,
         )),
         None,
-    )
+        Some(format!("http://{}", gate.host())),
+    )?;
+    Ok((client, gate))
 }
 
 /// How long an interaction callback may take: past Discord's 3 s it is
@@ -302,15 +316,37 @@ pub fn http_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
 const CALLBACK_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The client interaction callbacks go through (`Shared::callbacks`): no
-/// rate limiter, and no longer a wait than Discord gives.
+/// rate limiter, and no longer a wait than Discord gives. Callbacks are
+/// bound to no global limit, so they go straight to Discord.
 pub fn callback_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
-    client_with(discord, None, Some(CALLBACK_TIMEOUT))
+    client_with(
+        discord,
+        None,
+        Some(CALLBACK_TIMEOUT),
+        discord.api_url.clone(),
+    )
+}
+
+/// `DISCORD_API_URL` checked: `scheme://host:port` without a path.
+fn api_base(url: &str) -> Result<String, DiscordError> {
+    let host = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or_else(|| DiscordError::ApiUrl(url.to_owned()))?
+        .trim_end_matches('/');
+    if host.is_empty() || host.contains('/') {
+        return Err(DiscordError::ApiUrl(
+            "expected scheme://host:port without a path".into(),
+        ));
+    }
+    Ok(url.trim_end_matches('/').to_owned())
 }
 
 fn client_with(
     discord: &DiscordConfig,
     limiter: Option<twilight_http_ratelimiting::RateLimiter>,
     timeout: Option<Duration>,
+    base: Option<String>,
 ) -> Result<Client, DiscordError> {
     // twilight's TLS goes through rustls' process-wide provider: ring, as
     // for the rest of kozyr. A second install is refused, which is fine.
@@ -321,20 +357,12 @@ fn client_with(
     if let Some(t) = timeout {
         b = b.timeout(t);
     }
-    if let Some(url) = &discord.api_url {
-        let (http, host) = if let Some(h) = url.strip_prefix("http://") {
-            (true, h)
-        } else if let Some(h) = url.strip_prefix("https://") {
-            (false, h)
-        } else {
-            return Err(DiscordError::ApiUrl(url.clone()));
+    if let Some(url) = base {
+        let base = api_base(&url)?;
+        let (http, host) = match base.strip_prefix("http://") {
+            Some(h) => (true, h),
+            None => (false, base.trim_start_matches("https://")),
         };
-        let host = host.trim_end_matches('/');
-        if host.is_empty() || host.contains('/') {
-            return Err(DiscordError::ApiUrl(
-                "expected scheme://host:port without a path".into(),
-            ));
-        }
         b = b.proxy(host.to_owned(), http);
     }
     Ok(b.build())
@@ -376,7 +404,8 @@ pub async fn start_serving(
     standing_by: Option<Gateway>,
 ) -> Result<RunningDiscord, DiscordError> {
     let discord = config.discord.as_ref().ok_or(DiscordError::NoToken)?;
-    let http = Arc::new(http_client(discord)?);
+    let (http, gate) = http_client(discord)?;
+    let http = Arc::new(http);
     let app = Id::new(discord.token.application_id());
     let gateway = gateway_info(&http, discord).await?;
     // In the background: a 429 on the one bulk PUT (twilight waits it
@@ -494,6 +523,7 @@ pub async fn start_serving(
         owns_service: false,
         endpoint,
         registering,
+        _gate: gate,
     })
 }
 

@@ -7,6 +7,7 @@ pub mod bot;
 pub mod calls;
 pub mod commands;
 pub mod endpoint;
+pub mod gate;
 pub mod handlers;
 pub mod hands;
 pub mod ids;

@@ -267,6 +267,18 @@ impl FakeDiscord {
         self.inner.release.send_modify(|g| *g += 1);
     }
 
+    /// The next call bound to Discord's global limit (every REST call of
+    /// the bot but interaction callbacks and their webhooks) is answered
+    /// with a global 429 for `retry_after` — as Discord's edge sends one
+    /// (no rate-limit headers) with `from_edge`. Calls that arrive inside
+    /// it, later than `GLOBAL_GRACE` (300 ms) after it, are violations.
+    pub fn rate_limit_globally(&self, retry_after: Duration, from_edge: bool) {
+        lock(&self.inner).global_limits.push(world::GlobalLimit {
+            retry_after,
+            from_edge,
+        });
+    }
+
     /// The next `n` calls to routes starting with `route` are answered 502
     /// Bad Gateway, and change nothing.
     pub fn outage(&self, route: &str, n: usize) {
@@ -514,17 +526,35 @@ async fn session(inner: Arc<Inner>, mut ws: WebSocket) {
 pub(crate) struct Answer {
     pub status: u16,
     pub body: Value,
+    /// A 429's kind, for its headers.
+    pub limit: Option<Limit>,
+}
+
+/// What a 429 answer says it covers, in its headers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Limit {
+    /// A route's bucket (`X-RateLimit-Scope: user`).
+    Route,
+    /// Every call of the bot (`X-RateLimit-Global: true`).
+    Global { retry_after: f64 },
+    /// Discord's edge: no rate-limit headers, only `Retry-After`.
+    Edge { retry_after: u64 },
 }
 
 impl Answer {
     pub fn ok(body: Value) -> Answer {
-        Answer { status: 200, body }
+        Answer {
+            status: 200,
+            body,
+            limit: None,
+        }
     }
 
     pub fn empty() -> Answer {
         Answer {
             status: 204,
             body: Value::Null,
+            limit: None,
         }
     }
 
@@ -532,6 +562,7 @@ impl Answer {
         Answer {
             status,
             body: json!({"code": code, "message": message}),
+            limit: None,
         }
     }
 }
@@ -544,7 +575,6 @@ async fn rest(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let _ = uri;
     let auth = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -568,7 +598,8 @@ async fn rest(
     let mut release = inner.release.subscribe();
     let (answer, bucket, wake, held) = {
         let mut w = lock(&inner);
-        let (answer, bucket, held) = w.rest(method.as_str(), &path, auth.as_deref(), &body);
+        let query = uri.query().unwrap_or("");
+        let (answer, bucket, held) = w.rest(method.as_str(), &path, query, auth.as_deref(), &body);
         (answer, bucket, std::mem::take(&mut w.wake), held)
     };
     if wake {
@@ -589,17 +620,30 @@ async fn rest(
             h.insert(k, v);
         }
     };
-    set(h, "x-ratelimit-bucket", bucket);
-    set(h, "x-ratelimit-scope", "user".into());
-    if answer.status == 429 {
-        set(h, "x-ratelimit-limit", "5".into());
-        set(h, "x-ratelimit-remaining", "0".into());
-        set(h, "x-ratelimit-reset-after", "0.2".into());
-        set(h, "retry-after", "1".into());
-    } else {
-        set(h, "x-ratelimit-limit", "50".into());
-        set(h, "x-ratelimit-remaining", "49".into());
-        set(h, "x-ratelimit-reset-after", "0.01".into());
+    match answer.limit {
+        None => {
+            set(h, "x-ratelimit-bucket", bucket);
+            set(h, "x-ratelimit-scope", "user".into());
+            set(h, "x-ratelimit-limit", "50".into());
+            set(h, "x-ratelimit-remaining", "49".into());
+            set(h, "x-ratelimit-reset-after", "0.01".into());
+        }
+        Some(Limit::Route) => {
+            set(h, "x-ratelimit-bucket", bucket);
+            set(h, "x-ratelimit-scope", "user".into());
+            set(h, "x-ratelimit-limit", "5".into());
+            set(h, "x-ratelimit-remaining", "0".into());
+            set(h, "x-ratelimit-reset-after", "0.2".into());
+            set(h, "retry-after", "1".into());
+        }
+        Some(Limit::Global { retry_after }) => {
+            set(h, "x-ratelimit-global", "true".into());
+            set(h, "x-ratelimit-scope", "global".into());
+            set(h, "retry-after", format!("{}", retry_after.ceil() as u64));
+        }
+        Some(Limit::Edge { retry_after }) => {
+            set(h, "retry-after", retry_after.to_string());
+        }
     }
     resp
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{APP_ID, Answer, GUILD_ID, TOKEN};
+use super::{APP_ID, Answer, GUILD_ID, Limit, TOKEN};
 
 /// A person in the fake server.
 #[derive(Clone, Debug)]
@@ -128,6 +128,11 @@ pub struct World {
     /// (route prefix, calls left): answered 502 Bad Gateway, as Discord's
     /// edge does during an outage.
     pub outages: Vec<(String, usize)>,
+    /// Global 429s still to be answered: the next calls bound to the
+    /// global limit get one each, ([`crate::fakediscord::FakeDiscord::rate_limit_globally`]).
+    pub global_limits: Vec<GlobalLimit>,
+    /// The global 429 in force: until when, and when it was answered.
+    pub global_until: Option<(Instant, Instant)>,
     /// The bot token was reset (the Developer Portal's "Reset Token"):
     /// from now on Discord refuses it, on the gateway (4004) and over REST
     /// (401).
@@ -230,6 +235,19 @@ fn take_one(list: &mut [(String, usize)], route: &str) -> bool {
     }
 }
 
+/// A 429 that covers every call of the bot bound to the global limit.
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalLimit {
+    pub retry_after: Duration,
+    /// As Discord's edge sends it: no rate-limit headers, a page for a
+    /// body, only `Retry-After` (whole seconds).
+    pub from_edge: bool,
+}
+
+/// How long after a global 429 went out a call may still arrive without
+/// being counted: it was sent before the bot could know.
+pub const GLOBAL_GRACE: Duration = Duration::from_millis(300);
+
 fn route_of(method: &str, path: &str) -> String {
     let parts: Vec<&str> = path
         .split('/')
@@ -258,6 +276,8 @@ impl World {
             limits: Vec::new(),
             holds: Vec::new(),
             outages: Vec::new(),
+            global_limits: Vec::new(),
+            global_until: None,
             token_revoked: false,
             too_old: HashSet::new(),
             commands: Vec::new(),
@@ -888,6 +908,7 @@ impl World {
         &mut self,
         method: &str,
         path: &str,
+        query: &str,
         auth: Option<&str>,
         body: &Value,
     ) -> (Answer, String, bool) {
@@ -897,7 +918,7 @@ impl World {
             "{:x}",
             route.len() * 31 + route.bytes().map(usize::from).sum::<usize>()
         );
-        let answer = self.rest_inner(method, path, &route, auth, body);
+        let answer = self.rest_inner(method, path, query, &route, auth, body);
         self.calls.push(Call {
             method: method.to_owned(),
             route: route.clone(),
@@ -911,6 +932,7 @@ impl World {
         &mut self,
         method: &str,
         path: &str,
+        query: &str,
         route: &str,
         auth: Option<&str>,
         body: &Value,
@@ -919,16 +941,24 @@ impl World {
             return Answer {
                 status: 502,
                 body: json!({"message": "502: Bad Gateway", "code": 0}),
+                limit: None,
             };
         }
         if take_one(&mut self.limits, route) {
             return Answer {
                 status: 429,
                 body: json!({"message": "You are being rate limited.", "retry_after": 0.2, "global": false}),
+                limit: Some(Limit::Route),
             };
         }
         let segs: Vec<&str> = path.split('/').collect();
         let bot_auth = auth == Some(&format!("Bot {TOKEN}"));
+        // Interaction callbacks and their webhooks are bound to no global
+        // limit.
+        let bound = bot_auth && !matches!(segs.first(), Some(&"webhooks" | &"interactions"));
+        if bound && let Some(answer) = self.global_limit(route) {
+            return answer;
+        }
         if bot_auth && self.token_revoked {
             return Answer::error(401, 0, "401: Unauthorized");
         }
@@ -1044,6 +1074,35 @@ impl World {
                 let id = self.new_message(channel, body, None);
                 Answer::ok(self.message_json(&self.messages[&id]))
             }
+            ("GET", ["channels", channel, "messages"]) => {
+                // `after` and `limit` (at most 100) as Discord reads them:
+                // the oldest messages past `after`, newest first.
+                let param = |name: &str| {
+                    query.split('&').find_map(|kv| {
+                        let (k, v) = kv.split_once('=')?;
+                        (k == name).then(|| v.parse::<u64>().ok())?
+                    })
+                };
+                let (Ok(channel), after, limit) = (
+                    channel.parse::<u64>(),
+                    param("after").unwrap_or(0),
+                    param("limit").unwrap_or(50).clamp(1, 100) as usize,
+                ) else {
+                    return Answer::error(404, 10003, "Unknown Channel");
+                };
+                let mut found: Vec<&Msg> = self
+                    .messages
+                    .values()
+                    .filter(|m| m.channel == channel && !m.deleted && m.ephemeral_for.is_none())
+                    .filter(|m| m.id > after)
+                    .collect();
+                found.sort_by_key(|m| m.id);
+                found.truncate(limit);
+                found.reverse();
+                Answer::ok(Value::Array(
+                    found.iter().map(|m| self.message_json(m)).collect(),
+                ))
+            }
             ("DELETE", ["channels", channel, "messages", message]) => {
                 let (Ok(channel), Ok(message)) = (channel.parse::<u64>(), message.parse::<u64>())
                 else {
@@ -1085,6 +1144,53 @@ impl World {
                 Answer::error(404, 0, "404: Not Found")
             }
         }
+    }
+
+    /// A global 429 for a call bound to the global limit: one of those
+    /// the test asked for, or the one in force again — a call that
+    /// arrives inside its `retry_after` (after [`GLOBAL_GRACE`]) is a
+    /// violation, as Discord counts it against the bot.
+    fn global_limit(&mut self, route: &str) -> Option<Answer> {
+        let now = Instant::now();
+        let limit = match self.global_until {
+            Some((until, at)) if now < until => {
+                if now > at + GLOBAL_GRACE {
+                    self.violations.push(format!(
+                        "{route} {:?} into a global 429's retry_after ({:?} left)",
+                        now - at,
+                        until - now
+                    ));
+                }
+                GlobalLimit {
+                    retry_after: until - now,
+                    from_edge: false,
+                }
+            }
+            _ => {
+                if self.global_limits.is_empty() {
+                    return None;
+                }
+                let l = self.global_limits.remove(0);
+                self.global_until = Some((now + l.retry_after, now));
+                l
+            }
+        };
+        let secs = limit.retry_after.as_secs_f64();
+        Some(if limit.from_edge {
+            Answer {
+                status: 429,
+                body: Value::String("<html>Too Many Requests</html>".into()),
+                limit: Some(Limit::Edge {
+                    retry_after: secs.ceil() as u64,
+                }),
+            }
+        } else {
+            Answer {
+                status: 429,
+                body: json!({"message": "You are being rate limited.", "retry_after": secs, "global": true}),
+                limit: Some(Limit::Global { retry_after: secs }),
+            }
+        })
     }
 
     fn refuse(&mut self, route: &str, why: &str) -> Answer {

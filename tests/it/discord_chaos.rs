@@ -270,3 +270,46 @@ async fn one_persons_flood_holds_up_no_other_channel() {
         .count();
     assert_eq!(other_refused, 0, "the other channel's presses were refused");
 }
+
+/// A global 429 — Discord's (`X-RateLimit-Global`), or its edge's without
+/// rate-limit headers — used to hold back only the call it answered:
+/// twilight tried that call again at once and learnt nothing for the
+/// others, so the bot's calls went on inside its `retry_after` (6 of them
+/// in 21 of 21 storms). Every call bound to the global limit waits it out
+/// now, and the game goes on: each move's table edit meets a storm, and
+/// the table shows the last move once the storm ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_global_429_holds_every_call_of_the_bot_until_it_ends() {
+    let w = World::new().await;
+    let table = open_and_start(&w, "kozel").await;
+    let mut t = w.table(table).await;
+    for storm in 0..6 {
+        let before = w.fake.calls().len();
+        w.fake
+            .rate_limit_globally(Duration::from_millis(1740), storm % 2 == 1);
+        w.play_safe(&t).await;
+        t = w.wait_version_after(table, t.version()).await;
+        eventually(WAIT, Duration::from_millis(20), "the storm met", || async {
+            w.fake.calls()[before..]
+                .iter()
+                .any(|c| c.status == 429)
+                .then_some(())
+        })
+        .await;
+    }
+    // The table message, edited once the last storm ended, names whose
+    // turn it is now.
+    let turn = format!("<@{}>", w.users[t.awaiting()[0].index()].id);
+    w.sees(0, "the table message of the last move", |seen| {
+        seen.iter()
+            .rev()
+            .filter(|m| !m.ephemeral)
+            .find(|m| m.buttons.iter().any(|(_, id)| id.starts_with("hand:")))
+            .filter(|m| m.content.ends_with(&format!("{turn} — your turn")))
+            .map(|_| ())
+    })
+    .await;
+    let limited = w.fake.calls().iter().filter(|c| c.status == 429).count();
+    assert!(limited >= 6, "every storm met a call: {limited} 429s");
+    w.assert_clean();
+}

@@ -1,0 +1,96 @@
+//! A platform's "too many requests" honoured for every later call, not only
+//! for the one it answered.
+//!
+//! A per-route limit a client library keeps in its buckets; what it may
+//! not keep is a limit that covers more than the route it met: Discord's
+//! global 429 (`X-RateLimit-Global`), or a 429 from its edge that names no
+//! scope at all, covers every call of the bot (except those bound to no
+//! global limit: interaction callbacks and their webhooks) until its
+//! `retry_after`. [`Gate`] remembers such answers and says how long a call
+//! has to wait; it awaits nothing (time comes in as `now`).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// What a 429 covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every call bound to the global limit.
+    Global,
+    /// Calls to the route it answered.
+    Route,
+}
+
+/// The calls waiting on a 429's `retry_after`, longer than this, are let go
+/// at this pause anyway: a platform's answer never parks the bot for good.
+pub const LONGEST_WAIT: Duration = Duration::from_secs(60);
+
+/// The 429s still in force.
+#[derive(Debug, Default)]
+pub struct Gate {
+    global_until: Option<Instant>,
+    routes: HashMap<String, Instant>,
+}
+
+impl Gate {
+    /// A call on `route` was answered 429 at `now`, to be tried again after
+    /// `retry_after`.
+    pub fn limited(&mut self, now: Instant, route: &str, scope: Scope, retry_after: Duration) {
+        let until = now + retry_after.min(LONGEST_WAIT);
+        let slot = match scope {
+            Scope::Global => self.global_until.get_or_insert(until),
+            Scope::Route => self.routes.entry(route.to_owned()).or_insert(until),
+        };
+        *slot = (*slot).max(until);
+        // Limits that ended are dropped as new ones come.
+        self.routes.retain(|_, until| *until > now);
+    }
+
+    /// How long a call on `route` waits before it goes out at `now`
+    /// (`None`: it goes now). `global` says whether the route is bound to
+    /// the global limit.
+    pub fn wait(&self, now: Instant, route: &str, global: bool) -> Option<Duration> {
+        let global_until = self.global_until.filter(|_| global);
+        let until = global_until.max(self.routes.get(route).copied())?;
+        (until > now).then(|| until - now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R: &str = "POST /channels/1/messages";
+
+    #[test]
+    fn a_global_limit_holds_every_bound_call_until_it_ends() {
+        let (mut g, t0) = (Gate::default(), Instant::now());
+        g.limited(t0, R, Scope::Global, Duration::from_millis(1740));
+        let at = t0 + Duration::from_millis(740);
+        assert_eq!(
+            g.wait(at, "PATCH /channels/2/messages/3", true),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(g.wait(at, "POST /webhooks/1/t", false), None);
+        assert_eq!(g.wait(t0 + Duration::from_millis(1740), R, true), None);
+    }
+
+    #[test]
+    fn a_route_limit_holds_that_route_only_and_the_longer_limit_wins() {
+        let (mut g, t0) = (Gate::default(), Instant::now());
+        g.limited(t0, R, Scope::Route, Duration::from_secs(2));
+        g.limited(t0, R, Scope::Route, Duration::from_secs(1));
+        assert_eq!(g.wait(t0, R, true), Some(Duration::from_secs(2)));
+        assert_eq!(g.wait(t0, "GET /users/@me", true), None);
+        g.limited(t0, "GET /users/@me", Scope::Global, Duration::from_secs(3));
+        assert_eq!(g.wait(t0, R, true), Some(Duration::from_secs(3)));
+        assert_eq!(g.wait(t0, R, false), Some(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn no_answer_parks_the_calls_for_longer_than_a_minute() {
+        let (mut g, t0) = (Gate::default(), Instant::now());
+        g.limited(t0, R, Scope::Global, Duration::from_secs(86_400));
+        assert_eq!(g.wait(t0, R, true), Some(LONGEST_WAIT));
+    }
+}

@@ -68,3 +68,93 @@ pub async fn restore(
         tokens,
     }
 }
+
+impl Restored {
+    /// The messages whose content is not known (a call on them was under
+    /// way, or failed, when the last run ended): (table, chat, message).
+    /// A kill while a table was posted anew leaves exactly such a row —
+    /// the new message out, its id not yet recorded — so these are the
+    /// tables to look for [`Orphans`] of.
+    pub fn unsure(&self) -> Vec<(TableId, String, i64)> {
+        self.messages
+            .iter()
+            .filter(|(t, c, _)| !self.shown.iter().any(|(st, sc, _)| st == t && sc == c))
+            .cloned()
+            .collect()
+    }
+}
+
+/// What a start does about a table's messages that came after the
+/// recorded one: a table posted anew whose new id a kill kept from the
+/// store. Left alone, the new message sits at the bottom with live buttons
+/// that nothing edits any more, while the recorded one above goes on.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Orphans {
+    /// The newest of them: it shows the table from now on (recorded).
+    pub adopt: Option<u64>,
+    /// The recorded message, when it still has the table's buttons: they
+    /// go, its text stays (as after any posting anew).
+    pub strip: Option<u64>,
+    /// Older posts anew than the adopted one: removed.
+    pub delete: Vec<u64>,
+}
+
+/// The decision for one table: `recorded` is the message the store names,
+/// `found` the platform's messages that carry the table's own buttons, from
+/// the recorded one on. Message ids grow with time on the platforms this
+/// serves (Discord's snowflakes).
+pub fn orphans(recorded: u64, found: &[u64]) -> Orphans {
+    let mut newer: Vec<u64> = found.iter().copied().filter(|id| *id > recorded).collect();
+    newer.sort_unstable();
+    let Some(adopt) = newer.pop() else {
+        return Orphans::default();
+    };
+    Orphans {
+        adopt: Some(adopt),
+        strip: found.contains(&recorded).then_some(recorded),
+        delete: newer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_post_anew_a_kill_kept_from_the_store_is_adopted_and_the_old_loses_its_buttons() {
+        assert_eq!(
+            orphans(10, &[10, 12]),
+            Orphans {
+                adopt: Some(12),
+                strip: Some(10),
+                delete: vec![]
+            }
+        );
+        // Stripped already, and two posts anew: the newest stays.
+        assert_eq!(
+            orphans(10, &[14, 12]),
+            Orphans {
+                adopt: Some(14),
+                strip: None,
+                delete: vec![12]
+            }
+        );
+    }
+
+    #[test]
+    fn nothing_newer_changes_nothing() {
+        assert_eq!(orphans(10, &[10, 9]), Orphans::default());
+        assert_eq!(orphans(10, &[]), Orphans::default());
+    }
+
+    #[test]
+    fn only_messages_of_unknown_content_are_looked_after() {
+        let t = |n| TableId(n);
+        let r = Restored {
+            messages: vec![(t(1), "c".into(), 10), (t(2), "c".into(), 20)],
+            shown: vec![(t(1), "c".into(), 77)],
+            tokens: vec![],
+        };
+        assert_eq!(r.unsure(), vec![(t(2), "c".to_owned(), 20)]);
+    }
+}

@@ -57,7 +57,7 @@ use crate::delivery::alerts::TurnAlerts;
 use crate::delivery::content::{Landed, Recorded, Write, Writes, waited};
 use crate::delivery::latest::Latest;
 use crate::delivery::news::News;
-use crate::delivery::restore::restore;
+use crate::delivery::restore::{orphans, restore};
 use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
@@ -175,6 +175,7 @@ impl Outbox {
         let mut tables: HashMap<TableId, Slot> = HashMap::new();
         let life = shared.token_life();
         let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
+        let unsure = restored.unsure();
         for (table, _chat, message) in restored.messages {
             if let Some(m) = u64::try_from(message).ok().and_then(Id::new_checked) {
                 tables.entry(table).or_default().message = Some(m);
@@ -194,6 +195,45 @@ impl Outbox {
         // Hands opened before the stop stay editable while their tokens last.
         for (row, age) in restored.tokens {
             shared.restore_hand_token(row, age);
+        }
+        // A table posted anew just before a kill: its new message, not the
+        // recorded one, shows it from now on.
+        if unsure.len() > MAX_LOOKED_AFTER {
+            tracing::warn!(
+                tables = unsure.len(),
+                looked_after = MAX_LOOKED_AFTER,
+                "many table messages of unknown content at the start: only some are checked for later posts"
+            );
+        }
+        for (table, chat, message) in unsure.into_iter().take(MAX_LOOKED_AFTER) {
+            let channel = chat
+                .strip_prefix("discord:")
+                .and_then(|c| c.parse().ok())
+                .and_then(Id::new_checked);
+            let recorded = u64::try_from(message).ok().and_then(Id::new_checked);
+            let (Some(channel), Some(recorded)) = (channel, recorded) else {
+                continue;
+            };
+            let Some(adopted) = adopt_orphans(&shared, table, channel, recorded).await else {
+                continue;
+            };
+            tables.entry(table).or_default().message = Some(adopted);
+            shared.set_live(table, adopted.get());
+            // Its content is not known: the first render edits it.
+            if let Err(e) = shared
+                .front
+                .service()
+                .save_message_ref(
+                    Platform::Discord,
+                    table,
+                    &chat,
+                    Some(adopted.get() as i64),
+                    None,
+                )
+                .await
+            {
+                tracing::warn!(error = %e, "cannot keep a message id");
+            }
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Outbox {
@@ -908,6 +948,62 @@ async fn mark_shown(shared: Arc<Shared>, table: TableId, chat: String, shown: Op
 /// The old table message after the table was posted anew: it keeps its
 /// text (or says `said` instead) and loses its buttons (one edit; a
 /// refusal leaves it as it was, its buttons then answer as out of date).
+/// At most this many tables are checked for posts anew at a start (one
+/// call each): a kill leaves a handful; many more means something else.
+const MAX_LOOKED_AFTER: usize = 50;
+
+/// Looks in `channel` for `table`'s messages posted after `recorded` (a
+/// post anew whose id a kill kept from the store) and settles them as
+/// [`orphans`] decides: the newest is the table's message (returned), the
+/// others go, the recorded one loses its buttons.
+async fn adopt_orphans(
+    shared: &Shared,
+    table: TableId,
+    channel: Id<ChannelMarker>,
+    recorded: Id<MessageMarker>,
+) -> Option<Id<MessageMarker>> {
+    // `after` leaves out the id it names: from the recorded one on.
+    let after = Id::new_checked(recorded.get() - 1)?;
+    let r = shared
+        .http
+        .channel_messages(channel)
+        .after(after)
+        .limit(100)
+        .await;
+    super::calls::record("channel_messages", &r);
+    let messages = match r {
+        Ok(r) => r.models().await.ok()?,
+        Err(e) => {
+            tracing::debug!(error = %e, "cannot look for later table messages");
+            return None;
+        }
+    };
+    let button = format!("\"{}\"", markup::my_hand_id(table));
+    let found: Vec<u64> = messages
+        .iter()
+        .filter(|m| shared.is_bot(m.author.id.get()))
+        .filter(|m| serde_json::to_string(&m.components).is_ok_and(|json| json.contains(&button)))
+        .map(|m| m.id.get())
+        .collect();
+    let settle = orphans(recorded.get(), &found);
+    let adopt = Id::new_checked(settle.adopt?)?;
+    tracing::info!(
+        table = table.0,
+        recorded = recorded.get(),
+        adopted = adopt.get(),
+        removed = settle.delete.len(),
+        "a table message posted anew before the last stop was found: it shows the table"
+    );
+    for id in settle.delete.into_iter().filter_map(Id::new_checked) {
+        let r = shared.http.delete_message(channel, id).await;
+        super::calls::record("delete_message", &r);
+    }
+    if let Some(old) = settle.strip.and_then(Id::new_checked) {
+        strip(shared, channel, old, None).await;
+    }
+    Some(adopt)
+}
+
 async fn strip(
     shared: &Shared,
     channel: Id<ChannelMarker>,

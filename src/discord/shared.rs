@@ -372,11 +372,17 @@ impl Shared {
         false
     }
 
+    /// Whether `author` is the bot itself (its user, or its application
+    /// for what it says in answers).
+    pub fn is_bot(&self, author: u64) -> bool {
+        author == self.bot_user.load(Ordering::Relaxed) || author == self.app.get()
+    }
+
     /// A message was posted in `channel` by `author` (a gateway
     /// MESSAGE_CREATE): counted against the channel's table message unless
     /// the bot wrote it (its announcements, pings and answers).
     pub fn on_message(&self, channel: u64, author: u64) {
-        if author == self.bot_user.load(Ordering::Relaxed) || author == self.app.get() {
+        if self.is_bot(author) {
             return;
         }
         if let Some(n) = lock(&self.chatter).get_mut(&channel) {

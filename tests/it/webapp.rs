@@ -731,15 +731,97 @@ impl Pages {
     }
 }
 
+/// Telegram's own themes, as its script hands them to a page
+/// (`themeParams` → `--tg-theme-*` on the document): (name, variables).
+const THEMES: [(&str, &[(&str, &str)]); 2] = [
+    (
+        "light",
+        &[
+            ("bg-color", "#ffffff"),
+            ("text-color", "#000000"),
+            ("hint-color", "#999999"),
+            ("link-color", "#2481cc"),
+            ("button-color", "#2481cc"),
+            ("button-text-color", "#ffffff"),
+            ("secondary-bg-color", "#efeff3"),
+        ],
+    ),
+    (
+        "dark",
+        &[
+            ("bg-color", "#212121"),
+            ("text-color", "#ffffff"),
+            ("hint-color", "#aaaaaa"),
+            ("link-color", "#8774e1"),
+            ("button-color", "#8774e1"),
+            ("button-text-color", "#ffffff"),
+            ("secondary-bg-color", "#181818"),
+        ],
+    ),
+];
+
+impl Pages {
+    /// Screenshots of the page in Telegram's light and dark themes, set as
+    /// its script sets them; the page's own colours again afterwards.
+    async fn themed_screenshots(&self, name: &str) {
+        for (theme, vars) in THEMES {
+            let set: Vec<Value> = vars
+                .iter()
+                .map(|(k, v)| json!([format!("--tg-theme-{k}"), v]))
+                .collect();
+            self.client
+                .execute(
+                    "const s = document.documentElement.style;\
+                     for (const [k, v] of arguments[0]) s.setProperty(k, v);\
+                     s.setProperty('--tg-color-scheme', arguments[1]);",
+                    vec![Value::Array(set), json!(theme)],
+                )
+                .await
+                .unwrap();
+            self.screenshot(&format!("{name}-{theme}")).await;
+        }
+        self.client
+            .execute("document.documentElement.removeAttribute('style');", vec![])
+            .await
+            .unwrap();
+    }
+}
+
 /// Plays the deal of `id` to its end: seats in `in_app` tap in the page,
-/// the others press the chat's buttons. Screenshots of `shots`' moves.
-async fn play_deal(w: &World, pages: &mut Pages, id: TableId, in_app: [usize; 2], name: &str) {
+/// the others press the chat's buttons. Screenshots of some moves, and of
+/// a trick under way (two cards down) in both themes on the phone and,
+/// with `desktop`, at desktop size.
+async fn play_deal(
+    w: &World,
+    pages: &mut Pages,
+    mut desktop: Option<&mut Pages>,
+    id: TableId,
+    in_app: [usize; 2],
+    name: &str,
+) {
     let n = deal_no(&w.table(id).await);
     let mut moves = 0;
     loop {
         let t = w.table(id).await;
         if t.phase() != Phase::Playing || deal_no(&t) != n {
             break;
+        }
+        let trick_under_way = t.game().is_some_and(|g| {
+            let board = kozyr::front::games::board(&g.view(t.awaiting()[0]));
+            board
+                .plays
+                .iter()
+                .filter(|(_, p)| matches!(p, kozyr::front::games::Played::FaceUp(_)))
+                .count()
+                >= 2
+        });
+        if trick_under_way && let Some(d) = desktop.take() {
+            for (p, size) in [(&mut *pages, "phone"), (d, "desktop")] {
+                p.show(w, in_app[0], id).await;
+                p.current(t.version()).await;
+                p.board_drawn(&t).await;
+                p.themed_screenshots(&format!("{name}-{size}-trick")).await;
+            }
         }
         let seat = t.awaiting()[0].index();
         if in_app.contains(&seat) {
@@ -803,7 +885,7 @@ async fn four_people_play_kozel_and_hearts_in_the_browser_and_in_chat() {
     assert_eq!(w.table(kozel).await.version(), before);
 
     // Kozel: Ann and Chloe in the app, Boris and Dmitri in chat.
-    play_deal(&w, &mut pages, kozel, [0, 2], "kozel").await;
+    play_deal(&w, &mut pages, Some(&mut desktop), kozel, [0, 2], "kozel").await;
     // The deal's result in the app, at desktop size too.
     pages.show(&w, 0, kozel).await;
     pages.current(w.table(kozel).await.version()).await;
@@ -825,7 +907,7 @@ async fn four_people_play_kozel_and_hearts_in_the_browser_and_in_chat() {
     desktop.show(&w, 1, hearts).await;
     desktop.current(w.table(hearts).await.version()).await;
     desktop.screenshot("hearts-desktop-passing").await;
-    play_deal(&w, &mut pages, hearts, [1, 3], "hearts").await;
+    play_deal(&w, &mut pages, Some(&mut desktop), hearts, [1, 3], "hearts").await;
     pages.show(&w, 3, hearts).await;
     pages.current(w.table(hearts).await.version()).await;
     pages.screenshot("hearts-phone-deal-over").await;

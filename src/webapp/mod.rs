@@ -452,7 +452,27 @@ async fn press(
     Ok(axum::Json(PressAnswer { message, state }))
 }
 
-fn asset(body: &'static str, kind: &'static str) -> Response {
+/// Where the page loads Telegram's bridge from, as Telegram's documentation
+/// says to.
+pub const TELEGRAM_BRIDGE: &str = "https://telegram.org/js/telegram-web-app.js";
+
+/// The page, its bridge script loaded from `bridge`.
+fn index_html(bridge: &str) -> Arc<str> {
+    let attr = |url: &str| format!("src=\"{url}\"");
+    INDEX_HTML
+        .replace(&attr(TELEGRAM_BRIDGE), &attr(&html_attr(bridge)))
+        .into()
+}
+
+/// `s` safe inside a double-quoted HTML attribute.
+fn html_attr(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn asset(body: impl IntoResponse, kind: &'static str) -> Response {
     (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
@@ -465,7 +485,13 @@ fn asset(body: &'static str, kind: &'static str) -> Response {
 
 /// The Mini App's routes over `front`, checking init data with `token`.
 /// Its event streams end when `stopping` turns true.
-fn router(front: Arc<Front>, token: &str, stopping: tokio::sync::watch::Receiver<bool>) -> Router {
+fn router(
+    front: Arc<Front>,
+    token: &str,
+    stopping: tokio::sync::watch::Receiver<bool>,
+    bridge: &str,
+) -> Router {
+    let index = index_html(bridge);
     let app = Arc::new(App {
         front,
         token: token.to_owned(),
@@ -476,11 +502,17 @@ fn router(front: Arc<Front>, token: &str, stopping: tokio::sync::watch::Receiver
     Router::new()
         .route(
             "/",
-            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
+            get({
+                let index = index.clone();
+                move || async move { asset(index.to_string(), "text/html; charset=utf-8") }
+            }),
         )
         .route(
             "/index.html",
-            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
+            get({
+                let index = index.clone();
+                move || async move { asset(index.to_string(), "text/html; charset=utf-8") }
+            }),
         )
         .route(
             "/app.js",
@@ -525,6 +557,18 @@ pub async fn serve(
     token: &str,
     app: LiveApp,
 ) -> Result<RunningWebApp, WebAppError> {
+    serve_with_bridge(listen, front, token, app, TELEGRAM_BRIDGE).await
+}
+
+/// [`serve`] with the page loading Telegram's bridge script from `bridge`
+/// (a copy the admin hosts, or a test's stand-in) instead of Telegram's.
+pub async fn serve_with_bridge(
+    listen: SocketAddr,
+    front: Arc<Front>,
+    token: &str,
+    app: LiveApp,
+    bridge: &str,
+) -> Result<RunningWebApp, WebAppError> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|error| WebAppError::Listen {
@@ -537,7 +581,7 @@ pub async fn serve(
     })?;
     front.live().set_app(app);
     let (stop, stopping) = tokio::sync::watch::channel(false);
-    let router = router(front, token, stopping);
+    let router = router(front, token, stopping, bridge);
     let server = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!(error = %e, "the Mini App server failed");

@@ -1067,6 +1067,89 @@ async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_p
     again.stop().await;
 }
 
+/// A stand-in for Telegram's `telegram-web-app.js` (the tests reach no
+/// internet): a page's `ready()` and `expand()` go to the client as the
+/// script sends them inside Telegram's apps,
+/// `TelegramWebviewProxy.postEvent(type, data)`; here the proxy keeps them.
+const BRIDGE: &str = r#"(function () {
+  var posted = window.__posted = [];
+  window.TelegramWebviewProxy = { postEvent: function (type) { posted.push(type); } };
+  function post(type, data) { window.TelegramWebviewProxy.postEvent(type, JSON.stringify(data || {})); }
+  window.Telegram = { WebApp: {
+    initData: "", initDataUnsafe: {},
+    ready: function () { post("web_app_ready"); },
+    expand: function () { post("web_app_expand"); }
+  } };
+})();"#;
+
+/// Telegram's bridge loads `async`, after the page's own script has run:
+/// the page used to call `ready()` and `expand()` only when the bridge was
+/// already there, so Telegram kept its loading placeholder and opened the
+/// app at half height. They go once the bridge has loaded now, once each.
+#[tokio::test]
+async fn the_page_tells_telegram_it_is_ready_once_the_bridge_has_loaded() {
+    let w = World::new().await;
+    // The bridge answers late, as from Telegram's servers far away.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let bridge_addr = listener.local_addr().unwrap();
+    let bridge = axum::Router::new().fallback(|| async {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        (
+            [(axum::http::header::CONTENT_TYPE, "text/javascript")],
+            BRIDGE,
+        )
+    });
+    let server = tokio::spawn(async move {
+        let _ = axum::serve(listener, bridge).await;
+    });
+    let app = webapp::serve_with_bridge(
+        "127.0.0.1:0".parse().unwrap(),
+        w.running().shared().front.clone(),
+        &token(&w),
+        LiveApp {
+            url: APP_URL.to_owned(),
+            short_name: Some("table".to_owned()),
+        },
+        &format!("http://{bridge_addr}/js/telegram-web-app.js"),
+    )
+    .await
+    .unwrap();
+    let id = w.open("/kozel", false).await;
+    let t = w.table(id).await;
+    let mut phone = phone(app.local_addr()).await;
+    let pages = &mut phone.pages;
+    pages.show(&w, 0, id).await;
+    pages.current(t.version()).await;
+    let client = pages.client.clone();
+    let posted = eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(50),
+        "the page told the bridge it is ready",
+        || async {
+            let v = client
+                .execute("return window.__posted || [];", vec![])
+                .await
+                .unwrap();
+            let v: Vec<String> = serde_json::from_value(v).unwrap();
+            (v.len() >= 2).then_some(v)
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let again: Vec<String> = serde_json::from_value(
+        client
+            .execute("return window.__posted;", vec![])
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(posted, ["web_app_ready", "web_app_expand"]);
+    assert_eq!(again, posted, "once each");
+    client.close().await.unwrap();
+    server.abort();
+    app.stop().await;
+}
+
 /// The Mini App is a front-end of its own folder: it names no shell and
 /// no store, and no shell (nor anything beneath) names it; what they share
 /// goes through `front::live`.

@@ -13,6 +13,11 @@
 //!   and moves in the page, two pressing the chat's buttons; screenshots
 //!   at phone (390×844) and desktop size go to `target/webapp-screenshots/`;
 //!   a page with forged init data shows the refusal and changes nothing.
+//! - Issue 33: pages not reloaded go on after the server went away behind
+//!   a proxy answering 502, and after a SIGKILL of `kozyr run`; a press
+//!   sent again with its id counts once; a page left releases the chat
+//!   hand; the page tells Telegram's bridge it is ready once it loaded; a
+//!   trick in Telegram's light and dark themes in the screenshots.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -573,6 +578,11 @@ struct Pages {
 impl Pages {
     /// Person `i`'s page of `table`, opened in a window of its own the first time.
     async fn show(&mut self, w: &World, i: usize, table: TableId) {
+        self.show_as(&init_for(w, i), i, table).await;
+    }
+
+    /// [`Pages::show`] for person `i` signed in with `init`.
+    async fn show_as(&mut self, init: &str, i: usize, table: TableId) {
         if let Some((_, _, h)) = self.windows.iter().find(|(p, t, _)| *p == i && *t == table) {
             self.client.switch_to_window(h.clone()).await.unwrap();
             return;
@@ -584,7 +594,7 @@ impl Pages {
         // A new document: a URL that differs only in its fragment would not load anew.
         self.client.goto("about:blank").await.unwrap();
         self.client
-            .goto(&page_url(self.addr, table, &init_for(w, i)))
+            .goto(&page_url(self.addr, table, init))
             .await
             .unwrap();
         let h = self.client.window().await.unwrap();
@@ -697,8 +707,14 @@ impl Pages {
 
     /// The awaited seat's move, tapped in the page: its cards, then the move.
     async fn play(&mut self, w: &World, t: &Table, shot: Option<String>) {
+        let seat = t.awaiting()[0].index();
+        self.play_as(&init_for(w, seat), t, shot).await;
+    }
+
+    /// [`Pages::play`], the awaited person signed in with `init`.
+    async fn play_as(&mut self, init: &str, t: &Table, shot: Option<String>) {
         let seat = t.awaiting()[0];
-        self.show(w, seat.index(), t.id()).await;
+        self.show_as(init, seat.index(), t.id()).await;
         self.current(t.version()).await;
         self.board_drawn(t).await;
         if shot.is_some() {
@@ -1065,6 +1081,143 @@ async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_p
     }
     client.close().await.unwrap();
     again.stop().await;
+}
+
+/// `kozyr run` killed (SIGKILL) under open pages, and while it is down the
+/// admin's proxy answers 502 in its place: once a new process serves, the
+/// pages — not reloaded — open their streams again by themselves and show
+/// the moves made from then on, from the chat and from the page. The
+/// figures (from a move's commit to the page showing it) are printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_pages_go_on_after_the_bot_is_killed_behind_a_proxy() {
+    use crate::support::telegram::{KillWorld, TOKEN, table_of};
+    use kozyr::fakebot::FakeBotConfig;
+    use kozyr::loadtest::Driver;
+
+    let world = KillWorld::new(FakeBotConfig::default(), 0).await;
+    let addr: SocketAddr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    struct Bot(std::process::Child);
+    impl Drop for Bot {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let start = || async {
+        let polls = world.fake.calls_of("getUpdates");
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_kozyr"))
+            .arg("run")
+            .envs(world.env.iter().map(|(k, v)| (*k, v.as_str())))
+            .env("KOZYR_WEBAPP_URL", APP_URL)
+            .env("KOZYR_WEBAPP_LISTEN", addr.to_string())
+            .env("RUST_LOG", "off")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let bot = Bot(child);
+        eventually(
+            Duration::from_secs(20),
+            Duration::from_millis(50),
+            "kozyr run serves the Mini App and polls Telegram",
+            || async {
+                let page = reqwest::get(format!("http://{addr}/")).await;
+                (page.is_ok_and(|r| r.status() == 200) && world.fake.calls_of("getUpdates") > polls)
+                    .then_some(())
+            },
+        )
+        .await;
+        bot
+    };
+    let bot = start().await;
+    let mut driver = Driver::new(world.fake.clone(), "Kill");
+    driver.patience = Duration::from_secs(20);
+    driver.open_kozel_table().await.expect("the table starts");
+    let store = world.store().await;
+    let mut t = table_of(&store, &driver).await;
+    let id = t.id();
+    let init = |i: usize| {
+        let user = driver.users[i].0;
+        auth::sign_user(user, &format!("Kill {}", i + 1), "en", now(), TOKEN)
+    };
+    // Someone who waits watches from the page.
+    let watcher = a_waiting_seat(&t);
+    let mut phone = phone(addr).await;
+    let pages = &mut phone.pages;
+    pages.show_as(&init(watcher), watcher, id).await;
+    pages.current(t.version()).await;
+
+    drop(bot);
+    // The proxy's 502 while nothing serves, until the page's stream met it.
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = asked.clone();
+    let bad_gateway = axum::Router::new().fallback(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        async { (axum::http::StatusCode::BAD_GATEWAY, "502 Bad Gateway") }
+    });
+    let proxy = tokio::spawn(async move {
+        let _ = axum::serve(listener, bad_gateway).await;
+    });
+    eventually(
+        Duration::from_secs(15),
+        Duration::from_millis(50),
+        "the page's stream met the proxy's 502",
+        || async { (asked.load(std::sync::atomic::Ordering::Relaxed) > 0).then_some(()) },
+    )
+    .await;
+    proxy.abort();
+    let _ = proxy.await;
+    let _bot = start().await;
+
+    // Moves from the chat and from the page, each shown in the page.
+    let (mut from_chat, mut from_page) = (Vec::new(), Vec::new());
+    for _ in 0..8 {
+        if t.phase() != Phase::Playing || (!from_chat.is_empty() && !from_page.is_empty()) {
+            break;
+        }
+        let seat = t.awaiting()[0].index();
+        let in_page = seat == watcher;
+        if in_page {
+            pages.play_as(&init(seat), &t, None).await;
+        } else {
+            driver
+                .play_safe(&t, Duration::ZERO)
+                .await
+                .expect("a chat move");
+        }
+        let before = t.version();
+        t = eventually(
+            Duration::from_secs(20),
+            Duration::from_millis(5),
+            "the move committed",
+            || async {
+                let now = table_of(&store, &driver).await;
+                (now.version() > before).then_some(now)
+            },
+        )
+        .await;
+        let committed = std::time::Instant::now();
+        pages.current(t.version()).await;
+        let shown = committed.elapsed();
+        if in_page {
+            &mut from_page
+        } else {
+            &mut from_chat
+        }
+        .push(shown);
+    }
+    println!(
+        "after a SIGKILL behind a 502 proxy: chat moves shown in the page after {from_chat:?}, page moves after {from_page:?}"
+    );
+    assert!(
+        !from_chat.is_empty() && !from_page.is_empty(),
+        "moves from both"
+    );
+    pages.client.clone().close().await.unwrap();
 }
 
 /// A stand-in for Telegram's `telegram-web-app.js` (the tests reach no

@@ -29,7 +29,7 @@ pub use kozyr::loadtest::deal_no;
 pub const WAIT: Duration = Duration::from_secs(10);
 /// The people of a world, in seat order (the first one opens tables).
 pub const NAMES: [&str; 4] = ["Ann", "Boris", "Chloe", "Dmitri"];
-const TOKEN: &str = "123456:TEST-fake-token-kozyr-world-0123456789";
+pub const TOKEN: &str = "123456:TEST-fake-token-kozyr-world-0123456789";
 
 /// How a [`World`] is made; [`Setup::default`] is the usual one.
 pub struct Setup {

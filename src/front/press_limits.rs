@@ -2,7 +2,8 @@
 //! person's flood is answered "too fast" at once and never reaches the
 //! tables, so it cannot hold up another chat. Sans-IO (time is an input);
 //! each shell's intake applies it before its handlers see a press
-//! (Telegram's listener, Discord's interaction handler).
+//! (Telegram's listener, Discord's interaction handler, the Mini App's
+//! press route).
 
 use std::collections::HashMap;
 use std::time::Instant;

@@ -53,6 +53,7 @@ use crate::front::Reply;
 use crate::front::action::Press;
 use crate::front::core::{Admins, Origin};
 use crate::front::live::LiveApp;
+use crate::front::press_limits::{PressLimits, PressRates};
 use crate::i18n::{Args, Lang, key, tr};
 use crate::table::runtime::DedupKey;
 use crate::table::{ChatKey, Platform, Player, TableId, UserId};
@@ -81,6 +82,9 @@ enum Refusal {
     /// that the button does not work.
     BadRequest(Lang, &'static str),
     Store(Lang),
+    /// The person's (or the table's) presses came faster than people
+    /// press: refused at once, changing nothing.
+    TooFast(Lang),
 }
 
 #[derive(Serialize)]
@@ -125,6 +129,12 @@ impl IntoResponse for Refusal {
                 t(l, key::ERR_TRY_AGAIN),
                 None,
             ),
+            Refusal::TooFast(l) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_fast",
+                t(l, key::ERR_TOO_FAST),
+                None,
+            ),
         };
         let body = ErrorJson {
             error,
@@ -157,6 +167,9 @@ struct App {
     /// and changes nothing. Moves are de-duplicated in the store as well;
     /// this is what keeps a card's selection from flipping twice.
     presses: std::sync::Mutex<HashMap<String, (Instant, Option<String>)>>,
+    /// Each person's and each table's presses accepted (the chats' rates:
+    /// one person's flood never reaches the tables).
+    limits: std::sync::Mutex<PressLimits>,
 }
 
 /// How long a press id is remembered: far longer than a page retries.
@@ -420,8 +433,17 @@ async fn press(
     let UserId::Telegram(uid) = v.user else {
         return Err(Refusal::Forbidden(v.lang));
     };
+    let now = Instant::now();
+    let admitted = app
+        .limits
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .admit(uid, v.table.0, now);
+    if !admitted {
+        return Err(Refusal::TooFast(v.lang));
+    }
     let live = app.front.live();
-    live.pressed(&v.user, Instant::now());
+    live.pressed(&v.user, now);
     let player = Player::new(v.user.clone(), &v.name, v.lang);
     let origin = Origin {
         chat: ChatKey::Telegram(i64::try_from(uid).map_err(|_| Refusal::Forbidden(v.lang))?),
@@ -489,15 +511,19 @@ fn router(
     front: Arc<Front>,
     token: &str,
     stopping: tokio::sync::watch::Receiver<bool>,
-    bridge: &str,
+    serving: &Serving,
 ) -> Router {
-    let index = index_html(bridge);
+    let index = index_html(&serving.bridge);
     let app = Arc::new(App {
         front,
         token: token.to_owned(),
         stopping,
         seq: Seq::default(),
         presses: std::sync::Mutex::new(HashMap::new()),
+        limits: std::sync::Mutex::new(PressLimits::new(
+            serving.press_rates.person,
+            serving.press_rates.chat,
+        )),
     });
     Router::new()
         .route(
@@ -557,17 +583,35 @@ pub async fn serve(
     token: &str,
     app: LiveApp,
 ) -> Result<RunningWebApp, WebAppError> {
-    serve_with_bridge(listen, front, token, app, TELEGRAM_BRIDGE).await
+    serve_with(listen, front, token, app, Serving::default()).await
 }
 
-/// [`serve`] with the page loading Telegram's bridge script from `bridge`
-/// (a copy the admin hosts, or a test's stand-in) instead of Telegram's.
-pub async fn serve_with_bridge(
+/// How the Mini App serves, past where and for whom.
+#[derive(Clone, Debug)]
+pub struct Serving {
+    /// Where the page loads Telegram's bridge script from: Telegram's
+    /// ([`TELEGRAM_BRIDGE`]), a copy the admin hosts, or a test's stand-in.
+    pub bridge: String,
+    /// How fast a person's and a table's presses are taken.
+    pub press_rates: PressRates,
+}
+
+impl Default for Serving {
+    fn default() -> Serving {
+        Serving {
+            bridge: TELEGRAM_BRIDGE.to_owned(),
+            press_rates: PressRates::PEOPLE,
+        }
+    }
+}
+
+/// [`serve`] as `serving` says.
+pub async fn serve_with(
     listen: SocketAddr,
     front: Arc<Front>,
     token: &str,
     app: LiveApp,
-    bridge: &str,
+    serving: Serving,
 ) -> Result<RunningWebApp, WebAppError> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -581,7 +625,7 @@ pub async fn serve_with_bridge(
     })?;
     front.live().set_app(app);
     let (stop, stopping) = tokio::sync::watch::channel(false);
-    let router = router(front, token, stopping, bridge);
+    let router = router(front, token, stopping, &serving);
     let server = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!(error = %e, "the Mini App server failed");

@@ -27,6 +27,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use kozyr::cards::Seat;
 use kozyr::front::action::TableAction;
 use kozyr::front::live::LiveApp;
+use kozyr::front::press_limits::PressRates;
 use kozyr::game::GameAction;
 use kozyr::table::{Phase, Table, TableId};
 use kozyr::webapp::{self, RunningWebApp, auth};
@@ -60,15 +61,31 @@ fn init_for(w: &World, i: usize) -> String {
     )
 }
 
+/// The Mini App over the world's bot; presses at any pace (the tests make
+/// whole deals through the API at machine speed).
 async fn serve(w: &World) -> RunningWebApp {
+    serve_with(w, PressRates::UNLIMITED).await
+}
+
+async fn serve_with(w: &World, press_rates: PressRates) -> RunningWebApp {
     let front = w.running().shared().front.clone();
     let app = LiveApp {
         url: APP_URL.to_owned(),
         short_name: Some("table".to_owned()),
     };
-    webapp::serve("127.0.0.1:0".parse().unwrap(), front, &token(w), app)
-        .await
-        .unwrap()
+    let serving = webapp::Serving {
+        press_rates,
+        ..webapp::Serving::default()
+    };
+    webapp::serve_with(
+        "127.0.0.1:0".parse().unwrap(),
+        front,
+        &token(w),
+        app,
+        serving,
+    )
+    .await
+    .unwrap()
 }
 
 async fn get_state(addr: SocketAddr, table: TableId, init: Option<&str>) -> (u16, Value) {
@@ -317,6 +334,68 @@ async fn a_press_sent_again_with_its_id_counts_once() {
     // A new id is a new press: the card is unselected again.
     let (_, body) = post_press(addr, &init, id, &press, "alice-sel-2").await;
     assert_eq!(selected(&body["state"]), Some(false), "{body}");
+    app.stop().await;
+    w.stop().await;
+}
+
+/// The Mini App's presses had no limit (Telegram's and Discord's had): one
+/// person's flood through the API reached the table, press after press.
+/// Past a person's rate it is refused at once (429, "too many presses"),
+/// changing nothing, and the others at the table press as before.
+#[tokio::test]
+async fn one_persons_flood_through_the_api_is_refused_and_the_others_play_on() {
+    let mut w = World::new().await;
+    let app = serve_with(&w, PressRates::PEOPLE).await;
+    let addr = app.local_addr();
+    let id = w.open("/kozel", false).await;
+    let t = w.table(id).await;
+    let flooder = t.awaiting()[0].index();
+    let init = init_for(&w, flooder);
+    let (_, before) = get_state(addr, id, Some(&init)).await;
+    let press = before["hand"]["cards"][0]["press"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let flood = std::time::Instant::now();
+    let mut presses = tokio::task::JoinSet::new();
+    for n in 0..200 {
+        let (init, press) = (init.clone(), press.clone());
+        presses
+            .spawn(async move { post_press(addr, &init, id, &press, &format!("flood-{n}")).await });
+    }
+    let answers = presses.join_all().await;
+    // A person's bucket: 10 at once, then 5 a second.
+    let allowed = 10 + (5.0 * flood.elapsed().as_secs_f64()).ceil() as usize;
+    let refused: Vec<&Value> = answers
+        .iter()
+        .filter(|(status, _)| *status == 429)
+        .map(|(_, body)| body)
+        .collect();
+    let taken = answers.iter().filter(|(status, _)| *status == 200).count();
+    assert_eq!(taken + refused.len(), 200, "every press answered");
+    assert!(
+        taken <= allowed,
+        "{taken} of 200 presses taken, {allowed} allowed"
+    );
+    assert!(
+        refused.iter().all(|b| b["error"] == "too_fast"
+            && b["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Too many presses")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        w.table(id).await.version(),
+        t.version(),
+        "a selection moves nothing"
+    );
+    // Another person at the table: taken at once.
+    let other = (flooder + 1) % 4;
+    let (_, theirs) = get_state(addr, id, Some(&init_for(&w, other))).await;
+    let their_card = theirs["hand"]["cards"][0]["press"].as_str().unwrap();
+    let (status, body) = post_press(addr, &init_for(&w, other), id, their_card, "other-1").await;
+    assert_eq!(status, 200, "{body}");
     app.stop().await;
     w.stop().await;
 }
@@ -1255,7 +1334,7 @@ async fn the_page_tells_telegram_it_is_ready_once_the_bridge_has_loaded() {
     let server = tokio::spawn(async move {
         let _ = axum::serve(listener, bridge).await;
     });
-    let app = webapp::serve_with_bridge(
+    let app = webapp::serve_with(
         "127.0.0.1:0".parse().unwrap(),
         w.running().shared().front.clone(),
         &token(&w),
@@ -1263,7 +1342,10 @@ async fn the_page_tells_telegram_it_is_ready_once_the_bridge_has_loaded() {
             url: APP_URL.to_owned(),
             short_name: Some("table".to_owned()),
         },
-        &format!("http://{bridge_addr}/js/telegram-web-app.js"),
+        webapp::Serving {
+            bridge: format!("http://{bridge_addr}/js/telegram-web-app.js"),
+            ..webapp::Serving::default()
+        },
     )
     .await
     .unwrap();

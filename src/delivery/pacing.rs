@@ -90,11 +90,13 @@ impl PacerConfig {
         }
     }
 
-    /// Telegram's private-chat limit: about one output a second.
+    /// Telegram's private-chat limit, one output a second, with margin:
+    /// two calls sent 1.000 s apart reach Telegram a few ms closer and the
+    /// second is refused.
     pub fn private() -> Self {
         PacerConfig {
-            min_interval: Duration::from_secs(1),
-            urgent_interval: Duration::from_secs(1),
+            min_interval: PRIVATE_INTERVAL,
+            urgent_interval: PRIVATE_INTERVAL,
             window: Duration::from_secs(60),
             max_per_window: 0,
         }
@@ -110,6 +112,9 @@ impl PacerConfig {
         }
     }
 }
+
+/// One private chat's outputs are at least this far apart.
+pub const PRIVATE_INTERVAL: Duration = Duration::from_millis(1050);
 
 /// The bot-wide budget: a token bucket of `burst` outputs refilled at
 /// `per_second`. `per_second == 0` means no bot-wide limit.
@@ -288,8 +293,6 @@ struct Pending<C> {
     due: Option<Instant>,
     prio: Priority,
     content: C,
-    /// Goes out even if it is what the slot shows ([`Pacer::recheck`]).
-    force: bool,
 }
 
 impl<C> Pending<C> {
@@ -312,7 +315,6 @@ struct InFlight<S, C> {
     seq: u64,
     due: Option<Instant>,
     prio: Priority,
-    force: bool,
     output: Output<S, C>,
     /// Its slot was forgotten meanwhile: the result says nothing about
     /// what the slot (now another message) shows.
@@ -396,8 +398,11 @@ impl<S: Ord + Clone, C: Clone + PartialEq> Chat<S, C> {
     /// What the platform will show in `slot` once the output in flight lands.
     fn expected(&self, slot: &S) -> Option<&C> {
         match &self.in_flight {
+            // An orphan went to the message the slot had before it was
+            // forgotten: it says nothing of what the slot will show.
             Some(InFlight {
                 output: Output::Set { slot: s, content },
+                orphan: false,
                 ..
             }) if s == slot => Some(content),
             _ => self.slots.get(slot).and_then(|s| s.shown.as_ref()),
@@ -638,12 +643,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         let seq = self.seq();
         let due = self.due(prio);
         let c = self.chat(&chat);
-        let probing = c
-            .slots
-            .get(&slot)
-            .and_then(|s| s.wanted.as_ref())
-            .is_some_and(|p| p.force);
-        if c.expected(&slot) == Some(&content) && !probing {
+        if c.expected(&slot) == Some(&content) {
             if let Some(s) = c.slots.get_mut(&slot) {
                 s.wanted = None;
             }
@@ -654,16 +654,15 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             });
             // Keep the place in the queue and the earlier due time; the
             // content and the priority are the newest.
-            let (seq, due, force) = match &s.wanted {
-                Some(p) => (p.seq, p.due.min(due).or(p.due).or(due), p.force),
-                None => (seq, due, false),
+            let (seq, due) = match &s.wanted {
+                Some(p) => (p.seq, p.due.min(due).or(p.due).or(due)),
+                None => (seq, due),
             };
             s.wanted = Some(Pending {
                 seq,
                 due,
                 prio,
                 content,
-                force,
             });
         }
         self.reindex(&chat);
@@ -683,46 +682,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             due,
             prio,
             content,
-            force: false,
         });
-        self.reindex(&chat);
-    }
-
-    /// Makes `slot` go out again even if the pacer believes the platform shows
-    /// it already: an edit that changes nothing tells whether the message
-    /// is still there (a person may delete it), and one that is gone is
-    /// posted anew ([`Outcome::Gone`]). A slot whose message is being
-    /// posted is checked once that landed; nothing happens to a slot that
-    /// shows nothing.
-    pub fn recheck(&mut self, chat: K, slot: S, prio: Priority) {
-        let seq = self.seq();
-        let due = self.due(prio);
-        let Some(c) = self.chats.get_mut(&chat) else {
-            return;
-        };
-        let expected = c.expected(&slot).cloned();
-        let Some(s) = c.slots.get_mut(&slot) else {
-            return;
-        };
-        match &mut s.wanted {
-            Some(p) => {
-                p.force = true;
-                p.prio = p.prio.min(prio);
-                p.due = p.due.min(due).or(p.due).or(due);
-            }
-            None => {
-                let Some(shown) = expected else {
-                    return;
-                };
-                s.wanted = Some(Pending {
-                    seq,
-                    due,
-                    prio,
-                    content: shown,
-                    force: true,
-                });
-            }
-        }
         self.reindex(&chat);
     }
 
@@ -764,14 +724,12 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             self.unindex(&chat);
             let c = self.chats.get_mut(&chat)?;
             let ((_, due, seq), prio, slot) = c.next_item().map(|(r, p, s)| (r, p, s.cloned()))?;
-            let mut force = false;
             let output = match slot {
                 Some(slot) => {
                     let s = c.slots.get_mut(&slot)?;
                     let p = s.wanted.take()?;
-                    force = p.force;
                     let content = render(&chat, &slot, p.content);
-                    if s.shown.as_ref() == Some(&content) && !force {
+                    if s.shown.as_ref() == Some(&content) {
                         self.reindex(&chat);
                         continue;
                     }
@@ -793,7 +751,6 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 seq,
                 due,
                 prio,
-                force,
                 output: output.clone(),
                 orphan: false,
             });
@@ -847,7 +804,6 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             due: flight.due,
             prio: flight.prio,
             content,
-            force: flight.force,
         };
         if flight.orphan {
             match outcome {
@@ -864,11 +820,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         match (outcome, flight.output.clone()) {
             (Outcome::Done | Outcome::NotModified, Output::Set { slot, content }) => {
                 if let Some(s) = c.slots.get_mut(&slot) {
-                    // A check asked for meanwhile still goes out.
-                    if s.wanted
-                        .as_ref()
-                        .is_some_and(|p| p.content == content && !p.force)
-                    {
+                    if s.wanted.as_ref().is_some_and(|p| p.content == content) {
                         s.wanted = None;
                     }
                     s.shown = Some(content);
@@ -1004,7 +956,6 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                 due: f.due,
                 prio: f.prio,
                 content,
-                force: f.force,
             };
             match f.output {
                 Output::Set { slot, content } => {
@@ -1025,7 +976,6 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
                     due: None,
                     prio: Priority::Table,
                     content,
-                    force: false,
                 });
             }
             s.shown = None;

@@ -205,19 +205,19 @@ async fn handle(
     shared.changed();
     match fault {
         Some(FaultKind::TooManyRequests { retry_after }) => {
-            shared.lock().record_failure(method);
+            shared.lock().record_failure(method, int(&p, "chat_id"));
             return reply(Err(ApiFailure::retry_after(u64::from(retry_after))));
         }
         Some(FaultKind::ServerError { status }) => {
-            shared.lock().record_failure(method);
+            shared.lock().record_failure(method, int(&p, "chat_id"));
             return reply(Err(ApiFailure::new(status, "Internal Server Error")));
         }
         Some(FaultKind::ChatNotFound) => {
-            shared.lock().record_failure(method);
+            shared.lock().record_failure(method, int(&p, "chat_id"));
             return reply(Err(ApiFailure::new(400, "Bad Request: chat not found")));
         }
         Some(FaultKind::DropConnection) => {
-            shared.lock().record_failure(method);
+            shared.lock().record_failure(method, int(&p, "chat_id"));
             killer.0.notify_one();
             return std::future::pending().await;
         }
@@ -232,7 +232,7 @@ async fn handle(
         r
     };
     if result.is_err() {
-        shared.lock().record_failure(method);
+        shared.lock().record_failure(method, int(&p, "chat_id"));
     }
     reply(result)
 }

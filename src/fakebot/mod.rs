@@ -372,6 +372,11 @@ impl FakeBot {
         self.read(World::failures)
     }
 
+    /// Requests to `chat` that got an error, by method.
+    pub fn failures_in(&self, chat: ChatId) -> BTreeMap<String, u64> {
+        self.read(|w| w.failures_in(chat))
+    }
+
     /// Command lists registered with `setMyCommands`.
     pub fn commands(&self) -> Vec<CommandList> {
         self.read(World::commands)

@@ -88,8 +88,10 @@ impl FakeBotConfig {
     }
 
     /// Turns on all of Telegram's output limits: 20 a minute in a group,
-    /// about 30 a second for the whole bot, about one a second in a
-    /// private chat (a burst of 3 tolerated).
+    /// about 30 a second for the whole bot, one a second in a private chat
+    /// — strictly: a private chat's second output inside one second is
+    /// refused, with no burst (Telegram's refusals are that strict; a bot
+    /// paces with margin).
     pub fn telegram_limits(self) -> Self {
         FakeBotConfig {
             bot_limit: Some(RateLimit {
@@ -98,7 +100,7 @@ impl FakeBotConfig {
             }),
             private_limit: Some(RateLimit {
                 per_second: 1.0,
-                burst: 3.0,
+                burst: 1.0,
             }),
             ..self.strict_group_limit()
         }

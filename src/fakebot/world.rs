@@ -191,6 +191,8 @@ pub(crate) struct World {
     next_group: i64,
     calls: BTreeMap<String, u64>,
     failures: BTreeMap<String, u64>,
+    /// (method, chat) → requests to that chat that got an error.
+    failures_in: BTreeMap<(String, i64), u64>,
     commands: Vec<CommandList>,
     faults: Vec<Fault>,
     webhook: Option<String>,
@@ -263,6 +265,7 @@ impl World {
             next_group: 1,
             calls: BTreeMap::new(),
             failures: BTreeMap::new(),
+            failures_in: BTreeMap::new(),
             commands: Vec::new(),
             faults: Vec::new(),
             webhook: None,
@@ -406,8 +409,14 @@ impl World {
         *self.calls.entry(method.to_owned()).or_default() += 1;
     }
 
-    pub fn record_failure(&mut self, method: &str) {
+    pub fn record_failure(&mut self, method: &str, chat: Option<i64>) {
         *self.failures.entry(method.to_owned()).or_default() += 1;
+        if let Some(chat) = chat {
+            *self
+                .failures_in
+                .entry((method.to_owned(), chat))
+                .or_default() += 1;
+        }
     }
 
     /// The first fault matching this request, used up by one.
@@ -442,6 +451,14 @@ impl World {
 
     pub fn failures(&self) -> BTreeMap<String, u64> {
         self.failures.clone()
+    }
+
+    pub fn failures_in(&self, chat: ChatId) -> BTreeMap<String, u64> {
+        self.failures_in
+            .iter()
+            .filter(|((_, c), _)| *c == chat.0)
+            .map(|((m, _), n)| (m.clone(), *n))
+            .collect()
     }
 
     // ------------------------------------------------ test-side: people

@@ -146,6 +146,10 @@ pub struct Outbox {
     /// it: a table or hand posted anew below, until the new message's id
     /// is recorded. Editing or deleting it makes the row's hash untrue.
     replaced: HashMap<(i64, i32), i64>,
+    /// (private chat, table): hands to post anew once their first post,
+    /// on its way when the person wrote, has landed (its id is needed to
+    /// delete it).
+    reposts_due: HashSet<(i64, i64)>,
     /// (chat, table) → since when its message is out of date, and how urgently.
     stale: HashMap<(i64, i64), (Instant, Priority)>,
     /// The latest view of each table, for names in hands and announcements.
@@ -231,6 +235,7 @@ impl Outbox {
             restored,
             recorded,
             replaced: HashMap::new(),
+            reposts_due: HashSet::new(),
             shared,
             queue,
             refs,
@@ -628,7 +633,14 @@ impl Outbox {
             Local::Unreachable(user) => self.lost(&user, None).await,
             Local::Acted { user, pressed } => {
                 self.alerts.handle_activity(&user, Instant::now());
-                self.recheck_hands(&user, pressed);
+                // A press changes no hand message but by what it does. A
+                // message they wrote in their private chat brings their
+                // hands below it, posted anew: one they deleted comes back
+                // (Telegram tells no bot of a deletion) without an edit
+                // that would change nothing to find out.
+                if pressed.is_none() {
+                    self.repost_hands(&user).await;
+                }
             }
             Local::Returned(user) => self.returned(&user).await,
             Local::ChatGone(chat) => {
@@ -639,10 +651,9 @@ impl Outbox {
         }
     }
 
-    /// Checks that the hand messages of `user` are still there (an edit
-    /// that changes nothing answers "not modified"; a deleted one "not
-    /// found", and it is posted anew), except the one they just pressed.
-    fn recheck_hands(&mut self, user: &UserId, pressed: Option<(ChatId, MessageId)>) {
+    /// Posts the hands of `user` anew at the bottom of their private chat,
+    /// the old messages deleted when the chat has time.
+    async fn repost_hands(&mut self, user: &UserId) {
         let Some(chat) = ids::private_chat_of(user) else {
             return;
         };
@@ -652,17 +663,18 @@ impl Outbox {
             .filter(|((c, _), s)| *c == chat.0 && matches!(s, Source::Hand(_)))
             .map(|((_, t), _)| *t)
             .collect();
+        let service = self.shared.front.service().clone();
         for t in tables {
-            let message = self.refs.get(&(chat.0, t)).copied();
-            if message.is_some() && pressed == message.map(|m| (chat, m)) {
+            if !self.refs.contains_key(&(chat.0, t)) {
+                // Its first post is on its way: anew once it landed.
+                self.reposts_due.insert((chat.0, t));
                 continue;
             }
-            let prio = if self.on_turn.contains(&(chat.0, t)) {
-                Priority::Turn
-            } else {
-                Priority::Acted
+            let Ok(Some(hand)) = service.hand_of(TableId(t), user).await else {
+                continue;
             };
-            self.queue.recheck(chat.0, Slot::Table(t), prio);
+            self.repost_hand(chat.0, t);
+            self.on_output(Output::RenderHand(Box::new(hand))).await;
         }
     }
 
@@ -962,6 +974,13 @@ impl Outbox {
                     // The live table is posted anew below a new deal's news.
                     for a in self.reposting.remove(&(chat, table.0)).unwrap_or_default() {
                         self.forget_owed(table, &a).await;
+                    }
+                    // Its person wrote while it was on its way: anew below.
+                    if self.reposts_due.remove(&(chat, table.0))
+                        && let Some(Source::Hand(hand)) = self.sources.get(&(chat, table.0))
+                    {
+                        let user = hand.player.id.clone();
+                        self.repost_hands(&user).await;
                     }
                 }
                 if let Some((table, a)) = done.owed {

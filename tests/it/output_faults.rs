@@ -163,18 +163,35 @@ async fn a_hand_deleted_on_its_owners_turn_comes_back_when_they_act() {
         })
         .await
         .expect("the hand posted anew after a restart and /start");
-    // A hand that is there is not posted twice: the probe is an edit that
-    // Telegram answers "message is not modified".
-    let refused = |f: &FakeBot| f.failures().get("editMessageText").copied();
+    // A hand that is there is not probed with an edit that changes
+    // nothing (Telegram answers those "message is not modified", each
+    // spending the chat's one write a second; issue 28): `/start` posts it
+    // anew below what they wrote, and the old one goes.
+    let refused = |f: &FakeBot| f.failures_in(dm).get("editMessageText").copied();
     let before = refused(&w.fake);
     w.fake.start_bot(d.users[seat], None).unwrap();
-    w.fake
-        .wait_for(WAIT, |f| (refused(f) > before).then_some(()))
+    let fourth = w
+        .fake
+        .wait_for(WAIT, |f| {
+            hand_at(f, dm, t.version()).filter(|m| m.0 > third.0)
+        })
         .await
-        .expect("the hand checked");
-    assert_eq!(hand_at(&w.fake, dm, t.version()), Some(third));
-    // And play goes on from it.
+        .expect("the hand posted anew after /start");
+    w.fake
+        .wait_for(WAIT, |f| {
+            f.messages(dm).iter().all(|m| m.id != third).then_some(())
+        })
+        .await
+        .expect("the hand before deleted");
+    assert_eq!(hand_at(&w.fake, dm, t.version()), Some(fourth));
+    // Play goes on from it; no press probes a hand either.
     d.play_safe(&t, Duration::ZERO).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        refused(&w.fake),
+        before,
+        "an edit of the hand refused (\"not modified\")"
+    );
     w.stop().await;
 }
 

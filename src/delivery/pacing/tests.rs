@@ -282,54 +282,33 @@ fn a_restarted_pacer_starts_with_its_windows_spent() {
     q.start_spent(c.at(0.0));
     q.set(7, "hand", "a".into());
     assert!(take(&mut q, c.at(0.5)).is_empty());
-    assert_eq!(take(&mut q, c.at(1.0)), ["7:a"]);
+    assert!(take(&mut q, c.at(1.0)).is_empty(), "with margin");
+    assert_eq!(take(&mut q, c.at(1.05)), ["7:a"]);
 }
 
 #[test]
-fn a_recheck_edits_what_is_shown_and_a_gone_message_is_posted_anew() {
+fn what_is_shown_is_not_sent_again_and_a_gone_message_is_posted_anew() {
     let c = Clock::new();
     let mut p = pacer();
-    // Nothing shown: nothing to check.
-    p.recheck("g", "table", Priority::Acted);
-    assert_eq!(p.poll_timeout(), None);
     p.set("g", "table", "a".into());
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=a"]);
+    // Nothing is sent to find out whether a message is still there.
     p.set("g", "table", "a".into());
     assert_eq!(p.poll_timeout(), None, "the same content is not sent again");
-    // Checked: the same content goes out, and "not modified" says it is there.
-    p.recheck("g", "table", Priority::Acted);
-    // Content that turns out the same while the check waits keeps it.
-    p.set("g", "table", "a".into());
-    assert_eq!(
-        drain(&mut p, c.at(3.0), Outcome::NotModified),
-        ["g:table=a"]
-    );
-    assert_eq!(p.shown(&"g", &"table").map(String::as_str), Some("a"));
-    assert!(p.is_idle(&"g"));
-    // Checked again: gone, so it goes out again (as a new message).
-    p.recheck("g", "table", Priority::Acted);
-    let tx = p.poll_transmit(c.at(6.0)).unwrap();
+    // A change finds the message gone: it goes out again (as a new message).
+    p.set("g", "table", "b".into());
+    let tx = p.poll_transmit(c.at(3.0)).unwrap();
     assert_eq!(
         tx.output,
         Output::Set {
             slot: "table",
-            content: "a".into()
+            content: "b".into()
         }
     );
-    p.on_result(tx.ticket, Outcome::Gone, c.at(6.0));
+    p.on_result(tx.ticket, Outcome::Gone, c.at(3.0));
     assert_eq!(p.shown(&"g", &"table"), None);
-    assert_eq!(drain(&mut p, c.at(9.0), Outcome::Done), ["g:table=a"]);
+    assert_eq!(drain(&mut p, c.at(6.0), Outcome::Done), ["g:table=b"]);
     assert!(p.is_idle(&"g"));
-    // Asked while the message is being posted: checked once it landed.
-    p.set("h", "table", "x".into());
-    let tx = p.poll_transmit(c.at(9.0)).unwrap();
-    p.recheck("h", "table", Priority::Acted);
-    p.on_result(tx.ticket, Outcome::Done, c.at(9.0));
-    assert_eq!(
-        drain(&mut p, c.at(12.0), Outcome::NotModified),
-        ["h:table=x"]
-    );
-    assert!(p.is_idle(&"h"));
 }
 
 /// A scripted step for the property test.
@@ -486,11 +465,13 @@ fn a_private_chat_gets_one_output_a_second() {
     assert_eq!(take(&mut p, c.at(0.0)), ["7:a"]);
     p.set(7, "hand", "b".into());
     p.set_with(7, "other", "x".into(), Priority::Turn);
-    assert!(take(&mut p, c.at(0.9)).is_empty());
-    // The urgent one first; the hand a second after.
-    assert_eq!(take(&mut p, c.at(1.0)), ["7:x"]);
-    assert!(take(&mut p, c.at(1.5)).is_empty());
-    assert_eq!(take(&mut p, c.at(2.0)), ["7:b"]);
+    // Not at exactly one second: Telegram may see the call a few ms
+    // earlier and refuse it.
+    assert!(take(&mut p, c.at(1.0)).is_empty());
+    // The urgent one first; the hand one interval after.
+    assert_eq!(take(&mut p, c.at(1.05)), ["7:x"]);
+    assert!(take(&mut p, c.at(2.0)).is_empty());
+    assert_eq!(take(&mut p, c.at(2.1)), ["7:b"]);
 }
 
 #[test]

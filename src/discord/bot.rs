@@ -288,11 +288,11 @@ impl RunningDiscord {
 /// every second at 50 at most.
 pub const GLOBAL_CALLS_PER_WINDOW: u16 = 25;
 
-/// The REST client for `discord`: Discord's own API, or the one at
-/// `DISCORD_API_URL` (`{url}/api/v10/…`).
-/// The client of every REST call but interaction callbacks, through the
-/// bot's own [`GateProxy`] (which keeps Discord's global 429s, twilight
-/// does not); the client works while the gate is kept.
+/// The REST client for `discord` — Discord's own API, or the one at
+/// `DISCORD_API_URL` (`{url}/api/v10/…`) — for every call but interaction
+/// callbacks, through the bot's own [`GateProxy`] (which keeps Discord's
+/// global 429s; twilight does not). The client works while the gate is
+/// kept.
 pub fn http_client(discord: &DiscordConfig) -> Result<(Client, GateProxy), DiscordError> {
     let upstream = match &discord.api_url {
         Some(url) => api_base(url)?,

@@ -945,9 +945,6 @@ async fn mark_shown(shared: Arc<Shared>, table: TableId, chat: String, shown: Op
     }
 }
 
-/// The old table message after the table was posted anew: it keeps its
-/// text (or says `said` instead) and loses its buttons (one edit; a
-/// refusal leaves it as it was, its buttons then answer as out of date).
 /// At most this many tables are checked for posts anew at a start (one
 /// call each): a kill leaves a handful; many more means something else.
 const MAX_LOOKED_AFTER: usize = 50;
@@ -1004,6 +1001,9 @@ async fn adopt_orphans(
     Some(adopt)
 }
 
+/// The old table message after the table was posted anew: it keeps its
+/// text (or says `said` instead) and loses its buttons (one edit; a
+/// refusal leaves it as it was, its buttons then answer as out of date).
 async fn strip(
     shared: &Shared,
     channel: Id<ChannelMarker>,

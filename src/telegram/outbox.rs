@@ -663,19 +663,24 @@ impl Outbox {
             .filter(|((c, _), s)| *c == chat.0 && matches!(s, Source::Hand(_)))
             .map(|((_, t), _)| *t)
             .collect();
-        let service = self.shared.front.service().clone();
         for t in tables {
-            if !self.refs.contains_key(&(chat.0, t)) {
-                // Its first post is on its way: anew once it landed.
-                self.reposts_due.insert((chat.0, t));
-                continue;
-            }
-            let Ok(Some(hand)) = service.hand_of(TableId(t), user).await else {
-                continue;
-            };
-            self.repost_hand(chat.0, t);
-            self.on_output(Output::RenderHand(Box::new(hand))).await;
+            self.repost_hand_of(user, chat.0, t).await;
         }
+    }
+
+    /// Posts the hand of `user` at `table` anew in their private `chat`.
+    async fn repost_hand_of(&mut self, user: &UserId, chat: i64, table: i64) {
+        if !self.refs.contains_key(&(chat, table)) {
+            // Its first post is on its way: anew once it landed.
+            self.reposts_due.insert((chat, table));
+            return;
+        }
+        let service = self.shared.front.service().clone();
+        let Ok(Some(hand)) = service.hand_of(TableId(table), user).await else {
+            return;
+        };
+        self.repost_hand(chat, table);
+        self.on_output(Output::RenderHand(Box::new(hand))).await;
     }
 
     /// Posts the person's hands anew, and their tables without the deep link.
@@ -980,7 +985,7 @@ impl Outbox {
                         && let Some(Source::Hand(hand)) = self.sources.get(&(chat, table.0))
                     {
                         let user = hand.player.id.clone();
-                        self.repost_hands(&user).await;
+                        self.repost_hand_of(&user, chat, table.0).await;
                     }
                 }
                 if let Some((table, a)) = done.owed {

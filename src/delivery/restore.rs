@@ -76,9 +76,14 @@ impl Restored {
     /// the new message out, its id not yet recorded — so these are the
     /// tables to look for [`Orphans`] of.
     pub fn unsure(&self) -> Vec<(TableId, String, i64)> {
+        let known: std::collections::HashSet<(TableId, &str)> = self
+            .shown
+            .iter()
+            .map(|(t, c, _)| (*t, c.as_str()))
+            .collect();
         self.messages
             .iter()
-            .filter(|(t, c, _)| !self.shown.iter().any(|(st, sc, _)| st == t && sc == c))
+            .filter(|(t, c, _)| !known.contains(&(*t, c.as_str())))
             .cloned()
             .collect()
     }

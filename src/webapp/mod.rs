@@ -479,7 +479,7 @@ async fn press(
 pub const TELEGRAM_BRIDGE: &str = "https://telegram.org/js/telegram-web-app.js";
 
 /// The page, its bridge script loaded from `bridge`.
-fn index_html(bridge: &str) -> Arc<str> {
+fn index_html(bridge: &str) -> Bytes {
     let attr = |url: &str| format!("src=\"{url}\"");
     INDEX_HTML
         .replace(&attr(TELEGRAM_BRIDGE), &attr(&html_attr(bridge)))
@@ -530,14 +530,14 @@ fn router(
             "/",
             get({
                 let index = index.clone();
-                move || async move { asset(index.to_string(), "text/html; charset=utf-8") }
+                move || async move { asset(index, "text/html; charset=utf-8") }
             }),
         )
         .route(
             "/index.html",
             get({
                 let index = index.clone();
-                move || async move { asset(index.to_string(), "text/html; charset=utf-8") }
+                move || async move { asset(index, "text/html; charset=utf-8") }
             }),
         )
         .route(

@@ -1082,6 +1082,47 @@ async fn a_page_left_for_another_lets_go_of_the_chat_hand() {
     app.stop().await;
 }
 
+/// An admin's proxy while nothing serves behind it: every request on
+/// `addr` answered 502, as nginx does, and counted.
+struct BadGateway {
+    asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl BadGateway {
+    async fn on(addr: SocketAddr) -> BadGateway {
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = asked.clone();
+        let app = axum::Router::new().fallback(move || {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            async { (axum::http::StatusCode::BAD_GATEWAY, "502 Bad Gateway") }
+        });
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        BadGateway { asked, task }
+    }
+
+    /// Waits until a page's stream has met the 502 (a browser tries again
+    /// some 3 s after a drop).
+    async fn met(&self) {
+        eventually(
+            Duration::from_secs(15),
+            Duration::from_millis(50),
+            "the page's stream met the proxy's 502",
+            || async { (self.asked.load(std::sync::atomic::Ordering::Relaxed) > 0).then_some(()) },
+        )
+        .await;
+    }
+
+    /// Frees the address for the server that comes back.
+    async fn stop(self) {
+        self.task.abort();
+        let _ = self.task.await;
+    }
+}
+
 /// The Mini App server goes away under open pages, and for a while the
 /// admin's proxy in front of it answers 502 (as nginx does), which makes
 /// a browser give its event stream up for good. Once a new server is
@@ -1110,30 +1151,14 @@ async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_p
     }
     first.stop().await;
     // The proxy's 502 on the same address while nothing serves.
-    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
-    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = asked.clone();
-    let bad_gateway = axum::Router::new().fallback(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        async { (axum::http::StatusCode::BAD_GATEWAY, "502 Bad Gateway") }
-    });
-    let proxy = tokio::spawn(async move {
-        let _ = axum::serve(listener, bad_gateway).await;
-    });
+    let proxy = BadGateway::on(addr).await;
     // A move from the chat while the page cannot hear of it.
     t = w.play(&t).await;
     // Until the page's stream has met the 502 (the browser tries again
     // some 3 s after a drop), and a little longer.
-    eventually(
-        Duration::from_secs(15),
-        Duration::from_millis(50),
-        "the page's stream met the proxy's 502",
-        || async { (asked.load(std::sync::atomic::Ordering::Relaxed) > 0).then_some(()) },
-    )
-    .await;
+    proxy.met().await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    proxy.abort();
-    let _ = proxy.await;
+    proxy.stop().await;
     let front = w.running().shared().front.clone();
     let again = webapp::serve(
         addr,
@@ -1231,25 +1256,9 @@ async fn open_pages_go_on_after_the_bot_is_killed_behind_a_proxy() {
 
     drop(bot);
     // The proxy's 502 while nothing serves, until the page's stream met it.
-    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
-    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = asked.clone();
-    let bad_gateway = axum::Router::new().fallback(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        async { (axum::http::StatusCode::BAD_GATEWAY, "502 Bad Gateway") }
-    });
-    let proxy = tokio::spawn(async move {
-        let _ = axum::serve(listener, bad_gateway).await;
-    });
-    eventually(
-        Duration::from_secs(15),
-        Duration::from_millis(50),
-        "the page's stream met the proxy's 502",
-        || async { (asked.load(std::sync::atomic::Ordering::Relaxed) > 0).then_some(()) },
-    )
-    .await;
-    proxy.abort();
-    let _ = proxy.await;
+    let proxy = BadGateway::on(addr).await;
+    proxy.met().await;
+    proxy.stop().await;
     let _bot = start().await;
 
     // Moves from the chat and from the page, each shown in the page.

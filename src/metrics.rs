@@ -235,7 +235,7 @@ fn describe_and_register() {
         ::metrics::gauge!(SCHEDULER_QUEUE_LENGTH, "priority" => priority).set(0.0);
         let _ = ::metrics::histogram!(OUTPUT_WAIT_SECONDS, "priority" => priority);
     }
-    for of in ["actor", "acted", "group", "others"] {
+    for of in ["actor", "group", "others"] {
         let _ = ::metrics::histogram!(OUTPUT_STALENESS_SECONDS, "of" => of);
     }
     let _ = ::metrics::histogram!(DB_COMMIT_SECONDS);

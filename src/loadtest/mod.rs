@@ -385,10 +385,9 @@ pub struct LoadReport {
     pub max_outputs_per_second: usize,
     /// 429s the fake answered, by limit.
     pub limit_hits: LimitHits,
-    /// Freshness of the acting person's hand, of the hand of the person
-    /// who just acted, of group tables, of the other hands.
+    /// Freshness of the acting person's hand, of group tables, of the
+    /// other hands.
     pub fresh_actor: Quantiles,
-    pub fresh_acted: Quantiles,
     pub fresh_group: Quantiles,
     pub fresh_others: Quantiles,
     /// Hands that did not show their table's latest version once the bot
@@ -530,7 +529,6 @@ impl fmt::Display for LoadReport {
                 self.webapp_others
             )?;
         }
-        writeln!(f, "freshness, who just acted    {}", self.fresh_acted)?;
         writeln!(f, "freshness, group table       {}", self.fresh_group)?;
         writeln!(f, "freshness, other hands       {}", self.fresh_others)?;
         writeln!(
@@ -924,7 +922,6 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         max_outputs_per_second: max_per_second,
         limit_hits: fake.limit_hits(),
         fresh_actor: Quantiles::of(freshness.actor),
-        fresh_acted: Quantiles::of(freshness.acted),
         fresh_group: Quantiles::of(freshness.group),
         fresh_others: Quantiles::of(freshness.others),
         stale_hands_at_end,

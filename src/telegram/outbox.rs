@@ -134,8 +134,6 @@ pub struct Outbox {
     refs: HashMap<(i64, i64), MessageId>,
     /// (chat, table) → what that message is rendered from.
     sources: HashMap<(i64, i64), Source>,
-    /// (private chat, table): hands last shown as the person's turn.
-    on_turn: HashSet<(i64, i64)>,
     /// (chat, table) → a hash of what its message showed when the bot
     /// started: the first render that matches is not sent again.
     restored: HashMap<(i64, i64), i64>,
@@ -240,7 +238,6 @@ impl Outbox {
             queue,
             refs,
             sources: HashMap::new(),
-            on_turn: HashSet::new(),
             stale: HashMap::new(),
             views: HashMap::new(),
             news: News::default(),
@@ -394,7 +391,6 @@ impl Outbox {
                     self.views.remove(&view.id);
                     let id = view.id.0;
                     self.sources.retain(|(_, t), _| *t != id);
-                    self.on_turn.retain(|(_, t)| *t != id);
                     self.alerts.forget_table(view.id);
                 } else {
                     self.views.insert(view.id, *view);
@@ -429,11 +425,10 @@ impl Outbox {
                 if turn == (Turn::Began { alert: true }) {
                     self.repost_hand(chat.0, hand.table.0);
                 }
+                // The hand of the person who just acted is one of the
+                // others: their press was answered (see `Priority`).
                 let prio = if hand.your_turn {
-                    self.on_turn.insert(key);
                     Priority::Turn
-                } else if self.on_turn.remove(&key) {
-                    Priority::Acted
                 } else {
                     Priority::Background
                 };
@@ -715,7 +710,6 @@ impl Outbox {
         };
         let key = (chat.0, table.0);
         self.sources.remove(&key);
-        self.on_turn.remove(&key);
         self.alerts.handle_gone(user, table);
         if let Some(Piece::Show(shown)) = self.queue.shown(&chat.0, &Slot::Table(table.0)).cloned()
         {

@@ -91,11 +91,9 @@ pub struct Freshness {
     /// The hand of the person who must act (from the change that made it
     /// their turn).
     pub actor: Vec<Duration>,
-    /// The hand of the person who just acted.
-    pub acted: Vec<Duration>,
     /// Group table messages.
     pub group: Vec<Duration>,
-    /// Everyone else's hands.
+    /// Everyone else's hands, the person's who just acted among them.
     pub others: Vec<Duration>,
 }
 
@@ -104,7 +102,6 @@ impl Freshness {
         let (list, label) = match (class_of(&chat), prio) {
             (Class::Group, _) => (&mut self.group, "group"),
             (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
-            (Class::Private, Priority::Acted) => (&mut self.acted, "acted"),
             (Class::Private, _) => (&mut self.others, "others"),
         };
         // Bounded: a long-running bot keeps the metric, not every sample.

@@ -496,36 +496,42 @@ fn when_the_budget_is_short_the_person_to_act_goes_first() {
 }
 
 #[test]
-fn a_lower_priority_is_a_head_start_not_starvation() {
+fn a_lower_priority_is_a_head_start_and_no_tier_is_starved() {
     let c = Clock::new();
     let mut p = scheduler();
     let mut now = c.at(0.0);
-    // Work of those who just acted arrives faster than the budget (40/s)
-    // for 30 s; an everyone-else hand queued at the start waits its 10 s
+    // Replies arrive faster than the budget (40/s against 30/s) for 30 s.
+    // A group table queued at the start is in their tier: it waits its 3 s
     // head start and the work queued before that, then goes out while the
-    // flood goes on.
+    // flood goes on. A hand not on turn is of the last tier: it goes
+    // after at most `HANDS_EVERY` of the others, not after the flood.
     assert!(p.poll_transmit(now).is_none());
     let mut n = 0;
-    let mut went = None;
+    let (mut table, mut hand) = (None, None);
+    let mut sent = 0;
     while now < c.at(30.0) {
         for _ in 0..2 {
             n += 1;
-            p.set_with(1000 + n, "hand", format!("t{n}"), Priority::Acted);
+            p.send_with(1000 + n, format!("t{n}"), Priority::Acted);
         }
         if n == 2 {
+            p.set_with(-99, "table", "table".into(), Priority::Table);
             p.set_with(99, "hand", "background".into(), Priority::Background);
         }
         for out in take(&mut p, now) {
-            if out == "99:background" {
-                went.get_or_insert(now);
+            sent += 1;
+            match out.as_str() {
+                "-99:table" => table = table.or(Some(now)),
+                "99:background" => hand = hand.or(Some((now, sent))),
+                _ => {}
             }
         }
         now += secs(0.05);
     }
-    let went = went
-        .expect("the background hand went out")
-        .duration_since(c.at(0.0));
-    assert!(went >= secs(10.0) && went <= secs(25.0), "{went:?}");
+    let table = table.expect("the table went out").duration_since(c.at(0.0));
+    assert!(table >= secs(3.0) && table <= secs(15.0), "{table:?}");
+    let (_, after) = hand.expect("the hand went out");
+    assert!(after <= HANDS_EVERY as usize + 1, "after {after} outputs");
 }
 
 #[test]

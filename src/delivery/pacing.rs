@@ -116,6 +116,28 @@ impl PacerConfig {
     }
 }
 
+/// `t` as unix milliseconds, given that `now` is `unix_now_ms`: how write
+/// times are recorded for the next process ([`Pacer::window_writes`]).
+pub fn unix_ms(t: Instant, now: Instant, unix_now_ms: i64) -> i64 {
+    let ago = i64::try_from(now.saturating_duration_since(t).as_millis()).unwrap_or(i64::MAX);
+    unix_now_ms.saturating_sub(ago)
+}
+
+/// A recorded write time (unix milliseconds) as an `Instant`, given that
+/// `now` is `unix_now_ms`. A time ahead of `now` (another machine's clock
+/// ahead of this one's) counts as `now`: the safe side.
+pub fn instant_of(ms: i64, now: Instant, unix_now_ms: i64) -> Instant {
+    let ago = u64::try_from(unix_now_ms.saturating_sub(ms)).unwrap_or(0);
+    now.checked_sub(Duration::from_millis(ago)).unwrap_or(now)
+}
+
+/// A window's oldest write frees its place this much after the window:
+/// the pacer counts a write from when it goes out, the platform from when
+/// it arrives, and a later call that arrives faster than the oldest did
+/// would otherwise land inside the window (a group's 21st write in a
+/// minute; seen after a restart that knew the window exactly).
+pub const WINDOW_MARGIN: Duration = Duration::from_millis(250);
+
 /// One private chat's outputs are at least this far apart.
 pub const PRIVATE_INTERVAL: Duration = Duration::from_millis(1050);
 
@@ -416,7 +438,11 @@ impl<S: Ord + Clone, C: Clone + PartialEq> Chat<S, C> {
             later(last + gap);
         }
         if config.max_per_window > 0 && self.recent.len() >= config.max_per_window {
-            later(self.recent[self.recent.len() - config.max_per_window] + config.window);
+            later(
+                self.recent[self.recent.len() - config.max_per_window]
+                    + config.window
+                    + WINDOW_MARGIN,
+            );
         }
         Some(match at {
             None => Index::Ready(rank),
@@ -577,6 +603,33 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             }
             self.reindex(&chat);
         }
+    }
+
+    /// The times of `chat`'s latest outputs that its window counts, oldest
+    /// first, for the next process to know the window exactly
+    /// ([`Pacer::restore_writes`]); empty for a chat whose class has no
+    /// window limit (its interval alone is kept by [`Pacer::start_spent`]).
+    pub fn window_writes(&self, chat: &K) -> Vec<Instant> {
+        match self.chats.get(chat) {
+            Some(c) if self.limits.of(c.class).max_per_window > 0 => {
+                c.recent.iter().copied().collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// `chat`'s latest outputs were at `times`, as the process before this
+    /// one recorded them ([`Pacer::window_writes`]): its window and its
+    /// spacing count from those instead of [`Pacer::start_spent`]'s even
+    /// guess, which urgent writes 0.5 s apart can make wrong.
+    pub fn restore_writes(&mut self, chat: K, times: impl IntoIterator<Item = Instant>) {
+        let mut times: Vec<Instant> = times.into_iter().collect();
+        times.sort_unstable();
+        let max = self.limits.of((self.classify)(&chat)).max_per_window.max(1);
+        let skip = times.len().saturating_sub(max);
+        let c = self.chat(&chat);
+        c.recent = times.into_iter().skip(skip).collect();
+        self.reindex(&chat);
     }
 
     pub fn limits(&self) -> Limits {

@@ -26,6 +26,7 @@ pub mod postgres;
 mod service;
 mod stats;
 mod writer;
+mod writes;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -346,6 +347,30 @@ struct CommandRow {
     table_id: Option<i64>,
     first_version: i64,
     last_version: i64,
+}
+
+/// A chat's write times as the `chat_writes` row keeps them.
+fn writes_encoded(times: &[i64]) -> String {
+    times
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The `chat_writes` rows read back; a damaged time is left out (the
+/// window then counts one write fewer than there was, as before the rows
+/// were kept), never an error that would keep the bot from starting.
+fn writes_decoded(rows: Vec<(String, String)>) -> Vec<(String, Vec<i64>)> {
+    rows.into_iter()
+        .map(|(chat, times)| {
+            let times = times
+                .split(',')
+                .filter_map(|t| t.trim().parse::<i64>().ok())
+                .collect();
+            (chat, times)
+        })
+        .collect()
 }
 
 fn version_of(v: i64) -> Result<u64, StoreError> {

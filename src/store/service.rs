@@ -221,6 +221,23 @@ macro_rules! table_store {
                 boxed(<$store>::save_burials(self, platform, changes))
             }
 
+            fn chat_writes(
+                &self,
+                platform: Platform,
+                since_ms: i64,
+            ) -> StoreFuture<'_, Vec<(String, Vec<i64>)>> {
+                boxed(<$store>::chat_writes(self, platform, since_ms))
+            }
+
+            fn save_chat_writes<'a>(
+                &'a self,
+                platform: Platform,
+                chat: &'a str,
+                times: &'a [i64],
+            ) -> StoreFuture<'a, ()> {
+                boxed(<$store>::save_chat_writes(self, platform, chat, times))
+            }
+
             fn health(&self) -> watch::Receiver<StoreHealth> {
                 <$store>::health(self)
             }
@@ -429,6 +446,23 @@ impl TableStore for std::sync::Arc<dyn TableStore> {
         changes: &'a [(String, Option<u32>)],
     ) -> StoreFuture<'a, ()> {
         (**self).save_burials(platform, changes)
+    }
+
+    fn chat_writes(
+        &self,
+        platform: Platform,
+        since_ms: i64,
+    ) -> StoreFuture<'_, Vec<(String, Vec<i64>)>> {
+        (**self).chat_writes(platform, since_ms)
+    }
+
+    fn save_chat_writes<'a>(
+        &'a self,
+        platform: Platform,
+        chat: &'a str,
+        times: &'a [i64],
+    ) -> StoreFuture<'a, ()> {
+        (**self).save_chat_writes(platform, chat, times)
     }
 
     fn health(&self) -> watch::Receiver<StoreHealth> {

@@ -741,6 +741,30 @@ impl TableService {
         Ok(self.inner.store.save_burials(platform, changes).await?)
     }
 
+    /// The latest write times of `platform`'s chats written since
+    /// `since_ms` (see [`super::storage::TableStore::chat_writes`]).
+    pub async fn chat_writes(
+        &self,
+        platform: Platform,
+        since_ms: i64,
+    ) -> Result<Vec<(String, Vec<i64>)>, ServiceError> {
+        Ok(self.inner.store.chat_writes(platform, since_ms).await?)
+    }
+
+    /// Sets `chat`'s latest write times.
+    pub async fn save_chat_writes(
+        &self,
+        platform: Platform,
+        chat: &str,
+        times: &[i64],
+    ) -> Result<(), ServiceError> {
+        Ok(self
+            .inner
+            .store
+            .save_chat_writes(platform, chat, times)
+            .await?)
+    }
+
     /// The announcements chats of `platform` are still owed (results and
     /// new deals recorded with the command that produced them), oldest
     /// first: (table, chat, announcement). A front-end sends them at its

@@ -328,6 +328,27 @@ pub trait TableStore: Send + Sync + 'static {
         changes: &'a [(String, Option<u32>)],
     ) -> StoreFuture<'a, ()>;
 
+    // ------------------------------------------------- write times
+    // When a front-end last wrote to each chat (unix milliseconds), kept
+    // so that a restarted or promoted process counts a chat's rate window
+    // from the writes the platform counted, not from a guess.
+
+    /// Forgets the chats of `platform` not written since `since_ms`; every
+    /// other chat's latest write times, oldest first.
+    fn chat_writes(
+        &self,
+        platform: Platform,
+        since_ms: i64,
+    ) -> StoreFuture<'_, Vec<(String, Vec<i64>)>>;
+
+    /// Sets `chat`'s latest write times (oldest first; empty: nothing).
+    fn save_chat_writes<'a>(
+        &'a self,
+        platform: Platform,
+        chat: &'a str,
+        times: &'a [i64],
+    ) -> StoreFuture<'a, ()>;
+
     /// Whether the store can write; changes as commits fail and recover.
     fn health(&self) -> watch::Receiver<StoreHealth>;
 

@@ -44,7 +44,7 @@ use crate::delivery::alerts::{Turn, TurnAlerts};
 use crate::delivery::content::{Landed, Recorded, Writes, content_hash as hash_of_parts, waited};
 use crate::delivery::news::{News, starts_a_deal};
 use crate::delivery::pacing::{
-    Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket,
+    Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket, instant_of, unix_ms,
 };
 use crate::delivery::restore::restore;
 use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
@@ -228,6 +228,9 @@ impl Outbox {
         if !refs.is_empty() {
             queue.start_spent(Instant::now());
         }
+        // Where the writes were recorded (every group's since this was
+        // kept), the window counts from them exactly instead.
+        restore_writes(&shared, &mut queue, limits.group.window).await;
         let recorded = Recorded::restore(restored.iter().map(|(k, h)| (*k, *h)));
         let mut outbox = Outbox {
             restored,
@@ -878,11 +881,25 @@ impl Outbox {
                     content: Piece::Show(m),
                 } => (None, Call::Send(m)),
             };
+            // A group's write times, recorded before the write goes: a
+            // kill after it cannot leave the next process a window short.
+            let window_writes = (class_of(&chat) == Class::Group && !matches!(call, Call::Nothing))
+                .then(|| {
+                    let unix_now = unix_now_ms();
+                    let times = self.queue.window_writes(&chat);
+                    times
+                        .into_iter()
+                        .map(|t| unix_ms(t, now, unix_now))
+                        .collect::<Vec<_>>()
+                });
             let shared = self.shared.clone();
             let done = self.done_tx.clone();
             let ticket = tx.ticket;
             tokio::spawn(async move {
                 let method = call.method();
+                if let Some(times) = window_writes {
+                    waited(save_writes(shared.clone(), chat, times)).await;
+                }
                 let mut landed = Landed::default();
                 if let (true, Some(t)) = (writes.unknown_first, shown_table) {
                     landed.unknown(waited(mark_shown(shared.clone(), chat, t, None)).await);
@@ -1221,6 +1238,57 @@ async fn mark_shown(shared: Arc<Shared>, chat: i64, table: i64, shown: Option<i6
             tracing::warn!(error = %e, chat, table, "cannot record what a message shows");
             false
         }
+    }
+}
+
+/// The wall clock, in unix milliseconds (write times are compared across
+/// processes, so not an `Instant`).
+fn unix_now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Records a group's latest write times (`Pacer::window_writes`).
+async fn save_writes(shared: Arc<Shared>, chat: i64, times: Vec<i64>) -> bool {
+    let service = shared.front.service();
+    match service
+        .save_chat_writes(Platform::Telegram, &chat.to_string(), &times)
+        .await
+    {
+        Ok(()) => true,
+        Err(e) if e.is_closed() => false,
+        Err(e) => {
+            tracing::warn!(error = %e, chat, "cannot record a group's write times");
+            false
+        }
+    }
+}
+
+/// Gives the pacer every group's write times recorded within the last
+/// `window` (by this process before a restart, or by the replica that
+/// served before a takeover).
+async fn restore_writes(shared: &Shared, queue: &mut Pacer<i64, Slot, Piece>, window: Duration) {
+    let (now, unix_now) = (Instant::now(), unix_now_ms());
+    let since = unix_now.saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX));
+    let rows = match shared
+        .front
+        .service()
+        .chat_writes(Platform::Telegram, since)
+        .await
+    {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the groups' write times: their windows are guessed");
+            return;
+        }
+    };
+    for (chat, times) in rows {
+        let Ok(chat) = chat.parse::<i64>() else {
+            continue;
+        };
+        let times = times.into_iter().filter(|ms| *ms >= since);
+        queue.restore_writes(chat, times.map(|ms| instant_of(ms, now, unix_now)));
     }
 }
 

@@ -47,6 +47,7 @@ both!(
     old_keys_are_pruned,
     table_ids_come_from_the_database,
     a_write_after_the_close_is_dropped_as_closed,
+    chat_write_times_are_kept_and_old_ones_forgotten,
 );
 
 /// A new store of `backend` (its database kept as long as the folder).
@@ -297,6 +298,62 @@ async fn message_refs_and_shown_hashes(backend: Backend) {
         vec![(TableId(1), "501".into(), 12)]
     );
     store.close().await;
+}
+
+/// A group's write times are read back as saved, per platform and chat,
+/// the newest save winning; a chat not written since the time asked for
+/// is forgotten (deleted), and a new store on the database reads the same.
+async fn chat_write_times_are_kept_and_old_ones_forgotten(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, url) = open(backend, &dir).await;
+    let sorted = |mut rows: Vec<(String, Vec<i64>)>| {
+        rows.sort();
+        rows
+    };
+    store
+        .save_chat_writes(Platform::Telegram, "-1", &[1_000, 1_500, 2_000])
+        .await
+        .unwrap();
+    store
+        .save_chat_writes(Platform::Telegram, "-2", &[500])
+        .await
+        .unwrap();
+    store
+        .save_chat_writes(Platform::Discord, "-1", &[9_000])
+        .await
+        .unwrap();
+    // The newest save of a chat replaces its times; nothing is no row.
+    store
+        .save_chat_writes(Platform::Telegram, "-1", &[1_500, 2_000, 2_500])
+        .await
+        .unwrap();
+    store
+        .save_chat_writes(Platform::Telegram, "-3", &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        sorted(store.chat_writes(Platform::Telegram, 0).await.unwrap()),
+        [
+            ("-1".to_owned(), vec![1_500, 2_000, 2_500]),
+            ("-2".to_owned(), vec![500])
+        ]
+    );
+    // Asked since 1 s: "-2" (last written at 0.5 s) goes for good.
+    assert_eq!(
+        store.chat_writes(Platform::Telegram, 1_000).await.unwrap(),
+        [("-1".to_owned(), vec![1_500, 2_000, 2_500])]
+    );
+    store.close().await;
+    let reopened = kozyr::store::open(&StoreOptions::new(&url)).await.unwrap();
+    assert_eq!(
+        sorted(reopened.chat_writes(Platform::Telegram, 0).await.unwrap()),
+        [("-1".to_owned(), vec![1_500, 2_000, 2_500])]
+    );
+    assert_eq!(
+        reopened.chat_writes(Platform::Discord, 0).await.unwrap(),
+        [("-1".to_owned(), vec![9_000])]
+    );
+    reopened.close().await;
 }
 
 /// A write that finishes after a graceful stop closed the store (a record

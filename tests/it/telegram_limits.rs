@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use kozyr::delivery::pacing::PacerConfig;
 use kozyr::fakebot::{FakeBot, FakeBotConfig, LimitHits, UserSpec};
 use teloxide::RequestError;
 use teloxide::prelude::*;
@@ -191,6 +192,85 @@ async fn the_lobby_turns_into_the_game_at_once() {
         took < Duration::from_millis(1500),
         "the Start button stayed {took:?} after the game began"
     );
+    w.stop().await;
+    assert_eq!(fake.limit_hits(), LimitHits::default());
+}
+
+/// Issue 28.3: a restart keeps a group's rate window exactly. Urgent
+/// writes (the lobby filling, 0.3 s apart here) fill the window at its
+/// start; a restart a moment later used to guess the window's writes
+/// evenly spread up to the restart and wrote again after one spacing,
+/// inside the window the platform still counted (the fake refused it).
+/// The writes are recorded before they go, and the restarted bot waits
+/// for the window the group really spent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_keeps_the_window_a_groups_urgent_writes_filled() {
+    const WINDOW: Duration = Duration::from_secs(20);
+    const LIMIT: usize = 4;
+    let fake = FakeBotConfig {
+        group_limit: Some(LIMIT),
+        group_window: WINDOW,
+        ..crate::support::telegram::Setup::default().fake
+    };
+    let tuning = Tuning {
+        group_pacing: PacerConfig {
+            min_interval: Duration::from_secs(5),
+            urgent_interval: Duration::from_millis(300),
+            window: WINDOW,
+            max_per_window: LIMIT,
+        },
+        ..crate::support::fast_tuning()
+    };
+    let mut w = world(fake, tuning).await;
+    let fake = w.fake.clone();
+    let d = w.driver("Window");
+    for u in d.users {
+        fake.start_bot(u, None).unwrap();
+    }
+    fake.user_says(d.group, d.users[0], "/kozel").unwrap();
+    // The lobby's post and three seats taken, each shown before the next
+    // (not merged): the window is full within a second or so.
+    for i in 1..4 {
+        let data = d.lobby_button(&format!("{}", i + 1)).await.unwrap();
+        d.press_ok(d.users[i], d.group, &data).await.unwrap();
+        eventually(
+            Duration::from_secs(5),
+            Duration::from_millis(20),
+            "the seat is shown",
+            || async { (fake.outputs(d.group).len() > i).then_some(()) },
+        )
+        .await;
+    }
+    let start_data = d.lobby_button("Start").await.unwrap();
+    assert_eq!(fake.outputs(d.group).len(), LIMIT);
+    let filled = tokio::time::Instant::now();
+    w.stop().await;
+    w.start().await;
+    d.press_ok(d.users[0], d.group, &start_data).await.unwrap();
+    assert!(
+        filled.elapsed() < WINDOW / 2,
+        "the restart took {:?}: too long to test the window",
+        filled.elapsed()
+    );
+    // The game goes out once the window has room: nothing before that.
+    eventually(
+        WINDOW + Duration::from_secs(10),
+        Duration::from_millis(50),
+        "the game is shown in the group",
+        || async { (fake.outputs(d.group).len() > LIMIT).then_some(()) },
+    )
+    .await;
+    let outputs = fake.outputs(d.group);
+    let after = outputs[LIMIT].at.duration_since(outputs[0].at);
+    assert!(
+        after >= WINDOW,
+        "the first write after the restart came {after:?} after the window's first"
+    );
+    // Play goes on, the group's window kept.
+    let played = w.open_table_in(d.group).await.expect("an open table");
+    d.play_safe(&played, Duration::ZERO).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(fake.max_outputs_in_window(d.group, WINDOW) <= LIMIT);
     w.stop().await;
     assert_eq!(fake.limit_hits(), LimitHits::default());
 }

@@ -175,8 +175,10 @@ fn at_most_twenty_a_minute() {
         p.send("g", format!("m{i}"));
     }
     assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done).len(), 20);
-    assert_eq!(p.poll_timeout(), Some(Some(c.at(60.0))));
-    assert_eq!(drain(&mut p, c.at(60.0), Outcome::Done).len(), 5);
+    // The window, and its margin for the calls' differing latencies.
+    assert_eq!(p.poll_timeout(), Some(Some(c.at(60.25))));
+    assert!(drain(&mut p, c.at(60.0), Outcome::Done).is_empty());
+    assert_eq!(drain(&mut p, c.at(60.25), Outcome::Done).len(), 5);
 }
 
 #[test]
@@ -256,21 +258,23 @@ fn busy_group(p: &mut P, c: &Clock, from: u32, to: u32) -> Vec<Instant> {
 #[test]
 fn a_restarted_pacer_starts_with_its_windows_spent() {
     let c = Clock::new();
-    // A busy group for 88 s (its last output at 87 s), a kill, and a
-    // restart that takes no time: the new pacer knows nothing of the old
-    // one's writes, Telegram does.
+    // A busy group for 88 s (its last output at 87.5 s: 3 s apart, the
+    // 21st after the minute and its margin), a kill, and a restart that
+    // takes no time: the new pacer knows nothing of the old one's writes,
+    // Telegram does.
     let mut before = pacer();
     let mut times = busy_group(&mut before, &c, 0, 88);
-    assert_eq!(times.last().copied(), Some(c.at(87.0)));
+    assert_eq!(times.last().copied(), Some(c.at(87.5)));
     let mut after = pacer();
     after.start_spent(c.at(88.0));
     times.extend(busy_group(&mut after, &c, 88, 180));
     assert!(times.len() >= 55, "{} outputs", times.len());
     assert_eq!(peak_in(&times, secs(60.0)), 20);
-    // The first output after the restart waits one spacing, not a minute.
+    // The first output after the restart waits one spacing (and the
+    // window's margin: the next half-second step), not a minute.
     assert_eq!(
         times.iter().find(|t| **t >= c.at(88.0)).copied(),
-        Some(c.at(91.0))
+        Some(c.at(91.5))
     );
     // A chat first written long after the start is not held back.
     let mut p = pacer();
@@ -284,6 +288,54 @@ fn a_restarted_pacer_starts_with_its_windows_spent() {
     assert!(take(&mut q, c.at(0.5)).is_empty());
     assert!(take(&mut q, c.at(1.0)).is_empty(), "with margin");
     assert_eq!(take(&mut q, c.at(1.05)), ["7:a"]);
+}
+
+/// A group whose minute was front-loaded: 20 urgent writes 0.5 s apart
+/// in its first 10 s, then a restart at 12 s, then a busy table. Returns
+/// every write, before and after.
+fn front_loaded_then_restarted(restore: impl FnOnce(&P, &mut P, Instant)) -> Vec<Instant> {
+    let c = Clock::new();
+    let mut before = pacer();
+    let mut times = Vec::new();
+    for i in 0..20 {
+        let now = c.at(f64::from(i) * 0.5);
+        before.set_with("g", "table", format!("u{i}"), Priority::Acted);
+        assert_eq!(drain(&mut before, now, Outcome::Done).len(), 1);
+        times.push(now);
+    }
+    let mut after = pacer();
+    restore(&before, &mut after, c.at(12.0));
+    times.extend(busy_group(&mut after, &c, 12, 130));
+    times
+}
+
+#[test]
+fn a_restarted_pacer_knows_the_window_from_the_writes_recorded() {
+    // The writes recorded before the kill, restored: the window holds.
+    let times = front_loaded_then_restarted(|before, after, _| {
+        after.restore_writes("g", before.window_writes(&"g"));
+    });
+    assert_eq!(peak_in(&times, secs(60.0)), 20);
+    // The first write after the restart waits for the minute of the first
+    // recorded one to pass (and the margin: the next half-second step),
+    // not one spacing.
+    let c0 = times[0];
+    assert_eq!(times[20].duration_since(c0), secs(60.5));
+    // The even guess alone lets the 21st in within the minute: the reason
+    // the writes are recorded.
+    let guessed = front_loaded_then_restarted(|_, after, now| after.start_spent(now));
+    assert!(peak_in(&guessed, secs(60.0)) > 20);
+    // A chat without a window records nothing; extra times are cut to the
+    // window's count.
+    let c = Clock::new();
+    let mut q: Q = scheduler();
+    q.set(7, "hand", "a".into());
+    assert_eq!(take(&mut q, c.at(0.0)).len(), 1);
+    assert!(q.window_writes(&7).is_empty());
+    let mut p = pacer();
+    p.restore_writes("g", (0..30).map(|i| c.at(f64::from(i))));
+    assert_eq!(p.window_writes(&"g").len(), 20);
+    assert_eq!(p.window_writes(&"g")[0], c.at(10.0));
 }
 
 #[test]

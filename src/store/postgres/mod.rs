@@ -23,6 +23,7 @@ mod inbox;
 pub mod leadership;
 mod messages;
 mod write;
+mod writes;
 
 use std::str::FromStr;
 use std::sync::Arc;

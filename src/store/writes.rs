@@ -1,0 +1,54 @@
+//! When the bot last wrote to each chat, on SQLite (see the `chat_writes`
+//! migration and [`crate::table::storage::TableStore::chat_writes`]).
+//! Written as the burying counts are, in autocommit on a pool connection:
+//! at most a group's 20 writes a minute each, none of them a command the
+//! writer groups.
+
+use super::{Store, StoreError};
+use crate::table::Platform;
+
+impl Store {
+    /// Deletes the rows of `platform` whose newest write is before
+    /// `since_ms`, then returns every other chat's write times.
+    pub async fn chat_writes(
+        &self,
+        platform: Platform,
+        since_ms: i64,
+    ) -> Result<Vec<(String, Vec<i64>)>, StoreError> {
+        sqlx::query("DELETE FROM chat_writes WHERE platform = ? AND last_ms < ?")
+            .bind(platform.as_str())
+            .bind(since_ms)
+            .execute(&self.reader)
+            .await?;
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT chat, times FROM chat_writes WHERE platform = ?")
+                .bind(platform.as_str())
+                .fetch_all(&self.reader)
+                .await?;
+        Ok(super::writes_decoded(rows))
+    }
+
+    /// Sets `chat`'s latest write times (oldest first).
+    pub async fn save_chat_writes(
+        &self,
+        platform: Platform,
+        chat: &str,
+        times: &[i64],
+    ) -> Result<(), StoreError> {
+        let Some(&last) = times.last() else {
+            return Ok(());
+        };
+        sqlx::query(
+            "INSERT INTO chat_writes (platform, chat, last_ms, times) VALUES (?, ?, ?, ?)
+             ON CONFLICT (platform, chat) DO UPDATE
+             SET last_ms = excluded.last_ms, times = excluded.times",
+        )
+        .bind(platform.as_str())
+        .bind(chat)
+        .bind(last)
+        .bind(super::writes_encoded(times))
+        .execute(&self.reader)
+        .await?;
+        Ok(())
+    }
+}

@@ -107,3 +107,77 @@ async fn a_person_not_looking_gets_their_hand_anew_once_per_turn() {
     assert_eq!(posted_after(&w, a0, before[a0]), 0);
     w.stop().await;
 }
+
+/// Issue 28.4, through Telegram's real private pacing and a strict fake:
+/// twelve turns in a row begin for a person who has not pressed for
+/// longer than the quiet time (each waits before playing), and each brings
+/// that person exactly one notifying message — the hand posted anew —
+/// however the posting races the hand's redraws for the moves around it;
+/// nobody else gets one for a turn that is not theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_idle_turn_brings_exactly_one_notifying_message() {
+    use kozyr::delivery::pacing::PacerConfig;
+
+    const QUIET: Duration = Duration::from_secs(1);
+    let tuning = Tuning {
+        turn_alerts: Some(QUIET),
+        private_pacing: PacerConfig::private(),
+        ..fast_tuning()
+    };
+    let setup = Setup {
+        fake: crate::support::telegram::strict_fake(),
+        ..Setup::tuned(tuning)
+    };
+    let mut w = World::with(setup).await;
+    let id = w.open("/kozel", false).await;
+    let mut t = w.table(id).await;
+    for s in 0..4 {
+        w.hand_message(s).await;
+    }
+    // Nobody pressed since the deal began: everyone is away.
+    tokio::time::sleep(QUIET + Duration::from_millis(300)).await;
+    let newest = |w: &World, seat: usize| w.fake.messages(w.dm(seat)).last().map_or(0, |m| m.id.0);
+    // A person's messages up to the end of their previous turn.
+    let mut seen: Vec<i32> = (0..4).map(|s| newest(&w, s)).collect();
+    for turn in 0..12 {
+        let Some(seat) = t.awaiting().first().map(|s| s.index()) else {
+            break;
+        };
+        // The first turn of the deal was shown by the deal's own posts.
+        if turn > 0 {
+            w.fake
+                .wait_for(WAIT, |f| {
+                    f.messages(w.dm(seat))
+                        .into_iter()
+                        .any(|m| m.id.0 > seen[seat] && m.author == Author::Bot)
+                        .then_some(())
+                })
+                .await
+                .unwrap_or_else(|_| panic!("turn {turn}: no notifying message"));
+        }
+        // Long enough for the redraws around it, and to be away again.
+        tokio::time::sleep(QUIET + Duration::from_millis(1200)).await;
+        // The deal's first turn: its hand's first post was the one (the
+        // people had just pressed to sit and start); later: the alert.
+        let notified = posted_after(&w, seat, MessageId(seen[seat]));
+        let want = usize::from(turn > 0);
+        assert_eq!(
+            notified, want,
+            "turn {turn} of seat {seat}: notifying messages"
+        );
+        for other in (0..4).filter(|s| *s != seat) {
+            assert_eq!(
+                posted_after(&w, other, MessageId(seen[other])),
+                0,
+                "turn {turn}: seat {other} was notified of someone else's turn"
+            );
+        }
+        w.play_safe(&t).await;
+        t = w.wait_version_after(id, t.version()).await;
+        // Their hand after the move is an edit: nothing new to count.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        seen[seat] = newest(&w, seat);
+    }
+    assert_eq!(w.fake.limit_hits(), kozyr::fakebot::LimitHits::default());
+    w.stop().await;
+}

@@ -61,7 +61,9 @@ use crate::delivery::restore::{orphans, restore};
 use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
-use crate::table::{HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId};
+use crate::table::{
+    Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
+};
 
 /// Other people's messages below the table message after which it counts
 /// as buried: its next render posts it anew at the bottom. A Discord window
@@ -127,8 +129,9 @@ struct Slot {
     /// message says so, in this language, instead of keeping "can start".
     started: Option<crate::i18n::Lang>,
     /// Announcements, worded with the state after them, to post before the
-    /// table's next call (so a reposted table comes below them).
-    news: Vec<Message>,
+    /// table's next call (so a reposted table comes below them); with the
+    /// announcement when the store keeps it owed until it is posted.
+    news: Vec<(Message, Option<Announcement>)>,
     /// The next call posts the table anew: a deal starts.
     repost: bool,
     /// The table's channel, once rendered.
@@ -236,7 +239,7 @@ impl Outbox {
             }
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
-        Outbox {
+        let mut outbox = Outbox {
             shared,
             tables,
             recorded: Recorded::restore(recorded),
@@ -248,6 +251,53 @@ impl Outbox {
             done_tx,
             done_rx,
             in_flight: 0,
+        };
+        outbox.take_owed().await;
+        outbox
+    }
+
+    /// The announcements a stop (or a kill) left unposted wait for their
+    /// table's next render, which the start's recovery brings for an open
+    /// table; a closed table is rendered here, once.
+    async fn take_owed(&mut self) {
+        let service = self.shared.front.service().clone();
+        let rows = match service.owed_outputs(Platform::Discord).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the announcements owed to channels");
+                return;
+            }
+        };
+        if rows.is_empty() {
+            return;
+        }
+        tracing::info!(
+            owed = rows.len(),
+            "posting the announcements a stop left unposted"
+        );
+        let mut tables = Vec::new();
+        for (table, _, announcement) in rows {
+            if !tables.contains(&table) {
+                tables.push(table);
+            }
+            self.news.hold(table, announcement);
+        }
+        for table in tables {
+            match service.table_view(table).await {
+                Ok(Some(view)) if view.phase == Phase::Closed => {
+                    self.on_output(Output::RenderTable(Box::new(view)));
+                }
+                Ok(Some(_)) => {}
+                // A table the store does not have: nobody to tell.
+                Ok(None) => {
+                    for a in self.news.take(table).announcements {
+                        forget_owed(self.shared.clone(), table, a).await;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "cannot read a table owed announcements");
+                }
+            }
         }
     }
 
@@ -261,12 +311,18 @@ impl Outbox {
                 let due = self.news.take(id);
                 let starts = due.repost;
                 let leaves_lobby = due.leaves_lobby;
-                let worded: Vec<Message> = due
-                    .announcements
-                    .iter()
-                    .filter_map(|a| self.shared.front.announcement(&view, a))
-                    .map(|screen| markup::public(&screen, None, None))
-                    .collect();
+                let mut worded = Vec::new();
+                for a in due.announcements {
+                    let owed = a.is_owed().then(|| a.clone());
+                    match self.shared.front.announcement(&view, &a) {
+                        Some(screen) => worded.push((markup::public(&screen, None, None), owed)),
+                        // Nothing to say: owed no more.
+                        None if owed.is_some() => {
+                            tokio::spawn(forget_owed(self.shared.clone(), id, a));
+                        }
+                        None => {}
+                    }
+                }
                 let slot = self.tables.entry(id).or_default();
                 slot.news.extend(worded);
                 slot.repost |= starts;
@@ -523,7 +579,9 @@ impl Outbox {
         let Some(slot) = self.tables.get_mut(&table) else {
             return;
         };
-        if shown == Some(h) && message.is_some() && news.is_empty() && !repost {
+        // Shown already: only news (owed ones after a start) to post.
+        let unchanged = shown == Some(h) && message.is_some() && !repost;
+        if unchanged && news.is_empty() {
             slot.state.sent();
             return;
         }
@@ -561,9 +619,23 @@ impl Outbox {
                 landed.unknown(waited(mark_shown(shared.clone(), table, chat.clone(), None)).await);
             }
             // What happened before the table's new state is said first.
-            for n in &news {
-                if let Err(e) = post(&shared, channel, n, &no_mentions()).await {
-                    tracing::warn!(error = %e, "an announcement failed");
+            for (n, owed) in news {
+                match post(&shared, channel, &n, &no_mentions()).await {
+                    Ok(_) => {
+                        if let Some(a) = owed {
+                            forget_owed(shared.clone(), table, a).await;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "an announcement failed");
+                        // Owed still, for the next start, unless it can
+                        // never go.
+                        let f = classify(&e);
+                        let lasting = !matches!(f, Failure::Unavailable | Failure::RateLimited(_));
+                        if let (true, Some(a)) = (lasting, owed) {
+                            forget_owed(shared.clone(), table, a).await;
+                        }
+                    }
                 }
             }
             if let Some(work) = ping {
@@ -576,6 +648,11 @@ impl Outbox {
             let mut posted = None;
             let mut failed = None;
             let edited = match message {
+                // No edit that would change nothing.
+                Some(_) if unchanged => {
+                    landed.shown = true;
+                    true
+                }
                 Some(id) if !repost => {
                     let r = shared
                         .http
@@ -1026,6 +1103,18 @@ async fn strip(
 
 /// Posts `m` in `channel`; the new message's id, when Discord's answer
 /// could be read.
+/// The store forgets an owed announcement: it was posted (or never can be).
+async fn forget_owed(shared: Arc<Shared>, table: TableId, announcement: Announcement) {
+    let r = shared
+        .front
+        .service()
+        .owed_sent(Platform::Discord, table, &announcement)
+        .await;
+    if let Err(e) = r {
+        tracing::warn!(error = %e, "cannot record an announcement as sent");
+    }
+}
+
 async fn post(
     shared: &Shared,
     channel: Id<ChannelMarker>,

@@ -65,11 +65,6 @@ pub(super) struct OwedWrite {
     pub(super) json: String,
 }
 
-/// The platforms whose shells send what is owed at a start and delete it
-/// once sent (`telegram::outbox`). Discord's announcements wait for the
-/// table's next render in its outbox and are not recorded.
-const OWED_PLATFORMS: [Platform; 1] = [Platform::Telegram];
-
 /// What a front-end's messages show, as hashes (the `shown_hash` migration).
 #[derive(Debug)]
 pub(super) enum ShownWrite {
@@ -220,7 +215,6 @@ impl Commit {
                 table,
                 announcement,
             } = e
-                && OWED_PLATFORMS.contains(&chat.platform())
                 && announcement.is_owed()
             {
                 owed.push(OwedWrite {

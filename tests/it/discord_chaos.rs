@@ -313,3 +313,95 @@ async fn a_global_429_holds_every_call_of_the_bot_until_it_ends() {
     assert!(limited >= 6, "every storm met a call: {limited} 429s");
     w.assert_clean();
 }
+
+/// Issue 28 ("owed until sent, every platform"): the series' start is an
+/// announcement the channel is owed. When its post fails (a 502 from
+/// Discord's edge, one call), it stays owed across a stop, and the next
+/// start posts it once, with the table posted anew below it (the table
+/// stays the channel's newest message) and no edit that changes nothing;
+/// once posted nothing is owed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_announcement_that_failed_is_still_owed_after_a_restart() {
+    use kozyr::table::Platform;
+
+    async fn owed(w: &World) -> usize {
+        let store = w.reader();
+        store.owed_outputs(Platform::Discord).await.unwrap().len()
+    }
+
+    const POST_MESSAGE: &str = "POST /channels/:id/messages";
+    let mut w = World::without_bot().await;
+    w.turn_alerts = None;
+    w.start().await;
+    let notes = |w: &World| -> Vec<String> {
+        w.fake
+            .seen_by(&w.users[1], CHANNEL)
+            .into_iter()
+            .filter(|m| m.author == kozyr::fakediscord::APP_ID && m.buttons.is_empty())
+            .filter(|m| !m.ephemeral)
+            .map(|m| m.content)
+            .collect()
+    };
+    // Ann opens a table, the others join; the post of the series' start
+    // meets an outage when Ann starts (the table's own post goes after it).
+    let q = w.fake.slash(&w.users[0], w.channel, "kozel");
+    assert_eq!(w.answered(q).await, w.answers.0);
+    for i in 1..4 {
+        let q = w.click_table(i, TableAction::Join).await;
+        w.answered(q).await;
+        eventually(WAIT, Duration::from_millis(5), "seated", || async {
+            let t = w.open_table().await;
+            let seated = t
+                .seats()
+                .iter()
+                .filter(|(_, s)| s.person().is_some())
+                .count();
+            (seated == i + 1).then_some(())
+        })
+        .await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    w.fake.outage(POST_MESSAGE, 1);
+    let q = w.click_table(0, TableAction::Start).await;
+    w.answered(q).await;
+    eventually(
+        WAIT,
+        Duration::from_millis(20),
+        "the game is shown",
+        || async {
+            w.fake
+                .seen_by(&w.users[1], CHANNEL)
+                .iter()
+                .any(|m| m.buttons.iter().any(|(label, _)| label.contains("hand")))
+                .then_some(())
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let said = notes(&w);
+    assert_eq!(owed(&w).await, 1, "the failed announcement is owed");
+    w.stop().await;
+    w.start().await;
+    eventually(
+        WAIT,
+        Duration::from_millis(20),
+        "the owed announcement is posted",
+        || async { (notes(&w).len() > said.len()).then_some(()) },
+    )
+    .await;
+    eventually(WAIT, Duration::from_millis(20), "nothing owed", || async {
+        (owed(&w).await == 0).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Once: the old table message, stripped as the table goes below the
+    // announcement again, says the same as before.
+    let new: Vec<String> = notes(&w)
+        .into_iter()
+        .filter(|n| !said.contains(n))
+        .collect();
+    assert_eq!(new.len(), 1, "posted once: {new:?}");
+    assert_eq!(w.fake.unchanged_edits(), 0);
+    w.stop().await;
+    w.assert_clean();
+}

@@ -1101,8 +1101,6 @@ async fn strip(
     }
 }
 
-/// Posts `m` in `channel`; the new message's id, when Discord's answer
-/// could be read.
 /// The store forgets an owed announcement: it was posted (or never can be).
 async fn forget_owed(shared: Arc<Shared>, table: TableId, announcement: Announcement) {
     let r = shared
@@ -1115,6 +1113,8 @@ async fn forget_owed(shared: Arc<Shared>, table: TableId, announcement: Announce
     }
 }
 
+/// Posts `m` in `channel`; the new message's id, when Discord's answer
+/// could be read.
 async fn post(
     shared: &Shared,
     channel: Id<ChannelMarker>,

@@ -457,6 +457,99 @@ proptest! {
     }
 }
 
+/// A scripted step of the restart property test: a render, urgent or
+/// not, time passing, or a restart.
+#[derive(Clone, Debug)]
+enum Life {
+    Set {
+        chat: usize,
+        value: u8,
+        urgent: bool,
+    },
+    Advance {
+        ms: u64,
+    },
+    Restart,
+}
+
+fn life() -> impl Strategy<Value = Life> {
+    prop_oneof![
+        // Mostly urgent renders half a second or so apart in two chats: a
+        // window filled early, the case an even guess gets wrong.
+        8 => (0..2usize, 0..8u8, prop::bool::weighted(0.8))
+            .prop_map(|(chat, value, urgent)| Life::Set { chat, value, urgent }),
+        6 => (0..1200u64).prop_map(|ms| Life::Advance { ms }),
+        1 => Just(Life::Restart),
+    ]
+}
+
+proptest! {
+    /// Restarts at any step, each new pacer given the writes the old one
+    /// recorded (through unix milliseconds, as the store keeps them): no
+    /// group ever gets more than its window's writes, urgent ones 0.5 s
+    /// apart included, and once quiet every table shows its latest
+    /// content.
+    #[test]
+    fn a_groups_window_holds_across_restarts(steps in proptest::collection::vec(life(), 1..400)) {
+        let c = Clock::new();
+        let cfg = PacerConfig::default();
+        let unix0: i64 = 1_800_000_000_000;
+        let unix_of = |now: Instant| unix0 + i64::try_from(now.duration_since(c.at(0.0)).as_millis()).unwrap();
+        let mut p: P = Pacer::new(cfg);
+        let mut now = c.at(0.0);
+        let mut latest: BTreeMap<&str, (String, bool)> = BTreeMap::new();
+        let mut telegram: BTreeMap<&str, String> = BTreeMap::new();
+        let mut outputs: BTreeMap<&str, Vec<Instant>> = BTreeMap::new();
+        let run = |p: &mut P, now: Instant, telegram: &mut BTreeMap<&'static str, String>,
+                   outputs: &mut BTreeMap<&'static str, Vec<Instant>>| {
+            while let Some(tx) = p.poll_transmit(now) {
+                outputs.entry(tx.ticket.chat).or_default().push(now);
+                if let Output::Set { content, .. } = &tx.output {
+                    telegram.insert(tx.ticket.chat, content.clone());
+                }
+                p.on_result(tx.ticket, Outcome::Done, now);
+            }
+        };
+        for s in steps {
+            match s {
+                Life::Set { chat, value, urgent } => {
+                    let v = format!("v{value}");
+                    latest.insert(CHATS[chat], (v.clone(), urgent));
+                    let prio = if urgent { Priority::Acted } else { Priority::Table };
+                    p.set_with(CHATS[chat], "table", v, prio);
+                }
+                Life::Advance { ms } => now += Duration::from_millis(ms),
+                Life::Restart => {
+                    let mut next: P = Pacer::new(cfg);
+                    next.start_spent(now);
+                    for chat in CHATS {
+                        let ms: Vec<i64> = p.window_writes(&chat).into_iter().map(|t| unix_ms(t, now, unix_of(now))).collect();
+                        next.restore_writes(chat, ms.into_iter().map(|m| instant_of(m, now, unix_of(now))));
+                        // The new process renders every table again.
+                        if let Some((v, _)) = latest.get(chat) && telegram.get(chat) != Some(v) {
+                            next.set(chat, "table", v.clone());
+                        }
+                    }
+                    p = next;
+                }
+            }
+            run(&mut p, now, &mut telegram, &mut outputs);
+        }
+        while let Some(t) = p.poll_timeout() {
+            now = now.max(t.unwrap_or(now));
+            run(&mut p, now, &mut telegram, &mut outputs);
+        }
+        for (chat, (v, _)) in &latest {
+            prop_assert_eq!(telegram.get(chat), Some(v));
+        }
+        for times in outputs.values() {
+            for w in times.windows(cfg.max_per_window + 1) {
+                prop_assert!(w[cfg.max_per_window].duration_since(w[0]) >= cfg.window);
+            }
+        }
+    }
+}
+
 // ------------------------------------------------ the bot-wide scheduler --
 
 type Q = Pacer<i64, &'static str, String>;

@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
+use crate::delivery::news::News;
 use crate::table::runtime::TableService;
 use crate::table::storage::HandTokenRow;
-use crate::table::{Platform, TableId};
+use crate::table::{Announcement, Phase, Platform, TableId, TableView};
 
 /// A platform's messages as the last run left them.
 #[derive(Debug, Default)]
@@ -22,6 +23,70 @@ pub struct Restored {
     pub shown: Vec<(TableId, String, i64)>,
     /// The hand tokens still fresh, each with its age at the read.
     pub tokens: Vec<(HandTokenRow, Duration)>,
+}
+
+/// Holds in `news` the announcements owed to `platform`'s chats that a
+/// stop (or a kill) left unsent: they wait for their table's next render,
+/// which the service's start makes for every open table. Returns the
+/// views of the closed tables among them, which no start renders: the
+/// caller renders each once. A table the store does not have is told
+/// nothing, and its rows are forgotten.
+pub async fn take_owed(
+    service: &TableService,
+    platform: Platform,
+    news: &mut News,
+) -> Vec<TableView> {
+    let rows = match service.owed_outputs(platform).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::error!(error = %e, ?platform, "cannot read the announcements owed to chats");
+            return Vec::new();
+        }
+    };
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    tracing::info!(
+        owed = rows.len(),
+        ?platform,
+        "sending the announcements a stop left unsent"
+    );
+    let mut tables = Vec::new();
+    for (table, _, announcement) in rows {
+        if !tables.contains(&table) {
+            tables.push(table);
+        }
+        news.hold(table, announcement);
+    }
+    let mut closed = Vec::new();
+    for table in tables {
+        match service.table_view(table).await {
+            Ok(Some(view)) if view.phase == Phase::Closed => closed.push(view),
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                for a in news.take(table).announcements {
+                    forget_owed(service, platform, table, &a).await;
+                }
+            }
+            // They wait for the table's next render, or the next start.
+            Err(e) => {
+                tracing::warn!(error = %e, table = table.0, "cannot read a table owed announcements");
+            }
+        }
+    }
+    closed
+}
+
+/// The store forgets an owed announcement: it was sent (or never can be).
+pub async fn forget_owed(
+    service: &TableService,
+    platform: Platform,
+    table: TableId,
+    announcement: &Announcement,
+) {
+    if let Err(e) = service.owed_sent(platform, table, announcement).await {
+        tracing::warn!(error = %e, ?platform, "cannot record an announcement as sent");
+    }
 }
 
 /// Reads what `platform`'s messages are, and with `token_life` its hand

@@ -57,7 +57,7 @@ use crate::delivery::alerts::TurnAlerts;
 use crate::delivery::content::{Landed, Recorded, Write, Writes, waited};
 use crate::delivery::latest::Latest;
 use crate::delivery::news::News;
-use crate::delivery::restore::{orphans, restore};
+use crate::delivery::restore::{self, orphans, restore};
 use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
@@ -256,48 +256,13 @@ impl Outbox {
         outbox
     }
 
-    /// The announcements a stop (or a kill) left unposted wait for their
-    /// table's next render, which the start's recovery brings for an open
-    /// table; a closed table is rendered here, once.
+    /// What a kill or a failed post left unposted
+    /// ([`restore::take_owed`]); a closed table's announcements are posted
+    /// with its last view now.
     async fn take_owed(&mut self) {
         let service = self.shared.front.service().clone();
-        let rows = match service.owed_outputs(Platform::Discord).await {
-            Ok(rows) => rows,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot read the announcements owed to channels");
-                return;
-            }
-        };
-        if rows.is_empty() {
-            return;
-        }
-        tracing::info!(
-            owed = rows.len(),
-            "posting the announcements a stop left unposted"
-        );
-        let mut tables = Vec::new();
-        for (table, _, announcement) in rows {
-            if !tables.contains(&table) {
-                tables.push(table);
-            }
-            self.news.hold(table, announcement);
-        }
-        for table in tables {
-            match service.table_view(table).await {
-                Ok(Some(view)) if view.phase == Phase::Closed => {
-                    self.on_output(Output::RenderTable(Box::new(view)));
-                }
-                Ok(Some(_)) => {}
-                // A table the store does not have: nobody to tell.
-                Ok(None) => {
-                    for a in self.news.take(table).announcements {
-                        forget_owed(self.shared.clone(), table, a).await;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, table = table.0, "cannot read a table owed announcements");
-                }
-            }
+        for view in restore::take_owed(&service, Platform::Discord, &mut self.news).await {
+            self.on_output(Output::RenderTable(Box::new(view)));
         }
     }
 
@@ -1103,14 +1068,8 @@ async fn strip(
 
 /// The store forgets an owed announcement: it was posted (or never can be).
 async fn forget_owed(shared: Arc<Shared>, table: TableId, announcement: Announcement) {
-    let r = shared
-        .front
-        .service()
-        .owed_sent(Platform::Discord, table, &announcement)
-        .await;
-    if let Err(e) = r {
-        tracing::warn!(error = %e, "cannot record an announcement as sent");
-    }
+    let service = shared.front.service();
+    restore::forget_owed(service, Platform::Discord, table, &announcement).await;
 }
 
 /// Posts `m` in `channel`; the new message's id, when Discord's answer

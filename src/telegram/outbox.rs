@@ -46,7 +46,7 @@ use crate::delivery::news::{News, starts_a_deal};
 use crate::delivery::pacing::{
     Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket, instant_of, unix_ms,
 };
-use crate::delivery::restore::restore;
+use crate::delivery::restore::{self, restore};
 use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
@@ -259,63 +259,19 @@ impl Outbox {
         outbox
     }
 
-    /// What a kill left unsent: the announcements wait for their table's
-    /// next render, which the service's start makes for every open table;
-    /// a closed table's are sent with its last view now.
+    /// What a kill left unsent ([`restore::take_owed`]); a closed table's
+    /// announcements are sent with its last view now.
     async fn take_owed(&mut self) {
         let service = self.shared.front.service().clone();
-        let rows = match service.owed_outputs(Platform::Telegram).await {
-            Ok(rows) => rows,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot read the announcements owed to chats");
-                return;
-            }
-        };
-        if rows.is_empty() {
-            return;
-        }
-        tracing::info!(
-            owed = rows.len(),
-            "sending the announcements a stop left unsent"
-        );
-        let mut tables = Vec::new();
-        for (table, _, announcement) in rows {
-            if !tables.contains(&table) {
-                tables.push(table);
-            }
-            self.news.hold(table, announcement);
-        }
-        for table in tables {
-            match service.table_view(table).await {
-                Ok(Some(view)) if view.phase == Phase::Closed => {
-                    self.on_output(Output::RenderTable(Box::new(view))).await;
-                }
-                Ok(Some(_)) => {}
-                // A table the store does not have: nobody to tell.
-                Ok(None) => {
-                    for a in self.news.take(table).announcements {
-                        self.forget_owed(table, &a).await;
-                    }
-                }
-                // They wait for the table's next render, or the next start.
-                Err(e) => {
-                    tracing::warn!(error = %e, table = table.0, "cannot read a table owed announcements");
-                }
-            }
+        for view in restore::take_owed(&service, Platform::Telegram, &mut self.news).await {
+            self.on_output(Output::RenderTable(Box::new(view))).await;
         }
     }
 
     /// The store forgets an owed announcement: it was sent (or cannot be).
     async fn forget_owed(&self, table: TableId, announcement: &Announcement) {
-        let r = self
-            .shared
-            .front
-            .service()
-            .owed_sent(Platform::Telegram, table, announcement)
-            .await;
-        if let Err(e) = r {
-            tracing::warn!(error = %e, "cannot record an announcement as sent");
-        }
+        let service = self.shared.front.service();
+        restore::forget_owed(service, Platform::Telegram, table, announcement).await;
     }
 
     fn message(&self, screen: &Screen) -> Message {
@@ -885,7 +841,9 @@ impl Outbox {
             // kill after it cannot leave the next process a window short.
             let window_writes = (class_of(&chat) == Class::Group && !matches!(call, Call::Nothing))
                 .then(|| {
-                    let unix_now = unix_now_ms();
+                    // The service's wall clock: write times are compared
+                    // across processes, so not as `Instant`s.
+                    let unix_now = self.shared.front.service().now().millis();
                     let times = self.queue.window_writes(&chat);
                     times
                         .into_iter()
@@ -1241,14 +1199,6 @@ async fn mark_shown(shared: Arc<Shared>, chat: i64, table: i64, shown: Option<i6
     }
 }
 
-/// The wall clock, in unix milliseconds (write times are compared across
-/// processes, so not an `Instant`).
-fn unix_now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 /// Records a group's latest write times (`Pacer::window_writes`).
 async fn save_writes(shared: Arc<Shared>, chat: i64, times: Vec<i64>) -> bool {
     let service = shared.front.service();
@@ -1269,7 +1219,7 @@ async fn save_writes(shared: Arc<Shared>, chat: i64, times: Vec<i64>) -> bool {
 /// `window` (by this process before a restart, or by the replica that
 /// served before a takeover).
 async fn restore_writes(shared: &Shared, queue: &mut Pacer<i64, Slot, Piece>, window: Duration) {
-    let (now, unix_now) = (Instant::now(), unix_now_ms());
+    let (now, unix_now) = (Instant::now(), shared.front.service().now().millis());
     let since = unix_now.saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX));
     let rows = match shared
         .front

@@ -10,7 +10,7 @@ use kozyr::fakediscord::User;
 use kozyr::front::action::TableAction;
 use kozyr::front::press_limits::PressRates;
 
-use crate::support::discord::{CHANNEL, WAIT, World, open_and_start, press};
+use crate::support::discord::{CHANNEL, WAIT, World, open_and_seat, open_and_start, press};
 use crate::support::eventually;
 
 /// One answer hung (Discord took it; its reply never came back) used to
@@ -344,22 +344,7 @@ async fn an_announcement_that_failed_is_still_owed_after_a_restart() {
     };
     // Ann opens a table, the others join; the post of the series' start
     // meets an outage when Ann starts (the table's own post goes after it).
-    let q = w.fake.slash(&w.users[0], w.channel, "kozel");
-    assert_eq!(w.answered(q).await, w.answers.0);
-    for i in 1..4 {
-        let q = w.click_table(i, TableAction::Join).await;
-        w.answered(q).await;
-        eventually(WAIT, Duration::from_millis(5), "seated", || async {
-            let t = w.open_table().await;
-            let seated = t
-                .seats()
-                .iter()
-                .filter(|(_, s)| s.person().is_some())
-                .count();
-            (seated == i + 1).then_some(())
-        })
-        .await;
-    }
+    open_and_seat(&w, "kozel").await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     w.fake.outage(POST_MESSAGE, 1);
     let q = w.click_table(0, TableAction::Start).await;

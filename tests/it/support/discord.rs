@@ -460,6 +460,20 @@ impl World {
 
 /// Ann opens a table with `/command`, the others click Join, Ann clicks Start.
 pub async fn open_and_start(w: &World, command: &str) -> TableId {
+    open_and_seat(w, command).await;
+    let q = w.click_table(0, TableAction::Start).await;
+    w.answered(q).await;
+    let t = eventually(WAIT, Duration::from_millis(5), "started", || async {
+        let t = w.open_table().await;
+        (t.phase() == Phase::Playing).then_some(t)
+    })
+    .await;
+    t.id()
+}
+
+/// Ann opens a table with `/command` and the others click Join, each seen
+/// seated before the next.
+pub async fn open_and_seat(w: &World, command: &str) {
     let q = w.fake.slash(&w.users[0], w.channel, command);
     assert_eq!(w.answered(q).await, w.answers.0);
     for i in 1..4 {
@@ -476,14 +490,6 @@ pub async fn open_and_start(w: &World, command: &str) -> TableId {
         })
         .await;
     }
-    let q = w.click_table(0, TableAction::Start).await;
-    w.answered(q).await;
-    let t = eventually(WAIT, Duration::from_millis(5), "started", || async {
-        let t = w.open_table().await;
-        (t.phase() == Phase::Playing).then_some(t)
-    })
-    .await;
-    t.id()
 }
 
 super::play::by_inherent_methods!(World);

@@ -7,6 +7,15 @@
 use super::{Store, StoreError};
 use crate::table::Platform;
 
+// One statement text for both backends (`$N` placeholders, which sqlx's
+// SQLite binds by number too).
+pub(super) const FORGET_OLD: &str = "DELETE FROM chat_writes WHERE platform = $1 AND last_ms < $2";
+pub(super) const SELECT: &str = "SELECT chat, times FROM chat_writes WHERE platform = $1";
+pub(super) const UPSERT: &str =
+    "INSERT INTO chat_writes (platform, chat, last_ms, times) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (platform, chat) DO UPDATE
+     SET last_ms = excluded.last_ms, times = excluded.times";
+
 impl Store {
     /// Deletes the rows of `platform` whose newest write is before
     /// `since_ms`, then returns every other chat's write times.
@@ -15,16 +24,15 @@ impl Store {
         platform: Platform,
         since_ms: i64,
     ) -> Result<Vec<(String, Vec<i64>)>, StoreError> {
-        sqlx::query("DELETE FROM chat_writes WHERE platform = ? AND last_ms < ?")
+        sqlx::query(FORGET_OLD)
             .bind(platform.as_str())
             .bind(since_ms)
             .execute(&self.reader)
             .await?;
-        let rows: Vec<(String, String)> =
-            sqlx::query_as("SELECT chat, times FROM chat_writes WHERE platform = ?")
-                .bind(platform.as_str())
-                .fetch_all(&self.reader)
-                .await?;
+        let rows: Vec<(String, String)> = sqlx::query_as(SELECT)
+            .bind(platform.as_str())
+            .fetch_all(&self.reader)
+            .await?;
         Ok(super::writes_decoded(rows))
     }
 
@@ -38,17 +46,13 @@ impl Store {
         let Some(&last) = times.last() else {
             return Ok(());
         };
-        sqlx::query(
-            "INSERT INTO chat_writes (platform, chat, last_ms, times) VALUES (?, ?, ?, ?)
-             ON CONFLICT (platform, chat) DO UPDATE
-             SET last_ms = excluded.last_ms, times = excluded.times",
-        )
-        .bind(platform.as_str())
-        .bind(chat)
-        .bind(last)
-        .bind(super::writes_encoded(times))
-        .execute(&self.reader)
-        .await?;
+        sqlx::query(UPSERT)
+            .bind(platform.as_str())
+            .bind(chat)
+            .bind(last)
+            .bind(super::writes_encoded(times))
+            .execute(&self.reader)
+            .await?;
         Ok(())
     }
 }

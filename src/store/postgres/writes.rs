@@ -3,7 +3,7 @@
 //! One statement per save: at most a group's 20 writes a minute each.
 
 use super::PgStore;
-use crate::store::StoreError;
+use crate::store::{StoreError, writes};
 use crate::table::Platform;
 
 impl PgStore {
@@ -14,16 +14,15 @@ impl PgStore {
         platform: Platform,
         since_ms: i64,
     ) -> Result<Vec<(String, Vec<i64>)>, StoreError> {
-        sqlx::query("DELETE FROM chat_writes WHERE platform = $1 AND last_ms < $2")
+        sqlx::query(writes::FORGET_OLD)
             .bind(platform.as_str())
             .bind(since_ms)
             .execute(&self.pool)
             .await?;
-        let rows: Vec<(String, String)> =
-            sqlx::query_as("SELECT chat, times FROM chat_writes WHERE platform = $1")
-                .bind(platform.as_str())
-                .fetch_all(&self.pool)
-                .await?;
+        let rows: Vec<(String, String)> = sqlx::query_as(writes::SELECT)
+            .bind(platform.as_str())
+            .fetch_all(&self.pool)
+            .await?;
         Ok(crate::store::writes_decoded(rows))
     }
 
@@ -37,17 +36,13 @@ impl PgStore {
         let Some(&last) = times.last() else {
             return Ok(());
         };
-        sqlx::query(
-            "INSERT INTO chat_writes (platform, chat, last_ms, times) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (platform, chat) DO UPDATE
-             SET last_ms = excluded.last_ms, times = excluded.times",
-        )
-        .bind(platform.as_str())
-        .bind(chat)
-        .bind(last)
-        .bind(crate::store::writes_encoded(times))
-        .execute(&self.pool)
-        .await?;
+        sqlx::query(writes::UPSERT)
+            .bind(platform.as_str())
+            .bind(chat)
+            .bind(last)
+            .bind(crate::store::writes_encoded(times))
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 }

@@ -305,13 +305,16 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
     .await;
     // (message, ephemeral): what concerns the sender alone only they see.
     let mut says: Vec<(Message, bool)> = Vec::new();
+    // A table brought back is posted after what is said about it, so it
+    // stays the channel's newest message.
+    let mut brought = Vec::new();
     for r in replies {
         match r {
             Reply::Say(screen) => says.push((markup::public(&screen, None, None), false)),
             Reply::Tell(screen) => says.push((markup::public(&screen, None, None), true)),
             Reply::Popup(t) => says.push((text(&t), true)),
             Reply::Render(o) => shared.notify(Local::Output(o)),
-            Reply::BringTable(v) => shared.notify(Local::BringTable(v)),
+            Reply::BringTable(v) => brought.push(v),
             Reply::CloseMenu | Reply::ReplaceMenu(_) | Reply::Seated { .. } => {}
         }
     }
@@ -337,6 +340,9 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
     }
     for (m, ephemeral) in says.iter().skip(1) {
         followup(shared, &i.token, m, *ephemeral).await;
+    }
+    for v in brought {
+        shared.notify(Local::BringTable(v));
     }
 }
 

@@ -34,6 +34,7 @@
 pub mod alerts;
 pub mod content;
 pub mod driver;
+pub mod engine;
 pub mod gate;
 pub mod latest;
 pub mod news;

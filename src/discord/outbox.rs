@@ -37,8 +37,6 @@
 //! them, which goes once the turn passes (at once if it lands after).
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -54,7 +52,11 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::delivery::alerts::TurnAlerts;
-use crate::delivery::content::{Landed, Recorded, Write, Writes, waited};
+use crate::delivery::content::{Write, waited};
+use crate::delivery::engine::{
+    self, Engine, Job, Outcome, PingJob, Rendered, StoreWrite, Strip, TableCall, TableDone,
+    TableJob,
+};
 use crate::delivery::latest::Latest;
 use crate::delivery::news::News;
 use crate::delivery::restore::{self, orphans, restore};
@@ -77,26 +79,17 @@ pub const BURIED_AFTER: u32 = 15;
 /// to go first; past this it goes anyway.
 const HAND_EDIT_WAIT: Duration = Duration::from_secs(5);
 
-/// A call sequenced into another task rather than spawned.
-type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
+/// The table messages as the engine sees them: the message and whom it
+/// mentions.
+type TableOut = (Message, Vec<Id<UserMarker>>);
 
 /// A finished call.
 pub enum Done {
-    Table {
-        table: TableId,
-        /// The state the call was to show (tried again after a pause).
-        sent: Box<TableView>,
-        posted: Option<Id<MessageMarker>>,
-        /// It was to post the table anew at the bottom.
-        repost: bool,
-        /// What failed, and in which kind of call.
-        failed: Option<(Failure, transport::Call)>,
-        /// The writes around the call of what the recorded message shows,
-        /// and what they did ([`Recorded`]).
-        shown: (Writes, Landed),
-        /// What a new message posted by it shows, recorded with its id.
-        posted_hash: i64,
-    },
+    Table(TableDone),
+    /// A turn ping was posted (or not).
+    Ping(PingJob, Option<Id<MessageMarker>>),
+    /// A store write the engine asked for, and whether it landed.
+    Stored(StoreWrite, bool),
     Hand {
         user: UserId,
         table: TableId,
@@ -106,63 +99,18 @@ pub enum Done {
         token: String,
         failed: Option<Failure>,
     },
-    /// A turn ping was posted (or not).
-    Ping {
-        table: TableId,
-        channel: Id<ChannelMarker>,
-        /// Which ping of the table it was ([`Ping::generation`]).
-        generation: u64,
-        posted: Option<Id<MessageMarker>>,
-    },
-}
-
-#[derive(Default)]
-struct Slot {
-    message: Option<Id<MessageMarker>>,
-    /// What the message is to show next, latest wins.
-    state: Latest<TableView>,
-    /// The last content sent, to skip edits that change nothing.
-    shown: Option<i64>,
-    /// The table's chat key, as its message id is kept under.
-    chat: Option<String>,
-    /// The next repost follows the lobby turning into the game: the old
-    /// message says so, in this language, instead of keeping "can start".
-    started: Option<crate::i18n::Lang>,
-    /// Announcements, worded with the state after them, to post before the
-    /// table's next call (so a reposted table comes below them); with the
-    /// announcement when the store keeps it owed until it is posted.
-    news: Vec<(Message, Option<Announcement>)>,
-    /// The next call posts the table anew: a deal starts.
-    repost: bool,
-    /// The table's channel, once rendered.
-    channel: Option<Id<ChannelMarker>>,
-}
-
-/// A table's turn ping.
-#[derive(Default)]
-struct Ping {
-    /// Who the current turn's mention named.
-    who: Vec<u64>,
-    /// The ping message, once posted.
-    message: Option<Id<MessageMarker>>,
-    /// Bumped by every change of `who`: a ping that lands after a newer
-    /// one started is out of date, and goes.
-    generation: u64,
 }
 
 pub struct Outbox {
     shared: Arc<Shared>,
-    tables: HashMap<TableId, Slot>,
-    /// What the store says each table's message shows.
-    recorded: Recorded<TableId>,
+    /// The table messages and their pings: every decision about them.
+    engine: Engine<TableOut, Message>,
     /// Each person's hand at each table, latest wins.
     hands: HashMap<(UserId, TableId), Latest<HandView>>,
     /// Who is pinged when their turn comes.
     alerts: TurnAlerts,
     /// What follows a failed call.
     policy: Policy,
-    /// Per table: who the last turn ping named, and its message.
-    pings: HashMap<TableId, Ping>,
     /// Announcements waiting for the table's next render, which follows
     /// them in the same batch of outputs: worded with the state after.
     news: News,
@@ -175,26 +123,22 @@ impl Outbox {
     /// `turn_alerts`: how long a person is quiet before their turn pings
     /// them (`None`: only those whose hand cannot be edited).
     pub async fn new(shared: Arc<Shared>, turn_alerts: Option<Duration>) -> Outbox {
-        let mut tables: HashMap<TableId, Slot> = HashMap::new();
+        let mut engine = Engine::default();
         let life = shared.token_life();
         let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
         let unsure = restored.unsure();
         for (table, _chat, message) in restored.messages {
-            if let Some(m) = u64::try_from(message).ok().and_then(Id::new_checked) {
-                tables.entry(table).or_default().message = Some(m);
+            if let Some(m) = u64::try_from(message)
+                .ok()
+                .and_then(Id::<MessageMarker>::new_checked)
+            {
+                engine.restore_message(table, m.get());
                 shared.set_live(table, m.get());
             }
         }
         // What the messages show, as recorded: the first render that
         // matches is not sent again.
-        let mut recorded = Vec::new();
-        for (table, chat, hash) in restored.shown {
-            if let Some(slot) = tables.get_mut(&table) {
-                slot.shown = Some(hash);
-                slot.chat = Some(chat);
-                recorded.push((table, hash));
-            }
-        }
+        engine.restore_shown(restored.shown);
         // Hands opened before the stop stay editable while their tokens last.
         for (row, age) in restored.tokens {
             shared.restore_hand_token(row, age);
@@ -220,7 +164,7 @@ impl Outbox {
             let Some(adopted) = adopt_orphans(&shared, table, channel, recorded).await else {
                 continue;
             };
-            tables.entry(table).or_default().message = Some(adopted);
+            engine.restore_message(table, adopted.get());
             shared.set_live(table, adopted.get());
             // Its content is not known: the first render edits it.
             if let Err(e) = shared
@@ -241,12 +185,10 @@ impl Outbox {
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let mut outbox = Outbox {
             shared,
-            tables,
-            recorded: Recorded::restore(recorded),
+            engine,
             hands: HashMap::new(),
             alerts: TurnAlerts::new(turn_alerts, Instant::now()),
             policy: Policy::default(),
-            pings: HashMap::new(),
             news: News::default(),
             done_tx,
             done_rx,
@@ -268,38 +210,7 @@ impl Outbox {
 
     fn on_output(&mut self, output: Output) {
         match output {
-            Output::RenderTable(view) => {
-                if ids::channel_of(&view.chat).is_none() {
-                    return;
-                }
-                let id = view.id;
-                let due = self.news.take(id);
-                let starts = due.repost;
-                let leaves_lobby = due.leaves_lobby;
-                let mut worded = Vec::new();
-                for a in due.announcements {
-                    let owed = a.is_owed().then(|| a.clone());
-                    match self.shared.front.announcement(&view, &a) {
-                        Some(screen) => worded.push((markup::public(&screen, None, None), owed)),
-                        // Nothing to say: owed no more.
-                        None if owed.is_some() => {
-                            tokio::spawn(forget_owed(self.shared.clone(), id, a));
-                        }
-                        None => {}
-                    }
-                }
-                let slot = self.tables.entry(id).or_default();
-                slot.news.extend(worded);
-                slot.repost |= starts;
-                if leaves_lobby {
-                    slot.started = Some(view.settings.lang);
-                }
-                self.note_turns(&view);
-                if let Some(slot) = self.tables.get_mut(&id) {
-                    slot.state.put(*view);
-                }
-                self.kick_table(id);
-            }
+            Output::RenderTable(view) => self.render_table(*view, false),
             Output::RenderHand(hand) => {
                 if ids::user_of(&hand.player.id).is_none() {
                     return;
@@ -351,6 +262,34 @@ impl Outbox {
         }
     }
 
+    /// A table's new state for the engine, with the announcements held
+    /// for it; `bring`: it is posted anew at the bottom.
+    fn render_table(&mut self, view: TableView, bring: bool) {
+        if ids::channel_of(&view.chat).is_none() {
+            return;
+        }
+        let id = view.id;
+        let due = self.news.take(id);
+        let starts = due.repost;
+        let leaves_lobby = due.leaves_lobby;
+        let mut worded = Vec::new();
+        for a in due.announcements {
+            let owed = a.is_owed().then(|| a.clone());
+            match self.shared.front.announcement(&view, &a) {
+                Some(screen) => worded.push((markup::public(&screen, None, None), owed)),
+                // Nothing to say: owed no more.
+                None if owed.is_some() => {
+                    tokio::spawn(forget_owed(self.shared.clone(), id, a));
+                }
+                None => {}
+            }
+        }
+        let started = leaves_lobby.then_some(view.settings.lang);
+        self.note_turns(&view);
+        self.engine
+            .handle_render(view, worded, starts || bring, started);
+    }
+
     /// Tells the turn alerts whose turn `view` shows: a person whose turn
     /// begins while they are not looking — quiet for the quiet time, or
     /// with no hand they could see it in (its token is gone) — is to be
@@ -381,15 +320,16 @@ impl Outbox {
     /// tell, who get a new message that pings them — a mention added by an
     /// edit notifies no one.
     fn table_message(
-        &self,
+        shared: &Shared,
+        alerts: &TurnAlerts,
         view: &TableView,
     ) -> (Message, Vec<Id<UserMarker>>, Vec<(u64, String)>) {
-        let screen = self.shared.front.table_screen(view);
+        let screen = shared.front.table_screen(view);
         let lang = view.settings.lang;
         let mut lines = Vec::new();
         let mut pinged = Vec::new();
         let mut away = Vec::new();
-        let alerted = self.alerts.alerted_at(view.id);
+        let alerted = alerts.alerted_at(view.id);
         if view.phase == Phase::Playing {
             for &seat in &view.awaiting {
                 let SeatState::Person {
@@ -407,7 +347,7 @@ impl Outbox {
                     u.get(),
                     tr(lang, key::DISCORD_YOUR_TURN, &Args::new())
                 );
-                if self.shared.fresh_token(&player.id, view.id).is_none() {
+                if shared.fresh_token(&player.id, view.id).is_none() {
                     line.push_str(": ");
                     line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
                 }
@@ -431,270 +371,6 @@ impl Outbox {
             hand_button.as_ref().map(|(l, id)| (l.as_str(), id.clone())),
         );
         (m, pinged, away)
-    }
-
-    /// Pings the people awaited whose hand is not open with a new message
-    /// (the previous ping goes), once per change of who they are. The work
-    /// is returned for the caller to run: spawned beside an edit, or in
-    /// order before a table posted anew, which then stays the newest.
-    ///
-    /// A table message posted anew (`posting`) mentions them itself, and a
-    /// new message notifies: a ping too would tell them twice.
-    fn ping(
-        &mut self,
-        table: TableId,
-        channel: Id<ChannelMarker>,
-        away: Vec<(u64, String)>,
-        closed: bool,
-        posting: bool,
-    ) -> Option<Work> {
-        let who: Vec<u64> = if closed {
-            Vec::new()
-        } else {
-            away.iter().map(|(u, _)| *u).collect()
-        };
-        let last = self.pings.entry(table).or_default();
-        if last.who == who {
-            return None;
-        }
-        last.who = who.clone();
-        last.generation += 1;
-        let generation = last.generation;
-        let old = last.message.take();
-        let post_new = !who.is_empty() && !posting;
-        if old.is_none() && !post_new {
-            return None;
-        }
-        let shared = self.shared.clone();
-        let done = self.done_tx.clone();
-        self.in_flight += 1;
-        Some(Box::pin(async move {
-            if let Some(old) = old {
-                let r = shared.http.delete_message(channel, old).await;
-                super::calls::record("delete_message", &r);
-                if let Err(e) = r {
-                    tracing::debug!(error = %e, "removing a turn ping failed");
-                }
-            }
-            let mut posted = None;
-            if post_new {
-                let mentions = AllowedMentions {
-                    users: who.iter().filter_map(|u| Id::new_checked(*u)).collect(),
-                    ..AllowedMentions::default()
-                };
-                let m = Message {
-                    content: markup::clip(
-                        away.iter()
-                            .map(|(_, l)| l.as_str())
-                            .collect::<Vec<_>>()
-                            .join("\n"),
-                    ),
-                    components: Vec::new(),
-                };
-                match post(&shared, channel, &m, &mentions).await {
-                    Ok(id) => posted = id,
-                    Err(e) => tracing::warn!(error = %e, "a turn ping failed"),
-                }
-            }
-            let _ = done.send(Done::Ping {
-                table,
-                channel,
-                generation,
-                posted,
-            });
-        }))
-    }
-
-    fn kick_table(&mut self, table: TableId) {
-        let Some(slot) = self.tables.get_mut(&table) else {
-            return;
-        };
-        let Some(view) = slot.state.take(Instant::now()) else {
-            return;
-        };
-        let Some(channel) = ids::channel_of(&view.chat) else {
-            slot.state.sent();
-            return;
-        };
-        slot.channel = Some(channel);
-        let chat = view.chat.to_string();
-        slot.chat = Some(chat.clone());
-        let message = slot.message;
-        let shown = slot.shown;
-        let closed = view.phase == Phase::Closed;
-        // Chat counts from the table message's post; after a restart, from
-        // now (what came before is unknown).
-        self.shared.watch_channel(channel.get());
-        let buried = !closed && self.shared.chatter(channel.get()) >= BURIED_AFTER;
-        let repost = message.is_some() && (slot.repost || buried);
-        slot.repost = false;
-        let started = if repost { slot.started.take() } else { None };
-        let news = std::mem::take(&mut slot.news);
-        let (m, pinged, away) = self.table_message(&view);
-        let ping = self.ping(table, channel, away, closed, message.is_none() || repost);
-        let h = hash_of(&m);
-        // A table posted anew goes below its ping, so it stays the newest.
-        let ping = match ping {
-            Some(work) if !repost => {
-                tokio::spawn(work);
-                None
-            }
-            p => p,
-        };
-        let Some(slot) = self.tables.get_mut(&table) else {
-            return;
-        };
-        // Shown already: only news (owed ones after a start) to post.
-        let unchanged = shown == Some(h) && message.is_some() && !repost;
-        if unchanged && news.is_empty() {
-            slot.state.sent();
-            return;
-        }
-        slot.shown = Some(h);
-        // An edit makes the message show `h`; a repost leaves the row on
-        // the old message, which loses its buttons, until the new one's id
-        // is recorded (with its hash); a first post has no row to change.
-        let writes = match message {
-            Some(_) if !repost => self.recorded.before(&table, Some(h)),
-            Some(_) => self.recorded.before(&table, None),
-            None => Writes::default(),
-        };
-        if closed {
-            self.shared.forget_table(table);
-            // Nothing more to keep in view, unless another table of the
-            // channel still is.
-            let shared_channel = self
-                .tables
-                .iter()
-                .any(|(t, s)| *t != table && s.channel == Some(channel));
-            if !shared_channel {
-                self.shared.unwatch_channel(channel.get());
-            }
-        }
-        if repost {
-            tracing::debug!(?table, buried, "posting the table anew at the bottom");
-        }
-        let shared = self.shared.clone();
-        let done = self.done_tx.clone();
-        let policy = self.policy;
-        self.in_flight += 1;
-        tokio::spawn(async move {
-            let mut landed = Landed::default();
-            if writes.unknown_first {
-                landed.unknown(waited(mark_shown(shared.clone(), table, chat.clone(), None)).await);
-            }
-            // What happened before the table's new state is said first.
-            for (n, owed) in news {
-                match post(&shared, channel, &n, &no_mentions()).await {
-                    Ok(_) => {
-                        if let Some(a) = owed {
-                            forget_owed(shared.clone(), table, a).await;
-                        }
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "an announcement failed");
-                        // Owed still, for the next start, unless it can
-                        // never go.
-                        let f = classify(&e);
-                        let lasting = !matches!(f, Failure::Unavailable | Failure::RateLimited(_));
-                        if let (true, Some(a)) = (lasting, owed) {
-                            forget_owed(shared.clone(), table, a).await;
-                        }
-                    }
-                }
-            }
-            if let Some(work) = ping {
-                work.await;
-            }
-            let mentions = AllowedMentions {
-                users: pinged,
-                ..AllowedMentions::default()
-            };
-            let mut posted = None;
-            let mut failed = None;
-            let edited = match message {
-                // No edit that would change nothing.
-                Some(_) if unchanged => {
-                    landed.shown = true;
-                    true
-                }
-                Some(id) if !repost => {
-                    let r = shared
-                        .http
-                        .update_message(channel, id)
-                        .content(Some(&m.content))
-                        .components(Some(&m.components))
-                        .allowed_mentions(Some(&mentions))
-                        .await;
-                    super::calls::record("update_message", &r);
-                    match r {
-                        Ok(_) => {
-                            landed.shown = true;
-                            true
-                        }
-                        Err(e) => {
-                            let f = classify(&e);
-                            match policy.next(f, transport::Call::Edit, Recipient::Chat, 0) {
-                                Next::PostAnew => {
-                                    tracing::info!(
-                                        ?f,
-                                        "the table message cannot be edited; posting it anew"
-                                    );
-                                    false
-                                }
-                                Next::Shown => {
-                                    landed.shown = true;
-                                    true
-                                }
-                                _ => {
-                                    tracing::warn!(error = %e, "editing a table message failed");
-                                    failed = Some((f, transport::Call::Edit));
-                                    true
-                                }
-                            }
-                        }
-                    }
-                }
-                _ => false,
-            };
-            if !edited {
-                match post(&shared, channel, &m, &mentions).await {
-                    Ok(id) => {
-                        posted = id;
-                        if let Some(id) = posted {
-                            shared.set_live(table, id.get());
-                            // Chat below the table counts from here.
-                            shared.reset_chatter(channel.get());
-                        }
-                        if repost
-                            && posted.is_some()
-                            && let Some(old) = message
-                        {
-                            let said = started.map(|lang| {
-                                markup::public(&outputs::lobby_started(lang), None, None).content
-                            });
-                            strip(&shared, channel, old, said).await;
-                        }
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "posting a table message failed");
-                        failed = Some((classify(&e), transport::Call::Post));
-                    }
-                }
-            }
-            if let (true, Some(h)) = (landed.shown, writes.then) {
-                landed.record(waited(mark_shown(shared.clone(), table, chat, Some(h))).await);
-            }
-            let _ = done.send(Done::Table {
-                table,
-                sent: Box::new(view),
-                posted,
-                repost,
-                failed,
-                shown: (writes, landed),
-                posted_hash: h,
-            });
-        });
     }
 
     fn kick_hand(&mut self, key: (UserId, TableId)) {
@@ -778,116 +454,9 @@ impl Outbox {
     async fn on_done(&mut self, d: Done) {
         self.in_flight = self.in_flight.saturating_sub(1);
         match d {
-            Done::Table {
-                table,
-                sent,
-                posted,
-                repost,
-                failed,
-                shown: (writes, landed),
-                posted_hash,
-            } => {
-                let now = Instant::now();
-                self.recorded.after(&table, writes, landed);
-                let Some(slot) = self.tables.get_mut(&table) else {
-                    return;
-                };
-                let mut gone = false;
-                match failed {
-                    None => slot.state.sent(),
-                    Some((f, call)) => {
-                        let strikes = slot.state.strikes();
-                        // What the message shows is not known now.
-                        slot.shown = None;
-                        // A repost that did not happen: the next call tries again.
-                        slot.repost |= repost;
-                        match self.policy.next(f, call, Recipient::Chat, strikes) {
-                            Next::RetryAfter(pause) => slot.state.failed(*sent, pause, now),
-                            Next::ChatGone => {
-                                gone = true;
-                                slot.state.sent();
-                            }
-                            next => {
-                                tracing::warn!(
-                                    ?f,
-                                    ?next,
-                                    table = table.0,
-                                    "a table message call failed"
-                                );
-                                slot.state.sent();
-                            }
-                        }
-                    }
-                }
-                if let Some(id) = posted {
-                    slot.message = Some(id);
-                    if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
-                        let chat = view.chat.to_string();
-                        let r = self
-                            .shared
-                            .front
-                            .service()
-                            .save_message_ref(
-                                Platform::Discord,
-                                table,
-                                &chat,
-                                Some(id.get() as i64),
-                                Some(posted_hash),
-                            )
-                            .await;
-                        match r {
-                            Ok(()) => self.recorded.posted(table, Some(posted_hash)),
-                            Err(e) => tracing::warn!(error = %e, "cannot keep a message id"),
-                        }
-                    }
-                }
-                if gone {
-                    // The channel is gone or closed to the bot: its table stops.
-                    if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
-                        self.shared.front.chat_gone(&view.chat).await;
-                    }
-                }
-                if self
-                    .tables
-                    .get(&table)
-                    .is_some_and(|s| s.state.is_waiting())
-                {
-                    self.kick_table(table);
-                } else if self
-                    .tables
-                    .get(&table)
-                    .is_some_and(|s| s.message.is_some() && !s.state.is_waiting())
-                {
-                    // A closed table's slot goes once its last state is shown.
-                    if let Ok(Some(v)) = self.shared.front.service().table_view(table).await
-                        && v.phase == Phase::Closed
-                    {
-                        self.tables.remove(&table);
-                    }
-                }
-            }
-            Done::Ping {
-                table,
-                channel,
-                generation,
-                posted,
-            } => match self.pings.get_mut(&table) {
-                Some(p) if p.generation == generation => p.message = posted,
-                // The turn moved on while it was on its way: it goes now
-                // (the newer ping found no message to remove).
-                _ => {
-                    if let Some(id) = posted {
-                        let shared = self.shared.clone();
-                        tokio::spawn(async move {
-                            let r = shared.http.delete_message(channel, id).await;
-                            super::calls::record("delete_message", &r);
-                            if let Err(e) = r {
-                                tracing::debug!(error = %e, "removing a turn ping failed");
-                            }
-                        });
-                    }
-                }
-            },
+            Done::Table(done) => self.engine.handle_table_done(done, Instant::now()),
+            Done::Ping(job, posted) => self.engine.handle_ping_done(&job, posted.map(Id::get)),
+            Done::Stored(write, landed) => self.engine.handle_stored(&write, landed),
             Done::Hand {
                 user,
                 table,
@@ -928,8 +497,7 @@ impl Outbox {
                     // Their hand can no longer be edited: the table message
                     // tells them to press "My hand" when it is their turn.
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
-                        self.tables.entry(table).or_default().state.put(view);
-                        self.kick_table(table);
+                        self.engine.handle_render(view, Vec::new(), false, None);
                     }
                 }
                 if self.hands.get(&key).is_some_and(|s| s.is_waiting()) {
@@ -941,16 +509,152 @@ impl Outbox {
 }
 
 impl Outbox {
-    /// Records what each table message shows, for the next start. A table
-    /// with a call in flight or a newer state waiting may show something
-    /// else: left out.
+    /// Carries out what the engine decided: its jobs, each on a task of
+    /// its own, and its store writes.
+    fn pump(&mut self, now: Instant) {
+        let mut jobs = Vec::new();
+        {
+            let (shared, alerts) = (&self.shared, &self.alerts);
+            while let Some(job) = self.engine.poll_job(now, |v| render(shared, alerts, v)) {
+                jobs.push(job);
+            }
+        }
+        for job in jobs {
+            match job {
+                Job::Table(job) => self.run_table(job),
+                Job::Ping(job) => {
+                    let Some(channel) = ids::channel_of(&job.chat) else {
+                        continue;
+                    };
+                    let shared = self.shared.clone();
+                    let done = self.done_tx.clone();
+                    self.in_flight += 1;
+                    tokio::spawn(async move {
+                        let posted = run_ping(&shared, channel, &job).await;
+                        let _ = done.send(Done::Ping(job, posted));
+                    });
+                }
+                Job::DeletePing { chat, message } => {
+                    let (Some(channel), Some(id)) =
+                        (ids::channel_of(&chat), Id::new_checked(message))
+                    else {
+                        continue;
+                    };
+                    let shared = self.shared.clone();
+                    tokio::spawn(async move {
+                        let r = shared.http.delete_message(channel, id).await;
+                        super::calls::record("delete_message", &r);
+                        if let Err(e) = r {
+                            tracing::debug!(error = %e, "removing a turn ping failed");
+                        }
+                    });
+                }
+            }
+        }
+        while let Some(write) = self.engine.poll_store() {
+            let shared = self.shared.clone();
+            let done = self.done_tx.clone();
+            self.in_flight += 1;
+            tokio::spawn(async move {
+                let landed = store(&shared, &write).await;
+                let _ = done.send(Done::Stored(write, landed));
+            });
+        }
+    }
+
+    /// One table's job: its calls in order, on a task of its own.
+    fn run_table(&mut self, job: TableJob<TableOut, Message>) {
+        let TableJob {
+            table,
+            chat,
+            unknown_first,
+            news,
+            ping,
+            call,
+            then,
+            closed,
+            last_in_chat,
+        } = job;
+        let Some(channel) = ids::channel_of(&chat) else {
+            return;
+        };
+        if closed {
+            self.shared.forget_table(table);
+            // Nothing more to keep in view, unless another table of the
+            // channel still is.
+            if last_in_chat {
+                self.shared.unwatch_channel(channel.get());
+            }
+        }
+        if matches!(call, TableCall::Post { strip: Some(_), .. }) {
+            tracing::debug!(?table, "posting the table anew at the bottom");
+        }
+        let shared = self.shared.clone();
+        let done = self.done_tx.clone();
+        self.in_flight += 1 + usize::from(ping.is_some());
+        tokio::spawn(async move {
+            let row = chat.to_string();
+            let unknown = match unknown_first {
+                true => Some(waited(mark_shown(shared.clone(), table, row.clone(), None)).await),
+                false => None,
+            };
+            // What happened before the table's new state is said first.
+            for (n, owed) in news {
+                let r = post(&shared, channel, &n, &no_mentions()).await;
+                let r = r.map(|_| ()).map_err(|e| {
+                    tracing::warn!(error = %e, "an announcement failed");
+                    classify(&e)
+                });
+                // Owed still, for the next start, unless it went or never can.
+                if let (true, Some(a)) = (engine::owed_settled(&r), owed) {
+                    forget_owed(shared.clone(), table, a).await;
+                }
+            }
+            if let Some(ping) = ping {
+                let posted = run_ping(&shared, channel, &ping).await;
+                let _ = done.send(Done::Ping(ping, posted));
+            }
+            let outcome = match call {
+                TableCall::Nothing => Outcome::Edited,
+                TableCall::Edit {
+                    message,
+                    content: (m, pinged),
+                } => {
+                    let mentions = AllowedMentions {
+                        users: pinged,
+                        ..AllowedMentions::default()
+                    };
+                    edit_table(&shared, channel, table, message, &m, &mentions).await
+                }
+                TableCall::Post {
+                    content: (m, pinged),
+                    strip,
+                } => {
+                    let mentions = AllowedMentions {
+                        users: pinged,
+                        ..AllowedMentions::default()
+                    };
+                    post_table(&shared, channel, table, &m, &mentions, strip).await
+                }
+            };
+            let then = match then {
+                Some(h) if engine::shows(&outcome) => {
+                    Some(waited(mark_shown(shared.clone(), table, row, Some(h))).await)
+                }
+                _ => None,
+            };
+            let _ = done.send(Done::Table(TableDone {
+                table,
+                unknown,
+                call: outcome,
+                then,
+            }));
+        });
+    }
+
+    /// Records what each table message shows, for the next start.
     async fn save_shown(&self) {
-        let rows: Vec<(TableId, String, i64)> = self
-            .tables
-            .iter()
-            .filter(|(_, s)| s.message.is_some() && !s.state.is_busy() && !s.state.is_waiting())
-            .filter_map(|(t, s)| Some((*t, s.chat.clone()?, s.shown?)))
-            .collect();
+        let rows = self.engine.shown_rows();
         if rows.is_empty() {
             return;
         }
@@ -962,6 +666,162 @@ impl Outbox {
             .await;
         if let Err(e) = r {
             tracing::warn!(error = %e, "cannot record what the messages show");
+        }
+    }
+}
+
+/// A table's state as its message shows it, for the engine.
+fn render(shared: &Shared, alerts: &TurnAlerts, view: &TableView) -> Rendered<TableOut> {
+    let channel = ids::channel_of(&view.chat).map(Id::get);
+    // Chat counts from the table message's post; after a restart, from
+    // now (what came before is unknown).
+    if let Some(c) = channel {
+        shared.watch_channel(c);
+    }
+    let buried = channel.is_some_and(|c| shared.chatter(c) >= BURIED_AFTER);
+    let (m, pinged, alerted) = Outbox::table_message(shared, alerts, view);
+    Rendered {
+        hash: hash_of(&m),
+        message: (m, pinged),
+        alerted,
+        buried,
+    }
+}
+
+/// Edits the table message; one that is gone is posted anew.
+async fn edit_table(
+    shared: &Shared,
+    channel: Id<ChannelMarker>,
+    table: TableId,
+    message: u64,
+    m: &Message,
+    mentions: &AllowedMentions,
+) -> Outcome {
+    let Some(id) = Id::new_checked(message) else {
+        return post_table(shared, channel, table, m, mentions, None).await;
+    };
+    let r = shared
+        .http
+        .update_message(channel, id)
+        .content(Some(&m.content))
+        .components(Some(&m.components))
+        .allowed_mentions(Some(mentions))
+        .await;
+    super::calls::record("update_message", &r);
+    match r {
+        Ok(_) => Outcome::Edited,
+        Err(e) => {
+            let f = classify(&e);
+            if engine::post_anew(f) {
+                tracing::info!(?f, "the table message cannot be edited; posting it anew");
+                return post_table(shared, channel, table, m, mentions, None).await;
+            }
+            let outcome = Outcome::Failed(f, transport::Call::Edit);
+            if !engine::shows(&outcome) {
+                tracing::warn!(error = %e, "editing a table message failed");
+            }
+            outcome
+        }
+    }
+}
+
+/// Posts the table message; `old`: the message it replaces, which loses
+/// its buttons.
+async fn post_table(
+    shared: &Shared,
+    channel: Id<ChannelMarker>,
+    table: TableId,
+    m: &Message,
+    mentions: &AllowedMentions,
+    old: Option<Strip>,
+) -> Outcome {
+    match post(shared, channel, m, mentions).await {
+        Ok(posted) => {
+            if let Some(id) = posted {
+                shared.set_live(table, id.get());
+                // Chat below the table counts from here.
+                shared.reset_chatter(channel.get());
+                if let Some(old) = old
+                    && let Some(old_id) = Id::new_checked(old.message)
+                {
+                    let said = old.started.map(|lang| {
+                        markup::public(&outputs::lobby_started(lang), None, None).content
+                    });
+                    strip(shared, channel, old_id, said).await;
+                }
+            }
+            Outcome::Posted(posted.map(Id::get))
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "posting a table message failed");
+            Outcome::Failed(classify(&e), transport::Call::Post)
+        }
+    }
+}
+
+/// A turn ping: the old one goes, a new one names whom it is for; the new
+/// message's id.
+async fn run_ping(
+    shared: &Shared,
+    channel: Id<ChannelMarker>,
+    job: &PingJob,
+) -> Option<Id<MessageMarker>> {
+    if let Some(old) = job.delete.and_then(Id::new_checked) {
+        let r = shared.http.delete_message(channel, old).await;
+        super::calls::record("delete_message", &r);
+        if let Err(e) = r {
+            tracing::debug!(error = %e, "removing a turn ping failed");
+        }
+    }
+    let (who, lines) = job.post.as_ref()?;
+    let mentions = AllowedMentions {
+        users: who.iter().filter_map(|u| Id::new_checked(*u)).collect(),
+        ..AllowedMentions::default()
+    };
+    let m = Message {
+        content: markup::clip(lines.join("\n")),
+        components: Vec::new(),
+    };
+    match post(shared, channel, &m, &mentions).await {
+        Ok(id) => id,
+        Err(e) => {
+            tracing::warn!(error = %e, "a turn ping failed");
+            None
+        }
+    }
+}
+
+/// Makes a store write the engine asked for; whether it landed.
+async fn store(shared: &Shared, write: &StoreWrite) -> bool {
+    let service = shared.front.service();
+    match write {
+        StoreWrite::MessageRef {
+            table,
+            chat,
+            message,
+            hash,
+        } => {
+            let r = service
+                .save_message_ref(
+                    Platform::Discord,
+                    *table,
+                    chat,
+                    Some(*message as i64),
+                    Some(*hash),
+                )
+                .await;
+            match r {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot keep a message id");
+                    false
+                }
+            }
+        }
+        StoreWrite::ChatGone { chat } => {
+            // The channel is gone or closed to the bot: its table stops.
+            shared.front.chat_gone(chat).await;
+            true
         }
     }
 }
@@ -1109,12 +969,9 @@ impl crate::delivery::driver::Outbox for Outbox {
         match local {
             Local::Output(o) => Outbox::on_output(self, o),
             Local::Acted(user) => self.alerts.handle_activity(&user, Instant::now()),
-            Local::BringTable(view) => {
-                // Posted anew by the render's call, or by the next one
-                // when a call of the table is in flight.
-                self.tables.entry(view.id).or_default().repost = true;
-                Outbox::on_output(self, Output::RenderTable(view));
-            }
+            // Posted anew by the render's job, or by the next one when a
+            // job of the table is in flight.
+            Local::BringTable(view) => self.render_table(*view, true),
         }
     }
 
@@ -1126,15 +983,7 @@ impl crate::delivery::driver::Outbox for Outbox {
     /// its route's bucket allows it); what waits here is a call failed for
     /// now, tried again after its pause.
     fn transmit(&mut self, now: Instant) {
-        let tables: Vec<TableId> = self
-            .tables
-            .iter()
-            .filter(|(_, s)| s.state.wake().is_some_and(|t| t <= now))
-            .map(|(t, _)| *t)
-            .collect();
-        for t in tables {
-            self.kick_table(t);
-        }
+        self.pump(now);
         let hands: Vec<(UserId, TableId)> = self
             .hands
             .iter()
@@ -1147,14 +996,14 @@ impl crate::delivery::driver::Outbox for Outbox {
     }
 
     fn next_wake(&self) -> Option<Instant> {
-        let tables = self.tables.values().filter_map(|s| s.state.wake());
+        let tables = self.engine.poll_timeout();
         let hands = self.hands.values().filter_map(Latest::wake);
-        tables.chain(hands).min()
+        tables.into_iter().chain(hands).min()
     }
 
     /// Idle once no call is in flight and none waits to be tried again.
     fn idle(&self) -> bool {
-        self.in_flight == 0 && self.next_wake().is_none()
+        self.in_flight == 0 && self.next_wake().is_none() && self.engine.idle()
     }
 
     fn finished(&mut self) -> &mut mpsc::UnboundedReceiver<Done> {

@@ -617,3 +617,6 @@ impl<M: Clone, N> Engine<M, N> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod sim;

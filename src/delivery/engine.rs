@@ -78,7 +78,7 @@ pub struct TableJob<M, N> {
     /// A ping's work that must land before the table's call.
     pub ping: Option<PingJob>,
     pub call: TableCall<M>,
-    /// Once the call shows the message ([`TableJob::shows`]), record this
+    /// Once the call shows the message ([`shows`]), record this
     /// hash.
     pub then: Option<i64>,
     /// The table is closed: its last state.

@@ -21,14 +21,16 @@
 //!   turn — once per turn, only when they are not looking;
 //! - [`transport`]: what a failed platform call means, in no platform's
 //!   terms, and the one decision of what happens next (retry when, post
-//!   anew, forget the message, mark the person unreachable, drop).
+//!   anew, forget the message, mark the person unreachable, drop);
+//! - [`engine`]: the parts above combined in one state machine that the
+//!   shell only executes (so far: Discord's table messages and pings).
 //!
 //! Each platform is a transport beneath these: it maps its failures into a
 //! [`transport::Failure`] and does what [`transport::Policy::next`] says.
 //! Telegram drives a [`pacing::Pacer`] with its limits and Bot API calls
 //! (`telegram/outbox.rs`); Discord lets twilight keep its per-route
-//! buckets and keeps each table and hand in a [`latest::Latest`] slot, with
-//! [`content`], [`news`], [`alerts`] and the shown-content records
+//! buckets, executes what the [`engine::Engine`] decides for its table
+//! messages, and keeps each hand in a [`latest::Latest`] slot
 //! (`discord/outbox.rs`).
 
 pub mod alerts;

@@ -19,15 +19,19 @@
 //! first of the two would apply; kozyr keeps its gateway connection in
 //! both modes.
 //!
-//! The neutral decisions are [`crate::delivery`]'s: latest wins per table
-//! and per hand ([`Latest`]: one call in flight, the newest state next),
+//! The neutral decisions are [`crate::delivery`]'s. A table message and
+//! its turn pings are the [`Engine`]'s: this outbox renders a state when
+//! the engine asks, runs each [`Job`]'s calls in order on a task of its
+//! own, makes the engine's store writes and reports what happened. Hands
+//! are still decided here: latest wins per hand ([`Latest`]: one call in
+//! flight, the newest state next),
 //! what a failed call means and what follows it
 //! ([`crate::delivery::transport`]: a 5xx or 429 retried after a pause, a
 //! gone message posted anew, an expired token forgotten, a closed channel
 //! stopping its table), announcements wait for the next render ([`News`]),
 //! what a message shows is one [`crate::delivery::content`] hash, recorded
 //! in the store as it changes (made unknown before each call that changes
-//! it, written after: [`Recorded`]) as Telegram's are, and each hand's
+//! it, written after: [`crate::delivery::content::Recorded`]) as Telegram's are, and each hand's
 //! token with what its hand shows, so a restart — even after a kill —
 //! re-sends nothing already shown and keeps editing every open hand. Who is told that it is their turn is [`TurnAlerts`]'
 //! rule: a person quiet for its quiet time, or whose hand cannot be edited

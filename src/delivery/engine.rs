@@ -93,7 +93,7 @@ pub enum TableCall<M> {
     /// It shows this already: only the news goes.
     Nothing,
     /// Edit the message; if the platform says it is gone
-    /// ([`TableJob::post_anew`]), post it instead.
+    /// ([`post_anew`]), post it instead.
     Edit { message: MessageId, content: M },
     /// Post it, then take the buttons off the old message (`strip`).
     Post { content: M, strip: Option<Strip> },

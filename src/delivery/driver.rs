@@ -18,9 +18,10 @@ pub trait Outbox: Send {
     /// A finished platform call.
     type Done: Send;
 
-    fn on_output(&mut self, output: Output) -> impl Future<Output = ()> + Send;
-    fn on_local(&mut self, local: Self::Local) -> impl Future<Output = ()> + Send;
-    fn on_done(&mut self, done: Self::Done) -> impl Future<Output = ()> + Send;
+    // Each input comes with the loop's `now`: the outboxes read no clock.
+    fn on_output(&mut self, output: Output, now: Instant) -> impl Future<Output = ()> + Send;
+    fn on_local(&mut self, local: Self::Local, now: Instant) -> impl Future<Output = ()> + Send;
+    fn on_done(&mut self, done: Self::Done, now: Instant) -> impl Future<Output = ()> + Send;
     /// Starts every call that may go out at `now`.
     fn transmit(&mut self, _now: Instant) {}
     /// When `transmit` has something to start next (`None`: nothing waits
@@ -62,9 +63,9 @@ pub async fn run<O: Outbox>(
             }
         };
         tokio::select! {
-            Some(e) = effects.recv() => outbox.on_output(e).await,
-            Some(l) = local.recv() => outbox.on_local(l).await,
-            Some(d) = outbox.finished().recv() => outbox.on_done(d).await,
+            Some(e) = effects.recv() => outbox.on_output(e, Instant::now()).await,
+            Some(l) = local.recv() => outbox.on_local(l, Instant::now()).await,
+            Some(d) = outbox.finished().recv() => outbox.on_done(d, Instant::now()).await,
             _ = sleep => {}
             r = stop.changed(), if stopping_since.is_none() => {
                 if r.is_err() || *stop.borrow() {

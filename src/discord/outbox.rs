@@ -187,41 +187,43 @@ impl Outbox {
             }
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
+        // The start: everyone counts as seen.
+        let now = Instant::now();
         let mut outbox = Outbox {
             shared,
             engine,
             hands: HashMap::new(),
-            alerts: TurnAlerts::new(turn_alerts, Instant::now()),
+            alerts: TurnAlerts::new(turn_alerts, now),
             policy: Policy::default(),
             news: News::default(),
             done_tx,
             done_rx,
             in_flight: 0,
         };
-        outbox.take_owed().await;
+        outbox.take_owed(now).await;
         outbox
     }
 
     /// What a kill or a failed post left unposted
     /// ([`restore::take_owed`]); a closed table's announcements are posted
     /// with its last view now.
-    async fn take_owed(&mut self) {
+    async fn take_owed(&mut self, now: Instant) {
         let service = self.shared.front.service().clone();
         for view in restore::take_owed(&service, Platform::Discord, &mut self.news).await {
-            self.on_output(Output::RenderTable(Box::new(view)));
+            self.on_output(Output::RenderTable(Box::new(view)), now);
         }
     }
 
-    fn on_output(&mut self, output: Output) {
+    fn on_output(&mut self, output: Output, now: Instant) {
         match output {
-            Output::RenderTable(view) => self.render_table(*view, false),
+            Output::RenderTable(view) => self.render_table(*view, false, now),
             Output::RenderHand(hand) => {
                 if ids::user_of(&hand.player.id).is_none() {
                     return;
                 }
                 let key = (hand.player.id.clone(), hand.table);
                 self.hands.entry(key.clone()).or_default().put(*hand);
-                self.kick_hand(key);
+                self.kick_hand(key, now);
             }
             Output::DropHand { table, user, .. } => {
                 self.hands.remove(&(user.clone(), table));
@@ -268,7 +270,7 @@ impl Outbox {
 
     /// A table's new state for the engine, with the announcements held
     /// for it; `bring`: it is posted anew at the bottom.
-    fn render_table(&mut self, view: TableView, bring: bool) {
+    fn render_table(&mut self, view: TableView, bring: bool, now: Instant) {
         if ids::channel_of(&view.chat).is_none() {
             return;
         }
@@ -289,7 +291,7 @@ impl Outbox {
             }
         }
         let started = leaves_lobby.then_some(view.settings.lang);
-        self.note_turns(&view);
+        self.note_turns(&view, now);
         self.engine
             .handle_render(view, worded, starts || bring, started);
     }
@@ -298,8 +300,7 @@ impl Outbox {
     /// begins while they are not looking — quiet for the quiet time, or
     /// with no hand they could see it in (its token is gone) — is to be
     /// pinged.
-    fn note_turns(&mut self, view: &TableView) {
-        let now = Instant::now();
+    fn note_turns(&mut self, view: &TableView, now: Instant) {
         if view.phase == Phase::Closed {
             self.alerts.forget_table(view.id);
             return;
@@ -377,11 +378,11 @@ impl Outbox {
         (m, pinged, away)
     }
 
-    fn kick_hand(&mut self, key: (UserId, TableId)) {
+    fn kick_hand(&mut self, key: (UserId, TableId), now: Instant) {
         let Some(slot) = self.hands.get_mut(&key) else {
             return;
         };
-        let Some(hand) = slot.take(Instant::now()) else {
+        let Some(hand) = slot.take(now) else {
             return;
         };
         let Some(token) = self.shared.fresh_token(&key.0, key.1) else {
@@ -455,10 +456,10 @@ impl Outbox {
         });
     }
 
-    async fn on_done(&mut self, d: Done) {
+    async fn on_done(&mut self, d: Done, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
         match d {
-            Done::Table(done) => self.engine.handle_table_done(done, Instant::now()),
+            Done::Table(done) => self.engine.handle_table_done(done, now),
             Done::Ping(job, posted) => self.engine.handle_ping_done(&job, posted.map(Id::get)),
             Done::Stored(write, landed) => self.engine.handle_stored(&write, landed),
             Done::Hand {
@@ -479,7 +480,7 @@ impl Outbox {
                             Recipient::Person,
                             slot.strikes(),
                         ) {
-                            Next::RetryAfter(pause) => slot.failed(*sent, pause, Instant::now()),
+                            Next::RetryAfter(pause) => slot.failed(*sent, pause, now),
                             Next::Forget => {
                                 slot.sent();
                                 expired = self.shared.forget_hand(&key.0, key.1, Some(&token));
@@ -505,7 +506,7 @@ impl Outbox {
                     }
                 }
                 if self.hands.get(&key).is_some_and(|s| s.is_waiting()) {
-                    self.kick_hand(key);
+                    self.kick_hand(key, now);
                 }
             }
         }
@@ -965,22 +966,22 @@ impl crate::delivery::driver::Outbox for Outbox {
     type Local = Local;
     type Done = Done;
 
-    async fn on_output(&mut self, output: Output) {
-        Outbox::on_output(self, output)
+    async fn on_output(&mut self, output: Output, now: Instant) {
+        Outbox::on_output(self, output, now)
     }
 
-    async fn on_local(&mut self, local: Local) {
+    async fn on_local(&mut self, local: Local, now: Instant) {
         match local {
-            Local::Output(o) => Outbox::on_output(self, o),
-            Local::Acted(user) => self.alerts.handle_activity(&user, Instant::now()),
+            Local::Output(o) => Outbox::on_output(self, o, now),
+            Local::Acted(user) => self.alerts.handle_activity(&user, now),
             // Posted anew by the render's job, or by the next one when a
             // job of the table is in flight.
-            Local::BringTable(view) => self.render_table(*view, true),
+            Local::BringTable(view) => self.render_table(*view, true, now),
         }
     }
 
-    async fn on_done(&mut self, done: Done) {
-        Outbox::on_done(self, done).await
+    async fn on_done(&mut self, done: Done, now: Instant) {
+        Outbox::on_done(self, done, now).await
     }
 
     /// Calls go out as soon as they are made (twilight holds each until
@@ -995,7 +996,7 @@ impl crate::delivery::driver::Outbox for Outbox {
             .map(|(k, _)| k.clone())
             .collect();
         for k in hands {
-            self.kick_hand(k);
+            self.kick_hand(k, now);
         }
     }
 

@@ -225,8 +225,10 @@ impl Outbox {
         let mut queue = Pacer::with_limits(limits, class_of);
         // The bot posted here before (it may have been killed a moment
         // ago): Telegram still counts those writes against each chat.
+        // The start: everyone counts as seen, every window starts.
+        let now = Instant::now();
         if !refs.is_empty() {
-            queue.start_spent(Instant::now());
+            queue.start_spent(now);
         }
         // Where the writes were recorded (every group's since this was
         // kept), the window counts from them exactly instead.
@@ -244,7 +246,7 @@ impl Outbox {
             stale: HashMap::new(),
             views: HashMap::new(),
             news: News::default(),
-            alerts: TurnAlerts::new(turn_alerts, Instant::now()),
+            alerts: TurnAlerts::new(turn_alerts, now),
             moved: HashMap::new(),
             not_found: HashMap::new(),
             policy: Policy {
@@ -255,16 +257,17 @@ impl Outbox {
             done_tx,
             done_rx,
         };
-        outbox.take_owed().await;
+        outbox.take_owed(now).await;
         outbox
     }
 
     /// What a kill left unsent ([`restore::take_owed`]); a closed table's
     /// announcements are sent with its last view now.
-    async fn take_owed(&mut self) {
+    async fn take_owed(&mut self, now: Instant) {
         let service = self.shared.front.service().clone();
         for view in restore::take_owed(&service, Platform::Telegram, &mut self.news).await {
-            self.on_output(Output::RenderTable(Box::new(view))).await;
+            self.on_output(Output::RenderTable(Box::new(view)), now)
+                .await;
         }
     }
 
@@ -292,7 +295,7 @@ impl Outbox {
     }
 
     /// Takes one output of the table service in.
-    pub async fn on_output(&mut self, output: Output) {
+    pub async fn on_output(&mut self, output: Output, now: Instant) {
         match output {
             Output::RenderTable(view) => {
                 let Some(chat) = ids::chat_id(&view.chat).map(|c| self.current_chat(c)) else {
@@ -342,7 +345,7 @@ impl Outbox {
                     self.restore_shown(chat.0, view.id.0, &content);
                     self.queue
                         .set_with(chat.0, Slot::Table(view.id.0), Piece::Show(content), prio);
-                    self.mark_stale(chat.0, view.id.0, prio);
+                    self.mark_stale(chat.0, view.id.0, prio, now);
                     self.sources
                         .insert((chat.0, view.id.0), Source::Table(view.clone()));
                 }
@@ -367,20 +370,12 @@ impl Outbox {
                 };
                 let key = (chat.0, hand.table.0);
                 // Someone looking at the Mini App is looking (no alert).
-                if let Some(at) = self
-                    .shared
-                    .front
-                    .live()
-                    .looked_at(&hand.player.id, Instant::now())
-                {
+                if let Some(at) = self.shared.front.live().looked_at(&hand.player.id, now) {
                     self.alerts.handle_activity(&hand.player.id, at);
                 }
-                let turn = self.alerts.handle_hand(
-                    &hand.player.id,
-                    hand.table,
-                    hand.your_turn,
-                    Instant::now(),
-                );
+                let turn =
+                    self.alerts
+                        .handle_hand(&hand.player.id, hand.table, hand.your_turn, now);
                 if turn == (Turn::Began { alert: true }) {
                     self.repost_hand(chat.0, hand.table.0);
                 }
@@ -399,7 +394,7 @@ impl Outbox {
                     Piece::Show(content),
                     prio,
                 );
-                self.mark_stale(chat.0, hand.table.0, prio);
+                self.mark_stale(chat.0, hand.table.0, prio, now);
                 self.sources.insert(key, Source::Hand(hand));
             }
             Output::DropHand { table, user, .. } => {
@@ -510,11 +505,10 @@ impl Outbox {
     }
 
     /// The message of `table` in `chat` is to show something new.
-    fn mark_stale(&mut self, chat: i64, table: i64, prio: Priority) {
+    fn mark_stale(&mut self, chat: i64, table: i64, prio: Priority, now: Instant) {
         if !self.queue.is_waiting(&chat, &Slot::Table(table)) {
             return;
         }
-        let now = Instant::now();
         let e = self.stale.entry((chat, table)).or_insert((now, prio));
         // Becoming someone's turn starts the clock of that turn.
         if prio < e.1 {
@@ -527,9 +521,9 @@ impl Outbox {
     }
 
     /// Takes in work from the handlers.
-    pub async fn on_local(&mut self, local: Local) {
+    pub async fn on_local(&mut self, local: Local, now: Instant) {
         match local {
-            Local::Output(o) => self.on_output(o).await,
+            Local::Output(o) => self.on_output(o, now).await,
             Local::Say { chat, screen } => {
                 let chat = self.current_chat(chat);
                 // The person who just asked waits for it (a `/stop`
@@ -581,22 +575,22 @@ impl Outbox {
                 {
                     // Below the answer that says so, which goes at `Turn`.
                     self.repost(chat.0, view.id.0, Priority::Turn, None);
-                    self.on_output(Output::RenderTable(view)).await;
+                    self.on_output(Output::RenderTable(view), now).await;
                 }
             }
-            Local::Unreachable(user) => self.lost(&user, None).await,
+            Local::Unreachable(user) => self.lost(&user, None, now).await,
             Local::Acted { user, pressed } => {
-                self.alerts.handle_activity(&user, Instant::now());
+                self.alerts.handle_activity(&user, now);
                 // A press changes no hand message but by what it does. A
                 // message they wrote in their private chat brings their
                 // hands below it, posted anew: one they deleted comes back
                 // (Telegram tells no bot of a deletion) without an edit
                 // that would change nothing to find out.
                 if pressed.is_none() {
-                    self.repost_hands(&user).await;
+                    self.repost_hands(&user, now).await;
                 }
             }
-            Local::Returned(user) => self.returned(&user).await,
+            Local::Returned(user) => self.returned(&user, now).await,
             Local::ChatGone(chat) => {
                 self.queue.forget(&chat.0);
                 self.refs.retain(|(c, _), _| *c != chat.0);
@@ -607,7 +601,7 @@ impl Outbox {
 
     /// Posts the hands of `user` anew at the bottom of their private chat,
     /// the old messages deleted when the chat has time.
-    async fn repost_hands(&mut self, user: &UserId) {
+    async fn repost_hands(&mut self, user: &UserId, now: Instant) {
         let Some(chat) = ids::private_chat_of(user) else {
             return;
         };
@@ -618,12 +612,12 @@ impl Outbox {
             .map(|((_, t), _)| *t)
             .collect();
         for t in tables {
-            self.repost_hand_of(user, chat.0, t).await;
+            self.repost_hand_of(user, chat.0, t, now).await;
         }
     }
 
     /// Posts the hand of `user` at `table` anew in their private `chat`.
-    async fn repost_hand_of(&mut self, user: &UserId, chat: i64, table: i64) {
+    async fn repost_hand_of(&mut self, user: &UserId, chat: i64, table: i64, now: Instant) {
         if !self.refs.contains_key(&(chat, table)) {
             // Its first post is on its way: anew once it landed.
             self.reposts_due.insert((chat, table));
@@ -634,11 +628,12 @@ impl Outbox {
             return;
         };
         self.repost_hand(chat, table);
-        self.on_output(Output::RenderHand(Box::new(hand))).await;
+        self.on_output(Output::RenderHand(Box::new(hand)), now)
+            .await;
     }
 
     /// Posts the person's hands anew, and their tables without the deep link.
-    async fn returned(&mut self, user: &UserId) {
+    async fn returned(&mut self, user: &UserId, now: Instant) {
         let Some(chat) = ids::private_chat_of(user) else {
             return;
         };
@@ -655,9 +650,10 @@ impl Outbox {
                 continue;
             }
             let hand = service.hand_of(id, user).await.ok().flatten();
-            self.on_output(Output::RenderTable(Box::new(view))).await;
+            self.on_output(Output::RenderTable(Box::new(view)), now)
+                .await;
             if let Some(h) = hand {
-                self.on_output(Output::RenderHand(Box::new(h))).await;
+                self.on_output(Output::RenderHand(Box::new(h)), now).await;
             }
         }
     }
@@ -886,8 +882,7 @@ impl Outbox {
         }
     }
 
-    async fn on_done(&mut self, done: Done) {
-        let now = Instant::now();
+    async fn on_done(&mut self, done: Done, now: Instant) {
         let chat = done.ticket.chat;
         if let Some((t, writes, landed)) = done.shown {
             self.recorded.after(&(chat, t), writes, landed);
@@ -954,7 +949,7 @@ impl Outbox {
                         && let Some(Source::Hand(hand)) = self.sources.get(&(chat, table.0))
                     {
                         let user = hand.player.id.clone();
-                        self.repost_hand_of(&user, chat, table.0).await;
+                        self.repost_hand_of(&user, chat, table.0, now).await;
                     }
                 }
                 if let Some((table, a)) = done.owed {
@@ -1005,7 +1000,7 @@ impl Outbox {
                         if let Some(user) = ids::user_of_private_chat(ChatId(chat))
                             && self.shared.front.set_unreachable(&user, true)
                         {
-                            self.lost(&user, done.table).await;
+                            self.lost(&user, done.table, now).await;
                         }
                         Outcome::Failed
                     }
@@ -1137,12 +1132,12 @@ impl Outbox {
     /// The bot cannot message `user` any more (they blocked it; `table`:
     /// where that showed): their tables show it, and an AI player plays
     /// their seats in play until they take them back.
-    async fn lost(&mut self, user: &UserId, table: Option<TableId>) {
+    async fn lost(&mut self, user: &UserId, table: Option<TableId>, now: Instant) {
         if let Some(t) = table {
             // Known here, so that its message shows the deep link.
             let _ = self.view_of(t).await;
         }
-        self.show_unreachable(user).await;
+        self.show_unreachable(user, now).await;
         let mut tables = self.tables_of(user).await;
         tables.extend(table.filter(|t| !tables.contains(t)));
         let shared = self.shared.clone();
@@ -1151,7 +1146,7 @@ impl Outbox {
     }
 
     /// The bot cannot message `user`: their tables show them a deep link.
-    async fn show_unreachable(&mut self, user: &UserId) {
+    async fn show_unreachable(&mut self, user: &UserId, now: Instant) {
         let user = user.clone();
         let tables: Vec<TableId> = self
             .views
@@ -1161,7 +1156,7 @@ impl Outbox {
             .collect();
         for t in tables {
             if let Some(v) = self.views.get(&t).cloned() {
-                Box::pin(self.on_output(Output::RenderTable(Box::new(v)))).await;
+                Box::pin(self.on_output(Output::RenderTable(Box::new(v)), now)).await;
             }
         }
     }
@@ -1301,16 +1296,16 @@ impl crate::delivery::driver::Outbox for Outbox {
     type Local = Local;
     type Done = Done;
 
-    async fn on_output(&mut self, output: Output) {
-        Outbox::on_output(self, output).await
+    async fn on_output(&mut self, output: Output, now: Instant) {
+        Outbox::on_output(self, output, now).await
     }
 
-    async fn on_local(&mut self, local: Local) {
-        Outbox::on_local(self, local).await
+    async fn on_local(&mut self, local: Local, now: Instant) {
+        Outbox::on_local(self, local, now).await
     }
 
-    async fn on_done(&mut self, done: Done) {
-        Outbox::on_done(self, done).await
+    async fn on_done(&mut self, done: Done, now: Instant) {
+        Outbox::on_done(self, done, now).await
     }
 
     fn transmit(&mut self, now: Instant) {

@@ -14,6 +14,7 @@
 //! - the Hearts "any heart breaks hearts" setting from `/settings`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use kozyr::cards::{Card, CardSet, Seat};
 use kozyr::fakebot::FakeMessage;
@@ -23,7 +24,7 @@ use kozyr::table::{Table, TrickCards, TrickTaken};
 use kozyr::{hearts, kozel};
 
 use crate::support::fast_tuning;
-use crate::support::telegram::{Setup, World, deal_no};
+use crate::support::telegram::{Setup, World, card_toggle, deal_no, real_limits, strict_fake};
 
 /// The name the bot shows for a seat: the person's (in its bidi
 /// isolate), or the AI player's.
@@ -444,5 +445,119 @@ async fn hearts_any_heart_breaks_is_a_setting() {
         panic!()
     };
     assert!(m.options().any_heart_breaks && m.deal().any_heart_breaks());
+    w.stop().await;
+}
+
+/// Issue 28: a tap on a card while the hand is being redrawn for another
+/// person's move. Right after each move is answered, a person who is not
+/// to act next taps a card on their hand as it shows then (the redraw for
+/// the move is queued or on its way); once their hand is quiet it shows
+/// the move and the card ticked. Tapped again the same way, it shows the
+/// card unticked. The issue saw 1 race in 4 leave the card selected with a
+/// hand that never showed it; here every tap (8 of 8, each before the
+/// hand showed the move) is shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_tapped_while_the_hand_is_redrawn_for_another_move_is_shown() {
+    tap_races(World::new().await).await;
+}
+
+/// The same under Telegram's limits, where a redraw waits its private
+/// chat's second and the tap lands while it waits or is on its way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_telegrams_limits_a_card_tapped_during_a_redraw_is_shown() {
+    let setup = Setup {
+        fake: strict_fake(),
+        ..Setup::tuned(real_limits())
+    };
+    tap_races(World::with(setup).await).await;
+}
+
+async fn tap_races(mut w: World) {
+    let id = w.open("/kozel", false).await;
+    let mut t = w.table(id).await;
+    let (mut races, mut mid_redraw) = (0, 0);
+    while deal_no(&t) == 1 && races < 8 {
+        let mover = t.awaiting()[0].index();
+        let tapper = (mover + 2) % 4;
+        // The card: the first in the hand as it shows now.
+        let before = w.hand_at(tapper, id, t.version()).await;
+        let card = before
+            .keyboard
+            .as_ref()
+            .unwrap()
+            .buttons()
+            .find_map(card_toggle)
+            .expect("a card button");
+        let next = w.play(&t).await;
+        for tick in [true, false] {
+            // At once, on the message as it showed (a tap needs a button
+            // that is shown: the message may have been redrawn since).
+            let shown = w.hand_now(tapper).expect("a hand");
+            let data = shown
+                .keyboard
+                .as_ref()
+                .unwrap()
+                .buttons()
+                .find(|b| card_toggle(b) == Some(card))
+                .and_then(|b| b.callback_data().map(str::to_owned))
+                .expect("the card's button");
+            let shown_at = shown.keyboard.as_ref().and_then(|k| {
+                k.buttons()
+                    .find_map(|b| match b.callback_data().map(Press::parse) {
+                        Some(Ok(Press::Table { version, .. })) => Some(version),
+                        _ => None,
+                    })
+            });
+            if tick && shown_at < Some(next.version()) {
+                mid_redraw += 1;
+            }
+            let q = w
+                .fake
+                .press(w.users[tapper], w.dm(tapper), shown.id, &data)
+                .unwrap();
+            assert_eq!(w.answer(&q).await, None, "the tap is answered");
+            let version = w.table(id).await.version();
+            let ticked = |m: &FakeMessage| {
+                m.keyboard.as_ref().is_some_and(|k| {
+                    k.buttons()
+                        .any(|b| card_toggle(b) == Some(card) && b.text.starts_with('✓') == tick)
+                        && k.buttons().any(|b| {
+                            matches!(b.callback_data().map(Press::parse),
+                            Some(Ok(Press::Table { version: v, .. })) if v >= version)
+                        })
+                })
+            };
+            let dm = w.dm(tapper);
+            w.fake
+                .wait_for(Duration::from_secs(10), |f| {
+                    f.messages(dm)
+                        .into_iter()
+                        .rev()
+                        .find(|m| {
+                            m.keyboard
+                                .as_ref()
+                                .is_some_and(|k| k.buttons().any(|b| card_toggle(b).is_some()))
+                        })
+                        .filter(|m| ticked(m))
+                        .map(drop)
+                })
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "race {races}: the hand never shows {card} {} at version {version}: {:?}",
+                        if tick { "ticked" } else { "unticked" },
+                        w.hand_now(tapper).map(|m| m.text)
+                    )
+                });
+        }
+        races += 1;
+        t = next;
+    }
+    assert!(races >= 4, "only {races} races in the deal");
+    println!("{races} taps, {mid_redraw} before the hand showed the move");
+    assert!(
+        mid_redraw >= 1,
+        "no tap came before the redraw: no race was run"
+    );
     w.stop().await;
 }

@@ -23,7 +23,8 @@
 //! already says costs no write; one on a message already unknown costs one
 //! write, after the call, so the acting person's hand waits for at most one.
 //!
-//! A call waits for its write at most [`RECORD_WAIT`] ([`waited`]): a store
+//! A call waits for its write at most [`RECORD_WAIT`]
+//! ([`super::driver::waited`]): a store
 //! that slow is failing, and the screens do not wait for it. The write
 //! still lands, and the record stays on the safe side — a hash it may hold
 //! is made unknown again before the next change — so only a kill while
@@ -31,7 +32,6 @@
 //! (and only until that message changes again).
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::hash::Hash;
 use std::time::Duration;
 
@@ -48,16 +48,6 @@ pub enum Write {
     Failed,
     /// Still on its way after [`RECORD_WAIT`]: it may land later.
     Pending,
-}
-
-/// Runs `write` (`true`: it landed) on a task of its own and waits for it
-/// at most [`RECORD_WAIT`]; past that it goes on without being waited for.
-pub async fn waited(write: impl Future<Output = bool> + Send + 'static) -> Write {
-    match tokio::time::timeout(RECORD_WAIT, tokio::spawn(write)).await {
-        Ok(Ok(true)) => Write::Landed,
-        Ok(_) => Write::Failed,
-        Err(_) => Write::Pending,
-    }
 }
 
 const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -203,7 +193,7 @@ impl<K: Eq + Hash + Clone> Recorded<K> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Landed, Recorded, Write, Writes, content_hash, waited};
+    use super::{Landed, Recorded, Write, Writes, content_hash};
 
     #[test]
     fn is_fnv_1a_and_stable_across_builds() {
@@ -345,12 +335,10 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn a_slow_write_is_not_waited_for_and_counts_as_maybe_landed() {
-        assert_eq!(waited(async { true }).await, Write::Landed);
-        assert_eq!(waited(async { false }).await, Write::Failed);
-        let slow = waited(std::future::pending::<bool>()).await;
-        assert_eq!(slow, Write::Pending);
+    #[test]
+    fn a_write_not_waited_for_counts_as_maybe_landed() {
+        // What `driver::waited` gives for a write still on its way.
+        let slow = Write::Pending;
         // The unknown still on its way: the record keeps the old hash; the
         // new hash still on its way: kept as the store may hold it, so the
         // next change makes it unknown first.

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
+use crate::delivery::content::{RECORD_WAIT, Write};
 use crate::table::Output;
 
 /// A platform's outbox as the driver sees it: inputs in, calls started by
@@ -75,4 +76,27 @@ pub async fn run<O: Outbox>(
         }
     }
     outbox.save_shown().await;
+}
+
+/// Runs `write` (`true`: it landed) on a task of its own and waits for it
+/// at most [`RECORD_WAIT`]; past that it goes on without being waited for
+/// ([`crate::delivery::content`]: the record stays on the safe side).
+pub async fn waited(write: impl Future<Output = bool> + Send + 'static) -> Write {
+    match tokio::time::timeout(RECORD_WAIT, tokio::spawn(write)).await {
+        Ok(Ok(true)) => Write::Landed,
+        Ok(_) => Write::Failed,
+        Err(_) => Write::Pending,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_slow_write_is_not_waited_for() {
+        assert_eq!(waited(async { true }).await, Write::Landed);
+        assert_eq!(waited(async { false }).await, Write::Failed);
+        assert_eq!(waited(std::future::pending::<bool>()).await, Write::Pending);
+    }
 }

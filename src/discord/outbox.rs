@@ -56,7 +56,8 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::delivery::alerts::TurnAlerts;
-use crate::delivery::content::{Write, waited};
+use crate::delivery::content::Write;
+use crate::delivery::driver::waited;
 use crate::delivery::engine::{
     self, Engine, Job, Outcome, PingJob, Rendered, StoreWrite, Strip, TableCall, TableDone,
     TableJob,

@@ -24,7 +24,8 @@ use twilight_model::http::interaction::InteractionResponse;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
-use crate::delivery::content::{Write, waited};
+use crate::delivery::content::Write;
+use crate::delivery::driver::waited;
 use crate::front::Front;
 use crate::front::core::Admins;
 use crate::front::press_limits::{PressLimits, PressRates};

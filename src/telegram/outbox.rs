@@ -41,7 +41,8 @@ use super::markup::Message;
 pub use super::shared::Local;
 use super::shared::{Shared, class_of};
 use crate::delivery::alerts::{Turn, TurnAlerts};
-use crate::delivery::content::{Landed, Recorded, Writes, content_hash as hash_of_parts, waited};
+use crate::delivery::content::{Landed, Recorded, Writes, content_hash as hash_of_parts};
+use crate::delivery::driver::waited;
 use crate::delivery::news::{News, starts_a_deal};
 use crate::delivery::pacing::{
     Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket, instant_of, unix_ms,

@@ -26,14 +26,15 @@
 //!   naming them, once per change of who they are; the old one goes; a
 //!   table posted anew mentions them itself, so no ping then.
 
-use std::collections::{HashMap, VecDeque};
-use std::time::Instant;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::{Duration, Instant};
 
+use super::alerts::TurnAlerts;
 use super::content::{Landed, Recorded, Write, Writes};
 use super::latest::Latest;
 use super::transport::{self, Failure, Next, Policy, Recipient};
 use crate::i18n::Lang;
-use crate::table::{Announcement, ChatKey, Phase, TableId, TableView};
+use crate::table::{Announcement, ChatKey, Phase, SeatState, TableId, TableView, UserId};
 
 /// A message's id on its platform.
 pub type MessageId = u64;
@@ -45,8 +46,9 @@ pub struct Rendered<M> {
     pub message: M,
     /// Its content hash ([`super::content`]).
     pub hash: i64,
-    /// The people awaited whom the turn alerts tell (a person's id on the
-    /// platform, and their turn line): a new message pings them.
+    /// The people awaited whom the turn alerts tell (the engine names
+    /// them to the render), with their ids on the platform and their turn
+    /// lines: a new message pings them.
     pub alerted: Vec<(u64, String)>,
     /// Other people's chat has buried the table message.
     pub buried: bool,
@@ -216,6 +218,8 @@ struct Ping {
 #[derive(Debug)]
 pub struct Engine<M, N> {
     tables: HashMap<TableId, Slot<N>>,
+    /// Who is told, with a notifying message, that their turn came.
+    alerts: TurnAlerts,
     recorded: Recorded<TableId>,
     policy: Policy,
     pings: HashMap<TableId, Ping>,
@@ -227,10 +231,14 @@ pub struct Engine<M, N> {
     stale_pings: VecDeque<(ChatKey, MessageId)>,
 }
 
-impl<M, N> Default for Engine<M, N> {
-    fn default() -> Self {
+impl<M, N> Engine<M, N> {
+    /// An engine started at `now` (everyone counts as seen then), whose
+    /// turn alerts tell people quiet for `quiet` (`None`: only those with
+    /// no hand they could see, [`Engine::handle_render`]).
+    pub fn new(quiet: Option<Duration>, now: Instant) -> Self {
         Engine {
             tables: HashMap::new(),
+            alerts: TurnAlerts::new(quiet, now),
             recorded: Recorded::default(),
             policy: Policy::default(),
             pings: HashMap::new(),
@@ -298,13 +306,19 @@ impl<M: Clone, N> Engine<M, N> {
     /// A new state of `table`, with the announcements that came before it
     /// (worded with it); `repost`: a deal starts, the table goes anew at
     /// the bottom; `started`: it leaves the lobby (the old message says so).
+    /// `unseen`: whether a person has no hand they could see a change in
+    /// (on Discord, its token is gone): a turn of theirs counts as not
+    /// looked at.
     pub fn handle_render(
         &mut self,
         view: TableView,
         news: Vec<(N, Option<Announcement>)>,
         repost: bool,
         started: Option<Lang>,
+        unseen: impl Fn(&UserId) -> bool,
+        now: Instant,
     ) {
+        self.note_turns(&view, unseen, now);
         let id = view.id;
         let slot = self.tables.entry(id).or_default();
         slot.news.extend(news);
@@ -316,10 +330,32 @@ impl<M: Clone, N> Engine<M, N> {
         self.kick.push_back(id);
     }
 
-    /// `view` is to be posted anew at the bottom (asked for where it is
-    /// open already).
-    pub fn handle_bring(&mut self, view: TableView) {
-        self.handle_render(view, Vec::new(), true, None);
+    /// Tells the turn alerts whose turn `view` shows: a person whose turn
+    /// begins while they are not looking — quiet for the quiet time, or
+    /// `unseen` — is to be pinged; not a turn a start finds running.
+    fn note_turns(&mut self, view: &TableView, unseen: impl Fn(&UserId) -> bool, now: Instant) {
+        if view.phase == Phase::Closed {
+            self.alerts.forget_table(view.id);
+            return;
+        }
+        for (seat, state) in view.seats.iter() {
+            let SeatState::Person { player, away } = state else {
+                continue;
+            };
+            let your_turn = !away && view.phase == Phase::Playing && view.awaiting.contains(&seat);
+            self.alerts
+                .handle_turn(&player.id, view.id, your_turn, unseen(&player.id), now);
+        }
+    }
+
+    /// `user` pressed a button or wrote to the bot: they are looking.
+    pub fn handle_activity(&mut self, user: &UserId, now: Instant) {
+        self.alerts.handle_activity(user, now);
+    }
+
+    /// `user`'s place at `table` is gone (they left, or it closed).
+    pub fn handle_gone(&mut self, user: &UserId, table: TableId) {
+        self.alerts.handle_gone(user, table);
     }
 
     /// Whether `table` has a message (or one on its way).
@@ -328,11 +364,11 @@ impl<M: Clone, N> Engine<M, N> {
     }
 
     /// The next work, made now: `render` draws a state as the shell shows
-    /// it.
+    /// it, and whom of its awaited people the turn alerts tell.
     pub fn poll_job(
         &mut self,
         now: Instant,
-        mut render: impl FnMut(&TableView) -> Rendered<M>,
+        mut render: impl FnMut(&TableView, &HashSet<UserId>) -> Rendered<M>,
     ) -> Option<Job<M, N>> {
         if let Some(job) = self.jobs.pop_front() {
             return Some(job);
@@ -360,7 +396,7 @@ impl<M: Clone, N> Engine<M, N> {
         &mut self,
         table: TableId,
         now: Instant,
-        render: &mut impl FnMut(&TableView) -> Rendered<M>,
+        render: &mut impl FnMut(&TableView, &HashSet<UserId>) -> Rendered<M>,
     ) {
         let Some(slot) = self.tables.get_mut(&table) else {
             return;
@@ -374,7 +410,8 @@ impl<M: Clone, N> Engine<M, N> {
         let message = slot.message;
         let shown = slot.shown;
         let closed = view.phase == Phase::Closed;
-        let r = render(&view);
+        let alerted = self.alerts.alerted_at(table);
+        let r = render(&view, &alerted);
         let buried = !closed && r.buried;
         let repost = message.is_some() && (slot.repost || buried);
         slot.repost = false;

@@ -40,7 +40,7 @@
 //! message's own when it is posted anew, else a ping message naming only
 //! them, which goes once the turn passes (at once if it lands after).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -55,7 +55,6 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
-use crate::delivery::alerts::TurnAlerts;
 use crate::delivery::content::Write;
 use crate::delivery::driver::waited;
 use crate::delivery::engine::{
@@ -112,8 +111,6 @@ pub struct Outbox {
     engine: Engine<TableOut, Message>,
     /// Each person's hand at each table, latest wins.
     hands: HashMap<(UserId, TableId), Latest<HandView>>,
-    /// Who is pinged when their turn comes.
-    alerts: TurnAlerts,
     /// What follows a failed call.
     policy: Policy,
     /// Announcements waiting for the table's next render, which follows
@@ -128,7 +125,9 @@ impl Outbox {
     /// `turn_alerts`: how long a person is quiet before their turn pings
     /// them (`None`: only those whose hand cannot be edited).
     pub async fn new(shared: Arc<Shared>, turn_alerts: Option<Duration>) -> Outbox {
-        let mut engine = Engine::default();
+        // The start: everyone counts as seen.
+        let now = Instant::now();
+        let mut engine = Engine::new(turn_alerts, now);
         let life = shared.token_life();
         let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
         let unsure = restored.unsure();
@@ -188,13 +187,10 @@ impl Outbox {
             }
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
-        // The start: everyone counts as seen.
-        let now = Instant::now();
         let mut outbox = Outbox {
             shared,
             engine,
             hands: HashMap::new(),
-            alerts: TurnAlerts::new(turn_alerts, now),
             policy: Policy::default(),
             news: News::default(),
             done_tx,
@@ -228,7 +224,7 @@ impl Outbox {
             }
             Output::DropHand { table, user, .. } => {
                 self.hands.remove(&(user.clone(), table));
-                self.alerts.handle_gone(&user, table);
+                self.engine.handle_gone(&user, table);
                 self.shared.forget_hand(&user, table, None);
             }
             Output::Announce {
@@ -292,32 +288,10 @@ impl Outbox {
             }
         }
         let started = leaves_lobby.then_some(view.settings.lang);
-        self.note_turns(&view, now);
+        let shared = &self.shared;
+        let unseen = |u: &UserId| shared.fresh_token(u, id).is_none();
         self.engine
-            .handle_render(view, worded, starts || bring, started);
-    }
-
-    /// Tells the turn alerts whose turn `view` shows: a person whose turn
-    /// begins while they are not looking — quiet for the quiet time, or
-    /// with no hand they could see it in (its token is gone) — is to be
-    /// pinged.
-    fn note_turns(&mut self, view: &TableView, now: Instant) {
-        if view.phase == Phase::Closed {
-            self.alerts.forget_table(view.id);
-            return;
-        }
-        for (seat, state) in view.seats.iter() {
-            let SeatState::Person { player, away } = state else {
-                continue;
-            };
-            if ids::user_of(&player.id).is_none() {
-                continue;
-            }
-            let your_turn = !away && view.phase == Phase::Playing && view.awaiting.contains(&seat);
-            let unseen = self.shared.fresh_token(&player.id, view.id).is_none();
-            self.alerts
-                .handle_turn(&player.id, view.id, your_turn, unseen, now);
-        }
+            .handle_render(view, worded, starts || bring, started, unseen, now);
     }
 
     /// The public message of `view`: the table, whose turn it is (they are
@@ -327,7 +301,7 @@ impl Outbox {
     /// edit notifies no one.
     fn table_message(
         shared: &Shared,
-        alerts: &TurnAlerts,
+        alerted: &HashSet<UserId>,
         view: &TableView,
     ) -> (Message, Vec<Id<UserMarker>>, Vec<(u64, String)>) {
         let screen = shared.front.table_screen(view);
@@ -335,7 +309,6 @@ impl Outbox {
         let mut lines = Vec::new();
         let mut pinged = Vec::new();
         let mut away = Vec::new();
-        let alerted = alerts.alerted_at(view.id);
         if view.phase == Phase::Playing {
             for &seat in &view.awaiting {
                 let SeatState::Person {
@@ -503,7 +476,10 @@ impl Outbox {
                     // Their hand can no longer be edited: the table message
                     // tells them to press "My hand" when it is their turn.
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
-                        self.engine.handle_render(view, Vec::new(), false, None);
+                        let shared = &self.shared;
+                        let unseen = |u: &UserId| shared.fresh_token(u, table).is_none();
+                        self.engine
+                            .handle_render(view, Vec::new(), false, None, unseen, now);
                     }
                 }
                 if self.hands.get(&key).is_some_and(|s| s.is_waiting()) {
@@ -520,8 +496,11 @@ impl Outbox {
     fn pump(&mut self, now: Instant) {
         let mut jobs = Vec::new();
         {
-            let (shared, alerts) = (&self.shared, &self.alerts);
-            while let Some(job) = self.engine.poll_job(now, |v| render(shared, alerts, v)) {
+            let shared = &self.shared;
+            while let Some(job) = self
+                .engine
+                .poll_job(now, |v, alerted| render(shared, alerted, v))
+            {
                 jobs.push(job);
             }
         }
@@ -677,7 +656,7 @@ impl Outbox {
 }
 
 /// A table's state as its message shows it, for the engine.
-fn render(shared: &Shared, alerts: &TurnAlerts, view: &TableView) -> Rendered<TableOut> {
+fn render(shared: &Shared, alerted: &HashSet<UserId>, view: &TableView) -> Rendered<TableOut> {
     let channel = ids::channel_of(&view.chat).map(Id::get);
     // Chat counts from the table message's post; after a restart, from
     // now (what came before is unknown).
@@ -685,7 +664,7 @@ fn render(shared: &Shared, alerts: &TurnAlerts, view: &TableView) -> Rendered<Ta
         shared.watch_channel(c);
     }
     let buried = channel.is_some_and(|c| shared.chatter(c) >= BURIED_AFTER);
-    let (m, pinged, alerted) = Outbox::table_message(shared, alerts, view);
+    let (m, pinged, alerted) = Outbox::table_message(shared, alerted, view);
     Rendered {
         hash: hash_of(&m),
         message: (m, pinged),
@@ -974,7 +953,7 @@ impl crate::delivery::driver::Outbox for Outbox {
     async fn on_local(&mut self, local: Local, now: Instant) {
         match local {
             Local::Output(o) => Outbox::on_output(self, o, now),
-            Local::Acted(user) => self.alerts.handle_activity(&user, now),
+            Local::Acted(user) => self.engine.handle_activity(&user, now),
             // Posted anew by the render's job, or by the next one when a
             // job of the table is in flight.
             Local::BringTable(view) => self.render_table(*view, true, now),

@@ -20,9 +20,12 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::cards::PerSeat;
+use crate::cards::{PerSeat, Seat};
 use crate::game::GameKind;
-use crate::table::{Announcement, SeatState, Settings, UserId};
+use crate::i18n::Lang;
+use crate::table::{Announcement, Player, SeatState, Settings, UserId};
+
+const PERSON: UserId = UserId::Discord(7);
 
 /// Content: two consecutive versions often show the same.
 fn hash_of(version: u64) -> i64 {
@@ -43,9 +46,25 @@ fn view(table: TableId, version: u64) -> TableView {
         version,
         creator: UserId::Discord(1),
         settings: Settings::default(),
-        seats: PerSeat::from_fn(|_| SeatState::Ai),
+        // A person at the first seat, whose turn it is at every third
+        // state: the turn alerts ping them (they have no hand to see).
+        seats: PerSeat::from_fn(|s| match s.index() {
+            0 => SeatState::Person {
+                player: Player {
+                    id: PERSON,
+                    name: "Ana".into(),
+                    lang: Lang::En,
+                },
+                away: false,
+            },
+            _ => SeatState::Ai,
+        }),
         series_no: 1,
-        awaiting: Vec::new(),
+        awaiting: if version.is_multiple_of(3) {
+            vec![Seat::ALL[0]]
+        } else {
+            vec![Seat::ALL[1]]
+        },
         deadline: None,
         last_trick: None,
         last_deal: None,
@@ -121,6 +140,7 @@ struct World {
     next_news: u32,
     news_posted: HashMap<u32, u32>,
     unchanged_edits: u32,
+    pings_posted: u32,
     buried: bool,
     /// Calls fail for now and the process is killed only while true.
     chaos: bool,
@@ -134,7 +154,7 @@ impl World {
         World {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             now: Instant::now(),
-            engine: Engine::default(),
+            engine: Engine::new(None, Instant::now()),
             msgs: BTreeMap::new(),
             next_id: 100,
             rows: HashMap::new(),
@@ -144,6 +164,7 @@ impl World {
             next_news: 1,
             news_posted: HashMap::new(),
             unchanged_edits: 0,
+            pings_posted: 0,
             buried: false,
             chaos: true,
             kills,
@@ -179,20 +200,16 @@ impl World {
         }
         let repost = self.rng.random_bool(0.1);
         self.engine
-            .handle_render(view(table, v), news, repost, None);
+            .handle_render(view(table, v), news, repost, None, |_| true, self.now);
     }
 
     fn poll(&mut self) {
         let buried = self.buried;
         let now = self.now;
-        while let Some(job) = self.engine.poll_job(now, |v| Rendered {
+        while let Some(job) = self.engine.poll_job(now, |v, alerted| Rendered {
             message: hash_of(v.version),
             hash: hash_of(v.version),
-            alerted: if v.version % 3 == 0 {
-                vec![(7, "your turn".into())]
-            } else {
-                Vec::new()
-            },
+            alerted: alerted.iter().map(|_| (7, "your turn".into())).collect(),
             buried,
         }) {
             match job {
@@ -232,9 +249,12 @@ impl World {
         if let Some(old) = job.delete {
             self.msgs.remove(&old);
         }
-        job.post
+        let posted = job
+            .post
             .as_ref()
-            .map(|_| self.post(job.table, Kind::Ping, 0, false))
+            .map(|_| self.post(job.table, Kind::Ping, 0, false));
+        self.pings_posted += u32::from(posted.is_some());
+        posted
     }
 
     /// One effect of the flight at `i`.
@@ -376,7 +396,7 @@ impl World {
     /// kill kept from it, and every table is rendered again.
     fn restart(&mut self) {
         self.flights.clear();
-        self.engine = Engine::default();
+        self.engine = Engine::new(None, self.now);
         for (&table, row) in self.rows.iter_mut() {
             let Some(recorded) = row.message else {
                 continue;
@@ -422,7 +442,8 @@ impl World {
                         .collect()
                 })
                 .unwrap_or_default();
-            self.engine.handle_render(view(table, v), news, false, None);
+            self.engine
+                .handle_render(view(table, v), news, false, None, |_| true, self.now);
         }
     }
 
@@ -531,20 +552,21 @@ impl World {
     }
 }
 
-fn run(seed: u64, kills: bool) {
+/// One run; how many pings it posted.
+fn run(seed: u64, kills: bool) -> u32 {
     let mut w = World::new(seed, kills);
     for _ in 0..200 {
         w.step();
     }
     w.quiet();
     w.check_quiet(kills);
+    w.pings_posted
 }
 
 #[test]
 fn without_kills_every_table_ends_current_and_nothing_is_sent_twice() {
-    for seed in 0..1000 {
-        run(seed, false);
-    }
+    let pings: u32 = (0..1000).map(|seed| run(seed, false)).sum();
+    assert!(pings > 0, "no run pinged anyone");
 }
 
 #[test]
@@ -568,6 +590,8 @@ fn a_deal_start_posts_the_table_anew_below_its_news_and_strips_the_old() {
         vec![(77, Some(Announcement::SeriesStarted { series_no: 1 }))],
         true,
         None,
+        |_| true,
+        w.now,
     );
     w.quiet();
     let now = w.rows[&TABLES[0]].message.expect("posted anew");

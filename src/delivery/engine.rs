@@ -34,7 +34,7 @@ use super::content::{Landed, Recorded, Write, Writes};
 use super::latest::Latest;
 use super::transport::{self, Failure, Next, Policy, Recipient};
 use crate::i18n::Lang;
-use crate::table::{Announcement, ChatKey, Phase, SeatState, TableId, TableView, UserId};
+use crate::table::{Announcement, ChatKey, HandView, Phase, SeatState, TableId, TableView, UserId};
 
 /// A message's id on its platform.
 pub type MessageId = u64;
@@ -58,6 +58,9 @@ pub struct Rendered<M> {
 #[derive(Debug)]
 pub enum Job<M, N> {
     Table(TableJob<M, N>),
+    /// Edit a person's hand message to show `hand` (where the platform
+    /// still lets it be edited; else report it done at once).
+    Hand(Box<HandView>),
     Ping(PingJob),
     /// A ping that landed after its turn passed: it goes.
     DeletePing {
@@ -220,6 +223,10 @@ pub struct Engine<M, N> {
     tables: HashMap<TableId, Slot<N>>,
     /// Who is told, with a notifying message, that their turn came.
     alerts: TurnAlerts,
+    /// Each person's hand at each table, latest wins.
+    hands: HashMap<(UserId, TableId), Latest<HandView>>,
+    /// Hands whose state may go now.
+    hand_kick: VecDeque<(UserId, TableId)>,
     recorded: Recorded<TableId>,
     policy: Policy,
     pings: HashMap<TableId, Ping>,
@@ -239,6 +246,8 @@ impl<M, N> Engine<M, N> {
         Engine {
             tables: HashMap::new(),
             alerts: TurnAlerts::new(quiet, now),
+            hands: HashMap::new(),
+            hand_kick: VecDeque::new(),
             recorded: Recorded::default(),
             policy: Policy::default(),
             pings: HashMap::new(),
@@ -353,9 +362,61 @@ impl<M: Clone, N> Engine<M, N> {
         self.alerts.handle_activity(user, now);
     }
 
-    /// `user`'s place at `table` is gone (they left, or it closed).
+    /// `user`'s place at `table` is gone (they left, or it closed): their
+    /// hand there is no longer kept current.
     pub fn handle_gone(&mut self, user: &UserId, table: TableId) {
         self.alerts.handle_gone(user, table);
+        self.hands.remove(&(user.clone(), table));
+    }
+
+    /// A new state of a person's hand.
+    pub fn handle_hand(&mut self, hand: HandView) {
+        let key = (hand.player.id.clone(), hand.table);
+        self.hands.entry(key.clone()).or_default().put(hand);
+        self.hand_kick.push_back(key);
+    }
+
+    /// What became of a hand's edit (`sent`: the state it was to show).
+    /// Returns whether the way to the message is to be forgotten: the
+    /// platform no longer lets it be edited (its token expired).
+    pub fn handle_hand_done(
+        &mut self,
+        sent: HandView,
+        failed: Option<Failure>,
+        now: Instant,
+    ) -> bool {
+        let key = (sent.player.id.clone(), sent.table);
+        let Some(slot) = self.hands.get_mut(&key) else {
+            return failed.is_some_and(|f| {
+                self.policy
+                    .next(f, transport::Call::Token, Recipient::Person, 0)
+                    == Next::Forget
+            });
+        };
+        let mut forget = false;
+        match failed {
+            None => slot.sent(),
+            Some(f) => {
+                match self
+                    .policy
+                    .next(f, transport::Call::Token, Recipient::Person, slot.strikes())
+                {
+                    Next::RetryAfter(pause) => slot.failed(sent, pause, now),
+                    Next::Forget => {
+                        slot.sent();
+                        forget = true;
+                    }
+                    next => {
+                        tracing::warn!(?f, ?next, "editing a hand failed");
+                        slot.sent();
+                    }
+                }
+            }
+        }
+        if slot.is_waiting() {
+            self.hand_kick.push_back(key);
+        }
+        forget
     }
 
     /// Whether `table` has a message (or one on its way).
@@ -383,6 +444,18 @@ impl<M: Clone, N> Engine<M, N> {
             .map(|(t, _)| *t)
             .collect();
         self.kick.extend(due);
+        let due: Vec<(UserId, TableId)> = self
+            .hands
+            .iter()
+            .filter(|(_, s)| s.wake().is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.hand_kick.extend(due);
+        while let Some(key) = self.hand_kick.pop_front() {
+            if let Some(hand) = self.hands.get_mut(&key).and_then(|s| s.take(now)) {
+                return Some(Job::Hand(Box::new(hand)));
+            }
+        }
         while let Some(table) = self.kick.pop_front() {
             self.make_job(table, now, &mut render);
             if let Some(job) = self.jobs.pop_front() {
@@ -627,7 +700,9 @@ impl<M: Clone, N> Engine<M, N> {
 
     /// When a job failed for now may go again.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.tables.values().filter_map(|s| s.state.wake()).min()
+        let tables = self.tables.values().filter_map(|s| s.state.wake());
+        let hands = self.hands.values().filter_map(Latest::wake);
+        tables.chain(hands).min()
     }
 
     /// Whether nothing waits: no job, write or retry pending, no job in
@@ -637,10 +712,12 @@ impl<M: Clone, N> Engine<M, N> {
             && self.stores.is_empty()
             && self.stale_pings.is_empty()
             && self.kick.is_empty()
+            && self.hand_kick.is_empty()
             && self
                 .tables
                 .values()
                 .all(|s| !s.state.is_busy() && !s.state.is_waiting())
+            && self.hands.values().all(|s| !s.is_busy() && !s.is_waiting())
     }
 
     /// What each table message shows, for the next start: a table with a

@@ -19,28 +19,28 @@
 //! first of the two would apply; kozyr keeps its gateway connection in
 //! both modes.
 //!
-//! The neutral decisions are [`crate::delivery`]'s. A table message and
-//! its turn pings are the [`Engine`]'s: this outbox renders a state when
-//! the engine asks, runs each [`Job`]'s calls in order on a task of its
-//! own, makes the engine's store writes and reports what happened. Hands
-//! are still decided here: latest wins per hand ([`Latest`]: one call in
-//! flight, the newest state next),
-//! what a failed call means and what follows it
-//! ([`crate::delivery::transport`]: a 5xx or 429 retried after a pause, a
-//! gone message posted anew, an expired token forgotten, a closed channel
-//! stopping its table), announcements wait for the next render ([`News`]),
-//! what a message shows is one [`crate::delivery::content`] hash, recorded
-//! in the store as it changes (made unknown before each call that changes
-//! it, written after: [`crate::delivery::content::Recorded`]) as Telegram's are, and each hand's
-//! token with what its hand shows, so a restart — even after a kill —
-//! re-sends nothing already shown and keeps editing every open hand. Who is told that it is their turn is [`TurnAlerts`]'
-//! rule: a person quiet for its quiet time, or whose hand cannot be edited
-//! (its token is gone), when their turn comes — not a turn a start finds
-//! already running. They are told by one mention that notifies: the table
-//! message's own when it is posted anew, else a ping message naming only
-//! them, which goes once the turn passes (at once if it lands after).
+//! The neutral decisions are [`crate::delivery`]'s, made by its
+//! [`Engine`]: for table messages, their turn pings and hands — latest
+//! wins per message (one call in flight, the newest state next), what a
+//! failed call means and what follows it ([`crate::delivery::transport`]:
+//! a 5xx or 429 retried after a pause, a gone message posted anew, an
+//! expired token forgotten, a closed channel stopping its table),
+//! announcements before the next render ([`News`] holds them until it
+//! comes), what a table message shows as one [`crate::delivery::content`]
+//! hash recorded in the store as it changes (made unknown before each call
+//! that changes it, written after), and who is told that it is their turn
+//! (a person quiet for the quiet time, or whose hand cannot be edited —
+//! its token is gone — when their turn comes; not a turn a start finds
+//! running), by one mention that notifies: the table message's own when it
+//! is posted anew, else a ping message naming only them, which goes once
+//! the turn passes (at once if it lands after). This outbox renders a
+//! state when the engine asks, runs each [`Job`]'s calls in order on a
+//! task of its own, makes the engine's store writes and reports what
+//! happened. Each hand's token is kept here with what its hand shows, so a
+//! restart — even after a kill — re-sends nothing already shown and keeps
+//! editing every open hand.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -61,10 +61,9 @@ use crate::delivery::engine::{
     self, Engine, Job, Outcome, PingJob, Rendered, StoreWrite, Strip, TableCall, TableDone,
     TableJob,
 };
-use crate::delivery::latest::Latest;
 use crate::delivery::news::News;
 use crate::delivery::restore::{self, orphans, restore};
-use crate::delivery::transport::{self, Failure, Next, Policy, Recipient};
+use crate::delivery::transport::{self, Failure};
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
 use crate::table::{
@@ -109,10 +108,6 @@ pub struct Outbox {
     shared: Arc<Shared>,
     /// The table messages and their pings: every decision about them.
     engine: Engine<TableOut, Message>,
-    /// Each person's hand at each table, latest wins.
-    hands: HashMap<(UserId, TableId), Latest<HandView>>,
-    /// What follows a failed call.
-    policy: Policy,
     /// Announcements waiting for the table's next render, which follows
     /// them in the same batch of outputs: worded with the state after.
     news: News,
@@ -190,8 +185,6 @@ impl Outbox {
         let mut outbox = Outbox {
             shared,
             engine,
-            hands: HashMap::new(),
-            policy: Policy::default(),
             news: News::default(),
             done_tx,
             done_rx,
@@ -218,12 +211,9 @@ impl Outbox {
                 if ids::user_of(&hand.player.id).is_none() {
                     return;
                 }
-                let key = (hand.player.id.clone(), hand.table);
-                self.hands.entry(key.clone()).or_default().put(*hand);
-                self.kick_hand(key, now);
+                self.engine.handle_hand(*hand);
             }
             Output::DropHand { table, user, .. } => {
-                self.hands.remove(&(user.clone(), table));
                 self.engine.handle_gone(&user, table);
                 self.shared.forget_hand(&user, table, None);
             }
@@ -352,16 +342,13 @@ impl Outbox {
         (m, pinged, away)
     }
 
-    fn kick_hand(&mut self, key: (UserId, TableId), now: Instant) {
-        let Some(slot) = self.hands.get_mut(&key) else {
-            return;
-        };
-        let Some(hand) = slot.take(now) else {
-            return;
-        };
+    /// Edits a person's hand through their newest token, on a task of its
+    /// own.
+    fn run_hand(&mut self, hand: HandView, now: Instant) {
+        let key = (hand.player.id.clone(), hand.table);
         let Some(token) = self.shared.fresh_token(&key.0, key.1) else {
             // No open hand to edit: "My hand" draws it anew.
-            slot.sent();
+            self.engine.handle_hand_done(hand, None, now);
             return;
         };
         let shared = self.shared.clone();
@@ -443,36 +430,8 @@ impl Outbox {
                 token,
                 failed,
             } => {
-                let key = (user, table);
-                let mut expired = false;
-                if let Some(slot) = self.hands.get_mut(&key) {
-                    match failed {
-                        None => slot.sent(),
-                        Some(f) => match self.policy.next(
-                            f,
-                            transport::Call::Token,
-                            Recipient::Person,
-                            slot.strikes(),
-                        ) {
-                            Next::RetryAfter(pause) => slot.failed(*sent, pause, now),
-                            Next::Forget => {
-                                slot.sent();
-                                expired = self.shared.forget_hand(&key.0, key.1, Some(&token));
-                            }
-                            next => {
-                                tracing::warn!(?f, ?next, "editing a hand failed");
-                                slot.sent();
-                            }
-                        },
-                    }
-                } else if failed.is_some_and(|f| {
-                    self.policy
-                        .next(f, transport::Call::Token, Recipient::Person, 0)
-                        == Next::Forget
-                }) {
-                    expired = self.shared.forget_hand(&key.0, key.1, Some(&token));
-                }
-                if expired {
+                let forget = self.engine.handle_hand_done(*sent, failed, now);
+                if forget && self.shared.forget_hand(&user, table, Some(&token)) {
                     // Their hand can no longer be edited: the table message
                     // tells them to press "My hand" when it is their turn.
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
@@ -481,9 +440,6 @@ impl Outbox {
                         self.engine
                             .handle_render(view, Vec::new(), false, None, unseen, now);
                     }
-                }
-                if self.hands.get(&key).is_some_and(|s| s.is_waiting()) {
-                    self.kick_hand(key, now);
                 }
             }
         }
@@ -494,8 +450,9 @@ impl Outbox {
     /// Carries out what the engine decided: its jobs, each on a task of
     /// its own, and its store writes.
     fn pump(&mut self, now: Instant) {
-        let mut jobs = Vec::new();
-        {
+        // A job done at once (a hand with no token) may make another.
+        loop {
+            let mut jobs = Vec::new();
             let shared = &self.shared;
             while let Some(job) = self
                 .engine
@@ -503,10 +460,27 @@ impl Outbox {
             {
                 jobs.push(job);
             }
+            if jobs.is_empty() {
+                break;
+            }
+            self.run_jobs(jobs, now);
         }
+        while let Some(write) = self.engine.poll_store() {
+            let shared = self.shared.clone();
+            let done = self.done_tx.clone();
+            self.in_flight += 1;
+            tokio::spawn(async move {
+                let landed = store(&shared, &write).await;
+                let _ = done.send(Done::Stored(write, landed));
+            });
+        }
+    }
+
+    fn run_jobs(&mut self, jobs: Vec<Job<TableOut, Message>>, now: Instant) {
         for job in jobs {
             match job {
                 Job::Table(job) => self.run_table(job),
+                Job::Hand(hand) => self.run_hand(*hand, now),
                 Job::Ping(job) => {
                     let Some(channel) = ids::channel_of(&job.chat) else {
                         continue;
@@ -535,15 +509,6 @@ impl Outbox {
                     });
                 }
             }
-        }
-        while let Some(write) = self.engine.poll_store() {
-            let shared = self.shared.clone();
-            let done = self.done_tx.clone();
-            self.in_flight += 1;
-            tokio::spawn(async move {
-                let landed = store(&shared, &write).await;
-                let _ = done.send(Done::Stored(write, landed));
-            });
         }
     }
 
@@ -969,21 +934,10 @@ impl crate::delivery::driver::Outbox for Outbox {
     /// now, tried again after its pause.
     fn transmit(&mut self, now: Instant) {
         self.pump(now);
-        let hands: Vec<(UserId, TableId)> = self
-            .hands
-            .iter()
-            .filter(|(_, s)| s.wake().is_some_and(|t| t <= now))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in hands {
-            self.kick_hand(k, now);
-        }
     }
 
     fn next_wake(&self) -> Option<Instant> {
-        let tables = self.engine.poll_timeout();
-        let hands = self.hands.values().filter_map(Latest::wake);
-        tables.into_iter().chain(hands).min()
+        self.engine.poll_timeout()
     }
 
     /// Idle once no call is in flight and none waits to be tried again.

@@ -232,6 +232,8 @@ impl World {
                     });
                 }
                 Job::Ping(job) => self.flights.push(Flight::Ping { job, posted: None }),
+                // The sim renders no hands (their unit test is below).
+                Job::Hand(_) => unreachable!("no hand was rendered"),
                 Job::DeletePing { message, .. } => {
                     self.msgs.remove(&message);
                 }
@@ -603,4 +605,72 @@ fn a_deal_start_posts_the_table_anew_below_its_news_and_strips_the_old() {
         .expect("the news went");
     assert!(first < news && news < now, "{first} < {news} < {now}");
     assert!(!w.msgs[&first].buttons);
+}
+
+fn hand(version: u64) -> HandView {
+    let game = crate::game::Game::new(GameKind::Kozel, crate::game::GameOptions::default(), 3);
+    let seat = Seat::ALL[0];
+    HandView {
+        table: TABLES[0],
+        chat: chat(),
+        title: "sim".into(),
+        kind: GameKind::Kozel,
+        phase: Phase::Playing,
+        version,
+        seat,
+        player: Player {
+            id: PERSON,
+            name: "Ana".into(),
+            lang: Lang::En,
+        },
+        away: false,
+        game: game.view(seat),
+        legal: Vec::new(),
+        your_turn: false,
+        deadline: None,
+        last_trick: None,
+        last_deal: None,
+    }
+}
+
+/// The version of the hand job polled now, if one.
+fn hand_job(e: &mut Engine<i64, u32>, now: Instant) -> Option<u64> {
+    let render = |_: &TableView, _: &std::collections::HashSet<UserId>| -> Rendered<i64> {
+        unreachable!("no table")
+    };
+    match e.poll_job(now, render)? {
+        Job::Hand(h) => Some(h.version),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_hand_gets_its_newest_state_after_its_edit_and_retries_or_forgets_by_the_failure() {
+    let t0 = Instant::now();
+    let mut e: Engine<i64, u32> = Engine::new(None, t0);
+    e.handle_hand(hand(1));
+    assert_eq!(hand_job(&mut e, t0), Some(1));
+    // While it is on its way, two newer states: only the newest goes next.
+    e.handle_hand(hand(2));
+    e.handle_hand(hand(3));
+    assert_eq!(hand_job(&mut e, t0), None, "one edit in flight");
+    assert!(!e.handle_hand_done(hand(1), None, t0));
+    assert_eq!(hand_job(&mut e, t0), Some(3));
+    // The platform is down: the same state again after a pause.
+    assert!(!e.handle_hand_done(hand(3), Some(Failure::Unavailable), t0));
+    assert_eq!(hand_job(&mut e, t0), None, "not before its pause");
+    let at = e.poll_timeout().expect("a retry");
+    assert!(at > t0);
+    assert_eq!(hand_job(&mut e, at), Some(3));
+    // Its token expired: forgotten, nothing retried.
+    assert!(e.handle_hand_done(hand(3), Some(Failure::Expired), at));
+    assert_eq!(hand_job(&mut e, at + Duration::from_secs(60)), None);
+    assert!(e.idle());
+    // A hand whose place went: its late failure still says to forget.
+    e.handle_hand(hand(4));
+    assert_eq!(hand_job(&mut e, at), Some(4));
+    e.handle_gone(&PERSON, TABLES[0]);
+    assert!(e.handle_hand_done(hand(4), Some(Failure::Expired), at));
+    assert_eq!(hand_job(&mut e, at), None);
+    assert!(e.idle());
 }

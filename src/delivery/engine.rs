@@ -5,9 +5,10 @@
 //! [`Engine::poll_timeout`]; the shell executes it and reports back.
 //! Nothing here awaits or reads the clock.
 //!
-//! Today it holds the table messages of a platform whose client keeps its
-//! limits itself (Discord), with their turn pings; hands and Telegram's
-//! paced lanes are still their shells' (issue 28's later steps).
+//! Today it holds the messages of a platform whose client keeps its limits
+//! itself (Discord): its table messages with their turn pings, people's
+//! hands, and the turn alerts. Telegram's paced lanes are still its
+//! shell's (issue 28's later steps).
 //!
 //! What it decides, per table:
 //! - latest wins: one job in flight, the newest state next ([`Latest`]);
@@ -24,7 +25,11 @@
 //!   once posted ([`StoreWrite::MessageRef`]);
 //! - turn pings: the people whose turn alerts fire get one new message
 //!   naming them, once per change of who they are; the old one goes; a
-//!   table posted anew mentions them itself, so no ping then.
+//!   table posted anew mentions them itself, so no ping then; who they
+//!   are is the [`TurnAlerts`]' rule, fed by every render and activity.
+//!
+//! Per hand: latest wins, a failure retried after its pause, and an
+//! expired way to the message (an interaction's token) forgotten.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};

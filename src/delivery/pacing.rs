@@ -900,6 +900,15 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         let Some(flight) = c.in_flight.take_if(|f| f.id == ticket.id) else {
             return;
         };
+        // The platform counts a write from when it arrives, which is some
+        // time before its answer: the chat's next write is spaced from the
+        // answer, so a call held up on its way (a slow network, a busy
+        // machine) cannot land closer than the interval to the next one.
+        if matches!(outcome, Outcome::Done | Outcome::NotModified)
+            && let Some(t) = c.recent.back_mut()
+        {
+            *t = (*t).max(now);
+        }
         let unrecord = |c: &mut Chat<S, C>| {
             c.recent.pop_back();
         };

@@ -619,6 +619,22 @@ fn a_private_chat_gets_one_output_a_second() {
     assert_eq!(take(&mut p, c.at(2.1)), ["7:b"]);
 }
 
+/// A write answered late (held up on its way, or the machine busy) may
+/// have arrived late too: the chat's next write waits a whole interval
+/// from the answer, so two never arrive closer than the interval.
+#[test]
+fn a_private_chat_counts_its_interval_from_the_answer() {
+    let c = Clock::new();
+    let mut p = scheduler();
+    p.set(7, "hand", "a".into());
+    let tx = p.poll_transmit(c.at(0.0)).expect("the first write");
+    p.set(7, "hand", "b".into());
+    p.on_result(tx.ticket, Outcome::Done, c.at(0.4));
+    assert!(take(&mut p, c.at(1.05)).is_empty());
+    assert!(take(&mut p, c.at(1.4)).is_empty());
+    assert_eq!(take(&mut p, c.at(1.45)), ["7:b"]);
+}
+
 #[test]
 fn when_the_budget_is_short_the_person_to_act_goes_first() {
     let c = Clock::new();
@@ -751,7 +767,8 @@ fn a_forgotten_slot_starts_afresh_even_with_an_edit_in_flight() {
     assert_eq!(p.shown(&"g", &"table"), None);
     // The new message gets the content, even the same as the old showed.
     p.set("g", "table", "a".into());
-    assert_eq!(drain(&mut p, c.at(3.0), Outcome::Done), ["g:table=a"]);
+    // The group's 3 s count from the first edit's answer.
+    assert_eq!(drain(&mut p, c.at(3.1), Outcome::Done), ["g:table=a"]);
 }
 
 #[test]

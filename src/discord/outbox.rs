@@ -64,6 +64,7 @@ use crate::delivery::engine::{
 use crate::delivery::news::News;
 use crate::delivery::restore::{self, orphans, restore};
 use crate::delivery::transport::{self, Failure};
+use crate::front::action::Press;
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
 use crate::table::{
@@ -126,6 +127,7 @@ impl Outbox {
         let life = shared.token_life();
         let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
         let unsure = restored.unsure();
+        let mut known: HashSet<TableId> = restored.messages.iter().map(|(t, _, _)| *t).collect();
         for (table, _chat, message) in restored.messages {
             if let Some(m) = u64::try_from(message)
                 .ok()
@@ -178,6 +180,53 @@ impl Outbox {
                 )
                 .await
             {
+                tracing::warn!(error = %e, "cannot keep a message id");
+            }
+        }
+        // A table whose first post a kill kept from the store (the post
+        // went, its id was never written) has no row at all: its message
+        // is looked for among its channel's newest.
+        let service = shared.front.service().clone();
+        let open = service.open_table_ids().await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "cannot read the open tables");
+            Vec::new()
+        });
+        let mut looked = 0;
+        for table in open {
+            if !known.insert(table) {
+                continue;
+            }
+            let Ok(Some(view)) = service.table_view(table).await else {
+                continue;
+            };
+            let Some(channel) = ids::channel_of(&view.chat) else {
+                continue;
+            };
+            if looked == MAX_LOOKED_AFTER {
+                tracing::warn!(
+                    looked_after = MAX_LOOKED_AFTER,
+                    "many open tables without a message at the start: only some are looked for"
+                );
+                break;
+            }
+            looked += 1;
+            let Some(adopted) = adopt_first_post(&shared, table, channel).await else {
+                continue;
+            };
+            engine.restore_message(table, adopted.get());
+            shared.set_live(table, adopted.get());
+            // Its content is not known: the first render edits it.
+            let chat = view.chat.to_string();
+            let r = service
+                .save_message_ref(
+                    Platform::Discord,
+                    table,
+                    &chat,
+                    Some(adopted.get() as i64),
+                    None,
+                )
+                .await;
+            if let Err(e) = r {
                 tracing::warn!(error = %e, "cannot keep a message id");
             }
         }
@@ -851,6 +900,60 @@ async fn adopt_orphans(
         strip(shared, channel, old, None).await;
     }
     Some(adopt)
+}
+
+/// Looks among `channel`'s newest messages for the bot's own that carry
+/// `table`'s buttons: a first post whose id a kill kept from the store.
+/// The newest is the table's message (returned), older ones go.
+async fn adopt_first_post(
+    shared: &Shared,
+    table: TableId,
+    channel: Id<ChannelMarker>,
+) -> Option<Id<MessageMarker>> {
+    let r = shared.http.channel_messages(channel).limit(50).await;
+    super::calls::record("channel_messages", &r);
+    let messages = match r {
+        Ok(r) => r.models().await.ok()?,
+        Err(e) => {
+            tracing::debug!(error = %e, "cannot look for a table's first post");
+            return None;
+        }
+    };
+    let found: Vec<u64> = messages
+        .iter()
+        .filter(|m| shared.is_bot(m.author.id.get()))
+        .filter(|m| serde_json::to_value(&m.components).is_ok_and(|v| names_table(&v, table)))
+        .map(|m| m.id.get())
+        .collect();
+    let settle = orphans(0, &found);
+    let adopt = Id::new_checked(settle.adopt?)?;
+    tracing::info!(
+        table = table.0,
+        adopted = adopt.get(),
+        removed = settle.delete.len(),
+        "a table message posted before the last stop, its id never kept, was found: it shows the table"
+    );
+    for id in settle.delete.into_iter().filter_map(Id::new_checked) {
+        let r = shared.http.delete_message(channel, id).await;
+        super::calls::record("delete_message", &r);
+    }
+    Some(adopt)
+}
+
+/// Whether components (as JSON) hold a button of `table`: "My hand", or
+/// a press of the table (a lobby's Join, a game's buttons).
+fn names_table(v: &serde_json::Value, table: TableId) -> bool {
+    match v {
+        serde_json::Value::Array(items) => items.iter().any(|i| names_table(i, table)),
+        serde_json::Value::Object(map) => map.iter().any(|(k, v)| match (k.as_str(), v) {
+            ("custom_id", serde_json::Value::String(id)) => {
+                markup::parse_my_hand(id) == Some(table)
+                    || matches!(Press::parse(id), Ok(Press::Table { table: t, .. }) if t == table)
+            }
+            _ => names_table(v, table),
+        }),
+        _ => false,
+    }
 }
 
 /// The old table message after the table was posted anew: it keeps its

@@ -1076,7 +1076,8 @@ impl World {
             }
             ("GET", ["channels", channel, "messages"]) => {
                 // `after` and `limit` (at most 100) as Discord reads them:
-                // the oldest messages past `after`, newest first.
+                // the oldest messages past `after`, or without it the
+                // newest; newest first.
                 let param = |name: &str| {
                     query.split('&').find_map(|kv| {
                         let (k, v) = kv.split_once('=')?;
@@ -1085,7 +1086,7 @@ impl World {
                 };
                 let (Ok(channel), after, limit) = (
                     channel.parse::<u64>(),
-                    param("after").unwrap_or(0),
+                    param("after"),
                     param("limit").unwrap_or(50).clamp(1, 100) as usize,
                 ) else {
                     return Answer::error(404, 10003, "Unknown Channel");
@@ -1094,10 +1095,16 @@ impl World {
                     .messages
                     .values()
                     .filter(|m| m.channel == channel && !m.deleted && m.ephemeral_for.is_none())
-                    .filter(|m| m.id > after)
+                    .filter(|m| after.is_none_or(|a| m.id > a))
                     .collect();
                 found.sort_by_key(|m| m.id);
-                found.truncate(limit);
+                match after {
+                    Some(_) => found.truncate(limit),
+                    None => {
+                        let older = found.len().saturating_sub(limit);
+                        found.drain(..older);
+                    }
+                }
                 found.reverse();
                 Answer::ok(Value::Array(
                     found.iter().map(|m| self.message_json(m)).collect(),

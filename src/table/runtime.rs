@@ -590,6 +590,12 @@ impl TableService {
         Ok(self.whole_table(id).await?.map(|t| t.view()))
     }
 
+    /// The open tables' ids: a platform's start looks for the messages a
+    /// kill may have kept from the store.
+    pub async fn open_table_ids(&self) -> Result<Vec<TableId>, ServiceError> {
+        Ok(self.inner.store.open_table_ids().await?)
+    }
+
     /// The chat's open table as everyone may see it.
     pub async fn open_table_view(&self, chat: &ChatKey) -> Result<Option<TableView>, ServiceError> {
         Ok(self.whole_open_table(chat).await?.map(|t| t.view()))

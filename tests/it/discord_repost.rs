@@ -11,6 +11,7 @@ use std::time::Duration;
 use kozyr::discord::bot::start;
 use kozyr::discord::outbox::BURIED_AFTER;
 use kozyr::fakediscord::{APP_ID, Seen};
+use kozyr::front::action::TableAction;
 use kozyr::table::{Phase, TableId, TurnTimer};
 
 use crate::support::discord::{
@@ -471,6 +472,39 @@ async fn a_table_posted_anew_just_before_a_kill_is_the_one_edited_after() {
     one_move(&w, id).await;
     changed(&w, orphan.id, &shown).await;
     assert_eq!(with_components(&w), vec![orphan.id]);
+    w.assert_clean();
+    w.kill();
+}
+
+/// `kozyr run` killed (-9) while it posted a table's first message: Discord
+/// had taken the lobby, its answer had not come back, so the store had no
+/// row for it at all. The process after used to post a second lobby and
+/// leave the first with live buttons nothing edited (found by the delivery
+/// engine's kill simulation). It looks now, for an open table without a
+/// message, among its channel's newest messages: the lobby found shows
+/// the table from then on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tables_first_post_just_before_a_kill_is_the_one_edited_after() {
+    let mut w = World::without_bot().await;
+    w.spawn().await;
+    w.fake.hold_answers("POST /channels/:id/messages", 1);
+    let q = w.fake.slash(&w.users[0], CHANNEL, "kozel");
+    w.answered(q).await;
+    let wr = &w;
+    let lobby = eventually(WAIT, Duration::from_millis(5), "the lobby", || async {
+        with_components(wr).first().copied()
+    })
+    .await;
+    w.kill();
+    w.fake.release_answers();
+
+    w.spawn().await;
+    let shown = settled(&w, lobby).await;
+    let q = w.click_table(1, TableAction::Join).await;
+    w.answered(q).await;
+    // The join shows in the lobby, and no second one was posted.
+    changed(&w, lobby, &shown).await;
+    assert_eq!(with_components(&w), vec![lobby]);
     w.assert_clean();
     w.kill();
 }

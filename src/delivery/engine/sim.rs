@@ -85,8 +85,6 @@ struct Msg {
     kind: Kind,
     hash: i64,
     buttons: bool,
-    /// A table's first message, posted while the store had no row for it.
-    first: bool,
 }
 
 /// A table's row in the store: its message and what it shows.
@@ -180,7 +178,6 @@ impl World {
                 kind,
                 hash,
                 buttons,
-                first: kind == Kind::Table && !self.rows.contains_key(&table),
             },
         );
         self.next_id
@@ -426,6 +423,33 @@ impl World {
             self.engine
                 .restore_message(table, row.message.expect("a message"));
         }
+        // A table with no row at all: its first post, if one went, is
+        // found among the channel's messages (as the Discord start does).
+        for table in TABLES {
+            if !self.versions.contains_key(&table) || self.rows.contains_key(&table) {
+                continue;
+            }
+            let found: Vec<MessageId> = self
+                .msgs
+                .iter()
+                .filter(|(_, m)| m.table == table && m.kind == Kind::Table && m.buttons)
+                .map(|(id, _)| *id)
+                .collect();
+            let settle = super::super::restore::orphans(0, &found);
+            for id in settle.delete {
+                self.msgs.remove(&id);
+            }
+            if let Some(a) = settle.adopt {
+                self.rows.insert(
+                    table,
+                    Row {
+                        message: Some(a),
+                        shown: None,
+                    },
+                );
+                self.engine.restore_message(table, a);
+            }
+        }
         self.engine.restore_shown(
             self.rows
                 .iter()
@@ -519,11 +543,6 @@ impl World {
                 .msgs
                 .iter()
                 .filter(|(_, x)| x.table == table && x.kind == Kind::Table && x.buttons)
-                // A known gap, left for now: a kill between a table's
-                // first post and the write of its id leaves that message
-                // with its buttons, unknown to the store (a repost's is
-                // found again at the start, from the old message's id).
-                .filter(|(id, x)| !(killed && x.first && self.rows[&table].message != Some(**id)))
                 .map(|(id, _)| *id)
                 .collect();
             assert_eq!(

@@ -107,7 +107,7 @@ pub enum Done {
 
 pub struct Outbox {
     shared: Arc<Shared>,
-    /// The table messages and their pings: every decision about them.
+    /// Every decision about the table messages, their pings and the hands.
     engine: Engine<TableOut, Message>,
     /// Announcements waiting for the table's next render, which follows
     /// them in the same batch of outputs: worded with the state after.

@@ -162,25 +162,8 @@ impl Outbox {
             let (Some(channel), Some(recorded)) = (channel, recorded) else {
                 continue;
             };
-            let Some(adopted) = adopt_orphans(&shared, table, channel, recorded).await else {
-                continue;
-            };
-            engine.restore_message(table, adopted.get());
-            shared.set_live(table, adopted.get());
-            // Its content is not known: the first render edits it.
-            if let Err(e) = shared
-                .front
-                .service()
-                .save_message_ref(
-                    Platform::Discord,
-                    table,
-                    &chat,
-                    Some(adopted.get() as i64),
-                    None,
-                )
-                .await
-            {
-                tracing::warn!(error = %e, "cannot keep a message id");
+            if let Some(found) = adopt_lost_post(&shared, table, channel, Some(recorded)).await {
+                keep_adopted(&shared, &mut engine, table, &chat, found).await;
             }
         }
         // A table whose first post a kill kept from the store (the post
@@ -210,24 +193,8 @@ impl Outbox {
                 break;
             }
             looked += 1;
-            let Some(adopted) = adopt_first_post(&shared, table, channel).await else {
-                continue;
-            };
-            engine.restore_message(table, adopted.get());
-            shared.set_live(table, adopted.get());
-            // Its content is not known: the first render edits it.
-            let chat = view.chat.to_string();
-            let r = service
-                .save_message_ref(
-                    Platform::Discord,
-                    table,
-                    &chat,
-                    Some(adopted.get() as i64),
-                    None,
-                )
-                .await;
-            if let Err(e) = r {
-                tracing::warn!(error = %e, "cannot keep a message id");
+            if let Some(found) = adopt_lost_post(&shared, table, channel, None).await {
+                keep_adopted(&shared, &mut engine, table, &view.chat.to_string(), found).await;
             }
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
@@ -850,47 +817,55 @@ async fn mark_shown(shared: Arc<Shared>, table: TableId, chat: String, shown: Op
 /// call each): a kill leaves a handful; many more means something else.
 const MAX_LOOKED_AFTER: usize = 50;
 
-/// Looks in `channel` for `table`'s messages posted after `recorded` (a
-/// post anew whose id a kill kept from the store) and settles them as
-/// [`orphans`] decides: the newest is the table's message (returned), the
-/// others go, the recorded one loses its buttons.
-async fn adopt_orphans(
+/// Looks in `channel` for `table`'s messages that a kill kept from the
+/// store, and settles them as [`orphans`] decides: the newest is the
+/// table's message (returned), the others go.
+///
+/// With `recorded`, a post anew after that message: the messages from it
+/// on that carry the table's "My hand" button count, and the recorded one
+/// loses its buttons. Without, a first post, never recorded: the channel's
+/// newest messages that carry any button of the table count.
+async fn adopt_lost_post(
     shared: &Shared,
     table: TableId,
     channel: Id<ChannelMarker>,
-    recorded: Id<MessageMarker>,
+    recorded: Option<Id<MessageMarker>>,
 ) -> Option<Id<MessageMarker>> {
-    // `after` leaves out the id it names: from the recorded one on.
-    let after = Id::new_checked(recorded.get() - 1)?;
-    let r = shared
-        .http
-        .channel_messages(channel)
-        .after(after)
-        .limit(100)
-        .await;
+    let r = match recorded {
+        // `after` leaves out the id it names: from the recorded one on.
+        Some(rec) => {
+            let after = Id::new_checked(rec.get() - 1)?;
+            let list = shared.http.channel_messages(channel);
+            list.after(after).limit(100).await
+        }
+        None => shared.http.channel_messages(channel).limit(50).await,
+    };
     super::calls::record("channel_messages", &r);
     let messages = match r {
         Ok(r) => r.models().await.ok()?,
         Err(e) => {
-            tracing::debug!(error = %e, "cannot look for later table messages");
+            tracing::debug!(error = %e, "cannot look for a table's lost posts");
             return None;
         }
     };
-    let button = format!("\"{}\"", markup::my_hand_id(table));
+    let my_hand = format!("\"{}\"", markup::my_hand_id(table));
+    let carries = |m: &twilight_model::channel::Message| match recorded {
+        Some(_) => serde_json::to_string(&m.components).is_ok_and(|j| j.contains(&my_hand)),
+        None => serde_json::to_value(&m.components).is_ok_and(|v| names_table(&v, table)),
+    };
     let found: Vec<u64> = messages
         .iter()
-        .filter(|m| shared.is_bot(m.author.id.get()))
-        .filter(|m| serde_json::to_string(&m.components).is_ok_and(|json| json.contains(&button)))
+        .filter(|m| shared.is_bot(m.author.id.get()) && carries(m))
         .map(|m| m.id.get())
         .collect();
-    let settle = orphans(recorded.get(), &found);
+    let settle = orphans(recorded.map_or(0, Id::get), &found);
     let adopt = Id::new_checked(settle.adopt?)?;
     tracing::info!(
         table = table.0,
-        recorded = recorded.get(),
+        recorded = recorded.map(Id::get),
         adopted = adopt.get(),
         removed = settle.delete.len(),
-        "a table message posted anew before the last stop was found: it shows the table"
+        "a table message posted before the last stop, its id never kept, was found: it shows the table"
     );
     for id in settle.delete.into_iter().filter_map(Id::new_checked) {
         let r = shared.http.delete_message(channel, id).await;
@@ -902,42 +877,31 @@ async fn adopt_orphans(
     Some(adopt)
 }
 
-/// Looks among `channel`'s newest messages for the bot's own that carry
-/// `table`'s buttons: a first post whose id a kill kept from the store.
-/// The newest is the table's message (returned), older ones go.
-async fn adopt_first_post(
+/// A message found at the start shows `table` from now on; its content is
+/// not known, so the first render edits it.
+async fn keep_adopted(
     shared: &Shared,
+    engine: &mut Engine<TableOut, Message>,
     table: TableId,
-    channel: Id<ChannelMarker>,
-) -> Option<Id<MessageMarker>> {
-    let r = shared.http.channel_messages(channel).limit(50).await;
-    super::calls::record("channel_messages", &r);
-    let messages = match r {
-        Ok(r) => r.models().await.ok()?,
-        Err(e) => {
-            tracing::debug!(error = %e, "cannot look for a table's first post");
-            return None;
-        }
-    };
-    let found: Vec<u64> = messages
-        .iter()
-        .filter(|m| shared.is_bot(m.author.id.get()))
-        .filter(|m| serde_json::to_value(&m.components).is_ok_and(|v| names_table(&v, table)))
-        .map(|m| m.id.get())
-        .collect();
-    let settle = orphans(0, &found);
-    let adopt = Id::new_checked(settle.adopt?)?;
-    tracing::info!(
-        table = table.0,
-        adopted = adopt.get(),
-        removed = settle.delete.len(),
-        "a table message posted before the last stop, its id never kept, was found: it shows the table"
-    );
-    for id in settle.delete.into_iter().filter_map(Id::new_checked) {
-        let r = shared.http.delete_message(channel, id).await;
-        super::calls::record("delete_message", &r);
+    chat: &str,
+    adopted: Id<MessageMarker>,
+) {
+    engine.restore_message(table, adopted.get());
+    shared.set_live(table, adopted.get());
+    let r = shared
+        .front
+        .service()
+        .save_message_ref(
+            Platform::Discord,
+            table,
+            chat,
+            Some(adopted.get() as i64),
+            None,
+        )
+        .await;
+    if let Err(e) = r {
+        tracing::warn!(error = %e, "cannot keep a message id");
     }
-    Some(adopt)
 }
 
 /// Whether components (as JSON) hold a button of `table`: "My hand", or

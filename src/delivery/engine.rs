@@ -424,11 +424,6 @@ impl<M: Clone, N> Engine<M, N> {
         forget
     }
 
-    /// Whether `table` has a message (or one on its way).
-    pub fn message_of(&self, table: TableId) -> Option<MessageId> {
-        self.tables.get(&table)?.message
-    }
-
     /// The next work, made now: `render` draws a state as the shell shows
     /// it, and whom of its awaited people the turn alerts tell.
     pub fn poll_job(

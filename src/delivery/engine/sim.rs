@@ -396,50 +396,20 @@ impl World {
     fn restart(&mut self) {
         self.flights.clear();
         self.engine = Engine::new(None, self.now);
-        for (&table, row) in self.rows.iter_mut() {
-            let Some(recorded) = row.message else {
-                continue;
-            };
-            if row.shown.is_none() {
-                let found: Vec<MessageId> = self
-                    .msgs
-                    .iter()
-                    .filter(|(id, m)| {
-                        **id >= recorded && m.table == table && m.kind == Kind::Table && m.buttons
-                    })
-                    .map(|(id, _)| *id)
-                    .collect();
-                let settle = super::super::restore::orphans(recorded, &found);
-                for id in settle.delete {
-                    self.msgs.remove(&id);
-                }
-                if let Some(s) = settle.strip.and_then(|s| self.msgs.get_mut(&s)) {
-                    s.buttons = false;
-                }
-                if let Some(a) = settle.adopt {
-                    row.message = Some(a);
-                }
-            }
-            self.engine
-                .restore_message(table, row.message.expect("a message"));
-        }
-        // A table with no row at all: its first post, if one went, is
-        // found among the channel's messages (as the Discord start does).
+        // A table posted anew whose id the kill kept from the store: its
+        // row's content is unknown; a table with no row at all: its first
+        // post, if one went. Either is found as the Discord start does.
         for table in TABLES {
-            if !self.versions.contains_key(&table) || self.rows.contains_key(&table) {
-                continue;
-            }
-            let found: Vec<MessageId> = self
-                .msgs
-                .iter()
-                .filter(|(_, m)| m.table == table && m.kind == Kind::Table && m.buttons)
-                .map(|(id, _)| *id)
-                .collect();
-            let settle = super::super::restore::orphans(0, &found);
-            for id in settle.delete {
-                self.msgs.remove(&id);
-            }
-            if let Some(a) = settle.adopt {
+            let recorded = match self.rows.get(&table) {
+                Some(Row {
+                    message: Some(m),
+                    shown: None,
+                }) => *m,
+                Some(_) => continue,
+                None if self.versions.contains_key(&table) => 0,
+                None => continue,
+            };
+            if let Some(a) = self.settle_lost_posts(table, recorded) {
                 self.rows.insert(
                     table,
                     Row {
@@ -447,8 +417,11 @@ impl World {
                         shown: None,
                     },
                 );
-                self.engine.restore_message(table, a);
             }
+        }
+        for (&table, row) in &self.rows {
+            self.engine
+                .restore_message(table, row.message.expect("a message"));
         }
         self.engine.restore_shown(
             self.rows
@@ -471,6 +444,29 @@ impl World {
             self.engine
                 .handle_render(view(table, v), news, false, None, |_| true, self.now);
         }
+    }
+
+    /// `table`'s messages with buttons from `from` on.
+    fn live_posts(&self, table: TableId, from: MessageId) -> Vec<MessageId> {
+        self.msgs
+            .range(from..)
+            .filter(|(_, m)| m.table == table && m.kind == Kind::Table && m.buttons)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Settles `table`'s posts after the `recorded` message (0: none) as
+    /// [`orphans`](super::super::restore::orphans) decides; the adopted one.
+    fn settle_lost_posts(&mut self, table: TableId, recorded: MessageId) -> Option<MessageId> {
+        let found = self.live_posts(table, recorded);
+        let settle = super::super::restore::orphans(recorded, &found);
+        for id in settle.delete {
+            self.msgs.remove(&id);
+        }
+        if let Some(s) = settle.strip.and_then(|s| self.msgs.get_mut(&s)) {
+            s.buttons = false;
+        }
+        settle.adopt
     }
 
     fn step(&mut self) {
@@ -539,12 +535,7 @@ impl World {
                 hash_of(v),
                 "{table:?} shows its newest state"
             );
-            let live: Vec<_> = self
-                .msgs
-                .iter()
-                .filter(|(_, x)| x.table == table && x.kind == Kind::Table && x.buttons)
-                .map(|(id, _)| *id)
-                .collect();
+            let live = self.live_posts(table, 0);
             assert_eq!(
                 live,
                 vec![m],

@@ -527,19 +527,9 @@ async fn tap_races(mut w: World) {
                         })
                 })
             };
-            let dm = w.dm(tapper);
             w.fake
-                .wait_for(Duration::from_secs(10), |f| {
-                    f.messages(dm)
-                        .into_iter()
-                        .rev()
-                        .find(|m| {
-                            m.keyboard
-                                .as_ref()
-                                .is_some_and(|k| k.buttons().any(|b| card_toggle(b).is_some()))
-                        })
-                        .filter(|m| ticked(m))
-                        .map(drop)
+                .wait_for(Duration::from_secs(10), |_| {
+                    w.hand_now(tapper).filter(|m| ticked(m)).map(drop)
                 })
                 .await
                 .unwrap_or_else(|_| {

@@ -23,14 +23,16 @@
 //!   terms, and the one decision of what happens next (retry when, post
 //!   anew, forget the message, mark the person unreachable, drop);
 //! - [`engine`]: the parts above combined in one state machine that the
-//!   shell only executes (so far: Discord's table messages and pings).
+//!   shell only executes, for a platform that keeps its limits itself
+//!   (Discord's table messages, pings and hands);
+//! - [`lane`]: the same for a platform whose limits the bot keeps
+//!   through a [`pacing::Pacer`] (Telegram's every message).
 //!
 //! Each platform is a transport beneath these: it maps its failures into a
 //! [`transport::Failure`] and does what [`transport::Policy::next`] says.
-//! Telegram drives a [`pacing::Pacer`] with its limits and Bot API calls
-//! (`telegram/outbox.rs`); Discord lets twilight keep its per-route
-//! buckets, executes what the [`engine::Engine`] decides for its table
-//! messages, and keeps each hand in a [`latest::Latest`] slot
+//! Telegram executes what the [`lane::PacedLane`] decides, in Bot API
+//! calls (`telegram/outbox.rs`); Discord lets twilight keep its per-route
+//! buckets and executes what the [`engine::Engine`] decides
 //! (`discord/outbox.rs`).
 
 pub mod alerts;
@@ -38,6 +40,7 @@ pub mod content;
 pub mod driver;
 pub mod engine;
 pub mod gate;
+pub mod lane;
 pub mod latest;
 pub mod news;
 pub mod pacing;

@@ -198,6 +198,7 @@ fn no_module_names_a_layer_above_it() {
             ],
         ),
         ("delivery/engine", &["tokio"]),
+        ("delivery/lane", &["tokio"]),
         // Only the driver, the loop the shells run, awaits.
         ("delivery/content", &["tokio"]),
         ("delivery/pacing", &["tokio"]),

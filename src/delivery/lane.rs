@@ -1,0 +1,1131 @@
+//! The paced lane: every decision about the messages of a platform whose
+//! limits the bot keeps itself (Telegram), in one sans-IO state machine.
+//! The shell feeds it the service's outputs and its handlers' work with
+//! the time, polls the calls to make ([`PacedLane::poll_call`]), reports
+//! each call's end ([`PacedLane::handle_done`]) and carries out the
+//! [`Effect`]s it returns. Nothing here awaits or reads the clock.
+//!
+//! What it decides:
+//! - one [`Pacer`] for every chat: latest state wins per message, at most
+//!   what the chat's limits allow, a 429 delays only its chat;
+//! - the message ids ("refs") of each table's message per chat, and what
+//!   each shows across a kill ([`Recorded`]: unknown before a call that
+//!   changes it, the new hash after), so a start after a kill sends
+//!   nothing the platform shows already;
+//! - announcements held for the table's next render, and owed ones
+//!   forgotten once sent (a deal's start only once the live table was
+//!   posted anew below it);
+//! - posting anew: the table at a deal's start and when brought back (the
+//!   old message loses its buttons), a hand at a turn alert or when its
+//!   person writes (the old one deleted after);
+//! - what follows a failed call ([`Policy`]), a group that became a
+//!   supergroup, and a person the bot cannot reach.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::time::{Duration, Instant};
+
+use super::alerts::{Turn, TurnAlerts};
+use super::content::{Landed, Recorded, Writes};
+use super::engine::MessageId;
+use super::news::{News, starts_a_deal};
+use super::pacing::{Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket};
+use super::transport::{self, Failure, Next, Policy, Recipient};
+use crate::i18n::Lang;
+use crate::table::{Announcement, ChatKey, HandView, Output, Phase, TableId, TableView, UserId};
+
+/// A message in the platform's markup, as the lane needs to know it.
+pub trait Markup: Clone + PartialEq {
+    /// Its content hash ([`super::content`]).
+    fn hash(&self) -> i64;
+    fn has_buttons(&self) -> bool;
+    /// The same text without buttons.
+    fn without_buttons(&self) -> Self;
+}
+
+/// What the lane asks of its shell: ids, markup, and what the shell knows
+/// of chats and people. Each answer is immediate (nothing awaited).
+pub trait Host<K> {
+    type Message: Markup;
+    /// The chat a table's chat key names.
+    fn chat(&self, key: &ChatKey) -> Option<K>;
+    /// A person's private chat with the bot.
+    fn private_chat(&self, user: &UserId) -> Option<K>;
+    /// The person whose private chat this is.
+    fn person(&self, chat: K) -> Option<UserId>;
+    fn table(&self, view: &TableView) -> Self::Message;
+    fn hand(&self, hand: &HandView, view: &TableView) -> Self::Message;
+    /// An announcement's message (`None`: this chat is not told it).
+    fn announcement(&self, view: &TableView, a: &Announcement) -> Option<Self::Message>;
+    /// What a lobby that turned into the game below it says instead.
+    fn lobby_started(&self, lang: Lang) -> Self::Message;
+    /// The bot is out of this chat: nothing more goes there.
+    fn is_chat_gone(&self, chat: K) -> bool;
+    fn is_unreachable(&self, user: &UserId) -> bool;
+    /// Marks `user` unreachable; whether they were not before.
+    fn set_unreachable(&self, user: &UserId) -> bool;
+    /// When `user` last looked at their hand elsewhere (an open Mini App).
+    fn looked_at(&self, user: &UserId, now: Instant) -> Option<Instant>;
+    /// A message of `chat` shows the state that was new `took` ago.
+    fn fresh(&self, chat: K, prio: Priority, took: Duration);
+    /// The platform's name in the metrics.
+    fn name(&self) -> &'static str;
+}
+
+/// A message of a chat that the pacer keeps current.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Slot {
+    /// The message showing a table (in a group) or a hand (in a private chat).
+    Table(i64),
+    /// A menu that loses its buttons, or an old message that goes.
+    Menu(MessageId),
+}
+
+/// What a slot shows or a send posts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece<K, M> {
+    Show(M),
+    /// The message keeps its text and loses its buttons.
+    NoButtons,
+    /// The message goes (a hand posted anew below it).
+    Delete,
+    /// A message about a table (a seat confirmation): when its person
+    /// cannot be reached, the table should show them the way in.
+    About(TableId, M),
+    /// An announcement the store keeps until the chat got it
+    /// ([`Announcement::is_owed`]).
+    Owed(TableId, Box<Announcement>, M),
+    /// What concerns one person, sent to their private chat; if the bot
+    /// cannot write there, the second message goes to the group (`K`)
+    /// instead.
+    Told(M, K, M),
+}
+
+/// What a slot's content is made from, so that it is rendered again when
+/// it goes out.
+#[derive(Clone, Debug)]
+enum Source {
+    Table(Box<TableView>),
+    Hand(Box<HandView>),
+}
+
+/// One platform call to make.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action<M> {
+    Send(M),
+    Edit(MessageId, M),
+    NoButtons(MessageId),
+    Delete(MessageId),
+    /// Nothing to call: report it done.
+    Nothing,
+}
+
+/// A call for the shell, with the store writes around it: in order,
+/// `window_writes`, the unknown write (`unknown_first`), the call, and
+/// once it shows the message, `then`.
+#[derive(Debug)]
+pub struct Call<K, M> {
+    pub chat: K,
+    pub action: Action<M>,
+    /// A group's write times, recorded before the write goes: a kill
+    /// after it cannot leave the next process a window short.
+    pub window_writes: Option<Vec<Instant>>,
+    /// Make the recorded hash of this table's message unknown first.
+    pub unknown_first: Option<TableId>,
+    /// Once the call shows the message, record that this table's message
+    /// shows this hash.
+    pub then: Option<(TableId, i64)>,
+    /// What the lane needs back with the result.
+    pub pending: Pending<K, M>,
+}
+
+/// What a call was, for the lane to take its result in.
+#[derive(Debug)]
+pub struct Pending<K, M> {
+    ticket: Ticket<K>,
+    /// The table the output was about.
+    table: Option<TableId>,
+    /// Whether a new message posted by it shows `table` from now on.
+    keeps: bool,
+    /// Since when the slot's message was out of date, and how urgent it was.
+    stale: Option<(Instant, Priority)>,
+    /// The owed announcement it posted.
+    owed: Option<(TableId, Announcement)>,
+    /// The slot to forget once the pacer has the result (a deleted message).
+    forget: Option<Slot>,
+    /// The table whose recorded message the call changed, with the writes
+    /// around it ([`Recorded`]).
+    shown: Option<(i64, Writes)>,
+    /// What a new message posted by it shows, recorded with its id.
+    posted_hash: Option<i64>,
+    /// Where a message told to one person goes if their chat refuses it.
+    fallback: Option<(K, M)>,
+    /// What kind of call it was, for what its failure means.
+    kind: transport::Call,
+}
+
+/// A finished call.
+#[derive(Debug)]
+pub struct Done<K, M> {
+    pub pending: Pending<K, M>,
+    /// What became of the writes around it.
+    pub landed: Landed,
+    /// The platform method, for the metrics.
+    pub method: &'static str,
+    /// `Ok(Some(id))`: a new message was posted.
+    pub result: Result<Option<MessageId>, Failure>,
+}
+
+/// Work for the shell that awaits something (the store, the service).
+/// Carried out in order, before the lane is polled again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect<K> {
+    /// The store forgets an owed announcement: it was sent (or cannot be).
+    ForgetOwed(TableId, Announcement),
+    /// Record (or forget, `None`) the message showing `table` in `chat`;
+    /// a posted one's result goes back through
+    /// [`PacedLane::handle_ref_saved`].
+    SaveRef {
+        chat: K,
+        table: TableId,
+        message: Option<MessageId>,
+        hash: Option<i64>,
+    },
+    /// Post `user`'s hand at `table` anew: the shell reads it and hands it
+    /// to [`PacedLane::repost_hand`].
+    RepostHand { user: UserId, table: TableId },
+    /// The bot cannot message `user` any more (`table`: where it showed):
+    /// their tables show it ([`PacedLane::show_unreachable`]) and an AI
+    /// player plays their seats.
+    Lost {
+        user: UserId,
+        table: Option<TableId>,
+    },
+    /// The bot cannot write to this chat any more: its tables stop.
+    ChatGone(K),
+    /// The group became a supergroup: its tables follow.
+    ChatMoved { from: K, to: K },
+}
+
+/// Every output of one platform's bot, paced per chat; see the module.
+pub struct PacedLane<K, M> {
+    queue: Pacer<K, Slot, Piece<K, M>>,
+    classify: fn(&K) -> Class,
+    /// (chat, table) → the message showing the table there.
+    refs: HashMap<(K, i64), MessageId>,
+    /// (chat, table) → what that message is rendered from.
+    sources: HashMap<(K, i64), Source>,
+    /// (chat, table) → a hash of what its message showed when the bot
+    /// started: the first render that matches is not sent again.
+    restored: HashMap<(K, i64), i64>,
+    /// (chat, table) → what the store says its message shows, kept true
+    /// across a kill by the writes around each call.
+    recorded: Recorded<(K, i64)>,
+    /// (chat, old message) → the table whose stored row may still name
+    /// it: a table or hand posted anew below, until the new message's id
+    /// is recorded. Editing or deleting it makes the row's hash untrue.
+    replaced: HashMap<(K, MessageId), i64>,
+    /// (private chat, table): hands to post anew once their first post,
+    /// on its way when the person wrote, has landed (its id is needed to
+    /// delete it).
+    reposts_due: HashSet<(K, i64)>,
+    /// (chat, table) → since when its message is out of date, and how urgently.
+    stale: HashMap<(K, i64), (Instant, Priority)>,
+    /// The latest view of each table, for names in hands and announcements.
+    views: HashMap<TableId, TableView>,
+    /// Announcements wait for the table's next render, which follows them in
+    /// the same batch of outputs, so they are worded with the state after.
+    news: News,
+    /// Who is told, by a hand posted anew, that it is their turn.
+    alerts: TurnAlerts,
+    /// Groups that became supergroups (learnt from a 400 or the service
+    /// message): old id → new id. Output still addressed to the old id
+    /// goes to the new one.
+    moved: HashMap<K, K>,
+    /// Groups whose writes the platform answered "chat not found", and how
+    /// many times in a row.
+    not_found: HashMap<K, u32>,
+    /// What follows a failed call.
+    policy: Policy,
+    /// (chat, table) → owed announcements of a new deal that went out; the
+    /// store forgets them once the live table was posted anew below them.
+    reposting: HashMap<(K, i64), Vec<Announcement>>,
+}
+
+/// What a message showed when the process before stopped.
+pub struct Restored<K> {
+    /// (table, chat, message) of each table's message.
+    pub messages: Vec<(TableId, K, MessageId)>,
+    /// (table, chat, hash) of what each shows.
+    pub shown: Vec<(TableId, K, i64)>,
+}
+
+impl<K, M> PacedLane<K, M>
+where
+    K: Copy + Ord + Hash + Debug + From<i64>,
+    M: Markup,
+{
+    /// A lane with `limits` (`classify`: which a chat has), starting at
+    /// `now` from what the process before left.
+    pub fn new(
+        limits: Limits,
+        classify: fn(&K) -> Class,
+        policy: Policy,
+        turn_alerts: Option<Duration>,
+        restored: Restored<K>,
+        now: Instant,
+    ) -> Self {
+        let refs: HashMap<(K, i64), MessageId> = restored
+            .messages
+            .into_iter()
+            .map(|(t, c, m)| ((c, t.0), m))
+            .collect();
+        let shown: HashMap<(K, i64), i64> = restored
+            .shown
+            .into_iter()
+            .map(|(t, c, h)| ((c, t.0), h))
+            .collect();
+        let mut queue = Pacer::with_limits(limits, classify);
+        // The bot posted here before (it may have been killed a moment
+        // ago): the platform still counts those writes against each chat.
+        if !refs.is_empty() {
+            queue.start_spent(now);
+        }
+        PacedLane {
+            recorded: Recorded::restore(shown.iter().map(|(k, h)| (*k, *h))),
+            restored: shown,
+            queue,
+            classify,
+            refs,
+            sources: HashMap::new(),
+            replaced: HashMap::new(),
+            reposts_due: HashSet::new(),
+            stale: HashMap::new(),
+            views: HashMap::new(),
+            news: News::default(),
+            alerts: TurnAlerts::new(turn_alerts, now),
+            moved: HashMap::new(),
+            not_found: HashMap::new(),
+            policy,
+            reposting: HashMap::new(),
+        }
+    }
+
+    /// `chat`'s latest writes were at `times`, as the process before
+    /// recorded them: its window counts from those exactly.
+    pub fn restore_writes(&mut self, chat: K, times: impl IntoIterator<Item = Instant>) {
+        self.queue.restore_writes(chat, times);
+    }
+
+    /// The announcements held for the next render (a start adds what a
+    /// kill left owed).
+    pub fn news_mut(&mut self) -> &mut News {
+        &mut self.news
+    }
+
+    /// Whether the lane has a view of `table` (a hand is drawn with it).
+    pub fn knows(&self, table: TableId) -> bool {
+        self.views.contains_key(&table)
+    }
+
+    /// A view of `table` read from the service, for a hand that came first.
+    pub fn learn(&mut self, view: TableView) {
+        self.views.entry(view.id).or_insert(view);
+    }
+
+    /// The open tables the lane knows `user` sits at.
+    pub fn tables_seated(&self, user: &UserId) -> Vec<TableId> {
+        self.views
+            .values()
+            .filter(|v| v.seat_of(user).is_some())
+            .map(|v| v.id)
+            .collect()
+    }
+
+    /// Where output for `chat` goes now: the supergroup it became, if it did.
+    pub fn current_chat(&self, chat: K) -> K {
+        self.moved.get(&chat).copied().unwrap_or(chat)
+    }
+
+    /// Takes one output of the table service in (reminders are worded and
+    /// sent by the shell, through [`PacedLane::send`]).
+    pub fn handle_output<H: Host<K, Message = M>>(
+        &mut self,
+        output: Output,
+        now: Instant,
+        host: &H,
+    ) -> Vec<Effect<K>> {
+        let mut effects = Vec::new();
+        match output {
+            Output::RenderTable(view) => self.render_table(*view, now, host, &mut effects),
+            Output::RenderHand(hand) => self.render_hand(*hand, now, host),
+            Output::DropHand { table, user, .. } => self.retire_hand(table, &user, host),
+            Output::Announce {
+                table,
+                announcement,
+                ..
+            } => self.news.hold(table, announcement),
+            Output::Remind(_) => {}
+        }
+        effects
+    }
+
+    fn render_table<H: Host<K, Message = M>>(
+        &mut self,
+        view: TableView,
+        now: Instant,
+        host: &H,
+        effects: &mut Vec<Effect<K>>,
+    ) {
+        let Some(chat) = host.chat(&view.chat).map(|c| self.current_chat(c)) else {
+            return;
+        };
+        let closed = view.phase == Phase::Closed;
+        // A lobby is what the people who must act there (join, start) act
+        // on, so it goes like the hand of a person whose turn it is, and so
+        // does the render that turns it into the game; another render that
+        // changes what the buttons do (a deal ending) goes before the
+        // other tables.
+        let old = self.views.get(&view.id).map(|v| v.phase);
+        let prio = match old {
+            _ if view.phase == Phase::Lobby || old == Some(Phase::Lobby) => Priority::Turn,
+            Some(old) if old == view.phase => Priority::Table,
+            _ => Priority::Acted,
+        };
+        if host.is_chat_gone(chat) {
+            for a in self.news.take(view.id).announcements {
+                if a.is_owed() {
+                    effects.push(Effect::ForgetOwed(view.id, a));
+                }
+            }
+        } else {
+            let due = self.news.take(view.id);
+            if due.repost {
+                // The lobby turned into the game below it.
+                let started = due.leaves_lobby.then_some(view.settings.lang);
+                self.repost(chat, view.id.0, prio, started, host);
+            }
+            for a in due.announcements {
+                match host.announcement(&view, &a) {
+                    Some(m) => {
+                        let piece = if a.is_owed() {
+                            Piece::Owed(view.id, Box::new(a), m)
+                        } else {
+                            Piece::Show(m)
+                        };
+                        self.queue.send_with(chat, piece, prio);
+                    }
+                    None if a.is_owed() => effects.push(Effect::ForgetOwed(view.id, a)),
+                    None => {}
+                }
+            }
+            let content = host.table(&view);
+            self.restore_shown(chat, view.id.0, &content);
+            self.queue
+                .set_with(chat, Slot::Table(view.id.0), Piece::Show(content), prio);
+            self.mark_stale(chat, view.id.0, prio, now);
+            self.sources
+                .insert((chat, view.id.0), Source::Table(Box::new(view.clone())));
+        }
+        if closed {
+            self.views.remove(&view.id);
+            let id = view.id.0;
+            self.sources.retain(|(_, t), _| *t != id);
+            self.alerts.forget_table(view.id);
+        } else {
+            self.views.insert(view.id, view);
+        }
+    }
+
+    fn render_hand<H: Host<K, Message = M>>(&mut self, hand: HandView, now: Instant, host: &H) {
+        if host.is_unreachable(&hand.player.id) {
+            return;
+        }
+        let Some(chat) = host.private_chat(&hand.player.id) else {
+            return;
+        };
+        let Some(view) = self.views.get(&hand.table) else {
+            return;
+        };
+        let content = host.hand(&hand, view);
+        // Someone looking at the Mini App is looking (no alert).
+        if let Some(at) = host.looked_at(&hand.player.id, now) {
+            self.alerts.handle_activity(&hand.player.id, at);
+        }
+        let turn = self
+            .alerts
+            .handle_hand(&hand.player.id, hand.table, hand.your_turn, now);
+        if turn == (Turn::Began { alert: true }) {
+            self.post_hand_anew(chat, hand.table.0);
+        }
+        // The hand of the person who just acted is one of the others:
+        // their press was answered (see `Priority`).
+        let prio = if hand.your_turn {
+            Priority::Turn
+        } else {
+            Priority::Background
+        };
+        self.restore_shown(chat, hand.table.0, &content);
+        self.queue
+            .set_with(chat, Slot::Table(hand.table.0), Piece::Show(content), prio);
+        self.mark_stale(chat, hand.table.0, prio, now);
+        self.sources
+            .insert((chat, hand.table.0), Source::Hand(Box::new(hand)));
+    }
+
+    /// Sends `message` to `chat` as a new message (a reply, a reminder).
+    pub fn send<H: Host<K, Message = M>>(&mut self, chat: K, message: M, prio: Priority, host: &H) {
+        let chat = self.current_chat(chat);
+        if !host.is_chat_gone(chat) {
+            self.queue.send_with(chat, Piece::Show(message), prio);
+        }
+    }
+
+    /// Tells one person privately in `chat`, their private chat; if the
+    /// bot cannot write to them there, `in_group` goes to `group` instead,
+    /// so what they asked for is never lost.
+    pub fn tell(&mut self, chat: K, message: M, group: K, in_group: M) {
+        let group = self.current_chat(group);
+        self.queue
+            .send_with(chat, Piece::Told(message, group, in_group), Priority::Turn);
+    }
+
+    /// A person took a seat at `table`: told in their private chat.
+    pub fn seated(&mut self, chat: K, table: TableId, message: M) {
+        self.queue
+            .send_with(chat, Piece::About(table, message), Priority::Acted);
+    }
+
+    /// A menu did its job: it loses its buttons, and shows `message`
+    /// (without buttons) instead when there is one.
+    pub fn close_menu(&mut self, chat: K, menu: MessageId, message: Option<M>) {
+        let piece = message.map_or(Piece::NoButtons, Piece::Show);
+        self.queue
+            .set_with(chat, Slot::Menu(menu), piece, Priority::Acted);
+    }
+
+    /// Someone looked for the table: its message goes anew to the bottom
+    /// of the group (it may have been deleted, which some platforms tell
+    /// no bot), the old one losing its buttons.
+    pub fn bring_table<H: Host<K, Message = M>>(
+        &mut self,
+        view: TableView,
+        now: Instant,
+        host: &H,
+    ) -> Vec<Effect<K>> {
+        let Some(chat) = host.chat(&view.chat).map(|c| self.current_chat(c)) else {
+            return Vec::new();
+        };
+        if host.is_chat_gone(chat) {
+            return Vec::new();
+        }
+        // Below the answer that says so, which goes at `Turn`.
+        self.repost(chat, view.id.0, Priority::Turn, None, host);
+        self.handle_output(Output::RenderTable(Box::new(view)), now, host)
+    }
+
+    /// A person pressed a button or (`wrote`) wrote to the bot in private.
+    /// A press changes no hand message but by what it does. A message they
+    /// wrote brings their hands below it, posted anew: one they deleted
+    /// comes back (no bot is told of a deletion) without an edit that
+    /// would change nothing to find out.
+    pub fn handle_activity<H: Host<K, Message = M>>(
+        &mut self,
+        user: &UserId,
+        wrote: bool,
+        now: Instant,
+        host: &H,
+    ) -> Vec<Effect<K>> {
+        self.alerts.handle_activity(user, now);
+        if !wrote {
+            return Vec::new();
+        }
+        let Some(chat) = host.private_chat(user) else {
+            return Vec::new();
+        };
+        let tables: Vec<i64> = self
+            .sources
+            .iter()
+            .filter(|((c, _), s)| *c == chat && matches!(s, Source::Hand(_)))
+            .map(|((_, t), _)| *t)
+            .collect();
+        tables
+            .into_iter()
+            .filter_map(|t| self.hand_anew(user, chat, t))
+            .collect()
+    }
+
+    /// Posts the hand of `user` at `table` anew in their private `chat`
+    /// (the shell reads it), or once its first post landed.
+    fn hand_anew(&mut self, user: &UserId, chat: K, table: i64) -> Option<Effect<K>> {
+        if !self.refs.contains_key(&(chat, table)) {
+            // Its first post is on its way: anew once it landed.
+            self.reposts_due.insert((chat, table));
+            return None;
+        }
+        Some(Effect::RepostHand {
+            user: user.clone(),
+            table: TableId(table),
+        })
+    }
+
+    /// The hand the shell read for [`Effect::RepostHand`]: posted anew.
+    pub fn repost_hand<H: Host<K, Message = M>>(&mut self, hand: HandView, now: Instant, host: &H) {
+        let Some(chat) = host.private_chat(&hand.player.id) else {
+            return;
+        };
+        self.post_hand_anew(chat, hand.table.0);
+        self.render_hand(hand, now, host);
+    }
+
+    /// Nothing more goes to `chat` as it was (the bot is out of it, or a
+    /// person's hands go anew): its messages are forgotten.
+    pub fn forget_chat(&mut self, chat: K) {
+        self.queue.forget(&chat);
+        self.refs.retain(|(c, _), _| *c != chat);
+        self.sources.retain(|(c, _), _| *c != chat);
+    }
+
+    /// The bot cannot message `user`: their tables show them the way in.
+    pub fn show_unreachable<H: Host<K, Message = M>>(
+        &mut self,
+        user: &UserId,
+        now: Instant,
+        host: &H,
+    ) -> Vec<Effect<K>> {
+        let mut effects = Vec::new();
+        for t in self.tables_seated(user) {
+            if let Some(v) = self.views.get(&t).cloned() {
+                self.render_table(v, now, host, &mut effects);
+            }
+        }
+        effects
+    }
+
+    /// A deal starts: the live table moves to the bottom of the chat, below
+    /// the announcements, where people look. The old message loses its
+    /// buttons, before anything else of the render (`prio`) goes: nobody
+    /// presses Start in a game that began. A lobby (`started`: in its
+    /// language) says instead that the game started below, rather than
+    /// keep "can start" above it; a message known to show no buttons is
+    /// left alone (an edit would change nothing and spend the chat's
+    /// writes).
+    fn repost<H: Host<K, Message = M>>(
+        &mut self,
+        chat: K,
+        table: i64,
+        prio: Priority,
+        started: Option<Lang>,
+        host: &H,
+    ) {
+        let Some(old) = self.refs.remove(&(chat, table)) else {
+            return;
+        };
+        self.replaced.insert((chat, old), table);
+        let shown = self.queue.expected(&chat, &Slot::Table(table)).cloned();
+        self.queue.forget_slot(&chat, &Slot::Table(table));
+        let piece = match (started, shown) {
+            (Some(lang), _) => Piece::Show(host.lobby_started(lang)),
+            (None, Some(Piece::Show(m))) if !m.has_buttons() => return,
+            (None, _) => Piece::NoButtons,
+        };
+        self.queue
+            .set_with(chat, Slot::Menu(old), piece, prio.min(Priority::Acted));
+    }
+
+    /// A turn alert: the hand goes out as a new message at the bottom of
+    /// the private chat, which notifies (an edit makes no sound); the old
+    /// message is deleted after, when the chat has time.
+    fn post_hand_anew(&mut self, chat: K, table: i64) {
+        let Some(old) = self.refs.remove(&(chat, table)) else {
+            // No message yet: the first one notifies anyway.
+            return;
+        };
+        self.replaced.insert((chat, old), table);
+        self.queue.forget_slot(&chat, &Slot::Table(table));
+        self.queue
+            .set_with(chat, Slot::Menu(old), Piece::Delete, Priority::Background);
+    }
+
+    /// Before the first render of a message after a restart: if it is what
+    /// the message showed when the bot stopped, the pacer knows it is
+    /// shown and does not send it again.
+    fn restore_shown(&mut self, chat: K, table: i64, content: &M) {
+        if let Some(hash) = self.restored.remove(&(chat, table))
+            && hash == content.hash()
+            && self.refs.contains_key(&(chat, table))
+        {
+            self.queue
+                .assume_shown(chat, Slot::Table(table), Piece::Show(content.clone()));
+        }
+    }
+
+    /// What each table's message shows, for the next start: (table, chat,
+    /// hash), of chats with nothing in flight (one may show something
+    /// newer).
+    pub fn shown_rows(&self) -> Vec<(TableId, K, i64)> {
+        self.queue
+            .shown_all()
+            .filter_map(|(chat, slot, piece)| match (slot, piece) {
+                (Slot::Table(t), Piece::Show(m))
+                    if self.refs.contains_key(&(*chat, *t)) && self.queue.is_idle(chat) =>
+                {
+                    Some((TableId(*t), *chat, m.hash()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The message of `table` in `chat` is to show something new.
+    fn mark_stale(&mut self, chat: K, table: i64, prio: Priority, now: Instant) {
+        if !self.queue.is_waiting(&chat, &Slot::Table(table)) {
+            return;
+        }
+        let e = self.stale.entry((chat, table)).or_insert((now, prio));
+        // Becoming someone's turn starts the clock of that turn.
+        if prio < e.1 {
+            *e = (now, prio);
+        }
+    }
+
+    /// The person left the table: their hand message keeps its text and
+    /// loses its buttons.
+    fn retire_hand<H: Host<K, Message = M>>(&mut self, table: TableId, user: &UserId, host: &H) {
+        let Some(chat) = host.private_chat(user) else {
+            return;
+        };
+        self.sources.remove(&(chat, table.0));
+        self.alerts.handle_gone(user, table);
+        if let Some(Piece::Show(shown)) = self.queue.shown(&chat, &Slot::Table(table.0)).cloned() {
+            self.queue.set_with(
+                chat,
+                Slot::Table(table.0),
+                Piece::Show(shown.without_buttons()),
+                Priority::Background,
+            );
+        }
+    }
+
+    fn label(&self, chat: &K) -> &'static str {
+        match (self.classify)(chat) {
+            Class::Group => "group",
+            Class::Private => "private",
+        }
+    }
+
+    /// The next call that may go out at `now`, rendered with the latest
+    /// views (`None`: nothing may go now; see [`PacedLane::poll_timeout`]).
+    pub fn poll_call<H: Host<K, Message = M>>(
+        &mut self,
+        now: Instant,
+        host: &H,
+    ) -> Option<Call<K, M>> {
+        let PacedLane {
+            queue,
+            views,
+            sources,
+            ..
+        } = self;
+        let mut considered = Vec::new();
+        let tx = queue.poll_transmit_with(now, |chat, slot, content| match slot {
+            Slot::Table(t) => {
+                considered.push((*chat, *t));
+                let rendered = sources.get(&(*chat, *t)).and_then(|s| match s {
+                    Source::Table(view) => Some(host.table(view)),
+                    Source::Hand(hand) => Some(host.hand(hand, views.get(&hand.table)?)),
+                });
+                rendered.map_or(content, Piece::Show)
+            }
+            Slot::Menu(_) => content,
+        });
+        // Rendered again, these showed what the platform shows: up to date.
+        let sent = tx.as_ref().and_then(|tx| match &tx.output {
+            Transmission::Set {
+                slot: Slot::Table(t),
+                ..
+            } => Some((tx.ticket.chat, *t)),
+            _ => None,
+        });
+        for key in considered {
+            if Some(key) != sent {
+                self.stale.remove(&key);
+            }
+        }
+        let stale = sent.and_then(|key| self.stale.remove(&key));
+        let Some(tx) = tx else {
+            for class in [Class::Group, Class::Private] {
+                let lane = if class == Class::Group {
+                    "group"
+                } else {
+                    "private"
+                };
+                crate::metrics::pacer_waiting(lane, self.queue.chats_waiting_in(class));
+            }
+            let by_priority = self.queue.outputs_waiting();
+            for (prio, n) in Priority::ALL.into_iter().zip(by_priority) {
+                crate::metrics::scheduler_queue(prio.label(), n);
+            }
+            return None;
+        };
+        let chat = tx.ticket.chat;
+        // A seat confirmation names its table only for when its person
+        // cannot be reached; it is not the message that shows the table.
+        let keeps = matches!(
+            &tx.output,
+            Transmission::Set {
+                slot: Slot::Table(_),
+                ..
+            }
+        );
+        let mut owed = None;
+        // A deleted message's slot is forgotten once it went.
+        let mut forget = None;
+        let mut fallback = None;
+        // The table whose recorded message this call changes: a table or
+        // hand edited, or an old one (still named by its row until the new
+        // one's id is recorded) losing its buttons or deleted.
+        let (shown_table, shown_hash, posting) = match &tx.output {
+            Transmission::Set {
+                slot: Slot::Table(t),
+                content: Piece::Show(m),
+            } => (
+                Some(*t),
+                Some(m.hash()),
+                !self.refs.contains_key(&(chat, *t)),
+            ),
+            Transmission::Set {
+                slot: Slot::Menu(id),
+                ..
+            } => (self.replaced.get(&(chat, *id)).copied(), None, false),
+            _ => (None, None, false),
+        };
+        // A new message's hash is recorded with its id (`handle_done`).
+        let posted_hash = shown_hash.filter(|_| posting);
+        let shown_table = shown_table.filter(|_| !posting);
+        let writes = shown_table.map_or_else(Writes::default, |t| {
+            self.recorded.before(&(chat, t), shown_hash)
+        });
+        let kind = if keeps {
+            transport::Call::Edit
+        } else if matches!(&tx.output, Transmission::Set { .. }) {
+            transport::Call::Tidy
+        } else {
+            transport::Call::Post
+        };
+        let (table, action) = match tx.output {
+            Transmission::Set {
+                slot: Slot::Table(t),
+                content: Piece::Show(m),
+            } => (
+                Some(TableId(t)),
+                match self.refs.get(&(chat, t)).copied() {
+                    Some(id) => Action::Edit(id, m),
+                    None => Action::Send(m),
+                },
+            ),
+            Transmission::Set {
+                slot: Slot::Menu(id),
+                content: Piece::Show(m),
+            } => (None, Action::Edit(id, m)),
+            Transmission::Set {
+                slot: Slot::Menu(id),
+                content: Piece::Delete,
+            } => {
+                forget = Some(Slot::Menu(id));
+                (None, Action::Delete(id))
+            }
+            Transmission::Set {
+                slot: Slot::Menu(id),
+                ..
+            } => (None, Action::NoButtons(id)),
+            Transmission::Send {
+                content: Piece::About(t, m),
+            } => (Some(t), Action::Send(m)),
+            Transmission::Send {
+                content: Piece::Owed(t, a, m),
+            } => {
+                owed = Some((t, *a));
+                (Some(t), Action::Send(m))
+            }
+            Transmission::Send {
+                content: Piece::Told(m, group, in_group),
+            } => {
+                fallback = Some((group, in_group));
+                (None, Action::Send(m))
+            }
+            Transmission::Set {
+                content: Piece::NoButtons | Piece::About(..) | Piece::Owed(..) | Piece::Told(..),
+                ..
+            }
+            | Transmission::Set {
+                slot: Slot::Table(_),
+                content: Piece::Delete,
+            }
+            | Transmission::Send {
+                content: Piece::NoButtons | Piece::Delete,
+            } => (None, Action::Nothing),
+            Transmission::Send {
+                content: Piece::Show(m),
+            } => (None, Action::Send(m)),
+        };
+        let window_writes = ((self.classify)(&chat) == Class::Group && action != Action::Nothing)
+            .then(|| self.queue.window_writes(&chat));
+        Some(Call {
+            chat,
+            action,
+            window_writes,
+            unknown_first: shown_table.filter(|_| writes.unknown_first).map(TableId),
+            then: shown_table.zip(writes.then).map(|(t, h)| (TableId(t), h)),
+            pending: Pending {
+                ticket: tx.ticket,
+                table,
+                keeps,
+                stale,
+                owed,
+                forget,
+                shown: shown_table.map(|t| (t, writes)),
+                posted_hash,
+                fallback,
+                kind,
+            },
+        })
+    }
+
+    /// Takes in a finished call.
+    pub fn handle_done<H: Host<K, Message = M>>(
+        &mut self,
+        done: Done<K, M>,
+        now: Instant,
+        host: &H,
+    ) -> Vec<Effect<K>> {
+        let Done {
+            pending: p,
+            landed,
+            method,
+            result,
+        } = done;
+        let mut effects = Vec::new();
+        let chat = p.ticket.chat;
+        if let Some((t, writes)) = p.shown {
+            self.recorded.after(&(chat, t), writes, landed);
+        }
+        let to = match (self.classify)(&chat) {
+            Class::Group => Recipient::Chat,
+            Class::Private => Recipient::Person,
+        };
+        let strikes = match result {
+            Err(Failure::ChatMissing) => self.not_found.get(&chat).copied().unwrap_or(0),
+            _ => 0,
+        };
+        // An edit answered "not modified" showed it: a success.
+        let result = match result {
+            Err(f) => match self.policy.next(f, p.kind, to, strikes) {
+                Next::Shown => Ok(None),
+                next => Err((f, next)),
+            },
+            Ok(m) => Ok(m),
+        };
+        crate::metrics::api_call(
+            host.name(),
+            method,
+            result.as_ref().map_or_else(|(f, _)| f.label(), |_| "ok"),
+        );
+        let outcome = match result {
+            Ok(new_message) => {
+                self.not_found.remove(&chat);
+                if let Some((since, prio)) = p.stale {
+                    host.fresh(chat, prio, now - since);
+                }
+                if let (Some(m), Some(table), true) = (new_message, p.table, p.keeps) {
+                    self.refs.insert((chat, table.0), m);
+                    // Recorded, with what it shows, before the next output
+                    // for this chat goes out. The row names the new message
+                    // from now on, not the one it replaced.
+                    self.replaced
+                        .retain(|(c, _), t| !(*c == chat && *t == table.0));
+                    effects.push(Effect::SaveRef {
+                        chat,
+                        table,
+                        message: Some(m),
+                        hash: p.posted_hash,
+                    });
+                    // The live table is posted anew below a new deal's news.
+                    for a in self.reposting.remove(&(chat, table.0)).unwrap_or_default() {
+                        effects.push(Effect::ForgetOwed(table, a));
+                    }
+                    // Its person wrote while it was on its way: anew below.
+                    if self.reposts_due.remove(&(chat, table.0))
+                        && let Some(Source::Hand(hand)) = self.sources.get(&(chat, table.0))
+                    {
+                        let user = hand.player.id.clone();
+                        effects.extend(self.hand_anew(&user, chat, table.0));
+                    }
+                }
+                if let Some((table, a)) = p.owed.clone() {
+                    if starts_a_deal(&a) {
+                        self.reposting.entry((chat, table.0)).or_default().push(a);
+                    } else {
+                        effects.push(Effect::ForgetOwed(table, a));
+                    }
+                }
+                Outcome::Done
+            }
+            Err((failure, next)) => {
+                let outcome = match next {
+                    Next::Shown => Outcome::NotModified,
+                    Next::RetryAfter(pause) => {
+                        if failure == Failure::ChatMissing {
+                            self.not_found.insert(chat, strikes + 1);
+                            tracing::warn!(
+                                ?chat,
+                                strikes = strikes + 1,
+                                ?pause,
+                                "the platform says the group does not exist; retrying"
+                            );
+                        }
+                        Outcome::RetryAfter(pause)
+                    }
+                    Next::PostAnew => {
+                        if let Some(table) = p.table {
+                            self.refs.remove(&(chat, table.0));
+                            // Forgotten in the store too, before the id of
+                            // the message posted anew: after a restart the
+                            // next output posts it anew.
+                            self.recorded.forget(&(chat, table.0));
+                            effects.push(Effect::SaveRef {
+                                chat,
+                                table,
+                                message: None,
+                                hash: None,
+                            });
+                        }
+                        Outcome::Gone
+                    }
+                    Next::Follow(to) => {
+                        // The output in flight moves with the queue.
+                        if let Some(to) = self.follow_migration(chat, K::from(to)) {
+                            effects.push(to);
+                        }
+                        return effects;
+                    }
+                    Next::Unreachable => {
+                        // What they asked for is said in the group instead.
+                        if let Some((group, m)) = p.fallback.clone() {
+                            self.send(group, m, Priority::Turn, host);
+                        }
+                        if let Some(user) = host.person(chat)
+                            && host.set_unreachable(&user)
+                        {
+                            effects.push(Effect::Lost {
+                                user,
+                                table: p.table,
+                            });
+                        }
+                        Outcome::Failed
+                    }
+                    Next::ChatGone => {
+                        if failure == Failure::ChatMissing {
+                            tracing::error!(
+                                ?chat,
+                                strikes = strikes + 1,
+                                "the platform keeps saying this group does not exist; its table is stopped"
+                            );
+                        } else {
+                            tracing::info!(?chat, "the bot cannot write to this group any more");
+                        }
+                        self.not_found.remove(&chat);
+                        effects.push(Effect::ChatGone(chat));
+                        Outcome::Failed
+                    }
+                    // A menu that is gone has no buttons left to remove.
+                    Next::Forget => Outcome::Failed,
+                    Next::Drop => {
+                        tracing::warn!(?chat, ?failure, "the platform refused an output");
+                        Outcome::Failed
+                    }
+                };
+                // Still out of date, since then.
+                if let (Some(stale), Some(table), true) = (p.stale, p.table, p.keeps) {
+                    self.stale.entry((chat, table.0)).or_insert(stale);
+                }
+                if let Outcome::RetryAfter(pause) = outcome {
+                    crate::metrics::pacer_pause(self.label(&chat), pause)
+                }
+                // Dropped for good: not owed any more (it would fail again).
+                if let (Outcome::Failed | Outcome::Gone, Some((table, a))) = (outcome, &p.owed) {
+                    effects.push(Effect::ForgetOwed(*table, a.clone()));
+                }
+                outcome
+            }
+        };
+        self.queue.on_result(p.ticket, outcome, now);
+        if let Some(slot) = p.forget
+            && !self.queue.is_waiting(&chat, &slot)
+        {
+            self.queue.forget_slot(&chat, &slot);
+        }
+        effects
+    }
+
+    /// The id of a posted message was recorded (`landed`) or not
+    /// ([`Effect::SaveRef`]).
+    pub fn handle_ref_saved(&mut self, chat: K, table: TableId, hash: Option<i64>, landed: bool) {
+        if landed {
+            self.recorded.posted((chat, table.0), hash);
+        }
+    }
+
+    /// The platform answered a write to `from` with the group's new id:
+    /// its queue moves there at once, and the table follows — the service
+    /// message saying so may come late, or never (the table is moved once,
+    /// whichever comes first).
+    fn follow_migration(&mut self, from: K, to: K) -> Option<Effect<K>> {
+        if from == to {
+            return None;
+        }
+        tracing::info!(
+            ?from,
+            ?to,
+            "the group became a supergroup; its output follows"
+        );
+        let menus: Vec<Slot> = self
+            .queue
+            .slots(&from)
+            .filter(|s| matches!(s, Slot::Menu(_)))
+            .copied()
+            .collect();
+        self.queue.migrate(&from, to);
+        // A menu's message id names a message of the old chat.
+        for menu in menus {
+            self.queue.forget_slot(&to, &menu);
+        }
+        self.refs.retain(|(c, _), _| *c != from);
+        self.restored.retain(|(c, _), _| *c != from);
+        self.recorded.retain(|(c, _)| *c != from);
+        self.replaced.retain(|(c, _), _| *c != from);
+        let moved: Vec<((K, i64), Source)> =
+            self.sources.extract_if(|(c, _), _| *c == from).collect();
+        for ((_, t), source) in moved {
+            self.sources.insert((to, t), source);
+        }
+        let stale: Vec<_> = self.stale.extract_if(|(c, _), _| *c == from).collect();
+        for ((_, t), since) in stale {
+            self.stale.insert((to, t), since);
+        }
+        let first = self.moved.insert(from, to).is_none();
+        first.then_some(Effect::ChatMoved { from, to })
+    }
+
+    /// When the next call may go (`Some(None)`: now; `None`: nothing waits
+    /// for a time).
+    pub fn poll_timeout(&self) -> Option<Option<Instant>> {
+        self.queue.poll_timeout()
+    }
+
+    /// Whether nothing waits to go out.
+    pub fn idle(&self) -> bool {
+        self.queue.poll_timeout().is_none()
+    }
+}

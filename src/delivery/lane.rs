@@ -206,6 +206,10 @@ pub enum Effect<K> {
     ChatGone(K),
     /// The group became a supergroup: its tables follow.
     ChatMoved { from: K, to: K },
+    /// Record a group's latest write times, the newest as answered (the
+    /// platform counts a write from its arrival, before its answer; the
+    /// time recorded before the call is when it left).
+    SaveWrites { chat: K, times: Vec<Instant> },
 }
 
 /// Every output of one platform's bot, paced per chat; see the module.
@@ -289,7 +293,12 @@ where
         let mut queue = Pacer::with_limits(limits, classify);
         // The bot posted here before (it may have been killed a moment
         // ago): the platform still counts those writes against each chat.
-        if !refs.is_empty() {
+        // With no sign of that, a process killed just before may still
+        // have written (its posts not recorded yet): each chat's first
+        // write waits its interval.
+        if refs.is_empty() {
+            queue.start_written(now);
+        } else {
             queue.start_spent(now);
         }
         PacedLane {
@@ -313,8 +322,15 @@ where
     }
 
     /// `chat`'s latest writes were at `times`, as the process before
-    /// recorded them: its window counts from those exactly.
-    pub fn restore_writes(&mut self, chat: K, times: impl IntoIterator<Item = Instant>) {
+    /// recorded them: its window counts from those. The newest may have
+    /// had no answer before the kill, so it counts as arriving as late as
+    /// `now`.
+    pub fn restore_writes(&mut self, chat: K, times: Vec<Instant>, now: Instant) {
+        let mut times = times;
+        times.sort_unstable();
+        if let Some(newest) = times.last_mut() {
+            *newest = (*newest).max(now);
+        }
         self.queue.restore_writes(chat, times);
     }
 
@@ -620,6 +636,15 @@ where
         host: &H,
     ) {
         let Some(old) = self.refs.remove(&(chat, table)) else {
+            let slot = Slot::Table(table);
+            if self.queue.is_in_flight(&chat, &slot) {
+                // Its post is on its way: posted anew below once it landed.
+                self.reposts_due.insert((chat, table));
+            } else if self.queue.is_waiting(&chat, &slot) {
+                // Its post waits at a place older than the news queued
+                // now: the render that follows queues it after them.
+                self.queue.forget_slot(&chat, &slot);
+            }
             return;
         };
         self.replaced.insert((chat, old), table);
@@ -907,6 +932,7 @@ where
             result,
         } = done;
         let mut effects = Vec::new();
+        let mut table_anew = None;
         let chat = p.ticket.chat;
         if let Some((t, writes)) = p.shown {
             self.recorded.after(&(chat, t), writes, landed);
@@ -955,12 +981,17 @@ where
                     for a in self.reposting.remove(&(chat, table.0)).unwrap_or_default() {
                         effects.push(Effect::ForgetOwed(table, a));
                     }
-                    // Its person wrote while it was on its way: anew below.
-                    if self.reposts_due.remove(&(chat, table.0))
-                        && let Some(Source::Hand(hand)) = self.sources.get(&(chat, table.0))
-                    {
-                        let user = hand.player.id.clone();
-                        effects.extend(self.hand_anew(&user, chat, table.0));
+                    // It was to move down while it was on its way (its
+                    // person wrote; a deal's news went): anew below.
+                    if self.reposts_due.remove(&(chat, table.0)) {
+                        match self.sources.get(&(chat, table.0)) {
+                            Some(Source::Hand(hand)) => {
+                                let user = hand.player.id.clone();
+                                effects.extend(self.hand_anew(&user, chat, table.0));
+                            }
+                            Some(Source::Table(_)) => table_anew = Some(table.0),
+                            None => {}
+                        }
                     }
                 }
                 if let Some((table, a)) = p.owed.clone() {
@@ -1061,12 +1092,39 @@ where
             }
         };
         self.queue.on_result(p.ticket, outcome, now);
+        if (self.classify)(&chat) == Class::Group
+            && matches!(outcome, Outcome::Done | Outcome::NotModified)
+        {
+            let times = self.queue.window_writes(&chat);
+            effects.push(Effect::SaveWrites { chat, times });
+        }
         if let Some(slot) = p.forget
             && !self.queue.is_waiting(&chat, &slot)
         {
             self.queue.forget_slot(&chat, &slot);
         }
+        if let Some(t) = table_anew {
+            self.table_anew(chat, t, host);
+        }
         effects
+    }
+
+    /// A table whose post was on its way when it was to move down (a
+    /// deal's news went meanwhile): posted anew below, the message that
+    /// just landed losing its buttons.
+    fn table_anew<H: Host<K, Message = M>>(&mut self, chat: K, table: i64, host: &H) {
+        let Some(Source::Table(view)) = self.sources.get(&(chat, table)) else {
+            return;
+        };
+        let content = host.table(view);
+        self.repost(chat, table, Priority::Acted, None, host);
+        // Not before the news waiting at the table's own priority.
+        self.queue.set_with(
+            chat,
+            Slot::Table(table),
+            Piece::Show(content),
+            Priority::Table,
+        );
     }
 
     /// The id of a posted message was recorded (`landed`) or not
@@ -1129,3 +1187,6 @@ where
         self.queue.poll_timeout().is_none()
     }
 }
+
+#[cfg(test)]
+mod sim;

@@ -527,6 +527,9 @@ pub struct Pacer<K, S, C> {
     /// Set by [`Pacer::start_spent`]: chats start with their windows full
     /// as of this time.
     spent_at: Option<Instant>,
+    /// Set by [`Pacer::start_written`]: chats start as if written to at
+    /// this time.
+    written_at: Option<Instant>,
 }
 
 /// The write times a chat with `config` is assumed to have had up to `at`
@@ -583,6 +586,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             next_seq: 0,
             next_id: 0,
             spent_at: None,
+            written_at: None,
         }
     }
 
@@ -603,6 +607,17 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             }
             self.reindex(&chat);
         }
+    }
+
+    /// For a bot that starts where no sign says it wrote before, but a
+    /// process killed a moment ago may have (its first post not recorded
+    /// yet): a chat without a window limit starts as if written to at
+    /// `now`, so its first write waits its interval (a private chat's
+    /// 1.05 s). A window is restored from its recorded writes instead
+    /// ([`Pacer::restore_writes`]); a phantom write would take a place in it.
+    pub fn start_written(&mut self, now: Instant) {
+        self.written_at = Some(now);
+        self.clock = Some(self.clock.map_or(now, |c| c.max(now)));
     }
 
     /// The times of `chat`'s latest outputs that its window counts, oldest
@@ -674,11 +689,15 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
     fn chat(&mut self, chat: &K) -> &mut Chat<S, C> {
         let class = (self.classify)(chat);
         let config = *self.limits.of(class);
-        let spent_at = self.spent_at;
+        let (spent_at, written_at) = (self.spent_at, self.written_at);
         self.chats.entry(chat.clone()).or_insert_with(|| {
             let mut c = Chat::new(class);
             if let Some(at) = spent_at {
                 c.recent = spent_window(&config, at);
+            } else if let Some(at) = written_at
+                && config.max_per_window == 0
+            {
+                c.recent = VecDeque::from([at]);
             }
             c
         })
@@ -1027,6 +1046,16 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             .get(chat)
             .and_then(|c| c.slots.get(slot))
             .is_some_and(|s| s.wanted.is_some())
+    }
+
+    /// Whether an output for `slot` in `chat` is on its way.
+    pub fn is_in_flight(&self, chat: &K, slot: &S) -> bool {
+        self.chats
+            .get(chat)
+            .and_then(|c| c.in_flight.as_ref())
+            .is_some_and(|f| {
+                !f.orphan && matches!(&f.output, Output::Set { slot: s, .. } if s == slot)
+            })
     }
 
     /// Whether anything waits or is in flight for `chat`.

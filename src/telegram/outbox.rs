@@ -341,6 +341,11 @@ impl Outbox {
                     let shared = self.shared.clone();
                     tokio::spawn(async move { shared.chat_gone(ChatId(chat)).await });
                 }
+                Effect::SaveWrites { chat, times } => {
+                    let unix_now = service.now().millis();
+                    let times = times.into_iter().map(|t| unix_ms(t, now, unix_now));
+                    waited(save_writes(self.shared.clone(), chat, times.collect())).await;
+                }
                 Effect::ChatMoved { from, to } => {
                     let shared = self.shared.clone();
                     tokio::spawn(async move {
@@ -549,7 +554,8 @@ async fn restore_writes(shared: &Shared, lane: &mut PacedLane<i64, Message>, win
             continue;
         };
         let times = times.into_iter().filter(|ms| *ms >= since);
-        lane.restore_writes(chat, times.map(|ms| instant_of(ms, now, unix_now)));
+        let times = times.map(|ms| instant_of(ms, now, unix_now)).collect();
+        lane.restore_writes(chat, times, now);
     }
 }
 

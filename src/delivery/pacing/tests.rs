@@ -290,6 +290,23 @@ fn a_restarted_pacer_starts_with_its_windows_spent() {
     assert_eq!(take(&mut q, c.at(1.05)), ["7:a"]);
 }
 
+#[test]
+fn a_start_with_nothing_recorded_holds_a_private_chat_for_its_interval_only() {
+    let c = Clock::new();
+    // A process killed just after a private write, before it recorded any
+    // message: the next one's first write there still waits the interval.
+    let mut q: Q = scheduler();
+    q.start_written(c.at(0.0));
+    q.set(7, "hand", "a".into());
+    assert!(take(&mut q, c.at(1.0)).is_empty(), "with margin");
+    assert_eq!(take(&mut q, c.at(1.05)), ["7:a"]);
+    // A group's window is not given a phantom write: all 20 places are free.
+    let mut p = pacer();
+    p.start_written(c.at(0.0));
+    p.set("g", "table", "a".into());
+    assert_eq!(drain(&mut p, c.at(0.0), Outcome::Done), ["g:table=a"]);
+}
+
 /// A group whose minute was front-loaded: 20 urgent writes 0.5 s apart
 /// in its first 10 s, then a restart at 12 s, then a busy table. Returns
 /// every write, before and after.

@@ -1,0 +1,780 @@
+//! The paced lane against a simulated Telegram and store, in-process (as
+//! quinn-proto's `Pair` drives two connections): no fake server, no
+//! sleeps, time an input. Each run is made from a seed: two tables in one
+//! group get new states (some showing what the one before showed, some
+//! with news, some starting a deal), a person with a hand at each in
+//! their private chat gets their turn or loses it, presses and writes,
+//! the platform fails calls for now or finds a message deleted, and — in
+//! the runs with kills — the process is killed between any two steps,
+//! its calls in flight landed up to that point, and a new lane is
+//! restored from the store as a start restores one.
+//!
+//! At every write: the platform's limits hold, strictly (a group's 20 in
+//! any 60 s, a private chat's one a second, the bot's 30 a second). After
+//! every step: what the store says a message shows is unknown or what the
+//! platform shows. Once quiet: every table's and hand's recorded message
+//! shows its newest state, no announcement is owed any more and each went
+//! out, and — without kills — each exactly once, with no edit that
+//! changed nothing and one live message per table and hand.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+use super::*;
+use crate::cards::{PerSeat, Seat};
+use crate::delivery::content::Write;
+use crate::delivery::pacing::{Limits, PacerConfig};
+use crate::game::GameKind;
+use crate::table::{Player, SeatState, Settings};
+
+const GROUP: i64 = -9;
+const PRIVATE: i64 = 7;
+const PERSON: UserId = UserId::Telegram(7);
+const TABLES: [TableId; 2] = [TableId(1), TableId(2)];
+const QUIET: Duration = Duration::from_secs(20);
+
+/// What a message is about, so the platform can say which is which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum What {
+    Table(TableId),
+    Hand(TableId),
+    News(u32),
+    Other,
+}
+
+/// A message as the simulated platform shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Msg {
+    what: What,
+    shows: i64,
+    buttons: bool,
+}
+
+impl Markup for Msg {
+    fn hash(&self) -> i64 {
+        self.shows * 2 + i64::from(self.buttons)
+    }
+
+    fn has_buttons(&self) -> bool {
+        self.buttons
+    }
+
+    fn without_buttons(&self) -> Self {
+        Msg {
+            buttons: false,
+            ..self.clone()
+        }
+    }
+}
+
+fn class(chat: &i64) -> Class {
+    if *chat > 0 {
+        Class::Private
+    } else {
+        Class::Group
+    }
+}
+
+/// The news' number, as the simulated announcements carry it.
+fn news_no(a: &Announcement) -> u32 {
+    match a {
+        Announcement::SeriesStarted { series_no } => *series_no,
+        Announcement::ChatMoved {
+            from: ChatKey::Telegram(n),
+        } => u32::try_from(*n).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+struct SimHost;
+
+impl Host<i64> for SimHost {
+    type Message = Msg;
+
+    fn chat(&self, key: &ChatKey) -> Option<i64> {
+        match key {
+            ChatKey::Telegram(id) => Some(*id),
+            ChatKey::Discord(_) => None,
+        }
+    }
+
+    fn private_chat(&self, user: &UserId) -> Option<i64> {
+        (*user == PERSON).then_some(PRIVATE)
+    }
+
+    fn person(&self, chat: i64) -> Option<UserId> {
+        (chat == PRIVATE).then_some(PERSON)
+    }
+
+    /// Two consecutive versions often show the same.
+    fn table(&self, view: &TableView) -> Msg {
+        Msg {
+            what: What::Table(view.id),
+            shows: (view.version / 2) as i64,
+            buttons: true,
+        }
+    }
+
+    fn hand(&self, hand: &HandView, _: &TableView) -> Msg {
+        Msg {
+            what: What::Hand(hand.table),
+            shows: (hand.version / 2) as i64 * 2 + i64::from(hand.your_turn),
+            buttons: true,
+        }
+    }
+
+    fn announcement(&self, _: &TableView, a: &Announcement) -> Option<Msg> {
+        Some(Msg {
+            what: What::News(news_no(a)),
+            shows: 0,
+            buttons: false,
+        })
+    }
+
+    fn lobby_started(&self, _: Lang) -> Msg {
+        Msg {
+            what: What::Other,
+            shows: -1,
+            buttons: false,
+        }
+    }
+
+    fn is_chat_gone(&self, _: i64) -> bool {
+        false
+    }
+
+    fn is_unreachable(&self, _: &UserId) -> bool {
+        false
+    }
+
+    fn set_unreachable(&self, _: &UserId) -> bool {
+        false
+    }
+
+    fn looked_at(&self, _: &UserId, _: Instant) -> Option<Instant> {
+        None
+    }
+
+    fn fresh(&self, _: i64, _: Priority, _: Duration) {}
+
+    fn name(&self) -> &'static str {
+        "sim"
+    }
+}
+
+fn player() -> Player {
+    Player {
+        id: PERSON,
+        name: "Ana".into(),
+        lang: Lang::En,
+    }
+}
+
+fn view(table: TableId, version: u64) -> TableView {
+    TableView {
+        id: table,
+        chat: ChatKey::Telegram(GROUP),
+        title: "sim".into(),
+        kind: GameKind::Kozel,
+        phase: Phase::Playing,
+        version,
+        creator: PERSON,
+        settings: Settings::default(),
+        seats: PerSeat::from_fn(|s| match s.index() {
+            0 => SeatState::Person {
+                player: player(),
+                away: false,
+            },
+            _ => SeatState::Ai,
+        }),
+        series_no: 1,
+        awaiting: vec![Seat::ALL[1]],
+        deadline: None,
+        last_trick: None,
+        last_deal: None,
+        game: None,
+    }
+}
+
+fn hand(table: TableId, version: u64, your_turn: bool) -> HandView {
+    let game = crate::game::Game::new(GameKind::Kozel, crate::game::GameOptions::default(), 3);
+    let seat = Seat::ALL[0];
+    HandView {
+        table,
+        chat: ChatKey::Telegram(GROUP),
+        title: "sim".into(),
+        kind: GameKind::Kozel,
+        phase: Phase::Playing,
+        version,
+        seat,
+        player: player(),
+        away: false,
+        game: game.view(seat),
+        legal: Vec::new(),
+        your_turn,
+        deadline: None,
+        last_trick: None,
+        last_deal: None,
+    }
+}
+
+/// A table's or hand's row in the store: its message and what it shows.
+#[derive(Clone, Copy, Debug, Default)]
+struct Row {
+    message: Option<MessageId>,
+    shown: Option<i64>,
+}
+
+/// One step of a call still to happen.
+#[derive(Debug)]
+enum Step {
+    WindowWrites,
+    Unknown,
+    Call,
+    Then,
+    Report,
+}
+
+struct Flight {
+    call: Option<Call<i64, Msg>>,
+    steps: VecDeque<Step>,
+    landed: Landed,
+    result: Option<Result<Option<MessageId>, Failure>>,
+}
+
+struct World {
+    rng: Xoshiro256PlusPlus,
+    now: Instant,
+    lane: PacedLane<i64, Msg>,
+    /// The platform: (chat, id) → message.
+    msgs: BTreeMap<(i64, MessageId), Msg>,
+    next_id: MessageId,
+    /// When each chat was written to (sends and edits, as Telegram counts).
+    writes: HashMap<i64, Vec<Instant>>,
+    all_writes: Vec<Instant>,
+    /// The store.
+    rows: HashMap<(i64, TableId), Row>,
+    chat_writes: HashMap<i64, Vec<Instant>>,
+    owed: Vec<(TableId, Announcement)>,
+    /// The service: each table's latest version, each hand's.
+    versions: HashMap<TableId, u64>,
+    hands: HashMap<TableId, (u64, bool)>,
+    flights: Vec<Flight>,
+    /// Effects the shell carries out before it polls again.
+    effects: VecDeque<Effect<i64>>,
+    next_news: u32,
+    /// The owed ones among them (a kill may lose the others: the next
+    /// render shows what they said).
+    owed_news: Vec<u32>,
+    news_posted: HashMap<u32, u32>,
+    unchanged_edits: u32,
+    /// Calls fail and the process is killed only while true.
+    chaos: bool,
+    kills: bool,
+}
+
+fn limits() -> Limits {
+    Limits::default()
+}
+
+fn restored(rows: &HashMap<(i64, TableId), Row>) -> Restored<i64> {
+    Restored {
+        messages: rows
+            .iter()
+            .filter_map(|(&(c, t), r)| Some((t, c, r.message?)))
+            .collect(),
+        shown: rows
+            .iter()
+            .filter_map(|(&(c, t), r)| Some((t, c, r.shown?)))
+            .collect(),
+    }
+}
+
+impl World {
+    fn new(seed: u64, kills: bool) -> World {
+        let now = Instant::now();
+        World {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            now,
+            lane: PacedLane::new(
+                limits(),
+                class,
+                Policy::default(),
+                Some(QUIET),
+                restored(&HashMap::new()),
+                now,
+            ),
+            msgs: BTreeMap::new(),
+            next_id: 100,
+            writes: HashMap::new(),
+            all_writes: Vec::new(),
+            rows: HashMap::new(),
+            chat_writes: HashMap::new(),
+            owed: Vec::new(),
+            versions: HashMap::new(),
+            hands: HashMap::new(),
+            flights: Vec::new(),
+            effects: VecDeque::new(),
+            next_news: 2,
+            owed_news: Vec::new(),
+            news_posted: HashMap::new(),
+            unchanged_edits: 0,
+            chaos: true,
+            kills,
+        }
+    }
+
+    fn take_in(&mut self, effects: Vec<Effect<i64>>) {
+        self.effects.extend(effects);
+    }
+
+    /// A new state of `table`, maybe with news or a deal's start.
+    fn render(&mut self, table: TableId) {
+        let v = self.versions.entry(table).or_insert(0);
+        *v += 1;
+        let v = *v;
+        if self.rng.random_bool(0.2) {
+            let n = self.next_news;
+            self.next_news += 1;
+            // A deal's start is owed (and posts the table anew); other news is not.
+            let a = if self.rng.random_bool(0.5) {
+                let a = Announcement::SeriesStarted { series_no: n };
+                self.owed.push((table, a.clone()));
+                self.owed_news.push(n);
+                a
+            } else {
+                Announcement::ChatMoved {
+                    from: ChatKey::Telegram(i64::from(n)),
+                }
+            };
+            let e = self.lane.handle_output(
+                Output::Announce {
+                    table,
+                    announcement: a,
+                    chat: ChatKey::Telegram(GROUP),
+                },
+                self.now,
+                &SimHost,
+            );
+            self.take_in(e);
+        }
+        let e = self.lane.handle_output(
+            Output::RenderTable(Box::new(view(table, v))),
+            self.now,
+            &SimHost,
+        );
+        self.take_in(e);
+    }
+
+    /// A new state of the person's hand at `table`.
+    fn render_hand(&mut self, table: TableId) {
+        let Some(&v) = self.versions.get(&table) else {
+            return;
+        };
+        // The shell reads the table's view for a hand that came first.
+        if !self.lane.knows(table) {
+            self.lane.learn(view(table, v));
+        }
+        let your_turn = self.rng.random_bool(0.4);
+        let h = self.hands.entry(table).or_insert((0, false));
+        h.0 += 1;
+        h.1 = your_turn;
+        let h = hand(table, h.0, your_turn);
+        let e = self
+            .lane
+            .handle_output(Output::RenderHand(Box::new(h)), self.now, &SimHost);
+        self.take_in(e);
+    }
+
+    fn poll(&mut self) {
+        if !self.effects.is_empty() {
+            return;
+        }
+        while let Some(call) = self.lane.poll_call(self.now, &SimHost) {
+            let mut steps = VecDeque::new();
+            if call.window_writes.is_some() {
+                steps.push_back(Step::WindowWrites);
+            }
+            if call.unknown_first.is_some() {
+                steps.push_back(Step::Unknown);
+            }
+            steps.push_back(Step::Call);
+            if call.then.is_some() {
+                steps.push_back(Step::Then);
+            }
+            steps.push_back(Step::Report);
+            self.flights.push(Flight {
+                call: Some(call),
+                steps,
+                landed: Landed::default(),
+                result: None,
+            });
+        }
+    }
+
+    /// Telegram's limits for a write to `chat` now, strictly: no burst.
+    fn check_limits(&mut self, chat: i64) {
+        let now = self.now;
+        let w = self.writes.entry(chat).or_default();
+        match class(&chat) {
+            Class::Group => {
+                let recent = w
+                    .iter()
+                    .filter(|&&at| now.duration_since(at) < Duration::from_secs(60))
+                    .count();
+                assert!(recent < 20, "a group's 21st write within a minute: {w:?}");
+            }
+            Class::Private => {
+                if let Some(last) = w.last() {
+                    assert!(
+                        now.duration_since(*last) >= Duration::from_secs(1),
+                        "a private chat's second write within a second"
+                    );
+                }
+            }
+        }
+        w.push(now);
+        let bot = self
+            .all_writes
+            .iter()
+            .filter(|&&at| now.duration_since(at) < Duration::from_secs(1))
+            .count();
+        assert!(bot < 30, "the bot's 31st write within a second");
+        self.all_writes.push(now);
+    }
+
+    /// The call itself, at the platform.
+    fn call(&mut self, chat: i64, action: &Action<Msg>) -> Result<Option<MessageId>, Failure> {
+        if self.chaos && self.rng.random_bool(0.1) {
+            return Err(Failure::Unavailable);
+        }
+        // The person deletes a message now and then.
+        if self.chaos
+            && let Action::Edit(id, _) = action
+            && self.rng.random_bool(0.05)
+        {
+            self.msgs.remove(&(chat, *id));
+        }
+        match action {
+            Action::Send(m) => {
+                self.check_limits(chat);
+                self.next_id += 1;
+                self.msgs.insert((chat, self.next_id), m.clone());
+                if let What::News(n) = m.what {
+                    *self.news_posted.entry(n).or_default() += 1;
+                }
+                Ok(Some(self.next_id))
+            }
+            Action::Edit(id, m) => {
+                let Some(shown) = self.msgs.get(&(chat, *id)) else {
+                    return Err(Failure::MessageGone);
+                };
+                if shown == m {
+                    self.unchanged_edits += 1;
+                    return Err(Failure::NotModified);
+                }
+                self.check_limits(chat);
+                self.msgs.insert((chat, *id), m.clone());
+                Ok(None)
+            }
+            Action::NoButtons(id) => {
+                let Some(shown) = self.msgs.get(&(chat, *id)) else {
+                    return Err(Failure::MessageGone);
+                };
+                if !shown.buttons {
+                    self.unchanged_edits += 1;
+                    return Err(Failure::NotModified);
+                }
+                self.check_limits(chat);
+                if let Some(m) = self.msgs.get_mut(&(chat, *id)) {
+                    m.buttons = false;
+                }
+                Ok(None)
+            }
+            Action::Delete(id) => match self.msgs.remove(&(chat, *id)) {
+                Some(_) => Ok(None),
+                None => Err(Failure::MessageGone),
+            },
+            Action::Nothing => Ok(None),
+        }
+    }
+
+    /// One step of the flight at `i`.
+    fn advance(&mut self, i: usize) {
+        let mut f = self.flights.swap_remove(i);
+        let call = f.call.as_ref().expect("a call");
+        let chat = call.chat;
+        match f.steps.pop_front().expect("a step") {
+            Step::WindowWrites => {
+                let times = call.window_writes.clone().unwrap_or_default();
+                self.chat_writes.insert(chat, times);
+            }
+            Step::Unknown => {
+                let t = call.unknown_first.expect("a table");
+                if let Some(r) = self.rows.get_mut(&(chat, t)) {
+                    r.shown = None;
+                }
+                f.landed.unknown(Write::Landed);
+            }
+            Step::Call => {
+                let action = call.action.clone();
+                let result = self.call(chat, &action);
+                f.landed.shown = matches!(result, Ok(_) | Err(Failure::NotModified));
+                f.result = Some(result);
+            }
+            Step::Then => {
+                if f.landed.shown {
+                    let (t, h) = call.then.expect("a hash");
+                    if let Some(r) = self.rows.get_mut(&(chat, t)) {
+                        r.shown = Some(h);
+                    }
+                    f.landed.record(Write::Landed);
+                }
+            }
+            Step::Report => {
+                let call = f.call.take().expect("a call");
+                let done = Done {
+                    pending: call.pending,
+                    landed: f.landed,
+                    method: "call",
+                    result: f.result.expect("a result"),
+                };
+                let e = self.lane.handle_done(done, self.now, &SimHost);
+                self.take_in(e);
+                return;
+            }
+        }
+        self.flights.push(f);
+    }
+
+    /// The next of the effects, as the shell carries it out.
+    fn effect(&mut self) {
+        let Some(e) = self.effects.pop_front() else {
+            return;
+        };
+        match e {
+            Effect::ForgetOwed(t, a) => self.owed.retain(|o| *o != (t, a.clone())),
+            Effect::SaveRef {
+                chat,
+                table,
+                message: Some(m),
+                hash,
+            } => {
+                self.rows.insert(
+                    (chat, table),
+                    Row {
+                        message: Some(m),
+                        shown: hash,
+                    },
+                );
+                self.lane.handle_ref_saved(chat, table, hash, true);
+            }
+            Effect::SaveRef { chat, table, .. } => {
+                self.rows.remove(&(chat, table));
+            }
+            Effect::SaveWrites { chat, times } => {
+                self.chat_writes.insert(chat, times);
+            }
+            Effect::RepostHand { table, .. } => {
+                let (v, turn) = self.hands[&table];
+                self.lane
+                    .repost_hand(hand(table, v, turn), self.now, &SimHost);
+            }
+            e => panic!("nothing the sim does leads to {e:?}"),
+        }
+    }
+
+    /// A kill -9 and a start: what was in flight stops where it was; a new
+    /// lane reads the store, the owed news waits for its table's render,
+    /// and the service renders every open table and hand again.
+    fn restart(&mut self) {
+        self.flights.clear();
+        self.effects.clear();
+        // A start takes a moment.
+        self.now += Duration::from_millis(self.rng.random_range(0..3000));
+        self.lane = PacedLane::new(
+            limits(),
+            class,
+            Policy::default(),
+            Some(QUIET),
+            restored(&self.rows),
+            self.now,
+        );
+        for (&chat, times) in &self.chat_writes {
+            let window = PacerConfig::group().window;
+            let recent = times
+                .iter()
+                .copied()
+                .filter(|t| self.now.duration_since(*t) < window);
+            self.lane.restore_writes(chat, recent.collect(), self.now);
+        }
+        for (t, a) in &self.owed {
+            self.lane.news_mut().hold(*t, a.clone());
+        }
+        for table in TABLES {
+            let Some(&v) = self.versions.get(&table) else {
+                continue;
+            };
+            let e = self.lane.handle_output(
+                Output::RenderTable(Box::new(view(table, v))),
+                self.now,
+                &SimHost,
+            );
+            self.take_in(e);
+            if let Some(&(hv, turn)) = self.hands.get(&table) {
+                let e = self.lane.handle_output(
+                    Output::RenderHand(Box::new(hand(table, hv, turn))),
+                    self.now,
+                    &SimHost,
+                );
+                self.take_in(e);
+            }
+        }
+    }
+
+    fn step(&mut self) {
+        if self.kills && self.chaos && self.rng.random_bool(0.03) {
+            self.restart();
+        } else if !self.effects.is_empty() {
+            // The shell's loop carries these out before anything else.
+            self.effect();
+        } else {
+            match self.rng.random_range(0..12) {
+                0..=2 => {
+                    let t = TABLES[self.rng.random_range(0..TABLES.len())];
+                    self.render(t);
+                }
+                3 | 4 => {
+                    let t = TABLES[self.rng.random_range(0..TABLES.len())];
+                    self.render_hand(t);
+                }
+                5 => {
+                    let wrote = self.rng.random_bool(0.3);
+                    let e = self
+                        .lane
+                        .handle_activity(&PERSON, wrote, self.now, &SimHost);
+                    self.take_in(e);
+                }
+                6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
+                _ => {
+                    if !self.flights.is_empty() {
+                        let i = self.rng.random_range(0..self.flights.len());
+                        self.advance(i);
+                    }
+                }
+            }
+        }
+        self.poll();
+        self.check_records();
+    }
+
+    /// What the store says a message shows is unknown or true.
+    fn check_records(&self) {
+        for (&(chat, table), row) in &self.rows {
+            if let (Some(m), Some(h)) = (row.message, row.shown) {
+                let shows = self.msgs.get(&(chat, m)).map(Markup::hash);
+                assert_eq!(
+                    shows,
+                    Some(h),
+                    "the store says {table:?}'s message {m} in {chat} shows {h}"
+                );
+            }
+        }
+    }
+
+    /// No more chaos: everything in flight lands and every retry goes.
+    fn quiet(&mut self) {
+        self.chaos = false;
+        for _ in 0..100_000 {
+            if !self.effects.is_empty() {
+                self.effect();
+            } else if !self.flights.is_empty() {
+                self.advance(0);
+            } else if let Some(t) = self.lane.poll_timeout() {
+                self.now = self.now.max(t.unwrap_or(self.now));
+            } else {
+                assert!(self.lane.idle(), "quiet, with work left");
+                self.check_records();
+                return;
+            }
+            self.poll();
+            self.check_records();
+        }
+        panic!("never quiet");
+    }
+
+    /// The messages about `what` in `chat` with buttons.
+    fn live(&self, chat: i64, what: What) -> Vec<MessageId> {
+        self.msgs
+            .iter()
+            .filter(|((c, _), m)| *c == chat && m.what == what && m.buttons)
+            .map(|((_, id), _)| *id)
+            .collect()
+    }
+
+    fn check_quiet(&self, killed: bool) {
+        for table in TABLES {
+            let Some(&v) = self.versions.get(&table) else {
+                continue;
+            };
+            let mut current = vec![(GROUP, What::Table(table), SimHost.table(&view(table, v)))];
+            if let Some(&(hv, turn)) = self.hands.get(&table) {
+                let h = hand(table, hv, turn);
+                let m = SimHost.hand(&h, &view(table, v));
+                current.push((PRIVATE, What::Hand(table), m));
+            }
+            for (chat, what, newest) in current {
+                let row = self.rows[&(chat, table)];
+                let m = row.message.expect("a recorded message");
+                assert_eq!(
+                    self.msgs.get(&(chat, m)),
+                    Some(&newest),
+                    "{what:?} is current"
+                );
+                if !killed {
+                    assert_eq!(self.live(chat, what), vec![m], "one live {what:?}");
+                }
+            }
+        }
+        assert_eq!(self.owed, Vec::new(), "nothing is owed once quiet");
+        for n in 2..self.next_news {
+            let posted = self.news_posted.get(&n).copied().unwrap_or(0);
+            let owed = self.owed_news.contains(&n);
+            assert!(posted >= 1 || !owed, "owed announcement {n} never went");
+            assert!(posted >= 1 || killed, "announcement {n} never went");
+            if !killed {
+                assert_eq!(posted, 1, "announcement {n} went {posted} times");
+            }
+        }
+        if !killed {
+            assert_eq!(self.unchanged_edits, 0, "edits that changed nothing");
+        }
+    }
+}
+
+/// One run; how many writes the platform took.
+fn run(seed: u64, kills: bool) -> usize {
+    let mut w = World::new(seed, kills);
+    for _ in 0..300 {
+        w.step();
+    }
+    w.quiet();
+    w.check_quiet(kills);
+    w.all_writes.len()
+}
+
+#[test]
+fn without_kills_every_message_ends_current_within_the_limits_and_nothing_goes_twice() {
+    let writes: usize = (0..1000).map(|seed| run(seed, false)).sum();
+    assert!(writes > 10_000, "the runs wrote little: {writes}");
+}
+
+#[test]
+fn a_kill_at_any_step_breaks_no_limit_and_leaves_no_false_record() {
+    for seed in 0..1000 {
+        run(seed, true);
+    }
+}

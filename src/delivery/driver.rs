@@ -25,9 +25,9 @@ pub trait Outbox: Send {
     fn on_done(&mut self, done: Self::Done, now: Instant) -> impl Future<Output = ()> + Send;
     /// Starts every call that may go out at `now`.
     fn transmit(&mut self, _now: Instant) {}
-    /// When `transmit` has something to start next (`None`: nothing waits
-    /// for a time).
-    fn next_wake(&self) -> Option<Instant> {
+    /// When `transmit` has something to start next, as of the loop's
+    /// `now` (`None`: nothing waits for a time).
+    fn next_wake(&self, _now: Instant) -> Option<Instant> {
         None
     }
     /// Whether nothing waits to go out and no call is in flight.
@@ -49,13 +49,14 @@ pub async fn run<O: Outbox>(
 ) {
     let mut stopping_since: Option<Instant> = None;
     loop {
-        outbox.transmit(Instant::now());
+        let now = Instant::now();
+        outbox.transmit(now);
         if let Some(since) = stopping_since
-            && (outbox.idle() || since.elapsed() >= drain_for)
+            && (outbox.idle() || now.duration_since(since) >= drain_for)
         {
             break;
         }
-        let wake = outbox.next_wake();
+        let wake = outbox.next_wake(now);
         let sleep = async {
             match (wake, stopping_since) {
                 (Some(t), _) => tokio::time::sleep_until(t.into()).await,

@@ -1003,13 +1003,13 @@ impl crate::delivery::driver::Outbox for Outbox {
         self.pump(now);
     }
 
-    fn next_wake(&self) -> Option<Instant> {
+    fn next_wake(&self, _now: Instant) -> Option<Instant> {
         self.engine.poll_timeout()
     }
 
     /// Idle once no call is in flight and none waits to be tried again.
     fn idle(&self) -> bool {
-        self.in_flight == 0 && self.next_wake().is_none() && self.engine.idle()
+        self.in_flight == 0 && self.engine.poll_timeout().is_none() && self.engine.idle()
     }
 
     fn finished(&mut self) -> &mut mpsc::UnboundedReceiver<Done> {

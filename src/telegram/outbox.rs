@@ -179,7 +179,8 @@ impl Outbox {
         let mut lane = PacedLane::new(limits, class_of, policy, turn_alerts, restored, now);
         // Where the writes were recorded (every group's since this was
         // kept), the window counts from them exactly instead.
-        restore_writes(&shared, &mut lane, limits.group.window).await;
+        let unix_now = shared.front.service().now().millis();
+        restore_writes(&shared, &mut lane, limits.group.window, (now, unix_now)).await;
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let mut outbox = Outbox {
             shared,
@@ -482,10 +483,8 @@ impl Outbox {
         }
     }
 
-    fn next_wake(&self) -> Option<Instant> {
-        self.lane
-            .poll_timeout()
-            .map(|t| t.unwrap_or_else(Instant::now))
+    fn next_wake(&self, now: Instant) -> Option<Instant> {
+        self.lane.poll_timeout().map(|t| t.unwrap_or(now))
     }
 
     /// Whether nothing waits to go out.
@@ -534,8 +533,12 @@ async fn save_writes(shared: Arc<Shared>, chat: i64, times: Vec<i64>) -> bool {
 /// Gives the pacer every group's write times recorded within the last
 /// `window` (by this process before a restart, or by the replica that
 /// served before a takeover).
-async fn restore_writes(shared: &Shared, lane: &mut PacedLane<i64, Message>, window: Duration) {
-    let (now, unix_now) = (Instant::now(), shared.front.service().now().millis());
+async fn restore_writes(
+    shared: &Shared,
+    lane: &mut PacedLane<i64, Message>,
+    window: Duration,
+    (now, unix_now): (Instant, i64),
+) {
     let since = unix_now.saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX));
     let rows = match shared
         .front
@@ -634,8 +637,8 @@ impl crate::delivery::driver::Outbox for Outbox {
         Outbox::transmit(self, now)
     }
 
-    fn next_wake(&self) -> Option<Instant> {
-        Outbox::next_wake(self)
+    fn next_wake(&self, now: Instant) -> Option<Instant> {
+        Outbox::next_wake(self, now)
     }
 
     fn idle(&self) -> bool {

@@ -192,9 +192,6 @@ pub enum Effect<K> {
         message: Option<MessageId>,
         hash: Option<i64>,
     },
-    /// Post `user`'s hand at `table` anew: the shell reads it and hands it
-    /// to [`PacedLane::repost_hand`].
-    RepostHand { user: UserId, table: TableId },
     /// The bot cannot message `user` any more (`table`: where it showed):
     /// their tables show it ([`PacedLane::show_unreachable`]) and an AI
     /// player plays their seats.
@@ -552,13 +549,13 @@ where
         wrote: bool,
         now: Instant,
         host: &H,
-    ) -> Vec<Effect<K>> {
+    ) {
         self.alerts.handle_activity(user, now);
         if !wrote {
-            return Vec::new();
+            return;
         }
         let Some(chat) = host.private_chat(user) else {
-            return Vec::new();
+            return;
         };
         let tables: Vec<i64> = self
             .sources
@@ -566,33 +563,24 @@ where
             .filter(|((c, _), s)| *c == chat && matches!(s, Source::Hand(_)))
             .map(|((_, t), _)| *t)
             .collect();
-        tables
-            .into_iter()
-            .filter_map(|t| self.hand_anew(user, chat, t))
-            .collect()
+        for t in tables {
+            self.hand_anew(chat, t, now, host);
+        }
     }
 
-    /// Posts the hand of `user` at `table` anew in their private `chat`
-    /// (the shell reads it), or once its first post landed.
-    fn hand_anew(&mut self, user: &UserId, chat: K, table: i64) -> Option<Effect<K>> {
+    /// Posts the hand at `table` anew in its person's private `chat`, the
+    /// old message deleted after, or once its first post landed.
+    fn hand_anew<H: Host<K, Message = M>>(&mut self, chat: K, table: i64, now: Instant, host: &H) {
         if !self.refs.contains_key(&(chat, table)) {
             // Its first post is on its way: anew once it landed.
             self.reposts_due.insert((chat, table));
-            return None;
+            return;
         }
-        Some(Effect::RepostHand {
-            user: user.clone(),
-            table: TableId(table),
-        })
-    }
-
-    /// The hand the shell read for [`Effect::RepostHand`]: posted anew.
-    pub fn repost_hand<H: Host<K, Message = M>>(&mut self, hand: HandView, now: Instant, host: &H) {
-        let Some(chat) = host.private_chat(&hand.player.id) else {
+        let Some(Source::Hand(hand)) = self.sources.get(&(chat, table)).cloned() else {
             return;
         };
-        self.post_hand_anew(chat, hand.table.0);
-        self.render_hand(hand, now, host);
+        self.post_hand_anew(chat, table);
+        self.render_hand(*hand, now, host);
     }
 
     /// Nothing more goes to `chat` as it was (the bot is out of it, or a
@@ -932,7 +920,7 @@ where
             result,
         } = done;
         let mut effects = Vec::new();
-        let mut table_anew = None;
+        let mut anew = None;
         let chat = p.ticket.chat;
         if let Some((t, writes)) = p.shown {
             self.recorded.after(&(chat, t), writes, landed);
@@ -984,14 +972,7 @@ where
                     // It was to move down while it was on its way (its
                     // person wrote; a deal's news went): anew below.
                     if self.reposts_due.remove(&(chat, table.0)) {
-                        match self.sources.get(&(chat, table.0)) {
-                            Some(Source::Hand(hand)) => {
-                                let user = hand.player.id.clone();
-                                effects.extend(self.hand_anew(&user, chat, table.0));
-                            }
-                            Some(Source::Table(_)) => table_anew = Some(table.0),
-                            None => {}
-                        }
+                        anew = Some(table.0);
                     }
                 }
                 if let Some((table, a)) = p.owed.clone() {
@@ -1103,8 +1084,10 @@ where
         {
             self.queue.forget_slot(&chat, &slot);
         }
-        if let Some(t) = table_anew {
-            self.table_anew(chat, t, host);
+        match anew.and_then(|t| self.sources.get(&(chat, t)).map(|s| (t, s))) {
+            Some((t, Source::Hand(_))) => self.hand_anew(chat, t, now, host),
+            Some((t, Source::Table(_))) => self.table_anew(chat, t, host),
+            None => {}
         }
         effects
     }

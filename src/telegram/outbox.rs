@@ -292,10 +292,8 @@ impl Outbox {
                 self.run(effects, now).await;
             }
             Local::Acted { user, pressed } => {
-                let effects = self
-                    .lane
+                self.lane
                     .handle_activity(&user, pressed.is_none(), now, &face);
-                self.run(effects, now).await;
             }
             Local::Returned(user) => self.returned(&user, now).await,
             Local::ChatGone(chat) => self.lane.forget_chat(chat.0),
@@ -327,13 +325,6 @@ impl Outbox {
                     if message.is_some() {
                         self.lane.handle_ref_saved(chat, table, hash, r.is_ok());
                     }
-                }
-                Effect::RepostHand { user, table } => {
-                    let Ok(Some(hand)) = service.hand_of(table, &user).await else {
-                        continue;
-                    };
-                    self.learn_view(table).await;
-                    self.lane.repost_hand(hand, now, &Face(&self.shared));
                 }
                 Effect::Lost { user, table } => {
                     effects.extend(self.lost(&user, table, now).await);

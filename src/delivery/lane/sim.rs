@@ -578,11 +578,6 @@ impl World {
             Effect::SaveWrites { chat, times } => {
                 self.chat_writes.insert(chat, times);
             }
-            Effect::RepostHand { table, .. } => {
-                let (v, turn) = self.hands[&table];
-                self.lane
-                    .repost_hand(hand(table, v, turn), self.now, &SimHost);
-            }
             e => panic!("nothing the sim does leads to {e:?}"),
         }
     }
@@ -653,10 +648,8 @@ impl World {
                 }
                 5 => {
                     let wrote = self.rng.random_bool(0.3);
-                    let e = self
-                        .lane
+                    self.lane
                         .handle_activity(&PERSON, wrote, self.now, &SimHost);
-                    self.take_in(e);
                 }
                 6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
                 _ => {

@@ -94,14 +94,14 @@ fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
 /// Handles one interaction from the gateway.
 pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Duration) {
     let started = Instant::now();
-    shared.arrived(i.id.get());
-    handle(&shared, &i, defer_after).await;
+    shared.arrived(i.id.get(), started);
+    handle(&shared, &i, defer_after, started).await;
     shared.handled(i.id.get());
     tracing::debug!(elapsed = ?started.elapsed(), "interaction answered");
 }
 
-async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration) {
-    if i.kind == InteractionType::MessageComponent && !admitted(shared, i) {
+async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration, arrived: Instant) {
+    if i.kind == InteractionType::MessageComponent && !admitted(shared, i, arrived) {
         too_fast(shared, i).await;
         return;
     }
@@ -134,7 +134,7 @@ async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration) {
 /// Whether a press is within its person's and its channel's rates
 /// ([`crate::front::press_limits`]): one person's flood is answered "too
 /// fast" at once and never reaches the tables, so it holds up no one else.
-fn admitted(shared: &Shared, i: &Interaction) -> bool {
+fn admitted(shared: &Shared, i: &Interaction, now: Instant) -> bool {
     let user = i
         .member
         .as_ref()
@@ -143,7 +143,7 @@ fn admitted(shared: &Shared, i: &Interaction) -> bool {
     #[allow(deprecated)]
     let channel = i.channel.as_ref().map(|c| c.id).or(i.channel_id);
     match (user, channel) {
-        (Some(user), Some(channel)) => shared.admit_press(user.id.get(), channel.get()),
+        (Some(user), Some(channel)) => shared.admit_press(user.id.get(), channel.get(), now),
         _ => true,
     }
 }
@@ -203,7 +203,7 @@ async fn respond(
             Err(e) => e,
         };
         let failure = super::calls::classify(&e);
-        if failure == Failure::Unavailable && Instant::now() + pause < due {
+        if failure == Failure::Unavailable && due.is_some_and(|due| Instant::now() + pause < due) {
             tracing::debug!(error = %e, retry_in = ?pause, "answering an interaction failed; trying again");
             tokio::time::sleep(pause).await;
             pause *= 2;
@@ -588,9 +588,10 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         // What the message shows is known only when no outbox edit of it
         // can still land after this answer: it held the hand's turn.
         let shown = updated_hand.filter(|_| hand_turn.is_some());
-        shared
-            .hand_token(&s.player.id, table, i.token.clone(), shown)
-            .await;
+        if let Some(at) = shared.arrival(i.id.get()) {
+            let token = (i.token.clone(), at);
+            shared.hand_token(&s.player.id, table, token, shown).await;
+        }
         drop(hand_turn);
         // An edit of this hand still in flight may land after the answer
         // with an older state: the outbox draws it again if so (nothing is
@@ -778,9 +779,12 @@ async fn my_hand(
     let turn = shared.hand_turn(user, table, HAND_TURN_WAIT).await;
     let shown = answer_with(shared, i, late, &m, true).await;
     if shown {
-        shared
-            .hand_token(user, table, i.token.clone(), Some(hash_of(&m)))
-            .await;
+        if let Some(at) = shared.arrival(i.id.get()) {
+            let token = (i.token.clone(), at);
+            shared
+                .hand_token(user, table, token, Some(hash_of(&m)))
+                .await;
+        }
         drop(turn);
         // The table message may have asked them to press "My hand".
         if let Ok(Some(view)) = shared.front.service().table_view(table).await {

@@ -142,7 +142,7 @@ impl Outbox {
         engine.restore_shown(restored.shown);
         // Hands opened before the stop stay editable while their tokens last.
         for (row, age) in restored.tokens {
-            shared.restore_hand_token(row, age);
+            shared.restore_hand_token(row, age, now);
         }
         // A table posted anew just before a kill: its new message, not the
         // recorded one, shows it from now on.

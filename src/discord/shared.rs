@@ -147,23 +147,23 @@ impl Shared {
         Some(tx.send(answer).is_ok())
     }
 
-    /// Interaction `id` arrived now; its first answer is due within
+    /// Interaction `id` arrived `now`; its first answer is due within
     /// Discord's 3 s from here ([`Shared::answer_due`]).
-    pub fn arrived(&self, id: u64) {
+    pub fn arrived(&self, id: u64, now: Instant) {
         let mut arrived = lock(&self.arrived);
         // One whose handler never finished (it panicked) is forgotten
         // once its time is long gone.
         if arrived.len() >= ARRIVED_LIMIT {
-            arrived.retain(|_, at| at.elapsed() < TOKEN_LIFE);
+            arrived.retain(|_, at| now.saturating_duration_since(*at) < TOKEN_LIFE);
         }
-        arrived.insert(id, Instant::now());
+        arrived.insert(id, now);
     }
 
-    /// Whether a press by `user` in `channel` now is within their rates.
-    pub fn admit_press(&self, user: u64, channel: u64) -> bool {
+    /// Whether a press by `user` in `channel` at `now` is within their rates.
+    pub fn admit_press(&self, user: u64, channel: u64, now: Instant) -> bool {
         // A channel id is a Discord snowflake (below 2^63): as i64 it
         // keys the channel's bucket.
-        lock(&self.presses).admit(user, channel as i64, Instant::now())
+        lock(&self.presses).admit(user, channel as i64, now)
     }
 
     /// Interaction `id` is handled: its time is no longer kept.
@@ -171,12 +171,16 @@ impl Shared {
         lock(&self.arrived).remove(&id);
     }
 
+    /// When interaction `id` arrived, while it is being handled.
+    pub fn arrival(&self, id: u64) -> Option<Instant> {
+        lock(&self.arrived).get(&id).copied()
+    }
+
     /// By when interaction `id`'s first answer must have gone, with room
-    /// for the answer's own trip (now, for one not known to be handled).
-    pub fn answer_due(&self, id: u64) -> Instant {
-        lock(&self.arrived)
-            .get(&id)
-            .map_or_else(Instant::now, |at| *at + ANSWER_RETRY_UNTIL)
+    /// for the answer's own trip (`None` for one not known to be handled:
+    /// no time to try again).
+    pub fn answer_due(&self, id: u64) -> Option<Instant> {
+        self.arrival(id).map(|at| at + ANSWER_RETRY_UNTIL)
     }
 
     pub fn notify(&self, local: Local) {
@@ -191,21 +195,22 @@ impl Shared {
         p.insert((channel, user), admin);
     }
 
-    /// Keeps `token` as the newest of `user`'s hand at `table`, in the
+    /// Keeps `token`, given `at` (its interaction's arrival: its life
+    /// counts from then), as the newest of `user`'s hand at `table`, in the
     /// store too (one short write after the answer went, waited for at
     /// most [`crate::delivery::content::RECORD_WAIT`]).
     pub async fn hand_token(
         &self,
         user: &UserId,
         table: TableId,
-        token: String,
+        (token, at): (String, Instant),
         shown: Option<i64>,
     ) {
         lock(&self.hands).insert(
             (user.clone(), table),
             HandToken {
                 token: token.clone(),
-                at: Instant::now(),
+                at,
                 shown,
             },
         );
@@ -230,9 +235,9 @@ impl Shared {
         .await;
     }
 
-    /// A token the store kept from an earlier run, `age` old.
-    pub fn restore_hand_token(&self, row: HandTokenRow, age: Duration) {
-        let at = Instant::now().checked_sub(age).unwrap_or_else(Instant::now);
+    /// A token the store kept from an earlier run, `age` old at `now`.
+    pub fn restore_hand_token(&self, row: HandTokenRow, age: Duration, now: Instant) {
+        let at = now.checked_sub(age).unwrap_or(now);
         lock(&self.hands).insert(
             (row.user, row.table),
             HandToken {

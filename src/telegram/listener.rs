@@ -93,8 +93,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Handled {
-    fn begin(&self, id: u32, chat: Option<ChatId>) {
-        lock(&self.in_flight).insert(id, (Instant::now(), chat));
+    fn begin(&self, id: u32, chat: Option<ChatId>, now: Instant) {
+        lock(&self.in_flight).insert(id, (now, chat));
+    }
+
+    /// Waits, at most `grace`, until no update is in flight (at a stop:
+    /// the dispatcher finishes the updates in hand).
+    async fn drain(&self, grace: Duration) {
+        let drained = async {
+            while self.oldest().is_some() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        let _ = tokio::time::timeout(grace, drained).await;
     }
 
     /// How many updates of `chat` are in flight.
@@ -355,9 +366,10 @@ fn admit_or_answer(
     tx: &mpsc::UnboundedSender<Item>,
 ) -> Result<(), DispatcherGone> {
     let id = update.id.0;
-    match gate(&update, limits, handled, default_lang, Instant::now()) {
+    let now = Instant::now();
+    match gate(&update, limits, handled, default_lang, now) {
         Gate::Dispatch => {
-            handled.begin(id, update.chat().map(|c| c.id));
+            handled.begin(id, update.chat().map(|c| c.id), now);
             tx.send(Ok(update)).map_err(|_| DispatcherGone)?;
         }
         Gate::TooFast { query, text } => {
@@ -590,10 +602,7 @@ async fn poll_loop(
     // The stream ends; the dispatcher finishes the updates in hand. Then
     // what was handled is confirmed, so that a restart does not see it again.
     drop(tx);
-    let since = Instant::now();
-    while handled.oldest().is_some() && since.elapsed() < STOP_GRACE {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    handled.drain(STOP_GRACE).await;
     if let Some(id) = handled.oldest() {
         tracing::warn!(
             update = id,
@@ -744,10 +753,7 @@ impl InboxReader {
         // whose rows are then deleted. The rest wait for the next serving
         // process.
         drop(tx);
-        let since = Instant::now();
-        while self.handled.oldest().is_some() && since.elapsed() < STOP_GRACE {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        self.handled.drain(STOP_GRACE).await;
         self.forget_handled().await;
         if !self.handed.is_empty() {
             tracing::warn!(

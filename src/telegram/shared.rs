@@ -255,8 +255,11 @@ impl Shared {
         if chat.is_user() {
             return false;
         }
+        // Asked before the call: an answer is trusted from then on.
+        let now = Instant::now();
+        let fresh = |at: &Instant| now.saturating_duration_since(*at) < ADMIN_CACHE;
         if let Some((admin, at)) = lock(&self.admins).get(&(chat, user))
-            && at.elapsed() < ADMIN_CACHE
+            && fresh(at)
         {
             return *admin;
         }
@@ -271,9 +274,9 @@ impl Shared {
         };
         let mut cache = lock(&self.admins);
         if cache.len() >= ADMIN_CACHE_SOFT_LIMIT {
-            cache.retain(|_, (_, at)| at.elapsed() < ADMIN_CACHE);
+            cache.retain(|_, (_, at)| fresh(at));
         }
-        cache.insert((chat, user), (admin, Instant::now()));
+        cache.insert((chat, user), (admin, now));
         admin
     }
 }

@@ -15,7 +15,9 @@
 //! platform shows. Once quiet: every table's and hand's recorded message
 //! shows its newest state, no announcement is owed any more and each went
 //! out, and — without kills — each exactly once, with no edit that
-//! changed nothing and one live message per table and hand.
+//! changed nothing and one live message per table and hand. A person who
+//! only presses gets exactly one new hand message per turn that began
+//! while they were quiet (a turn alert), besides the first.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -274,6 +276,18 @@ struct World {
     /// Calls fail and the process is killed only while true.
     chaos: bool,
     kills: bool,
+    /// The person only presses (never writes) and deletes nothing: every
+    /// new hand message is a first post or a turn alert.
+    pressing_only: bool,
+    /// When the person last pressed or wrote (the start counts).
+    seen: Instant,
+    /// Whether it is the person's turn at each table, as last rendered.
+    turns: HashMap<TableId, bool>,
+    /// Turns that began while the person was quiet, with a hand message
+    /// there to post anew.
+    alerts_due: HashMap<TableId, u32>,
+    /// New hand messages posted, per table.
+    hand_posts: HashMap<TableId, u32>,
 }
 
 fn limits() -> Limits {
@@ -324,6 +338,11 @@ impl World {
             unchanged_edits: 0,
             chaos: true,
             kills,
+            pressing_only: false,
+            seen: now,
+            turns: HashMap::new(),
+            alerts_due: HashMap::new(),
+            hand_posts: HashMap::new(),
         }
     }
 
@@ -379,6 +398,17 @@ impl World {
             self.lane.learn(view(table, v));
         }
         let your_turn = self.rng.random_bool(0.4);
+        // A turn that begins for a person quiet for `QUIET` brings their
+        // hand anew (a new message notifies); with no message yet, its
+        // first post notifies anyway.
+        let was = self.turns.insert(table, your_turn).unwrap_or(false);
+        let began = your_turn && !was;
+        if began
+            && self.now.duration_since(self.seen) >= QUIET
+            && self.lane.refs.contains_key(&(PRIVATE, table.0))
+        {
+            *self.alerts_due.entry(table).or_default() += 1;
+        }
         let h = self.hands.entry(table).or_insert((0, false));
         h.0 += 1;
         h.1 = your_turn;
@@ -453,6 +483,7 @@ impl World {
         }
         // The person deletes a message now and then.
         if self.chaos
+            && !self.pressing_only
             && let Action::Edit(id, _) = action
             && self.rng.random_bool(0.05)
         {
@@ -463,8 +494,10 @@ impl World {
                 self.check_limits(chat);
                 self.next_id += 1;
                 self.msgs.insert((chat, self.next_id), m.clone());
-                if let What::News(n) = m.what {
-                    *self.news_posted.entry(n).or_default() += 1;
+                match m.what {
+                    What::News(n) => *self.news_posted.entry(n).or_default() += 1,
+                    What::Hand(t) => *self.hand_posts.entry(t).or_default() += 1,
+                    What::Table(_) | What::Other => {}
                 }
                 Ok(Some(self.next_id))
             }
@@ -646,8 +679,10 @@ impl World {
                     let t = TABLES[self.rng.random_range(0..TABLES.len())];
                     self.render_hand(t);
                 }
-                5 => {
-                    let wrote = self.rng.random_bool(0.3);
+                // Someone who only presses is quiet for longer.
+                5 if !self.pressing_only || self.rng.random_bool(0.1) => {
+                    let wrote = !self.pressing_only && self.rng.random_bool(0.3);
+                    self.seen = self.now;
                     self.lane
                         .handle_activity(&PERSON, wrote, self.now, &SimHost);
                 }
@@ -763,6 +798,32 @@ fn run(seed: u64, kills: bool) -> usize {
 fn without_kills_every_message_ends_current_within_the_limits_and_nothing_goes_twice() {
     let writes: usize = (0..1000).map(|seed| run(seed, false)).sum();
     assert!(writes > 10_000, "the runs wrote little: {writes}");
+}
+
+#[test]
+fn every_turn_that_finds_its_person_quiet_brings_one_new_hand_message() {
+    let mut alerts = 0;
+    for seed in 0..500 {
+        let mut w = World::new(seed, false);
+        w.pressing_only = true;
+        for _ in 0..300 {
+            w.step();
+        }
+        w.quiet();
+        w.check_quiet(false);
+        for table in TABLES {
+            let posts = w.hand_posts.get(&table).copied().unwrap_or(0);
+            let due = w.alerts_due.get(&table).copied().unwrap_or(0);
+            let first = u32::from(w.hands.contains_key(&table));
+            assert_eq!(
+                posts,
+                first + due,
+                "seed {seed}: {table:?}'s new hand messages"
+            );
+            alerts += due;
+        }
+    }
+    assert!(alerts > 100, "few turns found their person quiet: {alerts}");
 }
 
 #[test]

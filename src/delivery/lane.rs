@@ -136,13 +136,17 @@ pub struct Call<K, M> {
     /// Once the call shows the message, record that this table's message
     /// shows this hash.
     pub then: Option<(TableId, i64)>,
-    /// What the lane needs back with the result.
-    pub pending: Pending<K, M>,
+    /// Names the call when its result is reported ([`Done::call`]).
+    pub id: CallId,
 }
+
+/// Names a call the lane made, for its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallId(u64);
 
 /// What a call was, for the lane to take its result in.
 #[derive(Debug)]
-pub struct Pending<K, M> {
+struct Pending<K, M> {
     ticket: Ticket<K>,
     /// The table the output was about.
     table: Option<TableId>,
@@ -167,8 +171,8 @@ pub struct Pending<K, M> {
 
 /// A finished call.
 #[derive(Debug)]
-pub struct Done<K, M> {
-    pub pending: Pending<K, M>,
+pub struct Done {
+    pub call: CallId,
     /// What became of the writes around it.
     pub landed: Landed,
     /// The platform method, for the metrics.
@@ -252,6 +256,9 @@ pub struct PacedLane<K, M> {
     /// (chat, table) → owed announcements of a new deal that went out; the
     /// store forgets them once the live table was posted anew below them.
     reposting: HashMap<(K, i64), Vec<Announcement>>,
+    /// The calls in flight, by id: what each was.
+    calls: HashMap<CallId, Pending<K, M>>,
+    next_call: u64,
 }
 
 /// What a message showed when the process before stopped.
@@ -315,6 +322,8 @@ where
             not_found: HashMap::new(),
             policy,
             reposting: HashMap::new(),
+            calls: HashMap::new(),
+            next_call: 0,
         }
     }
 
@@ -885,41 +894,49 @@ where
         };
         let window_writes = ((self.classify)(&chat) == Class::Group && action != Action::Nothing)
             .then(|| self.queue.window_writes(&chat));
+        let id = CallId(self.next_call);
+        self.next_call += 1;
+        let pending = Pending {
+            ticket: tx.ticket,
+            table,
+            keeps,
+            stale,
+            owed,
+            forget,
+            shown: shown_table.map(|t| (t, writes)),
+            posted_hash,
+            fallback,
+            kind,
+        };
+        self.calls.insert(id, pending);
         Some(Call {
             chat,
             action,
             window_writes,
             unknown_first: shown_table.filter(|_| writes.unknown_first).map(TableId),
             then: shown_table.zip(writes.then).map(|(t, h)| (TableId(t), h)),
-            pending: Pending {
-                ticket: tx.ticket,
-                table,
-                keeps,
-                stale,
-                owed,
-                forget,
-                shown: shown_table.map(|t| (t, writes)),
-                posted_hash,
-                fallback,
-                kind,
-            },
+            id,
         })
     }
 
     /// Takes in a finished call.
     pub fn handle_done<H: Host<K, Message = M>>(
         &mut self,
-        done: Done<K, M>,
+        done: Done,
         now: Instant,
         host: &H,
     ) -> Vec<Effect<K>> {
         let Done {
-            pending: p,
+            call,
             landed,
             method,
             result,
         } = done;
         let mut effects = Vec::new();
+        // A call of no lane's (reported twice, or to another): nothing.
+        let Some(p) = self.calls.remove(&call) else {
+            return effects;
+        };
         let mut anew = None;
         let chat = p.ticket.chat;
         if let Some((t, writes)) = p.shown {

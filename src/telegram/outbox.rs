@@ -43,7 +43,7 @@ use crate::table::{
 };
 
 /// A finished Bot API call.
-pub type Done = lane::Done<i64, Message>;
+pub type Done = lane::Done;
 
 impl Markup for Message {
     /// Its text and its keyboard's JSON ([`crate::delivery::content`]).
@@ -438,7 +438,7 @@ impl Outbox {
                     landed.record(waited(mark_shown(shared.clone(), chat, t.0, Some(h))).await);
                 }
                 let _ = done.send(Done {
-                    pending: call.pending,
+                    call: call.id,
                     landed,
                     method,
                     result,

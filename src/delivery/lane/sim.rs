@@ -570,7 +570,7 @@ impl World {
             Step::Report => {
                 let call = f.call.take().expect("a call");
                 let done = Done {
-                    pending: call.pending,
+                    call: call.id,
                     landed: f.landed,
                     method: "call",
                     result: f.result.expect("a result"),

@@ -501,8 +501,12 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     // made unknown first (one short write, and only when it held another
     // hash), so a kill before the new token is kept leaves no hash behind
     // that the hand does not show.
-    if let (Some(m), Some(table)) = (&hand_now, table_of_hand) {
-        shared.hand_changing(&s.player.id, table, hash_of(m)).await;
+    if let (Some(m), Some(table), Some(now)) =
+        (&hand_now, table_of_hand, shared.arrival(i.id.get()))
+    {
+        shared
+            .hand_changing(&s.player.id, table, hash_of(m), now)
+            .await;
     }
     let mut updated_hand = None;
     // Whether the interaction's original response is the pressed message

@@ -247,7 +247,7 @@ impl Outbox {
                     return;
                 }
                 for (player, screen) in self.shared.front.reminders(&spec) {
-                    let Some(t) = self.shared.fresh_token(&player.id, spec.table) else {
+                    let Some(t) = self.shared.fresh_token(&player.id, spec.table, now) else {
                         continue;
                     };
                     let shared = self.shared.clone();
@@ -295,7 +295,7 @@ impl Outbox {
         }
         let started = leaves_lobby.then_some(view.settings.lang);
         let shared = &self.shared;
-        let unseen = |u: &UserId| shared.fresh_token(u, id).is_none();
+        let unseen = |u: &UserId| shared.fresh_token(u, id, now).is_none();
         self.engine
             .handle_render(view, worded, starts || bring, started, unseen, now);
     }
@@ -309,6 +309,7 @@ impl Outbox {
         shared: &Shared,
         alerted: &HashSet<UserId>,
         view: &TableView,
+        now: Instant,
     ) -> (Message, Vec<Id<UserMarker>>, Vec<(u64, String)>) {
         let screen = shared.front.table_screen(view);
         let lang = view.settings.lang;
@@ -332,7 +333,7 @@ impl Outbox {
                     u.get(),
                     tr(lang, key::DISCORD_YOUR_TURN, &Args::new())
                 );
-                if shared.fresh_token(&player.id, view.id).is_none() {
+                if shared.fresh_token(&player.id, view.id, now).is_none() {
                     line.push_str(": ");
                     line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
                 }
@@ -362,7 +363,7 @@ impl Outbox {
     /// own.
     fn run_hand(&mut self, hand: HandView, now: Instant) {
         let key = (hand.player.id.clone(), hand.table);
-        let Some(token) = self.shared.fresh_token(&key.0, key.1) else {
+        let Some(token) = self.shared.fresh_token(&key.0, key.1, now) else {
             // No open hand to edit: "My hand" draws it anew.
             self.engine.handle_hand_done(hand, None, now);
             return;
@@ -375,7 +376,7 @@ impl Outbox {
             // An answer to a press on this hand goes first: then the token
             // read below is its newest, with what the message shows.
             let turn = shared.hand_turn(&key.0, key.1, HAND_EDIT_WAIT).await;
-            let token = shared.fresh_token(&key.0, key.1).unwrap_or(token);
+            let token = shared.fresh_token(&key.0, key.1, now).unwrap_or(token);
             // The newest state, whatever the output carried: edits of one
             // hand may overtake each other on the way.
             let hand = match shared.front.service().hand_of(key.1, &key.0).await {
@@ -452,7 +453,7 @@ impl Outbox {
                     // tells them to press "My hand" when it is their turn.
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
                         let shared = &self.shared;
-                        let unseen = |u: &UserId| shared.fresh_token(u, table).is_none();
+                        let unseen = |u: &UserId| shared.fresh_token(u, table, now).is_none();
                         self.engine
                             .handle_render(view, Vec::new(), false, None, unseen, now);
                     }
@@ -472,7 +473,7 @@ impl Outbox {
             let shared = &self.shared;
             while let Some(job) = self
                 .engine
-                .poll_job(now, |v, alerted| render(shared, alerted, v))
+                .poll_job(now, |v, alerted| render(shared, alerted, v, now))
             {
                 jobs.push(job);
             }
@@ -637,7 +638,12 @@ impl Outbox {
 }
 
 /// A table's state as its message shows it, for the engine.
-fn render(shared: &Shared, alerted: &HashSet<UserId>, view: &TableView) -> Rendered<TableOut> {
+fn render(
+    shared: &Shared,
+    alerted: &HashSet<UserId>,
+    view: &TableView,
+    now: Instant,
+) -> Rendered<TableOut> {
     let channel = ids::channel_of(&view.chat).map(Id::get);
     // Chat counts from the table message's post; after a restart, from
     // now (what came before is unknown).
@@ -645,7 +651,7 @@ fn render(shared: &Shared, alerted: &HashSet<UserId>, view: &TableView) -> Rende
         shared.watch_channel(c);
     }
     let buried = channel.is_some_and(|c| shared.chatter(c) >= BURIED_AFTER);
-    let (m, pinged, alerted) = Outbox::table_message(shared, alerted, view);
+    let (m, pinged, alerted) = Outbox::table_message(shared, alerted, view, now);
     Rendered {
         hash: hash_of(&m),
         message: (m, pinged),

@@ -252,8 +252,8 @@ impl Shared {
     /// unless the store holds no hash for it or that very one, it is made
     /// unknown there first, so a kill between the change and its record
     /// never leaves a hash the hand does not show.
-    pub async fn hand_changing(&self, user: &UserId, table: TableId, shown: i64) {
-        let Some(t) = self.fresh_token(user, table) else {
+    pub async fn hand_changing(&self, user: &UserId, table: TableId, shown: i64, now: Instant) {
+        let Some(t) = self.fresh_token(user, table, now) else {
             return;
         };
         if t.shown.is_none() || t.shown == Some(shown) {
@@ -316,12 +316,12 @@ impl Shared {
         self.token_life
     }
 
-    /// The token that still edits `user`'s hand at `table`.
-    pub fn fresh_token(&self, user: &UserId, table: TableId) -> Option<HandToken> {
+    /// The token that still edits `user`'s hand at `table` as of `now`.
+    pub fn fresh_token(&self, user: &UserId, table: TableId, now: Instant) -> Option<HandToken> {
         let mut h = lock(&self.hands);
         let key = (user.clone(), table);
         match h.get(&key) {
-            Some(t) if t.at.elapsed() < self.token_life => Some(t.clone()),
+            Some(t) if now.saturating_duration_since(t.at) < self.token_life => Some(t.clone()),
             Some(_) => {
                 h.remove(&key);
                 None

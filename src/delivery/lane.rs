@@ -106,7 +106,8 @@ pub enum Piece<K, M> {
 /// it goes out.
 #[derive(Clone, Debug)]
 enum Source {
-    Table(Box<TableView>),
+    /// The table's latest view (kept in `views`).
+    Table,
     Hand(Box<HandView>),
 }
 
@@ -447,8 +448,7 @@ where
             self.queue
                 .set_with(chat, Slot::Table(view.id.0), Piece::Show(content), prio);
             self.mark_stale(chat, view.id.0, prio, now);
-            self.sources
-                .insert((chat, view.id.0), Source::Table(Box::new(view.clone())));
+            self.sources.insert((chat, view.id.0), Source::Table);
         }
         if closed {
             self.views.remove(&view.id);
@@ -755,7 +755,7 @@ where
             Slot::Table(t) => {
                 considered.push((*chat, *t));
                 let rendered = sources.get(&(*chat, *t)).and_then(|s| match s {
-                    Source::Table(view) => Some(host.table(view)),
+                    Source::Table => Some(host.table(views.get(&TableId(*t))?)),
                     Source::Hand(hand) => Some(host.hand(hand, views.get(&hand.table)?)),
                 });
                 rendered.map_or(content, Piece::Show)
@@ -1103,7 +1103,7 @@ where
         }
         match anew.and_then(|t| self.sources.get(&(chat, t)).map(|s| (t, s))) {
             Some((t, Source::Hand(_))) => self.hand_anew(chat, t, now, host),
-            Some((t, Source::Table(_))) => self.table_anew(chat, t, host),
+            Some((t, Source::Table)) => self.table_anew(chat, t, host),
             None => {}
         }
         effects
@@ -1113,7 +1113,10 @@ where
     /// deal's news went meanwhile): posted anew below, the message that
     /// just landed losing its buttons.
     fn table_anew<H: Host<K, Message = M>>(&mut self, chat: K, table: i64, host: &H) {
-        let Some(Source::Table(view)) = self.sources.get(&(chat, table)) else {
+        let (Some(Source::Table), Some(view)) = (
+            self.sources.get(&(chat, table)),
+            self.views.get(&TableId(table)),
+        ) else {
             return;
         };
         let content = host.table(view);

@@ -527,7 +527,22 @@ async fn a_restart_renders_open_tables_and_rearms_their_timers() {
             _ => None,
         })
         .collect();
-    assert_eq!(rendered, vec![timed, with_ai, lobby]);
+    // Each open table is rendered at the start, in order. The owed AI move
+    // runs at once (no delay now) and, on a backend whose queries yield to
+    // other tasks (PostgreSQL), may already have rendered its table again,
+    // even before the next table's first render (CI saw [1, 2, 2, 3]).
+    let mut firsts = Vec::new();
+    for &t in &rendered {
+        if !firsts.contains(&t) {
+            firsts.push(t);
+        }
+    }
+    assert_eq!(firsts, vec![timed, with_ai, lobby], "{rendered:?}");
+    assert_eq!(
+        rendered.iter().filter(|&&t| t != with_ai).count(),
+        2,
+        "only the AI's table renders again: {rendered:?}"
+    );
     let hands = first
         .iter()
         .filter(|e| matches!(e, Output::RenderHand(h) if h.table == timed))

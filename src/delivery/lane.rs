@@ -65,8 +65,6 @@ pub trait Host<K> {
     fn is_unreachable(&self, user: &UserId) -> bool;
     /// Marks `user` unreachable; whether they were not before.
     fn set_unreachable(&self, user: &UserId) -> bool;
-    /// When `user` last looked at their hand elsewhere (an open Mini App).
-    fn looked_at(&self, user: &UserId, now: Instant) -> Option<Instant>;
     /// A message of `chat` shows the state that was new `took` ago.
     fn fresh(&self, chat: K, prio: Priority, took: Duration);
     /// The platform's name in the metrics.
@@ -260,6 +258,13 @@ pub struct PacedLane<K, M> {
     /// The calls in flight, by id: what each was.
     calls: HashMap<CallId, Pending<K, M>>,
     next_call: u64,
+    /// (person, table)s watched live (the Mini App): the page shows the
+    /// hand, so its chat message is not edited meanwhile and the bot's
+    /// budget goes to everyone else.
+    watching: HashSet<(UserId, TableId)>,
+    /// Watched hands whose newest render (in `sources`) waits for the
+    /// view to close: it then goes out once.
+    held: HashSet<(UserId, TableId)>,
 }
 
 /// What a message showed when the process before stopped.
@@ -318,6 +323,8 @@ where
             stale: HashMap::new(),
             views: HashMap::new(),
             news: News::default(),
+            watching: HashSet::new(),
+            held: HashSet::new(),
             alerts: TurnAlerts::new(turn_alerts, now),
             moved: HashMap::new(),
             not_found: HashMap::new(),
@@ -454,6 +461,7 @@ where
             self.views.remove(&view.id);
             let id = view.id.0;
             self.sources.retain(|(_, t), _| *t != id);
+            self.held.retain(|(_, t)| *t != view.id);
             self.alerts.forget_table(view.id);
         } else {
             self.views.insert(view.id, view);
@@ -470,11 +478,26 @@ where
         let Some(view) = self.views.get(&hand.table) else {
             return;
         };
-        let content = host.hand(&hand, view);
+        let user = &hand.player.id;
         // Someone looking at the Mini App is looking (no alert).
-        if let Some(at) = host.looked_at(&hand.player.id, now) {
-            self.alerts.handle_activity(&hand.player.id, at);
+        if self.watching.iter().any(|(u, _)| u == user) {
+            self.alerts.handle_activity(user, now);
         }
+        let key = (user.clone(), hand.table);
+        let slot = (chat, hand.table.0);
+        if self.watching.contains(&key) && matches!(self.sources.get(&slot), Some(Source::Hand(_)))
+        {
+            // Held: the chat has this hand (with the Mini App's button), and
+            // it catches up when the view closes. Only a first hand goes
+            // while watched: the chat must have one.
+            self.alerts
+                .handle_hand(user, hand.table, hand.your_turn, now);
+            self.held.insert(key);
+            self.sources.insert(slot, Source::Hand(Box::new(hand)));
+            return;
+        }
+        self.held.remove(&key);
+        let content = host.hand(&hand, view);
         let turn = self
             .alerts
             .handle_hand(&hand.player.id, hand.table, hand.your_turn, now);
@@ -574,6 +597,35 @@ where
             .collect();
         for t in tables {
             self.hand_anew(chat, t, now, host);
+        }
+    }
+
+    /// `user` opened (`open`) or closed a live view of `table` (the Mini
+    /// App): while one is open their chat hand there is held; when it
+    /// closes, the hand's newest state goes out once. Either is looking.
+    pub fn handle_live<H: Host<K, Message = M>>(
+        &mut self,
+        user: &UserId,
+        table: TableId,
+        open: bool,
+        now: Instant,
+        host: &H,
+    ) {
+        self.alerts.handle_activity(user, now);
+        let key = (user.clone(), table);
+        if open {
+            self.watching.insert(key);
+            return;
+        }
+        self.watching.remove(&key);
+        if !self.held.remove(&key) {
+            return;
+        }
+        let Some(chat) = host.private_chat(user) else {
+            return;
+        };
+        if let Some(Source::Hand(hand)) = self.sources.get(&(chat, table.0)).cloned() {
+            self.render_hand(*hand, now, host);
         }
     }
 
@@ -719,6 +771,7 @@ where
             return;
         };
         self.sources.remove(&(chat, table.0));
+        self.held.remove(&(user.clone(), table));
         self.alerts.handle_gone(user, table);
         if let Some(Piece::Show(shown)) = self.queue.shown(&chat, &Slot::Table(table.0)).cloned() {
             self.queue.set_with(

@@ -81,6 +81,18 @@ pub enum Output {
     Remind(Box<TimerSpec>),
 }
 
+impl Output {
+    /// The table the output is about.
+    pub fn table(&self) -> TableId {
+        match self {
+            Output::RenderTable(v) => v.id,
+            Output::RenderHand(h) => h.table,
+            Output::DropHand { table, .. } | Output::Announce { table, .. } => *table,
+            Output::Remind(spec) => spec.table,
+        }
+    }
+}
+
 impl Effect {
     /// The front-end's part of the effect; `None` for the service's own work.
     pub fn into_output(self) -> Option<Output> {

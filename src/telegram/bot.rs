@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 use super::commands::bot_commands;
 use super::listener::{self, Handled};
 use super::outbox::Outbox;
+use super::shared::Local;
 pub use super::shared::Shared;
 use crate::config::{Config, UpdateMode};
 use crate::delivery::pacing::{Budget as OutputBudget, Limits, PacerConfig};
@@ -246,10 +247,13 @@ pub async fn start_on(
     let default_lang = config.default_language;
     register_commands(&bot, default_lang).await;
 
-    // The Mini App's live views see every output, and hold the hands of
-    // the people watching it (`front::live`).
-    let effects = front.live().tap(effects);
     let (local_tx, local_rx) = mpsc::unbounded_channel();
+    // Who opens, closes or presses in the Mini App reaches the outbox,
+    // which holds their chat hand meanwhile (`delivery::lane`).
+    let live_tx = local_tx.clone();
+    front.live().on_event(move |e| {
+        let _ = live_tx.send(Local::Live(e));
+    });
     let shared = Arc::new(Shared::new(
         front,
         bot.clone(),

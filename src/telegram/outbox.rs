@@ -36,6 +36,7 @@ use crate::delivery::lane::{self, Action, Effect, Host, Markup, PacedLane, Resto
 use crate::delivery::pacing::{Limits, Priority, instant_of, unix_ms};
 use crate::delivery::restore::{self, restore};
 use crate::delivery::transport::{Failure, Policy};
+use crate::front::live::LiveEvent;
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
 use crate::table::{
@@ -120,10 +121,6 @@ impl Host<i64> for Face<'_> {
 
     fn set_unreachable(&self, user: &UserId) -> bool {
         self.0.front.set_unreachable(user, true)
-    }
-
-    fn looked_at(&self, user: &UserId, now: Instant) -> Option<Instant> {
-        self.0.front.live().looked_at(user, now)
     }
 
     fn fresh(&self, chat: i64, prio: Priority, took: Duration) {
@@ -215,6 +212,8 @@ impl Outbox {
 
     /// Takes one output of the table service in.
     pub async fn on_output(&mut self, output: Output, now: Instant) {
+        // The Mini App's pages of this table read it again.
+        self.shared.front.live().changed(output.table());
         match output {
             Output::Remind(spec) => {
                 // Not a new group message: the group may get about 20
@@ -295,6 +294,15 @@ impl Outbox {
                 self.lane
                     .handle_activity(&user, pressed.is_none(), now, &face);
             }
+            Local::Live(event) => match event {
+                LiveEvent::Opened(user, table) => {
+                    self.lane.handle_live(&user, table, true, now, &face);
+                }
+                LiveEvent::Closed(user, table) => {
+                    self.lane.handle_live(&user, table, false, now, &face);
+                }
+                LiveEvent::Pressed(user) => self.lane.handle_activity(&user, false, now, &face),
+            },
             Local::Returned(user) => self.returned(&user, now).await,
             Local::ChatGone(chat) => self.lane.forget_chat(chat.0),
         }

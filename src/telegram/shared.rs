@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::delivery::pacing::{Class, Priority};
 use crate::front::core::Admins;
+use crate::front::live::LiveEvent;
 use crate::front::{Front, Screen};
 use crate::i18n::Lang;
 use crate::table::{ChatKey, Output, Platform, Player, TableId, UserId};
@@ -70,6 +71,8 @@ pub enum Local {
         user: UserId,
         pressed: Option<(ChatId, MessageId)>,
     },
+    /// A person opened, closed or pressed in the Mini App.
+    Live(LiveEvent),
 }
 
 /// Which limits a chat has: Telegram's private chats have positive ids

@@ -15,7 +15,7 @@
 //!   state at once and after every change of the table (fed by
 //!   [`crate::front::live::LiveViews`]), so a page that reconnects
 //!   catches up by itself. While it is open, the person's chat hand is
-//!   not edited (see `front::live`).
+//!   not edited (the Telegram shell's lane holds it: `delivery::lane`).
 //! - `POST /api/press` — `{table, press, id}`: a hand's button as the chat
 //!   has it, through [`Front::press`] like a chat press, de-duplicated by
 //!   the client's `id` (and the state version it carries), so a move from
@@ -443,7 +443,7 @@ async fn press(
         return Err(Refusal::TooFast(v.lang));
     }
     let live = app.front.live();
-    live.pressed(&v.user, now);
+    live.pressed(&v.user);
     let player = Player::new(v.user.clone(), &v.name, v.lang);
     let origin = Origin {
         chat: ChatKey::Telegram(i64::try_from(uid).map_err(|_| Refusal::Forbidden(v.lang))?),

@@ -156,10 +156,6 @@ impl Host<i64> for SimHost {
         false
     }
 
-    fn looked_at(&self, _: &UserId, _: Instant) -> Option<Instant> {
-        None
-    }
-
     fn fresh(&self, _: i64, _: Priority, _: Duration) {}
 
     fn name(&self) -> &'static str {
@@ -830,5 +826,48 @@ fn every_turn_that_finds_its_person_quiet_brings_one_new_hand_message() {
 fn a_kill_at_any_step_breaks_no_limit_and_leaves_no_false_record() {
     for seed in 0..1000 {
         run(seed, true);
+    }
+}
+
+/// A person watching a table in the Mini App gets no edit of their chat
+/// hand there (the page shows it; the budget goes to everyone else):
+/// the chat hand catches up once, with its newest state, when they close
+/// the view. Their first hand goes even while watched: the chat must
+/// have one, with the button to the page.
+#[test]
+fn a_hand_watched_live_is_written_once_when_the_view_closes() {
+    for seed in 0..50 {
+        let mut w = World::new(seed, false);
+        let t = TABLES[0];
+        let private_writes = |w: &World| w.writes.get(&PRIVATE).map_or(0, Vec::len);
+        w.render(t);
+        w.lane.handle_live(&PERSON, t, true, w.now, &SimHost);
+        w.render_hand(t);
+        w.quiet();
+        assert_eq!(
+            w.live(PRIVATE, What::Hand(t)).len(),
+            1,
+            "the first hand goes"
+        );
+        let before = private_writes(&w);
+        for _ in 0..5 {
+            w.now += Duration::from_secs(2);
+            w.render(t);
+            w.render_hand(t);
+        }
+        w.quiet();
+        assert_eq!(
+            private_writes(&w),
+            before,
+            "seed {seed}: written while watched"
+        );
+        w.lane.handle_live(&PERSON, t, false, w.now, &SimHost);
+        w.quiet();
+        assert_eq!(
+            private_writes(&w),
+            before + 1,
+            "seed {seed}: caught up once"
+        );
+        w.check_quiet(false);
     }
 }

@@ -24,6 +24,7 @@ pub mod kozel;
 #[cfg(feature = "dev-tools")]
 pub mod loadtest;
 pub mod metrics;
+pub mod outlet;
 pub mod replica;
 pub mod run;
 pub mod serve;

@@ -24,7 +24,7 @@
 //! write, after the call, so the acting person's hand waits for at most one.
 //!
 //! A call waits for its write at most [`RECORD_WAIT`]
-//! ([`super::driver::waited`]): a store
+//! (`crate::outlet::waited`): a store
 //! that slow is failing, and the screens do not wait for it. The write
 //! still lands, and the record stays on the safe side — a hash it may hold
 //! is made unknown again before the next change — so only a kill while
@@ -337,7 +337,7 @@ mod tests {
 
     #[test]
     fn a_write_not_waited_for_counts_as_maybe_landed() {
-        // What `driver::waited` gives for a write still on its way.
+        // What `outlet::waited` gives for a write still on its way.
         let slow = Write::Pending;
         // The unknown still on its way: the record keeps the old hash; the
         // new hash still on its way: kept as the store may hold it, so the

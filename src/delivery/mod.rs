@@ -3,7 +3,8 @@
 //!
 //! The front makes screens; the shells know ids, markup and their
 //! platform's calls. Between them, the decisions every platform needs are
-//! made here, sans-IO (time comes in as an input, nothing here awaits):
+//! made here, sans-IO (time comes in as an input, nothing here awaits;
+//! `crate::outlet` is the loop that does):
 //!
 //! - [`pacing`]: the scheduler — latest state wins per message, nothing
 //!   that changes nothing goes out, per-chat and bot-wide limits,
@@ -37,7 +38,6 @@
 
 pub mod alerts;
 pub mod content;
-pub mod driver;
 pub mod engine;
 pub mod gate;
 pub mod lane;

@@ -439,7 +439,7 @@ pub async fn start_serving(
     restore_burials(&shared).await;
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let ob = outbox::Outbox::new(shared.clone(), tuning.turn_alerts).await;
-    let outbox = tokio::spawn(crate::delivery::driver::run(
+    let outbox = tokio::spawn(crate::outlet::run(
         ob,
         effects,
         local_rx,

@@ -56,17 +56,18 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::delivery::content::Write;
-use crate::delivery::driver::waited;
 use crate::delivery::engine::{
     self, Engine, Job, Outcome, PingJob, Rendered, StoreWrite, Strip, TableCall, TableDone,
     TableJob,
 };
 use crate::delivery::news::News;
-use crate::delivery::restore::{self, orphans, restore};
+use crate::delivery::restore::orphans;
 use crate::delivery::transport::{self, Failure};
 use crate::front::action::Press;
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
+use crate::outlet::start::{self, restore};
+use crate::outlet::waited;
 use crate::table::{
     Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
 };
@@ -211,11 +212,11 @@ impl Outbox {
     }
 
     /// What a kill or a failed post left unposted
-    /// ([`restore::take_owed`]); a closed table's announcements are posted
+    /// ([`start::take_owed`]); a closed table's announcements are posted
     /// with its last view now.
     async fn take_owed(&mut self, now: Instant) {
         let service = self.shared.front.service().clone();
-        for view in restore::take_owed(&service, Platform::Discord, &mut self.news).await {
+        for view in start::take_owed(&service, Platform::Discord, &mut self.news).await {
             self.on_output(Output::RenderTable(Box::new(view)), now);
         }
     }
@@ -952,7 +953,7 @@ async fn strip(
 /// The store forgets an owed announcement: it was posted (or never can be).
 async fn forget_owed(shared: Arc<Shared>, table: TableId, announcement: Announcement) {
     let service = shared.front.service();
-    restore::forget_owed(service, Platform::Discord, table, &announcement).await;
+    start::forget_owed(service, Platform::Discord, table, &announcement).await;
 }
 
 /// Posts `m` in `channel`; the new message's id, when Discord's answer
@@ -980,7 +981,7 @@ async fn post(
     }
 }
 
-impl crate::delivery::driver::Outbox for Outbox {
+impl crate::outlet::Outbox for Outbox {
     type Local = Local;
     type Done = Done;
 

@@ -25,11 +25,11 @@ use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
 use crate::delivery::content::Write;
-use crate::delivery::driver::waited;
 use crate::front::Front;
 use crate::front::core::Admins;
 use crate::front::press_limits::{PressLimits, PressRates};
 use crate::i18n::Lang;
+use crate::outlet::waited;
 use crate::table::storage::{HandTokenChange, HandTokenRow, Secret};
 use crate::table::{ChatKey, Output, TableId, UserId};
 

@@ -274,7 +274,7 @@ pub async fn start_on(
     )
     .await;
     let (stop_tx, stop_rx) = watch::channel(false);
-    let outbox = tokio::spawn(crate::delivery::driver::run(
+    let outbox = tokio::spawn(crate::outlet::run(
         outbox,
         effects,
         local_rx,

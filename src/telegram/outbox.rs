@@ -31,14 +31,14 @@ use super::markup::Message;
 pub use super::shared::Local;
 use super::shared::{Shared, class_of};
 use crate::delivery::content::{Landed, content_hash as hash_of_parts};
-use crate::delivery::driver::waited;
 use crate::delivery::lane::{self, Action, Effect, Host, Markup, PacedLane, Restored};
 use crate::delivery::pacing::{Limits, Priority, instant_of, unix_ms};
-use crate::delivery::restore::{self, restore};
 use crate::delivery::transport::{Failure, Policy};
 use crate::front::live::LiveEvent;
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
+use crate::outlet::start::{self, restore};
+use crate::outlet::waited;
 use crate::table::{
     Announcement, ChatKey, HandView, Output, Phase, Platform, TableId, TableView, UserId,
 };
@@ -137,7 +137,7 @@ fn lane_id(m: MessageId) -> Option<u64> {
     u64::try_from(m.0).ok()
 }
 
-/// The runner's state; [`crate::delivery::driver::run`] drives it.
+/// The runner's state; [`crate::outlet::run`] drives it.
 pub struct Outbox {
     shared: Arc<Shared>,
     lane: PacedLane<i64, Message>,
@@ -189,11 +189,11 @@ impl Outbox {
         outbox
     }
 
-    /// What a kill left unsent ([`restore::take_owed`]); a closed table's
+    /// What a kill left unsent ([`start::take_owed`]); a closed table's
     /// announcements are sent with its last view now.
     async fn take_owed(&mut self, now: Instant) {
         let service = self.shared.front.service().clone();
-        for view in restore::take_owed(&service, Platform::Telegram, self.lane.news_mut()).await {
+        for view in start::take_owed(&service, Platform::Telegram, self.lane.news_mut()).await {
             self.on_output(Output::RenderTable(Box::new(view)), now)
                 .await;
         }
@@ -315,7 +315,7 @@ impl Outbox {
         while let Some(effect) = effects.pop_front() {
             match effect {
                 Effect::ForgetOwed(table, a) => {
-                    restore::forget_owed(&service, Platform::Telegram, table, &a).await;
+                    start::forget_owed(&service, Platform::Telegram, table, &a).await;
                 }
                 Effect::SaveRef {
                     chat,
@@ -616,7 +616,7 @@ async fn deliver(
     }
 }
 
-impl crate::delivery::driver::Outbox for Outbox {
+impl crate::outlet::Outbox for Outbox {
     type Local = Local;
     type Done = Done;
 

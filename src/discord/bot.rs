@@ -438,14 +438,14 @@ pub async fn start_serving(
     // replica serving before this one saved.
     restore_burials(&shared).await;
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
-    let ob = outbox::Outbox::new(shared.clone(), tuning.turn_alerts).await;
-    let outbox = tokio::spawn(crate::outlet::run(
-        ob,
+    let outbox = crate::outlet::start(
+        |now| outbox::Outbox::new(shared.clone(), tuning.turn_alerts, now),
         effects,
         local_rx,
         stop_outbox_rx,
         tuning.drain_for,
-    ));
+    )
+    .await;
     let endpoint = match &discord.public_key {
         Some(key) => {
             let verifier = super::endpoint::Verifier::from_hex(key)

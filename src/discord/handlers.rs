@@ -93,11 +93,10 @@ fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
 
 /// Handles one interaction from the gateway.
 pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Duration) {
-    let started = Instant::now();
-    shared.arrived(i.id.get(), started);
-    handle(&shared, &i, defer_after, started).await;
+    let arrived = Instant::now();
+    shared.arrived(i.id.get(), arrived);
+    handle(&shared, &i, defer_after, arrived).await;
     shared.handled(i.id.get());
-    tracing::debug!(elapsed = ?started.elapsed(), "interaction answered");
 }
 
 async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration, arrived: Instant) {

@@ -121,9 +121,8 @@ pub struct Outbox {
 impl Outbox {
     /// `turn_alerts`: how long a person is quiet before their turn pings
     /// them (`None`: only those whose hand cannot be edited).
-    pub async fn new(shared: Arc<Shared>, turn_alerts: Option<Duration>) -> Outbox {
+    pub async fn new(shared: Arc<Shared>, turn_alerts: Option<Duration>, now: Instant) -> Outbox {
         // The start: everyone counts as seen.
-        let now = Instant::now();
         let mut engine = Engine::new(turn_alerts, now);
         let life = shared.token_life();
         let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;

@@ -43,6 +43,25 @@ pub trait Outbox: Send {
     fn save_shown(&self) -> impl Future<Output = ()> + Send;
 }
 
+/// Starts an outbox: made by `make` with the loop's first `now` (its
+/// start — everyone counts as seen, every window starts), then run on a
+/// task of its own ([`run`]). Returns once it is made, so whatever the
+/// start restored is in place before the caller goes on.
+pub async fn start<O, F>(
+    make: impl FnOnce(Instant) -> F,
+    effects: mpsc::UnboundedReceiver<Output>,
+    local: mpsc::UnboundedReceiver<O::Local>,
+    stop: watch::Receiver<bool>,
+    drain_for: Duration,
+) -> tokio::task::JoinHandle<()>
+where
+    O: Outbox + 'static,
+    F: Future<Output = O>,
+{
+    let outbox = make(Instant::now()).await;
+    tokio::spawn(run(outbox, effects, local, stop, drain_for))
+}
+
 /// Runs `outbox` until `stop` turns true and it is idle (or `drain_for`
 /// passed), then records what its messages show.
 pub async fn run<O: Outbox>(

@@ -266,21 +266,18 @@ pub async fn start_on(
         private: tuning.private_pacing,
         budget: tuning.budget,
     };
-    let outbox = Outbox::new(
-        shared.clone(),
-        limits,
-        tuning.chat_not_found_retry,
-        tuning.turn_alerts,
-    )
-    .await;
     let (stop_tx, stop_rx) = watch::channel(false);
-    let outbox = tokio::spawn(crate::outlet::run(
-        outbox,
+    let outbox = crate::outlet::start(
+        |now| {
+            let (retry, alerts) = (tuning.chat_not_found_retry, tuning.turn_alerts);
+            Outbox::new(shared.clone(), limits, retry, alerts, now)
+        },
         effects,
         local_rx,
         stop_rx,
         tuning.drain_for,
-    ));
+    )
+    .await;
 
     // Every update holds a guard while it is handled: long polling
     // confirms it to Telegram, and the inbox reader deletes its row, only

@@ -151,6 +151,7 @@ impl Outbox {
         limits: Limits,
         not_found_retry: Duration,
         turn_alerts: Option<Duration>,
+        now: Instant,
     ) -> Outbox {
         let saved = restore(shared.front.service(), Platform::Telegram, None).await;
         let messages = saved
@@ -171,7 +172,6 @@ impl Outbox {
             ..Policy::default()
         };
         // The start: everyone counts as seen, every window starts.
-        let now = Instant::now();
         let restored = Restored { messages, shown };
         let mut lane = PacedLane::new(limits, class_of, policy, turn_alerts, restored, now);
         // Where the writes were recorded (every group's since this was

@@ -273,3 +273,55 @@ fn hearts_records_through_the_game_interface_are_the_simulators() {
         assert!(recorded.last().is_some_and(|r| r.game_over));
     }
 }
+
+/// Every `.rs` file below `src/{dir}`, tests too.
+fn rust_files(dir: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir)];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The shells only shrink toward drivers (issue 28's aim: at most 5,000
+/// lines together, at most 6 lines that read a clock — decisions and time
+/// belong to `delivery` and `outlet`). Each figure may go down, never up:
+/// lower the constant when it does.
+#[test]
+fn the_shells_figures_only_go_down() {
+    const SHELL_LINES: usize = 8_021;
+    const CLOCK_READ_LINES: usize = 8;
+    let (mut lines, mut clock) = (0, Vec::new());
+    for dir in ["telegram", "discord"] {
+        for f in rust_files(dir) {
+            let text = std::fs::read_to_string(&f).unwrap();
+            lines += text.lines().count();
+            for (n, l) in text.lines().enumerate() {
+                if ["Instant::now", "SystemTime::now", ".elapsed()"]
+                    .iter()
+                    .any(|c| l.contains(c))
+                {
+                    clock.push(format!("{}:{}", f.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        lines <= SHELL_LINES,
+        "the shells grew to {lines} lines (at most {SHELL_LINES})"
+    );
+    assert!(
+        clock.len() <= CLOCK_READ_LINES,
+        "the shells read a clock on {} lines (at most {CLOCK_READ_LINES}):\n{}",
+        clock.len(),
+        clock.join("\n")
+    );
+}

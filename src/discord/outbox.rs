@@ -66,7 +66,7 @@ use crate::delivery::transport::{self, Failure};
 use crate::front::action::Press;
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
-use crate::outlet::start::{self, restore};
+use crate::outlet::service::{self, restore};
 use crate::outlet::waited;
 use crate::table::{
     Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
@@ -211,11 +211,11 @@ impl Outbox {
     }
 
     /// What a kill or a failed post left unposted
-    /// ([`start::take_owed`]); a closed table's announcements are posted
+    /// ([`service::take_owed`]); a closed table's announcements are posted
     /// with its last view now.
     async fn take_owed(&mut self, now: Instant) {
         let service = self.shared.front.service().clone();
-        for view in start::take_owed(&service, Platform::Discord, &mut self.news).await {
+        for view in service::take_owed(&service, Platform::Discord, &mut self.news).await {
             self.on_output(Output::RenderTable(Box::new(view)), now);
         }
     }
@@ -952,7 +952,7 @@ async fn strip(
 /// The store forgets an owed announcement: it was posted (or never can be).
 async fn forget_owed(shared: Arc<Shared>, table: TableId, announcement: Announcement) {
     let service = shared.front.service();
-    start::forget_owed(service, Platform::Discord, table, &announcement).await;
+    service::forget_owed(service, Platform::Discord, table, &announcement).await;
 }
 
 /// Posts `m` in `channel`; the new message's id, when Discord's answer

@@ -1,12 +1,12 @@
 //! The one async loop under every platform's output: it feeds a shell's
 //! outbox the service's outputs, the handlers' work and its own finished
 //! calls, wakes it when its scheduler says, and at a stop lets it drain
-//! for a while and record what its messages show. With [`start`], the
+//! for a while and record what its messages show. With [`service`], the
 //! reads a start makes. Everything here awaits, so that nothing in
 //! `crate::delivery` does: the decisions are there, the time and the
 //! tasks here and in the shells.
 
-pub mod start;
+pub mod service;
 
 use std::future::Future;
 use std::time::{Duration, Instant};

@@ -37,7 +37,7 @@ use crate::delivery::transport::{Failure, Policy};
 use crate::front::live::LiveEvent;
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
-use crate::outlet::start::{self, restore};
+use crate::outlet::service::{self, restore};
 use crate::outlet::waited;
 use crate::table::{
     Announcement, ChatKey, HandView, Output, Phase, Platform, TableId, TableView, UserId,
@@ -189,11 +189,11 @@ impl Outbox {
         outbox
     }
 
-    /// What a kill left unsent ([`start::take_owed`]); a closed table's
+    /// What a kill left unsent ([`service::take_owed`]); a closed table's
     /// announcements are sent with its last view now.
     async fn take_owed(&mut self, now: Instant) {
         let service = self.shared.front.service().clone();
-        for view in start::take_owed(&service, Platform::Telegram, self.lane.news_mut()).await {
+        for view in service::take_owed(&service, Platform::Telegram, self.lane.news_mut()).await {
             self.on_output(Output::RenderTable(Box::new(view)), now)
                 .await;
         }
@@ -315,7 +315,7 @@ impl Outbox {
         while let Some(effect) = effects.pop_front() {
             match effect {
                 Effect::ForgetOwed(table, a) => {
-                    start::forget_owed(&service, Platform::Telegram, table, &a).await;
+                    service::forget_owed(&service, Platform::Telegram, table, &a).await;
                 }
                 Effect::SaveRef {
                     chat,

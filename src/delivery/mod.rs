@@ -37,6 +37,7 @@
 //! (`discord/outbox.rs`).
 
 pub mod alerts;
+pub mod burial;
 pub mod content;
 pub mod engine;
 pub mod gate;

@@ -20,6 +20,7 @@ use twilight_model::id::marker::ApplicationMarker;
 
 use super::gate::GateProxy;
 use super::outbox;
+use super::shared::lock;
 pub use super::shared::{HandToken, Shared, TOKEN_LIFE};
 use crate::config::{Config, DiscordConfig, ShardRange};
 use crate::front::Front;
@@ -578,7 +579,7 @@ const SAVE_BURIALS_EVERY: Duration = Duration::from_secs(1);
 /// Loads the burying counts saved by the replica that served before.
 async fn restore_burials(shared: &Shared) {
     match shared.front.service().burials(Platform::Discord).await {
-        Ok(counts) => shared.restore_chatter(
+        Ok(counts) => lock(&shared.burials).restore(
             counts
                 .into_iter()
                 .filter_map(|(chat, n)| Some((chat.parse().ok()?, n))),
@@ -597,7 +598,7 @@ async fn save_burials(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
             _ = every.tick() => false,
             _ = stop.changed() => true,
         };
-        let changes = shared.take_chatter_changes();
+        let changes = lock(&shared.burials).take_changes();
         if !changes.is_empty() {
             let rows: Vec<(String, Option<u32>)> =
                 changes.iter().map(|(c, n)| (c.to_string(), *n)).collect();
@@ -608,7 +609,7 @@ async fn save_burials(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
                 .await
             {
                 tracing::warn!(error = %e, "cannot save the burying counts: trying again");
-                shared.unsaved_chatter(changes);
+                lock(&shared.burials).unsaved(changes);
             }
         }
         if stopping {

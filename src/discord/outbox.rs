@@ -11,8 +11,8 @@
 //!
 //! The live table stays where people look: when a deal starts (the
 //! series' first and every next one) and when other people's chat has
-//! buried it ([`BURIED_AFTER`] messages below it, counted from the
-//! gateway's MESSAGE_CREATE by [`Shared::chatter`]), the next render posts
+//! buried it ([`crate::delivery::burial`]: messages below it, counted from
+//! the gateway's MESSAGE_CREATE), the next render posts
 //! it anew at the bottom, after the announcements that came with it, and
 //! the old message is edited once to keep its text without its buttons.
 //! Over the HTTP interactions endpoint alone (no gateway events) only the
@@ -54,7 +54,7 @@ use super::calls::classify;
 use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
-use super::shared::{Local, Shared};
+use super::shared::{Local, Shared, lock};
 use crate::delivery::content::Write;
 use crate::delivery::engine::{
     self, Engine, Job, Outcome, PingJob, Rendered, StoreWrite, Strip, TableCall, TableDone,
@@ -71,14 +71,6 @@ use crate::outlet::waited;
 use crate::table::{
     Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
 };
-
-/// Other people's messages below the table message after which it counts
-/// as buried: its next render posts it anew at the bottom. A Discord window
-/// shows some 15–20 short chat lines, so past this the table and its
-/// buttons have scrolled out of sight. Not fewer: a repost costs two calls
-/// (the new message, the old one's buttons removed) instead of one edit,
-/// and a lively channel would get a new table message at nearly every move.
-pub const BURIED_AFTER: u32 = 15;
 
 /// How long an outbox edit of a hand waits for an answer to a press on it
 /// to go first; past this it goes anyway.
@@ -550,7 +542,7 @@ impl Outbox {
             // Nothing more to keep in view, unless another table of the
             // channel still is.
             if last_in_chat {
-                self.shared.unwatch_channel(channel.get());
+                lock(&self.shared.burials).unwatch(channel.get());
             }
         }
         if matches!(call, TableCall::Post { strip: Some(_), .. }) {
@@ -647,10 +639,11 @@ fn render(
     let channel = ids::channel_of(&view.chat).map(Id::get);
     // Chat counts from the table message's post; after a restart, from
     // now (what came before is unknown).
-    if let Some(c) = channel {
-        shared.watch_channel(c);
-    }
-    let buried = channel.is_some_and(|c| shared.chatter(c) >= BURIED_AFTER);
+    let buried = channel.is_some_and(|c| {
+        let mut burials = lock(&shared.burials);
+        burials.watch(c);
+        burials.is_buried(c)
+    });
     let (m, pinged, alerted) = Outbox::table_message(shared, alerted, view, now);
     Rendered {
         hash: hash_of(&m),
@@ -712,7 +705,7 @@ async fn post_table(
             if let Some(id) = posted {
                 shared.set_live(table, id.get());
                 // Chat below the table counts from here.
-                shared.reset_chatter(channel.get());
+                lock(&shared.burials).reset(channel.get());
                 if let Some(old) = old
                     && let Some(old_id) = Id::new_checked(old.message)
                 {

@@ -24,6 +24,7 @@ use twilight_model::http::interaction::InteractionResponse;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
+use crate::delivery::burial::Burials;
 use crate::delivery::content::Write;
 use crate::front::Front;
 use crate::front::core::Admins;
@@ -110,19 +111,16 @@ pub struct Shared {
     /// The bot's own user id (from READY; 0 before): its messages never
     /// bury a table.
     bot_user: AtomicU64,
-    /// Channel → other people's messages since its table message was
-    /// posted (MESSAGE_CREATE on the gateway), for channels with a table
-    /// message only. Discord-only state: the core never sees chat.
-    chatter: Mutex<HashMap<u64, u32>>,
-    /// Channel → its count as it changed since last saved (`None`: no
-    /// longer counted), for [`Shared::take_chatter_changes`].
-    chatter_changed: Mutex<HashMap<u64, Option<u32>>>,
+    /// Per channel with a table message: other people's messages since
+    /// it was posted (MESSAGE_CREATE on the gateway). The core never sees
+    /// chat; whether that buries the table is delivery's rule.
+    pub(super) burials: Mutex<Burials<u64>>,
     /// Table → its live public message: a "My hand" pressed on an older
     /// one (a table posted anew since) is out of date.
     live: Mutex<HashMap<TableId, u64>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -388,36 +386,14 @@ impl Shared {
     /// MESSAGE_CREATE): counted against the channel's table message unless
     /// the bot wrote it (its announcements, pings and answers).
     pub fn on_message(&self, channel: u64, author: u64) {
-        if self.is_bot(author) {
-            return;
-        }
-        if let Some(n) = lock(&self.chatter).get_mut(&channel) {
-            *n = n.saturating_add(1);
-            lock(&self.chatter_changed).insert(channel, Some(*n));
+        if !self.is_bot(author) {
+            lock(&self.burials).handle_message(channel);
         }
     }
 
     /// Other people's messages below the channel's table message.
     pub fn chatter(&self, channel: u64) -> u32 {
-        lock(&self.chatter).get(&channel).copied().unwrap_or(0)
-    }
-
-    /// Starts counting the chat of a channel with a table message.
-    pub fn watch_channel(&self, channel: u64) {
-        lock(&self.chatter).entry(channel).or_insert(0);
-    }
-
-    /// The table message was posted anew: nothing is below it.
-    pub fn reset_chatter(&self, channel: u64) {
-        lock(&self.chatter).insert(channel, 0);
-        lock(&self.chatter_changed).insert(channel, Some(0));
-    }
-
-    /// The channel has no live table message any more.
-    pub fn unwatch_channel(&self, channel: u64) {
-        if lock(&self.chatter).remove(&channel).is_some() {
-            lock(&self.chatter_changed).insert(channel, None);
-        }
+        lock(&self.burials).count(channel)
     }
 
     /// `message` shows `table` now. Snowflakes grow with time, so the
@@ -490,8 +466,7 @@ impl Shared {
             over_http: Mutex::new(HashMap::new()),
             hand_locks: Mutex::new(HashMap::new()),
             bot_user: AtomicU64::new(0),
-            chatter: Mutex::new(HashMap::new()),
-            chatter_changed: Mutex::new(HashMap::new()),
+            burials: Mutex::new(Burials::default()),
             live: Mutex::new(HashMap::new()),
         }
     }
@@ -499,37 +474,5 @@ impl Shared {
     /// The bot's own user id, from READY.
     pub fn set_bot_user(&self, id: u64) {
         self.bot_user.store(id, Ordering::Relaxed);
-    }
-}
-
-// ------------------------------------------------ burying counts, kept
-// The counts outlive this process (a replica taking over, a restart): the
-// shell saves what changed now and then and restores them at its start.
-impl Shared {
-    /// The counts saved before this start: they go on from there.
-    pub fn restore_chatter(&self, counts: impl IntoIterator<Item = (u64, u32)>) {
-        let mut c = lock(&self.chatter);
-        for (channel, n) in counts {
-            c.insert(channel, n);
-        }
-    }
-
-    /// The counts changed since the last call, to be saved.
-    pub fn take_chatter_changes(&self) -> Vec<(u64, Option<u32>)> {
-        let mut changed: Vec<(u64, Option<u32>)> =
-            std::mem::take(&mut *lock(&self.chatter_changed))
-                .into_iter()
-                .collect();
-        changed.sort_unstable();
-        changed
-    }
-
-    /// Changes that could not be saved, to be tried again (unless a newer
-    /// change of the same channel came meanwhile).
-    pub fn unsaved_chatter(&self, changes: Vec<(u64, Option<u32>)>) {
-        let mut pending = lock(&self.chatter_changed);
-        for (channel, n) in changes {
-            pending.entry(channel).or_insert(n);
-        }
     }
 }

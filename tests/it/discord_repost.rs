@@ -8,8 +8,8 @@
 
 use std::time::Duration;
 
+use kozyr::delivery::burial::BURIED_AFTER;
 use kozyr::discord::bot::start;
-use kozyr::discord::outbox::BURIED_AFTER;
 use kozyr::fakediscord::{APP_ID, Seen};
 use kozyr::front::action::TableAction;
 use kozyr::table::{Phase, TableId, TurnTimer};

@@ -764,7 +764,7 @@ async fn chat_counted_before_a_takeover_still_buries_the_table_after_it() {
     )
     .await;
 
-    let buried_after = kozyr::discord::outbox::BURIED_AFTER;
+    let buried_after = kozyr::delivery::burial::BURIED_AFTER;
     for k in 0..buried_after - 1 {
         w.fake
             .say(&w.users[k as usize % 4], CHANNEL, &format!("nice one {k}"));

@@ -265,6 +265,10 @@ pub struct PacedLane<K, M> {
     /// Watched hands whose newest render (in `sources`) waits for the
     /// view to close: it then goes out once.
     held: HashSet<(UserId, TableId)>,
+    /// (private chat, table): hands that came before any view of their
+    /// table (a hand is drawn with its table's names): their newest
+    /// render (in `sources`) goes with the table's next render.
+    awaiting_view: HashSet<(K, i64)>,
 }
 
 /// What a message showed when the process before stopped.
@@ -325,6 +329,7 @@ where
             news: News::default(),
             watching: HashSet::new(),
             held: HashSet::new(),
+            awaiting_view: HashSet::new(),
             alerts: TurnAlerts::new(turn_alerts, now),
             moved: HashMap::new(),
             not_found: HashMap::new(),
@@ -352,16 +357,6 @@ where
     /// kill left owed).
     pub fn news_mut(&mut self) -> &mut News {
         &mut self.news
-    }
-
-    /// Whether the lane has a view of `table` (a hand is drawn with it).
-    pub fn knows(&self, table: TableId) -> bool {
-        self.views.contains_key(&table)
-    }
-
-    /// A view of `table` read from the service, for a hand that came first.
-    pub fn learn(&mut self, view: TableView) {
-        self.views.entry(view.id).or_insert(view);
     }
 
     /// The open tables the lane knows `user` sits at.
@@ -457,14 +452,29 @@ where
             self.mark_stale(chat, view.id.0, prio, now);
             self.sources.insert((chat, view.id.0), Source::Table);
         }
+        let id = view.id.0;
         if closed {
             self.views.remove(&view.id);
-            let id = view.id.0;
             self.sources.retain(|(_, t), _| *t != id);
             self.held.retain(|(_, t)| *t != view.id);
+            self.awaiting_view.retain(|(_, t)| *t != id);
             self.alerts.forget_table(view.id);
-        } else {
-            self.views.insert(view.id, view);
+            return;
+        }
+        self.views.insert(view.id, view);
+        // The hands that waited for this view go with it.
+        let waited: Vec<(K, i64)> = self
+            .awaiting_view
+            .iter()
+            .filter(|(_, t)| *t == id)
+            .copied()
+            .collect();
+        for slot in waited {
+            self.awaiting_view.remove(&slot);
+            // Taken out: no hand of it went yet, so a watched one is not held.
+            if let Some(Source::Hand(hand)) = self.sources.remove(&slot) {
+                self.render_hand(*hand, now, host);
+            }
         }
     }
 
@@ -475,7 +485,12 @@ where
         let Some(chat) = host.private_chat(&hand.player.id) else {
             return;
         };
+        let slot = (chat, hand.table.0);
         let Some(view) = self.views.get(&hand.table) else {
+            // Drawn with the table's next render (a start renders every
+            // open table).
+            self.awaiting_view.insert(slot);
+            self.sources.insert(slot, Source::Hand(Box::new(hand)));
             return;
         };
         let user = &hand.player.id;
@@ -484,7 +499,6 @@ where
             self.alerts.handle_activity(user, now);
         }
         let key = (user.clone(), hand.table);
-        let slot = (chat, hand.table.0);
         if self.watching.contains(&key) && matches!(self.sources.get(&slot), Some(Source::Hand(_)))
         {
             // Held: the chat has this hand (with the Mini App's button), and
@@ -772,6 +786,7 @@ where
         };
         self.sources.remove(&(chat, table.0));
         self.held.remove(&(user.clone(), table));
+        self.awaiting_view.remove(&(chat, table.0));
         self.alerts.handle_gone(user, table);
         if let Some(Piece::Show(shown)) = self.queue.shown(&chat, &Slot::Table(table.0)).cloned() {
             self.queue.set_with(

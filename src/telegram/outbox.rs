@@ -199,17 +199,6 @@ impl Outbox {
         }
     }
 
-    /// A hand is drawn with its table's view: one the lane has not had
-    /// yet is read from the service.
-    async fn learn_view(&mut self, table: TableId) {
-        if self.lane.knows(table) {
-            return;
-        }
-        if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
-            self.lane.learn(view);
-        }
-    }
-
     /// Takes one output of the table service in.
     pub async fn on_output(&mut self, output: Output, now: Instant) {
         // The Mini App's pages of this table read it again.
@@ -230,11 +219,6 @@ impl Outbox {
                 }
             }
             output => {
-                if let Output::RenderHand(hand) = &output
-                    && !self.shared.front.is_unreachable(&hand.player.id)
-                {
-                    self.learn_view(hand.table).await;
-                }
                 let effects = self.lane.handle_output(output, now, &Face(&self.shared));
                 self.run(effects, now).await;
             }
@@ -401,10 +385,6 @@ impl Outbox {
         table: Option<TableId>,
         now: Instant,
     ) -> Vec<Effect<i64>> {
-        if let Some(t) = table {
-            // Known here, so that its message shows the deep link.
-            self.learn_view(t).await;
-        }
         let effects = self.lane.show_unreachable(user, now, &Face(&self.shared));
         let mut tables = self.tables_of(user).await;
         tables.extend(table.filter(|t| !tables.contains(t)));

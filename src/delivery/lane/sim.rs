@@ -386,12 +386,8 @@ impl World {
 
     /// A new state of the person's hand at `table`.
     fn render_hand(&mut self, table: TableId) {
-        let Some(&v) = self.versions.get(&table) else {
+        if !self.versions.contains_key(&table) {
             return;
-        };
-        // The shell reads the table's view for a hand that came first.
-        if !self.lane.knows(table) {
-            self.lane.learn(view(table, v));
         }
         let your_turn = self.rng.random_bool(0.4);
         // A turn that begins for a person quiet for `QUIET` brings their
@@ -870,4 +866,25 @@ fn a_hand_watched_live_is_written_once_when_the_view_closes() {
         );
         w.check_quiet(false);
     }
+}
+
+/// A hand that comes before any view of its table (the lane draws a hand
+/// with its table's names) waits for the table's render and goes with
+/// it, its newest state once: no read of the service for it.
+#[test]
+fn a_hand_before_its_tables_view_goes_with_the_tables_render() {
+    let mut w = World::new(1, false);
+    let t = TABLES[0];
+    w.versions.insert(t, 1);
+    w.render_hand(t);
+    w.render_hand(t);
+    w.quiet();
+    assert!(
+        w.live(PRIVATE, What::Hand(t)).is_empty(),
+        "drawn without a view"
+    );
+    w.render(t);
+    w.quiet();
+    assert_eq!(w.hand_posts.get(&t), Some(&1), "one post, the newest hand");
+    w.check_quiet(false);
 }

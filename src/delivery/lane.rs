@@ -479,13 +479,15 @@ where
     }
 
     fn render_hand<H: Host<K, Message = M>>(&mut self, hand: HandView, now: Instant, host: &H) {
-        if host.is_unreachable(&hand.player.id) {
-            return;
-        }
         let Some(chat) = host.private_chat(&hand.player.id) else {
             return;
         };
         let slot = (chat, hand.table.0);
+        if host.is_unreachable(&hand.player.id) {
+            // Kept for when they write again (`handle_returned`).
+            self.sources.insert(slot, Source::Hand(Box::new(hand)));
+            return;
+        }
         let Some(view) = self.views.get(&hand.table) else {
             // Drawn with the table's next render (a start renders every
             // open table).
@@ -664,6 +666,55 @@ where
         self.queue.forget(&chat);
         self.refs.retain(|(c, _), _| *c != chat);
         self.sources.retain(|(c, _), _| *c != chat);
+    }
+
+    /// The open tables `user` sits at or has a hand at.
+    pub fn tables_of<H: Host<K, Message = M>>(&self, user: &UserId, host: &H) -> Vec<TableId> {
+        let mut tables = self.tables_seated(user);
+        if let Some(chat) = host.private_chat(user) {
+            let hands = self.refs.keys().chain(self.sources.keys());
+            for &(_, t) in hands.filter(|(c, _)| *c == chat) {
+                if !tables.contains(&TableId(t)) {
+                    tables.push(TableId(t));
+                }
+            }
+        }
+        tables.sort();
+        tables
+    }
+
+    /// `user`, whom the bot could not reach, wrote to it again: their
+    /// hands are posted as fresh messages (the old ones are far up in the
+    /// chat), newest state, and their tables lose the way in.
+    pub fn handle_returned<H: Host<K, Message = M>>(
+        &mut self,
+        user: &UserId,
+        now: Instant,
+        host: &H,
+    ) -> Vec<Effect<K>> {
+        let mut effects = Vec::new();
+        let Some(chat) = host.private_chat(user) else {
+            return effects;
+        };
+        let hands: Vec<HandView> = self
+            .sources
+            .iter()
+            .filter(|((c, _), _)| *c == chat)
+            .filter_map(|(_, s)| match s {
+                Source::Hand(h) => Some((**h).clone()),
+                Source::Table => None,
+            })
+            .collect();
+        self.forget_chat(chat);
+        for t in self.tables_seated(user) {
+            if let Some(v) = self.views.get(&t).cloned() {
+                self.render_table(v, now, host, &mut effects);
+            }
+        }
+        for hand in hands {
+            self.render_hand(hand, now, host);
+        }
+        effects
     }
 
     /// The bot cannot message `user`: their tables show them the way in.

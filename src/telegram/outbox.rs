@@ -39,9 +39,7 @@ use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
 use crate::outlet::service::{self, restore};
 use crate::outlet::waited;
-use crate::table::{
-    Announcement, ChatKey, HandView, Output, Phase, Platform, TableId, TableView, UserId,
-};
+use crate::table::{Announcement, ChatKey, HandView, Output, Platform, TableId, TableView, UserId};
 
 /// A finished Bot API call.
 pub type Done = lane::Done;
@@ -287,7 +285,10 @@ impl Outbox {
                 }
                 LiveEvent::Pressed(user) => self.lane.handle_activity(&user, false, now, &face),
             },
-            Local::Returned(user) => self.returned(&user, now).await,
+            Local::Returned(user) => {
+                let effects = self.lane.handle_returned(&user, now, &face);
+                self.run(effects, now).await;
+            }
             Local::ChatGone(chat) => self.lane.forget_chat(chat.0),
         }
     }
@@ -341,41 +342,6 @@ impl Outbox {
         }
     }
 
-    /// Posts the person's hands anew, and their tables without the deep link.
-    async fn returned(&mut self, user: &UserId, now: Instant) {
-        let Some(chat) = ids::private_chat_of(user) else {
-            return;
-        };
-        self.lane.forget_chat(chat.0);
-        let tables = self.tables_of(user).await;
-        let service = self.shared.front.service().clone();
-        for id in tables {
-            let Ok(Some(view)) = service.table_view(id).await else {
-                continue;
-            };
-            if view.phase == Phase::Closed {
-                continue;
-            }
-            let hand = service.hand_of(id, user).await.ok().flatten();
-            self.on_output(Output::RenderTable(Box::new(view)), now)
-                .await;
-            if let Some(h) = hand {
-                self.on_output(Output::RenderHand(Box::new(h)), now).await;
-            }
-        }
-    }
-
-    /// The open tables `user` sits at or has a hand message of.
-    async fn tables_of(&self, user: &UserId) -> Vec<TableId> {
-        let mut tables = self.shared.tables_with_hand_of(user).await;
-        for t in self.lane.tables_seated(user) {
-            if !tables.contains(&t) {
-                tables.push(t);
-            }
-        }
-        tables
-    }
-
     /// The bot cannot message `user` any more (they blocked it; `table`:
     /// where that showed): their tables show it, and an AI player plays
     /// their seats in play until they take them back.
@@ -386,7 +352,7 @@ impl Outbox {
         now: Instant,
     ) -> Vec<Effect<i64>> {
         let effects = self.lane.show_unreachable(user, now, &Face(&self.shared));
-        let mut tables = self.tables_of(user).await;
+        let mut tables = self.lane.tables_of(user, &Face(&self.shared));
         tables.extend(table.filter(|t| !tables.contains(t)));
         let shared = self.shared.clone();
         let user = user.clone();

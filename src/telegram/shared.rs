@@ -18,7 +18,7 @@ use crate::front::core::Admins;
 use crate::front::live::LiveEvent;
 use crate::front::{Front, Screen};
 use crate::i18n::Lang;
-use crate::table::{ChatKey, Output, Platform, Player, TableId, UserId};
+use crate::table::{ChatKey, Output, Player, TableId, UserId};
 
 /// What the handlers ask of the runner, besides the service's effects.
 #[derive(Clone, Debug)]
@@ -216,30 +216,6 @@ impl Shared {
             g.insert(chat)
         } else {
             g.remove(&chat)
-        }
-    }
-
-    /// The open tables at which `user` has a hand message.
-    pub async fn tables_with_hand_of(&self, user: &UserId) -> Vec<TableId> {
-        let Some(chat) = super::ids::private_chat_of(user) else {
-            return Vec::new();
-        };
-        let chat = chat.0.to_string();
-        match self.front.service().message_refs(Platform::Telegram).await {
-            Ok(refs) => {
-                let mut tables: Vec<TableId> = refs
-                    .into_iter()
-                    .filter(|(_, c, _)| *c == chat)
-                    .map(|(t, _, _)| t)
-                    .collect();
-                tables.sort();
-                tables.dedup();
-                tables
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read message ids");
-                Vec::new()
-            }
         }
     }
 

@@ -3,7 +3,8 @@
 //! The shell feeds it the service's outputs and its handlers' work with
 //! the time, polls the calls to make ([`PacedLane::poll_call`]), reports
 //! each call's end ([`PacedLane::handle_done`]) and carries out the
-//! [`Effect`]s it returns. Nothing here awaits or reads the clock.
+//! [`Effect`]s it polls ([`PacedLane::poll_effect`]) before it polls for
+//! calls again. Nothing here awaits or reads the clock.
 //!
 //! What it decides:
 //! - one [`Pacer`] for every chat: latest state wins per message, at most
@@ -21,7 +22,7 @@
 //! - what follows a failed call ([`Policy`]), a group that became a
 //!   supergroup, and a person the bot cannot reach.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::time::{Duration, Instant};
@@ -195,13 +196,9 @@ pub enum Effect<K> {
         message: Option<MessageId>,
         hash: Option<i64>,
     },
-    /// The bot cannot message `user` any more (`table`: where it showed):
-    /// their tables show it ([`PacedLane::show_unreachable`]) and an AI
-    /// player plays their seats.
-    Lost {
-        user: UserId,
-        table: Option<TableId>,
-    },
+    /// The bot cannot message `user` any more: an AI player plays their
+    /// seats at `tables` (their tables show it already).
+    Lost { user: UserId, tables: Vec<TableId> },
     /// The bot cannot write to this chat any more: its tables stop.
     ChatGone(K),
     /// The group became a supergroup: its tables follow.
@@ -269,6 +266,8 @@ pub struct PacedLane<K, M> {
     /// table (a hand is drawn with its table's names): their newest
     /// render (in `sources`) goes with the table's next render.
     awaiting_view: HashSet<(K, i64)>,
+    /// What awaits the store or the service, in order ([`PacedLane::poll_effect`]).
+    effects: VecDeque<Effect<K>>,
 }
 
 /// What a message showed when the process before stopped.
@@ -330,6 +329,7 @@ where
             watching: HashSet::new(),
             held: HashSet::new(),
             awaiting_view: HashSet::new(),
+            effects: VecDeque::new(),
             alerts: TurnAlerts::new(turn_alerts, now),
             moved: HashMap::new(),
             not_found: HashMap::new(),
@@ -380,10 +380,9 @@ where
         output: Output,
         now: Instant,
         host: &H,
-    ) -> Vec<Effect<K>> {
-        let mut effects = Vec::new();
+    ) {
         match output {
-            Output::RenderTable(view) => self.render_table(*view, now, host, &mut effects),
+            Output::RenderTable(view) => self.render_table(*view, now, host),
             Output::RenderHand(hand) => self.render_hand(*hand, now, host),
             Output::DropHand { table, user, .. } => self.retire_hand(table, &user, host),
             Output::Announce {
@@ -393,16 +392,9 @@ where
             } => self.news.hold(table, announcement),
             Output::Remind(_) => {}
         }
-        effects
     }
 
-    fn render_table<H: Host<K, Message = M>>(
-        &mut self,
-        view: TableView,
-        now: Instant,
-        host: &H,
-        effects: &mut Vec<Effect<K>>,
-    ) {
+    fn render_table<H: Host<K, Message = M>>(&mut self, view: TableView, now: Instant, host: &H) {
         let Some(chat) = host.chat(&view.chat).map(|c| self.current_chat(c)) else {
             return;
         };
@@ -421,7 +413,7 @@ where
         if host.is_chat_gone(chat) {
             for a in self.news.take(view.id).announcements {
                 if a.is_owed() {
-                    effects.push(Effect::ForgetOwed(view.id, a));
+                    self.effects.push_back(Effect::ForgetOwed(view.id, a));
                 }
             }
         } else {
@@ -441,7 +433,7 @@ where
                         };
                         self.queue.send_with(chat, piece, prio);
                     }
-                    None if a.is_owed() => effects.push(Effect::ForgetOwed(view.id, a)),
+                    None if a.is_owed() => self.effects.push_back(Effect::ForgetOwed(view.id, a)),
                     None => {}
                 }
             }
@@ -574,16 +566,16 @@ where
         view: TableView,
         now: Instant,
         host: &H,
-    ) -> Vec<Effect<K>> {
+    ) {
         let Some(chat) = host.chat(&view.chat).map(|c| self.current_chat(c)) else {
-            return Vec::new();
+            return;
         };
         if host.is_chat_gone(chat) {
-            return Vec::new();
+            return;
         }
         // Below the answer that says so, which goes at `Turn`.
         self.repost(chat, view.id.0, Priority::Turn, None, host);
-        self.handle_output(Output::RenderTable(Box::new(view)), now, host)
+        self.render_table(view, now, host);
     }
 
     /// A person pressed a button or (`wrote`) wrote to the bot in private.
@@ -691,10 +683,9 @@ where
         user: &UserId,
         now: Instant,
         host: &H,
-    ) -> Vec<Effect<K>> {
-        let mut effects = Vec::new();
+    ) {
         let Some(chat) = host.private_chat(user) else {
-            return effects;
+            return;
         };
         let hands: Vec<HandView> = self
             .sources
@@ -706,31 +697,45 @@ where
             })
             .collect();
         self.forget_chat(chat);
-        for t in self.tables_seated(user) {
-            if let Some(v) = self.views.get(&t).cloned() {
-                self.render_table(v, now, host, &mut effects);
-            }
-        }
+        self.render_tables_of(user, now, host);
         for hand in hands {
             self.render_hand(hand, now, host);
         }
-        effects
     }
 
-    /// The bot cannot message `user`: their tables show them the way in.
-    pub fn show_unreachable<H: Host<K, Message = M>>(
+    /// The bot cannot message `user` any more (they blocked it, or never
+    /// started it; `table`: where that showed): their tables show them the
+    /// way in, and [`Effect::Lost`] hands their seats to an AI player.
+    pub fn handle_unreachable<H: Host<K, Message = M>>(
         &mut self,
         user: &UserId,
+        table: Option<TableId>,
         now: Instant,
         host: &H,
-    ) -> Vec<Effect<K>> {
-        let mut effects = Vec::new();
+    ) {
+        self.render_tables_of(user, now, host);
+        let mut tables = self.tables_of(user, host);
+        tables.extend(table.filter(|t| !tables.contains(t)));
+        self.effects.push_back(Effect::Lost {
+            user: user.clone(),
+            tables,
+        });
+    }
+
+    /// The tables `user` sits at, rendered again (whether the bot can
+    /// reach them shows there).
+    fn render_tables_of<H: Host<K, Message = M>>(&mut self, user: &UserId, now: Instant, host: &H) {
         for t in self.tables_seated(user) {
             if let Some(v) = self.views.get(&t).cloned() {
-                self.render_table(v, now, host, &mut effects);
+                self.render_table(v, now, host);
             }
         }
-        effects
+    }
+
+    /// The next thing that awaits the store or the service, in order: the
+    /// shell carries each out before it polls for calls again.
+    pub fn poll_effect(&mut self) -> Option<Effect<K>> {
+        self.effects.pop_front()
     }
 
     /// A deal starts: the live table moves to the bottom of the chat, below
@@ -1039,22 +1044,16 @@ where
     }
 
     /// Takes in a finished call.
-    pub fn handle_done<H: Host<K, Message = M>>(
-        &mut self,
-        done: Done,
-        now: Instant,
-        host: &H,
-    ) -> Vec<Effect<K>> {
+    pub fn handle_done<H: Host<K, Message = M>>(&mut self, done: Done, now: Instant, host: &H) {
         let Done {
             call,
             landed,
             method,
             result,
         } = done;
-        let mut effects = Vec::new();
         // A call of no lane's (reported twice, or to another): nothing.
         let Some(p) = self.calls.remove(&call) else {
-            return effects;
+            return;
         };
         let mut anew = None;
         let chat = p.ticket.chat;
@@ -1095,7 +1094,7 @@ where
                     // from now on, not the one it replaced.
                     self.replaced
                         .retain(|(c, _), t| !(*c == chat && *t == table.0));
-                    effects.push(Effect::SaveRef {
+                    self.effects.push_back(Effect::SaveRef {
                         chat,
                         table,
                         message: Some(m),
@@ -1103,7 +1102,7 @@ where
                     });
                     // The live table is posted anew below a new deal's news.
                     for a in self.reposting.remove(&(chat, table.0)).unwrap_or_default() {
-                        effects.push(Effect::ForgetOwed(table, a));
+                        self.effects.push_back(Effect::ForgetOwed(table, a));
                     }
                     // It was to move down while it was on its way (its
                     // person wrote; a deal's news went): anew below.
@@ -1115,7 +1114,7 @@ where
                     if starts_a_deal(&a) {
                         self.reposting.entry((chat, table.0)).or_default().push(a);
                     } else {
-                        effects.push(Effect::ForgetOwed(table, a));
+                        self.effects.push_back(Effect::ForgetOwed(table, a));
                     }
                 }
                 Outcome::Done
@@ -1142,7 +1141,7 @@ where
                             // the message posted anew: after a restart the
                             // next output posts it anew.
                             self.recorded.forget(&(chat, table.0));
-                            effects.push(Effect::SaveRef {
+                            self.effects.push_back(Effect::SaveRef {
                                 chat,
                                 table,
                                 message: None,
@@ -1154,9 +1153,9 @@ where
                     Next::Follow(to) => {
                         // The output in flight moves with the queue.
                         if let Some(to) = self.follow_migration(chat, K::from(to)) {
-                            effects.push(to);
+                            self.effects.push_back(to);
                         }
-                        return effects;
+                        return;
                     }
                     Next::Unreachable => {
                         // What they asked for is said in the group instead.
@@ -1166,10 +1165,7 @@ where
                         if let Some(user) = host.person(chat)
                             && host.set_unreachable(&user)
                         {
-                            effects.push(Effect::Lost {
-                                user,
-                                table: p.table,
-                            });
+                            self.handle_unreachable(&user, p.table, now, host);
                         }
                         Outcome::Failed
                     }
@@ -1184,7 +1180,7 @@ where
                             tracing::info!(?chat, "the bot cannot write to this group any more");
                         }
                         self.not_found.remove(&chat);
-                        effects.push(Effect::ChatGone(chat));
+                        self.effects.push_back(Effect::ChatGone(chat));
                         Outcome::Failed
                     }
                     // A menu that is gone has no buttons left to remove.
@@ -1203,7 +1199,8 @@ where
                 }
                 // Dropped for good: not owed any more (it would fail again).
                 if let (Outcome::Failed | Outcome::Gone, Some((table, a))) = (outcome, &p.owed) {
-                    effects.push(Effect::ForgetOwed(*table, a.clone()));
+                    self.effects
+                        .push_back(Effect::ForgetOwed(*table, a.clone()));
                 }
                 outcome
             }
@@ -1213,7 +1210,7 @@ where
             && matches!(outcome, Outcome::Done | Outcome::NotModified)
         {
             let times = self.queue.window_writes(&chat);
-            effects.push(Effect::SaveWrites { chat, times });
+            self.effects.push_back(Effect::SaveWrites { chat, times });
         }
         if let Some(slot) = p.forget
             && !self.queue.is_waiting(&chat, &slot)
@@ -1225,7 +1222,6 @@ where
             Some((t, Source::Table)) => self.table_anew(chat, t, host),
             None => {}
         }
-        effects
     }
 
     /// A table whose post was on its way when it was to move down (a

@@ -15,7 +15,6 @@
 //! person the bot cannot message is marked unreachable (the lobby then
 //! shows them a deep link, and the turn timer plays for them).
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -216,11 +215,9 @@ impl Outbox {
                     }
                 }
             }
-            output => {
-                let effects = self.lane.handle_output(output, now, &Face(&self.shared));
-                self.run(effects, now).await;
-            }
+            output => self.lane.handle_output(output, now, &Face(&self.shared)),
         }
+        self.run(now).await;
     }
 
     /// Takes in work from the handlers.
@@ -264,14 +261,8 @@ impl Outbox {
                     self.lane.seated(chat.0, table, m);
                 }
             }
-            Local::BringTable(view) => {
-                let effects = self.lane.bring_table(*view, now, &face);
-                self.run(effects, now).await;
-            }
-            Local::Unreachable(user) => {
-                let effects = self.lost(&user, None, now).await;
-                self.run(effects, now).await;
-            }
+            Local::BringTable(view) => self.lane.bring_table(*view, now, &face),
+            Local::Unreachable(user) => self.lane.handle_unreachable(&user, None, now, &face),
             Local::Acted { user, pressed } => {
                 self.lane
                     .handle_activity(&user, pressed.is_none(), now, &face);
@@ -285,19 +276,16 @@ impl Outbox {
                 }
                 LiveEvent::Pressed(user) => self.lane.handle_activity(&user, false, now, &face),
             },
-            Local::Returned(user) => {
-                let effects = self.lane.handle_returned(&user, now, &face);
-                self.run(effects, now).await;
-            }
+            Local::Returned(user) => self.lane.handle_returned(&user, now, &face),
             Local::ChatGone(chat) => self.lane.forget_chat(chat.0),
         }
+        self.run(now).await;
     }
 
     /// Carries out the lane's effects, in order (and those they lead to).
-    async fn run(&mut self, effects: Vec<Effect<i64>>, now: Instant) {
-        let mut effects = VecDeque::from(effects);
+    async fn run(&mut self, now: Instant) {
         let service = self.shared.front.service().clone();
-        while let Some(effect) = effects.pop_front() {
+        while let Some(effect) = self.lane.poll_effect() {
             match effect {
                 Effect::ForgetOwed(table, a) => {
                     service::forget_owed(&service, Platform::Telegram, table, &a).await;
@@ -319,8 +307,9 @@ impl Outbox {
                         self.lane.handle_ref_saved(chat, table, hash, r.is_ok());
                     }
                 }
-                Effect::Lost { user, table } => {
-                    effects.extend(self.lost(&user, table, now).await);
+                Effect::Lost { user, tables } => {
+                    let shared = self.shared.clone();
+                    tokio::spawn(async move { shared.front.hand_over(&user, &tables).await });
                 }
                 Effect::ChatGone(chat) => {
                     let shared = self.shared.clone();
@@ -340,24 +329,6 @@ impl Outbox {
                 }
             }
         }
-    }
-
-    /// The bot cannot message `user` any more (they blocked it; `table`:
-    /// where that showed): their tables show it, and an AI player plays
-    /// their seats in play until they take them back.
-    async fn lost(
-        &mut self,
-        user: &UserId,
-        table: Option<TableId>,
-        now: Instant,
-    ) -> Vec<Effect<i64>> {
-        let effects = self.lane.show_unreachable(user, now, &Face(&self.shared));
-        let mut tables = self.lane.tables_of(user, &Face(&self.shared));
-        tables.extend(table.filter(|t| !tables.contains(t)));
-        let shared = self.shared.clone();
-        let user = user.clone();
-        tokio::spawn(async move { shared.front.hand_over(&user, &tables).await });
-        effects
     }
 
     /// Starts every call the lane lets go at `now`, each in a task of its
@@ -402,8 +373,8 @@ impl Outbox {
     }
 
     async fn on_done(&mut self, done: Done, now: Instant) {
-        let effects = self.lane.handle_done(done, now, &Face(&self.shared));
-        self.run(effects, now).await;
+        self.lane.handle_done(done, now, &Face(&self.shared));
+        self.run(now).await;
     }
 
     /// Records what each message shows, for the next start.

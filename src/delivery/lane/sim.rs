@@ -342,8 +342,11 @@ impl World {
         }
     }
 
-    fn take_in(&mut self, effects: Vec<Effect<i64>>) {
-        self.effects.extend(effects);
+    /// What the lane leaves for the shell, in order.
+    fn take_in(&mut self) {
+        while let Some(e) = self.lane.poll_effect() {
+            self.effects.push_back(e);
+        }
     }
 
     /// A new state of `table`, maybe with news or a deal's start.
@@ -365,7 +368,7 @@ impl World {
                     from: ChatKey::Telegram(i64::from(n)),
                 }
             };
-            let e = self.lane.handle_output(
+            self.lane.handle_output(
                 Output::Announce {
                     table,
                     announcement: a,
@@ -374,14 +377,14 @@ impl World {
                 self.now,
                 &SimHost,
             );
-            self.take_in(e);
+            self.take_in();
         }
-        let e = self.lane.handle_output(
+        self.lane.handle_output(
             Output::RenderTable(Box::new(view(table, v))),
             self.now,
             &SimHost,
         );
-        self.take_in(e);
+        self.take_in();
     }
 
     /// A new state of the person's hand at `table`.
@@ -405,10 +408,9 @@ impl World {
         h.0 += 1;
         h.1 = your_turn;
         let h = hand(table, h.0, your_turn);
-        let e = self
-            .lane
+        self.lane
             .handle_output(Output::RenderHand(Box::new(h)), self.now, &SimHost);
-        self.take_in(e);
+        self.take_in();
     }
 
     fn poll(&mut self) {
@@ -567,8 +569,8 @@ impl World {
                     method: "call",
                     result: f.result.expect("a result"),
                 };
-                let e = self.lane.handle_done(done, self.now, &SimHost);
-                self.take_in(e);
+                self.lane.handle_done(done, self.now, &SimHost);
+                self.take_in();
                 return;
             }
         }
@@ -596,6 +598,7 @@ impl World {
                     },
                 );
                 self.lane.handle_ref_saved(chat, table, hash, true);
+                self.take_in();
             }
             Effect::SaveRef { chat, table, .. } => {
                 self.rows.remove(&(chat, table));
@@ -638,19 +641,19 @@ impl World {
             let Some(&v) = self.versions.get(&table) else {
                 continue;
             };
-            let e = self.lane.handle_output(
+            self.lane.handle_output(
                 Output::RenderTable(Box::new(view(table, v))),
                 self.now,
                 &SimHost,
             );
-            self.take_in(e);
+            self.take_in();
             if let Some(&(hv, turn)) = self.hands.get(&table) {
-                let e = self.lane.handle_output(
+                self.lane.handle_output(
                     Output::RenderHand(Box::new(hand(table, hv, turn))),
                     self.now,
                     &SimHost,
                 );
-                self.take_in(e);
+                self.take_in();
             }
         }
     }

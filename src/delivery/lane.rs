@@ -645,7 +645,9 @@ where
             self.reposts_due.insert((chat, table));
             return;
         }
-        let Some(Source::Hand(hand)) = self.sources.get(&(chat, table)).cloned() else {
+        // Taken out: the person looks at the chat, so the hand goes even
+        // while they watch the table live too.
+        let Some(Source::Hand(hand)) = self.sources.remove(&(chat, table)) else {
             return;
         };
         self.post_hand_anew(chat, table);

@@ -284,6 +284,10 @@ struct World {
     alerts_due: HashMap<TableId, u32>,
     /// New hand messages posted, per table.
     hand_posts: HashMap<TableId, u32>,
+    /// The person opens and closes live views (the Mini App) at random.
+    live: bool,
+    /// The tables they watch live now.
+    watching: Vec<TableId>,
 }
 
 fn limits() -> Limits {
@@ -339,6 +343,8 @@ impl World {
             turns: HashMap::new(),
             alerts_due: HashMap::new(),
             hand_posts: HashMap::new(),
+            live: false,
+            watching: Vec::new(),
         }
     }
 
@@ -682,6 +688,17 @@ impl World {
                         .handle_activity(&PERSON, wrote, self.now, &SimHost);
                 }
                 6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
+                8 if self.live => {
+                    let t = TABLES[self.rng.random_range(0..TABLES.len())];
+                    let open = !self.watching.contains(&t);
+                    if open {
+                        self.watching.push(t);
+                    } else {
+                        self.watching.retain(|w| *w != t);
+                    }
+                    self.lane.handle_live(&PERSON, t, open, self.now, &SimHost);
+                    self.take_in();
+                }
                 _ => {
                     if !self.flights.is_empty() {
                         let i = self.rng.random_range(0..self.flights.len());
@@ -890,4 +907,38 @@ fn a_hand_before_its_tables_view_goes_with_the_tables_render() {
     w.quiet();
     assert_eq!(w.hand_posts.get(&t), Some(&1), "one post, the newest hand");
     w.check_quiet(false);
+}
+
+/// With the Mini App: the person opens and closes live views of the
+/// tables at random, besides everything else. A watched hand stays in the
+/// chat (the person may write there and look), and once the views close
+/// every hand ends current, within the limits, as without them.
+#[test]
+fn a_watched_hand_stays_in_the_chat_and_ends_current_once_the_view_closes() {
+    for seed in 0..500 {
+        let kills = seed % 2 == 1;
+        let mut w = World::new(seed, kills);
+        w.live = true;
+        for _ in 0..300 {
+            w.step();
+        }
+        w.quiet();
+        if !kills {
+            for t in w.watching.clone() {
+                if w.hand_posts.contains_key(&t) {
+                    assert_eq!(
+                        w.live(PRIVATE, What::Hand(t)).len(),
+                        1,
+                        "seed {seed}: the watched hand at {t:?} is in the chat"
+                    );
+                }
+            }
+        }
+        for t in std::mem::take(&mut w.watching) {
+            w.lane.handle_live(&PERSON, t, false, w.now, &SimHost);
+            w.take_in();
+        }
+        w.quiet();
+        w.check_quiet(kills);
+    }
 }

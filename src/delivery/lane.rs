@@ -167,6 +167,9 @@ struct Pending<K, M> {
     fallback: Option<(K, M)>,
     /// What kind of call it was, for what its failure means.
     kind: transport::Call,
+    /// When it was polled: a refusal of a call made before its person
+    /// came back says nothing of now.
+    at: Instant,
 }
 
 /// A finished call.
@@ -268,6 +271,9 @@ pub struct PacedLane<K, M> {
     awaiting_view: HashSet<(K, i64)>,
     /// What awaits the store or the service, in order ([`PacedLane::poll_effect`]).
     effects: VecDeque<Effect<K>>,
+    /// When each person last wrote to the bot: only a refusal of a call
+    /// made after that finds them unreachable.
+    wrote: HashMap<UserId, Instant>,
 }
 
 /// What a message showed when the process before stopped.
@@ -330,6 +336,7 @@ where
             held: HashSet::new(),
             awaiting_view: HashSet::new(),
             effects: VecDeque::new(),
+            wrote: HashMap::new(),
             alerts: TurnAlerts::new(turn_alerts, now),
             moved: HashMap::new(),
             not_found: HashMap::new(),
@@ -594,6 +601,7 @@ where
         if !wrote {
             return;
         }
+        self.note_wrote(user, now);
         let Some(chat) = host.private_chat(user) else {
             return;
         };
@@ -635,6 +643,17 @@ where
         if let Some(Source::Hand(hand)) = self.sources.get(&(chat, table.0)).cloned() {
             self.render_hand(*hand, now, host);
         }
+    }
+
+    /// `user` wrote to the bot at `now`. The times are kept while a call
+    /// made before could still be answered.
+    fn note_wrote(&mut self, user: &UserId, now: Instant) {
+        const KEPT: Duration = Duration::from_secs(300);
+        if self.wrote.len() >= 4096 {
+            self.wrote
+                .retain(|_, at| now.saturating_duration_since(*at) < KEPT);
+        }
+        self.wrote.insert(user.clone(), now);
     }
 
     /// Posts the hand at `table` anew in its person's private `chat`, the
@@ -686,6 +705,7 @@ where
         now: Instant,
         host: &H,
     ) {
+        self.note_wrote(user, now);
         let Some(chat) = host.private_chat(user) else {
             return;
         };
@@ -698,7 +718,10 @@ where
                 Source::Table => None,
             })
             .collect();
-        self.forget_chat(chat);
+        // Its writes still count against the chat's limits.
+        self.queue.clear(&chat);
+        self.refs.retain(|(c, _), _| *c != chat);
+        self.sources.retain(|(c, _), _| *c != chat);
         self.render_tables_of(user, now, host);
         for hand in hands {
             self.render_hand(hand, now, host);
@@ -1033,6 +1056,7 @@ where
             posted_hash,
             fallback,
             kind,
+            at: now,
         };
         self.calls.insert(id, pending);
         Some(Call {
@@ -1160,16 +1184,28 @@ where
                         return;
                     }
                     Next::Unreachable => {
-                        // What they asked for is said in the group instead.
-                        if let Some((group, m)) = p.fallback.clone() {
-                            self.send(group, m, Priority::Turn, host);
+                        // A call made before its person wrote again (they
+                        // unblocked the bot meanwhile) says nothing of now:
+                        // it goes again.
+                        let user = host.person(chat);
+                        let back = user
+                            .as_ref()
+                            .and_then(|u| self.wrote.get(u))
+                            .is_some_and(|w| *w >= p.at);
+                        if back {
+                            Outcome::RetryAfter(Duration::ZERO)
+                        } else {
+                            // What they asked for is said in the group instead.
+                            if let Some((group, m)) = p.fallback.clone() {
+                                self.send(group, m, Priority::Turn, host);
+                            }
+                            if let Some(user) = user
+                                && host.set_unreachable(&user)
+                            {
+                                self.handle_unreachable(&user, p.table, now, host);
+                            }
+                            Outcome::Failed
                         }
-                        if let Some(user) = host.person(chat)
-                            && host.set_unreachable(&user)
-                        {
-                            self.handle_unreachable(&user, p.table, now, host);
-                        }
-                        Outcome::Failed
                     }
                     Next::ChatGone => {
                         if failure == Failure::ChatMissing {

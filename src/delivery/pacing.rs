@@ -1071,6 +1071,20 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.chats.remove(chat);
     }
 
+    /// Drops what `chat`'s messages show and wait for (they are posted
+    /// anew), but not what the platform counts: its recent writes, a
+    /// pause, the call in flight (whose result then sets nothing).
+    pub fn clear(&mut self, chat: &K) {
+        if let Some(c) = self.chats.get_mut(chat) {
+            c.slots.clear();
+            c.sends.clear();
+            if let Some(f) = &mut c.in_flight {
+                f.orphan = true;
+            }
+        }
+        self.reindex(chat);
+    }
+
     /// Drops what `slot` in `chat` shows and waits for, without touching the
     /// chat's other slots (a message that is no longer the live one).
     pub fn forget_slot(&mut self, chat: &K, slot: &S) {

@@ -91,6 +91,15 @@ fn news_no(a: &Announcement) -> u32 {
     }
 }
 
+thread_local! {
+    /// The person blocked the bot: the platform refuses their private chat.
+    static BLOCKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The bot knows it cannot reach the person (the front's flag).
+    static UNREACHABLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many times the bot found the person unreachable.
+    static FOUND: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
 struct SimHost;
 
 impl Host<i64> for SimHost {
@@ -149,11 +158,13 @@ impl Host<i64> for SimHost {
     }
 
     fn is_unreachable(&self, _: &UserId) -> bool {
-        false
+        UNREACHABLE.get()
     }
 
     fn set_unreachable(&self, _: &UserId) -> bool {
-        false
+        let newly = !UNREACHABLE.replace(true);
+        FOUND.set(FOUND.get() + u32::from(newly));
+        newly
     }
 
     fn fresh(&self, _: i64, _: Priority, _: Duration) {}
@@ -288,6 +299,8 @@ struct World {
     live: bool,
     /// The tables they watch live now.
     watching: Vec<TableId>,
+    /// The person blocks the bot and writes to it again at random.
+    blocks: bool,
 }
 
 fn limits() -> Limits {
@@ -345,6 +358,7 @@ impl World {
             hand_posts: HashMap::new(),
             live: false,
             watching: Vec::new(),
+            blocks: false,
         }
     }
 
@@ -481,6 +495,9 @@ impl World {
         if self.chaos && self.rng.random_bool(0.1) {
             return Err(Failure::Unavailable);
         }
+        if chat == PRIVATE && BLOCKED.get() {
+            return Err(Failure::Refused);
+        }
         // The person deletes a message now and then.
         if self.chaos
             && !self.pressing_only
@@ -612,8 +629,26 @@ impl World {
             Effect::SaveWrites { chat, times } => {
                 self.chat_writes.insert(chat, times);
             }
+            // The service hands their seats to an AI player: not simulated.
+            Effect::Lost { user, tables } => {
+                assert_eq!(user, PERSON);
+                assert!(!tables.is_empty() || self.hands.is_empty(), "{tables:?}");
+            }
             e => panic!("nothing the sim does leads to {e:?}"),
         }
+    }
+
+    /// The person unblocks the bot and writes to it, as the handlers tell
+    /// the lane: back (if the bot knew it could not reach them), then a
+    /// message written.
+    fn unblock(&mut self) {
+        BLOCKED.set(false);
+        if UNREACHABLE.replace(false) {
+            self.lane.handle_returned(&PERSON, self.now, &SimHost);
+        }
+        self.seen = self.now;
+        self.lane.handle_activity(&PERSON, true, self.now, &SimHost);
+        self.take_in();
     }
 
     /// A kill -9 and a start: what was in flight stops where it was; a new
@@ -688,6 +723,13 @@ impl World {
                         .handle_activity(&PERSON, wrote, self.now, &SimHost);
                 }
                 6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
+                9 if self.blocks => {
+                    if BLOCKED.get() {
+                        self.unblock();
+                    } else {
+                        BLOCKED.set(true);
+                    }
+                }
                 8 if self.live => {
                     let t = TABLES[self.rng.random_range(0..TABLES.len())];
                     let open = !self.watching.contains(&t);
@@ -941,4 +983,36 @@ fn a_watched_hand_stays_in_the_chat_and_ends_current_once_the_view_closes() {
         w.quiet();
         w.check_quiet(kills);
     }
+}
+
+/// The person blocks the bot and writes to it again at random, with and
+/// without kills: nothing more is tried in their chat once it is known
+/// they cannot be reached (the table shows it), and once they are back
+/// every hand ends current (posted anew, from the lane's own newest
+/// hands: nothing is read from the store), within the limits.
+#[test]
+fn a_person_who_blocks_the_bot_and_comes_back_ends_with_current_hands() {
+    FOUND.set(0);
+    for seed in 0..500 {
+        let kills = seed % 2 == 1;
+        BLOCKED.set(false);
+        UNREACHABLE.set(false);
+        let mut w = World::new(seed, kills);
+        w.blocks = true;
+        for _ in 0..300 {
+            w.step();
+        }
+        w.unblock();
+        w.quiet();
+        // Hands left behind while unreachable keep their buttons (far up
+        // the chat, answered as out of date): only the newest are checked.
+        w.check_quiet(true);
+    }
+    BLOCKED.set(false);
+    UNREACHABLE.set(false);
+    let found = FOUND.get();
+    assert!(
+        found > 200,
+        "the person was rarely found unreachable: {found}"
+    );
 }

@@ -226,6 +226,38 @@ pub const TURN_RUN: u32 = 3;
 /// to come.
 pub const HANDS_EVERY: u32 = 16;
 
+/// How long messages showed an out-of-date state: from the first change
+/// not yet sent to the delivery of a message showing it (or a later state),
+/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
+/// (`kozyr_output_staleness_seconds`).
+#[derive(Clone, Debug, Default)]
+pub struct Freshness {
+    /// The hand of the person who must act (from the change that made it
+    /// their turn).
+    pub actor: Vec<Duration>,
+    /// Group table messages.
+    pub group: Vec<Duration>,
+    /// Everyone else's hands, the person's who just acted among them.
+    pub others: Vec<Duration>,
+}
+
+impl Freshness {
+    /// An output to a chat of `class` went out `took` after its state
+    /// was new, at `prio`.
+    pub fn record(&mut self, class: Class, prio: Priority, took: Duration) {
+        let (list, label) = match (class, prio) {
+            (Class::Group, _) => (&mut self.group, "group"),
+            (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
+            (Class::Private, _) => (&mut self.others, "others"),
+        };
+        // Bounded: a long-running bot keeps the metric, not every sample.
+        if list.len() < 1_000_000 {
+            list.push(took);
+        }
+        crate::metrics::output_staleness(label, took);
+    }
+}
+
 /// How urgent an output is when the budget is short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Priority {

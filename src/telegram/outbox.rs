@@ -121,7 +121,8 @@ impl Host<i64> for Face<'_> {
     }
 
     fn fresh(&self, chat: i64, prio: Priority, took: Duration) {
-        self.0.record_freshness(|f| f.record(chat, prio, took));
+        self.0
+            .record_freshness(|f| f.record(class_of(&chat), prio, took));
     }
 
     fn name(&self) -> &'static str {

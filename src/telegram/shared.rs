@@ -13,7 +13,7 @@ use teloxide::prelude::*;
 use teloxide::types::MessageId;
 use tokio::sync::mpsc;
 
-use crate::delivery::pacing::{Class, Priority};
+use crate::delivery::pacing::{Class, Freshness};
 use crate::front::core::Admins;
 use crate::front::live::LiveEvent;
 use crate::front::{Front, Screen};
@@ -82,36 +82,6 @@ pub(super) fn class_of(chat: &i64) -> Class {
         Class::Private
     } else {
         Class::Group
-    }
-}
-
-/// How long messages showed an out-of-date state: from the first change
-/// not yet sent to the delivery of a message showing it (or a later state),
-/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
-/// (`kozyr_output_staleness_seconds`).
-#[derive(Clone, Debug, Default)]
-pub struct Freshness {
-    /// The hand of the person who must act (from the change that made it
-    /// their turn).
-    pub actor: Vec<Duration>,
-    /// Group table messages.
-    pub group: Vec<Duration>,
-    /// Everyone else's hands, the person's who just acted among them.
-    pub others: Vec<Duration>,
-}
-
-impl Freshness {
-    pub(super) fn record(&mut self, chat: i64, prio: Priority, took: Duration) {
-        let (list, label) = match (class_of(&chat), prio) {
-            (Class::Group, _) => (&mut self.group, "group"),
-            (Class::Private, Priority::Turn) => (&mut self.actor, "actor"),
-            (Class::Private, _) => (&mut self.others, "others"),
-        };
-        // Bounded: a long-running bot keeps the metric, not every sample.
-        if list.len() < 1_000_000 {
-            list.push(took);
-        }
-        crate::metrics::output_staleness(label, took);
     }
 }
 

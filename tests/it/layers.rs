@@ -297,7 +297,7 @@ fn rust_files(dir: &str) -> Vec<PathBuf> {
 /// lower the constant when it does.
 #[test]
 fn the_shells_figures_only_go_down() {
-    const SHELL_LINES: usize = 7_851;
+    const SHELL_LINES: usize = 7_822;
     const CLOCK_READ_LINES: usize = 8;
     let (mut lines, mut clock) = (0, Vec::new());
     for dir in ["telegram", "discord"] {

@@ -8,7 +8,7 @@
 //! gave: Hearts deal records built from a table's events are the records
 //! the simulator writes for the same moves.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kozyr::cards::Seat;
 use kozyr::game::records::{DealRecord, DealRecorder};
@@ -16,36 +16,19 @@ use kozyr::game::{Game, GameAction, GameKind, GameOptions};
 use kozyr::hearts::{Action, HeartsOptions};
 use kozyr::sim::hearts::play_game;
 
+use crate::support::source_files;
+
 /// The product's `.rs` files under `src/<dir>` (or the file `src/<dir>.rs`),
 /// tests left out.
 fn product_files(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let file = root.join(format!("{dir}.rs"));
-    let mut out = Vec::new();
-    if file.is_file() {
-        out.push(file);
-    }
-    let mut stack = vec![root.join(dir)];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "rs")
-                && !matches!(
-                    p.file_stem().and_then(|s| s.to_str()),
-                    Some("tests" | "test" | "snapshots")
-                )
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    let mut files = source_files(dir);
+    files.retain(|p| {
+        !matches!(
+            p.file_stem().and_then(|s| s.to_str()),
+            Some("tests" | "test" | "snapshots")
+        )
+    });
+    files
 }
 
 /// `text` without comments and without `#[cfg(test)] mod … { … }` blocks.
@@ -274,23 +257,6 @@ fn hearts_records_through_the_game_interface_are_the_simulators() {
     }
 }
 
-/// Every `.rs` file below `src/{dir}`, tests too.
-fn rust_files(dir: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir)];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    out
-}
-
 /// The shells only shrink toward drivers (issue 28's aim: at most 5,000
 /// lines together, at most 6 lines that read a clock — decisions and time
 /// belong to `delivery` and `outlet`). Each figure may go down, never up:
@@ -301,7 +267,7 @@ fn the_shells_figures_only_go_down() {
     const CLOCK_READ_LINES: usize = 8;
     let (mut lines, mut clock) = (0, Vec::new());
     for dir in ["telegram", "discord"] {
-        for f in rust_files(dir) {
+        for f in source_files(dir) {
             let text = std::fs::read_to_string(&f).unwrap();
             lines += text.lines().count();
             for (n, l) in text.lines().enumerate() {

@@ -1400,29 +1400,18 @@ async fn the_page_tells_telegram_it_is_ready_once_the_bridge_has_loaded() {
 #[test]
 fn the_mini_app_and_the_shells_name_each_other_nowhere() {
     fn code_of(dir: &str) -> Vec<(PathBuf, String)> {
-        let mut out = Vec::new();
-        let mut stack = vec![
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("src")
-                .join(dir),
-        ];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).unwrap().flatten() {
-                let p = entry.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|e| e == "rs") {
-                    let text = std::fs::read_to_string(&p).unwrap();
-                    let code: String = text
-                        .lines()
-                        .filter(|l| !l.trim_start().starts_with("//"))
-                        .collect::<Vec<_>>()
-                        .join("\n");
-                    out.push((p, code));
-                }
-            }
-        }
-        out
+        crate::support::source_files(dir)
+            .into_iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let code: String = text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                (p, code)
+            })
+            .collect()
     }
     for (path, code) in code_of("webapp") {
         for banned in [

@@ -20,6 +20,7 @@ pub mod store;
 pub mod telegram;
 
 use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -34,6 +35,36 @@ use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::listener::PressRates;
 use kozyr::telegram::pacing::{Budget, PacerConfig};
 use kozyr::{hearts, kozel};
+
+/// The source files of module `dir` of the product: `src/<dir>.rs` if
+/// there is one, and every `.rs` file below `src/<dir>/`, tests too;
+/// sorted. Panics when there are none (a module renamed away would leave
+/// a check over its files with nothing to check).
+pub fn source_files(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let file = root.join(format!("{dir}.rs"));
+    let mut out = Vec::new();
+    if file.is_file() {
+        out.push(file);
+    }
+    let mut stack = vec![root.join(dir)];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    assert!(!out.is_empty(), "no source under src/{dir}");
+    out.sort();
+    out
+}
 
 /// This test binary, started again to run only the test named `test` (its
 /// full path, e.g. `crash::name`): the child half of a test that needs a

@@ -470,8 +470,7 @@ where
             .collect();
         for slot in waited {
             self.awaiting_view.remove(&slot);
-            // Taken out: no hand of it went yet, so a watched one is not held.
-            if let Some(Source::Hand(hand)) = self.sources.remove(&slot) {
+            if let Some(Source::Hand(hand)) = self.sources.get(&slot).cloned() {
                 self.render_hand(*hand, now, host);
             }
         }
@@ -500,11 +499,10 @@ where
             self.alerts.handle_activity(user, now);
         }
         let key = (user.clone(), hand.table);
-        if self.watching.contains(&key) && matches!(self.sources.get(&slot), Some(Source::Hand(_)))
-        {
+        if self.watching.contains(&key) && self.has_message(chat, hand.table.0) {
             // Held: the chat has this hand (with the Mini App's button), and
-            // it catches up when the view closes. Only a first hand goes
-            // while watched: the chat must have one.
+            // it catches up when the view closes. Only a first hand (or
+            // one posted anew) goes while watched: the chat must have one.
             self.alerts
                 .handle_hand(user, hand.table, hand.your_turn, now);
             self.held.insert(key);
@@ -616,6 +614,14 @@ where
         }
     }
 
+    /// Whether `chat` has a message of `table`'s, or one on its way.
+    fn has_message(&self, chat: K, table: i64) -> bool {
+        let slot = Slot::Table(table);
+        self.refs.contains_key(&(chat, table))
+            || self.queue.is_waiting(&chat, &slot)
+            || self.queue.is_in_flight(&chat, &slot)
+    }
+
     /// `user` opened (`open`) or closed a live view of `table` (the Mini
     /// App): while one is open their chat hand there is held; when it
     /// closes, the hand's newest state goes out once. Either is looking.
@@ -664,9 +670,7 @@ where
             self.reposts_due.insert((chat, table));
             return;
         }
-        // Taken out: the person looks at the chat, so the hand goes even
-        // while they watch the table live too.
-        let Some(Source::Hand(hand)) = self.sources.remove(&(chat, table)) else {
+        let Some(Source::Hand(hand)) = self.sources.get(&(chat, table)).cloned() else {
             return;
         };
         self.post_hand_anew(chat, table);

@@ -470,6 +470,7 @@ pub mod key {
         html HAND_TURN_ALLOWANCE = "hand-turn-allowance" (seconds: num);
         html HAND_SELECTED = "hand-selected" (cards: text);
         html HAND_SELECT_HINT = "hand-select-hint";
+        html HAND_ONE_TAP_HINT = "hand-one-tap-hint";
         html HAND_CAN_BEAT = "hand-can-beat" (options: text);
         html HAND_CANNOT_BEAT = "hand-cannot-beat" (count: num);
         html HAND_SELECTION_BEATS = "hand-selection-beats";

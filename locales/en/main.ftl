@@ -205,6 +205,7 @@ hand-waiting = Waiting for { $name }.
 hand-turn-allowance = ⏳ You have { $seconds } s a move.
 hand-selected = Selected: { $cards }
 hand-select-hint = Tap cards to select them.
+hand-one-tap-hint = Tap a card: ⚔ beats with it, ↓ discards it face down.
 hand-can-beat = Can beat: { $options }
 hand-cannot-beat =
     { $count ->

@@ -216,6 +216,7 @@ hand-waiting = Esperando { $name }.
 hand-turn-allowance = ⏳ Você tem { $seconds } s por jogada.
 hand-selected = Escolhidas: { $cards }
 hand-select-hint = Toque nas cartas para escolhê-las.
+hand-one-tap-hint = Toque em uma carta: ⚔ bate com ela, ↓ a descarta virada para baixo.
 hand-can-beat = Dá para bater com: { $options }
 hand-cannot-beat =
     { $count ->

@@ -231,6 +231,7 @@ hand-waiting = Ждём: { $name }.
 hand-turn-allowance = ⏳ На каждый ход — { $seconds } с.
 hand-selected = Выбрано: { $cards }
 hand-select-hint = Нажимайте на карты, чтобы выбрать их.
+hand-one-tap-hint = Нажмите на карту: ⚔ — побить ею, ↓ — сбросить её рубашкой вверх.
 hand-can-beat = Можно побить: { $options }
 hand-cannot-beat =
     { $count ->

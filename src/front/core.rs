@@ -408,7 +408,7 @@ impl Front {
     /// A person's hand message, with their selection, and the button that
     /// opens the Mini App at the table when it is served.
     pub fn hand_screen(&self, hand: &HandView, view: &TableView) -> Screen {
-        let screen = self.hand_screen_alone(hand, view);
+        let screen = outputs::hand_screen(hand, &self.info(view), self.selection(hand), true);
         if self.live.app().is_none() || hand.phase == crate::table::Phase::Closed {
             return screen;
         }
@@ -422,9 +422,10 @@ impl Front {
     }
 
     /// A person's hand as a screen of its own, without a way to the Mini
-    /// App (what the Mini App itself shows).
+    /// App, its cards selected before a move (what the Mini App itself
+    /// shows).
     pub fn hand_screen_alone(&self, hand: &HandView, view: &TableView) -> Screen {
-        outputs::hand_screen(hand, &self.info(view), self.selection(hand))
+        outputs::hand_screen(hand, &self.info(view), self.selection(hand), false)
     }
 
     /// The table as the group sees it, without the Mini App's link (what

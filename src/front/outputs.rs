@@ -83,7 +83,7 @@ pub fn table_screen(view: &TableView, info: &TableInfo, creator: Option<String>)
 }
 
 /// A person's hand message, with their current card selection.
-pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet) -> Screen {
+pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet, one_tap: bool) -> Screen {
     // The tricks and the deal's end as of the hand's own state, even if the
     // table view given is of another moment.
     let info = &TableInfo {
@@ -96,6 +96,7 @@ pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet) -> Scr
         group_title: &hand.title,
         seat: hand.seat,
         selection,
+        one_tap,
     };
     games::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal)
 }

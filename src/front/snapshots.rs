@@ -125,12 +125,25 @@ fn moves(game: &mut Game, n: usize) {
     }
 }
 
+/// A hand as the Mini App draws it: cards selected before a move.
 fn hand_screen(lang: Lang, info: &TableInfo, game: &Game, s: Seat, sel: CardSet) -> Screen {
+    hand_in(lang, info, game, s, sel, false)
+}
+
+fn hand_in(
+    lang: Lang,
+    info: &TableInfo,
+    game: &Game,
+    s: Seat,
+    sel: CardSet,
+    one_tap: bool,
+) -> Screen {
     let h = HandInfo {
         table: info,
         group_title: "Friday <cards>",
         seat: s,
         selection: sel,
+        one_tap,
     };
     games::hand(lang, &h, &game.view(s), &game.legal_actions(s))
 }
@@ -593,6 +606,69 @@ fn kozel_table_and_hands() {
             Poți bate cu: K♦
             [✓7♠ | t7.14.c7S] [10♠ | t7.14.cTS] [K♦ | t7.14.cKD] [K♣ | t7.14.cKC]
             [Aruncă | t7.14.p20] [Șterge alegerea | t7.14.x]
+        "#]],
+    );
+    // The same answer in a chat: one tap per move, and a selection made
+    // before (in the Mini App) does not matter.
+    check(
+        |l| hand_in(l, &t, &game, s, CardSet::single(first), true),
+        expect![[r#"
+            ── en
+            **Kozel** · ⁅Friday <cards>⁆
+            Trump: A♥ (hearts) · Stock: 20 cards
+            On the table:
+            🤖 AI 1: **9♦**
+            ⁅Alice⁆: 🂠 (discarded)
+            ⁅Boris⁆: 🂠 (discarded)
+
+            👉 **Your turn**: beat or discard 1 card.
+            ⏳ You have 60 s a move.
+            Tap a card: ⚔ beats with it, ↓ discards it face down.
+            Can beat: K♦
+            [⚔K♦ | t7.14.b80000000000]
+            [↓7♠ | t7.14.p20] [↓10♠ | t7.14.p100] [↓K♦ | t7.14.p80000000000] [↓K♣ | t7.14.p800000000000000]
+            ── ru
+            **Козёл** · ⁅Friday <cards>⁆
+            Козырь: A♥ (червы) · В колоде: 20 карт
+            На столе:
+            🤖 ИИ 1: **9♦**
+            ⁅Alice⁆: 🂠 (сброшено)
+            ⁅Boris⁆: 🂠 (сброшено)
+
+            👉 **Ваш ход**: побейте или сбросьте 1 карту.
+            ⏳ На каждый ход — 60 с.
+            Нажмите на карту: ⚔ — побить ею, ↓ — сбросить её рубашкой вверх.
+            Можно побить: K♦
+            [⚔K♦ | t7.14.b80000000000]
+            [↓7♠ | t7.14.p20] [↓10♠ | t7.14.p100] [↓K♦ | t7.14.p80000000000] [↓K♣ | t7.14.p800000000000000]
+            ── pt
+            **Kozel** · ⁅Friday <cards>⁆
+            Trunfo: A♥ (copas) · Monte: 20 cartas
+            Na mesa:
+            🤖 Robô 1: **9♦**
+            ⁅Alice⁆: 🂠 (descartadas)
+            ⁅Boris⁆: 🂠 (descartadas)
+
+            👉 **Sua vez**: bata ou descarte 1 carta.
+            ⏳ Você tem 60 s por jogada.
+            Toque em uma carta: ⚔ bate com ela, ↓ a descarta virada para baixo.
+            Dá para bater com: K♦
+            [⚔K♦ | t7.14.b80000000000]
+            [↓7♠ | t7.14.p20] [↓10♠ | t7.14.p100] [↓K♦ | t7.14.p80000000000] [↓K♣ | t7.14.p800000000000000]
+            ── ro
+            **Kozel** · ⁅Friday <cards>⁆
+            Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
+            Pe masă:
+            🤖 Robot 1: **9♦**
+            ⁅Alice⁆: 🂠 (aruncate)
+            ⁅Boris⁆: 🂠 (aruncate)
+
+            👉 **E rândul tău**: bate sau aruncă 1 carte.
+            ⏳ Ai 60 s pe mutare.
+            Atinge o carte: ⚔ bate cu ea, ↓ o arunci cu fața în jos.
+            Poți bate cu: K♦
+            [⚔K♦ | t7.14.b80000000000]
+            [↓7♠ | t7.14.p20] [↓10♠ | t7.14.p100] [↓K♦ | t7.14.p80000000000] [↓K♣ | t7.14.p800000000000000]
         "#]],
     );
     // A seat that waits: its cards, no moves.

@@ -1,8 +1,9 @@
 //! `kozyr loadtest`: the whole bot against the fake Bot API on loopback.
 //!
 //! T groups of four simulated people open a Kozel table, sit down and play
-//! whole deals by pressing the buttons the bot sent them (toggle the cards,
-//! then the action button), thinking for a while before each press. The
+//! whole deals by pressing the buttons the bot sent them (a one-card
+//! answer's own button; else toggle the cards, then the action button),
+//! thinking for a while before each press. The
 //! people choose the built-in safe move of their seat, read from the table
 //! service; everything they do goes through the real teloxide client, the
 //! handler tree, the store and the paced outbox.
@@ -191,8 +192,9 @@ impl Driver {
         self.press_ok(self.users[0], self.group, &start).await
     }
 
-    /// The awaited seat's safe move, by its buttons: toggle each card in
-    /// the hand message, then press the action button drawn for that
+    /// The awaited seat's safe move, by its buttons: the move's own button
+    /// when the hand draws one (a one-card answer), else toggle each card
+    /// in the hand message, then press the action button drawn for that
     /// selection. `think` is waited before the first press, a sixth of it
     /// before each of the others. Returns the
     /// version the move was made at.
@@ -226,18 +228,25 @@ impl Driver {
         };
         // What the hand message shows as selected (✓): after a restart of
         // the bot the selection may differ from what this person pressed.
+        // A hand that draws the move as a button of its own (a one-card
+        // answer) is played with that one tap.
         let first = cards.first().ok_or(DriveError::NoMove)?;
         let probe = data(TableAction::Toggle(first));
+        let whole = make(cards).map(data);
         let shown = poll(
             self.patience,
             || format!("hand button {probe} in {dm}"),
             || {
                 let m = self.fake.messages(dm).into_iter().rev().find(|m| {
-                    m.keyboard
-                        .as_ref()
-                        .is_some_and(|k| k.with_data(&probe).is_some())
+                    m.keyboard.as_ref().is_some_and(|k| {
+                        k.with_data(&probe).is_some()
+                            || whole.as_ref().is_some_and(|w| k.with_data(w).is_some())
+                    })
                 })?;
                 let kb = m.keyboard?;
+                if whole.as_ref().is_some_and(|w| kb.with_data(w).is_some()) {
+                    return Some(None);
+                }
                 let mut shown = CardSet::default();
                 for b in kb.buttons() {
                     if let Some(Ok(Press::Table {
@@ -249,10 +258,16 @@ impl Driver {
                         shown.insert(c);
                     }
                 }
-                Some(shown)
+                Some(Some(shown))
             },
         )
         .await?;
+        let Some(shown) = shown else {
+            sleep(think).await;
+            let action = make(cards).ok_or(DriveError::NoMove)?;
+            self.press_ok(user, dm, &data(action)).await?;
+            return Ok(t.version());
+        };
         // A person thinks once per move, then taps the cards and the
         // action button at a finger's pace.
         let mut pause = think;

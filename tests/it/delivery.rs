@@ -11,8 +11,7 @@
 use std::time::Duration;
 
 use kozyr::front::action::TableAction;
-use kozyr::game::GameAction;
-use kozyr::kozel;
+use kozyr::game::GameView;
 use kozyr::table::Phase;
 use kozyr::telegram::bot::Tuning;
 
@@ -229,11 +228,12 @@ async fn telegram_a_stop_prompt_does_not_wait_behind_a_waiting_table_edit() {
     w.play_safe(&t).await;
     let t = w.wait_version_after(id, t.version()).await;
     // Asked well after the edit was queued (it is due first by its age),
-    // while the next player picks their cards (the bot is busy).
-    let seat = t.awaiting()[0];
-    let card = match t.game().unwrap().safe_action(seat).unwrap() {
-        GameAction::Kozel(kozel::Action::Beat(s) | kozel::Action::Pass(s)) => s.first().unwrap(),
-        other => panic!("{other:?}"),
+    // while a player who waits picks cards ahead (the bot is busy; the
+    // player to act answers one card with one tap, selecting nothing).
+    let seat = t.awaiting()[0].next();
+    let card = match t.game().unwrap().view(seat) {
+        GameView::Kozel(v) => v.deal.hand.first().unwrap(),
+        GameView::Hearts(_) => unreachable!(),
     };
     let toggle = press_data(&t, TableAction::Toggle(card));
     let i = seat.index();

@@ -291,7 +291,11 @@ async fn chat_that_buries_the_table_gets_it_posted_anew_at_the_bottom() {
         .sees(seat, "the hand from the new table", |seen| {
             seen.iter()
                 .rev()
-                .find(|m| m.ephemeral && m.select.is_some())
+                .find(|m| {
+                    // Cards to pick, or (a one-card answer) a card's moves.
+                    m.ephemeral
+                        && (m.select.is_some() || m.buttons.iter().any(|(_, c)| c.starts_with('t')))
+                })
                 .map(|m| m.id)
         })
         .await;

@@ -255,15 +255,24 @@ async fn one_move(
     // hold the same cards).
     let of_this_table =
         |v: &str| matches!(Press::parse(v), Ok(Press::Table { table, .. }) if table == id);
+    let want = make(cards);
+    // A one-card answer is drawn as the move's own button.
+    let whole = |m: &Seen| {
+        m.buttons
+            .iter()
+            .find(|(_, b)| of_this_table(b) && press(b) == Some((version, want)))
+            .map(|(_, b)| b.clone())
+    };
     let has_cards = |m: &Seen| {
         m.ephemeral
-            && m.select.as_ref().is_some_and(|s| {
-                cards.iter().all(|c| {
-                    s.options.iter().any(|(_, v, _)| {
-                        of_this_table(v) && press(v).is_some_and(|(_, a)| a.card() == Some(c))
+            && (whole(m).is_some()
+                || m.select.as_ref().is_some_and(|s| {
+                    cards.iter().all(|c| {
+                        s.options.iter().any(|(_, v, _)| {
+                            of_this_table(v) && press(v).is_some_and(|(_, a)| a.card() == Some(c))
+                        })
                     })
-                })
-            })
+                }))
     };
     let hand = |seen: &[Seen]| seen.iter().rev().find(|m| has_cards(m)).map(|m| m.id);
     let msg = match hand(&w.fake.seen_by(user, w.channel)) {
@@ -293,38 +302,42 @@ async fn one_move(
         .into_iter()
         .find(|m| m.id == msg)
         .ok_or("the hand is gone")?;
-    let select = seen.select.ok_or("the hand has no menu")?;
-    let values: Vec<String> = cards
-        .iter()
-        .map(|c| {
-            select
-                .options
+    let button = match whole(&seen) {
+        Some(b) => b,
+        None => {
+            let select = seen.select.ok_or("the hand has no menu")?;
+            let values: Vec<String> = cards
                 .iter()
-                .find(|(_, v, _)| {
-                    press(v).is_some_and(|(_, a)| {
-                        a.card() == Some(c) && !matches!(a, TableAction::HeartsPlay(_))
-                    })
+                .map(|c| {
+                    select
+                        .options
+                        .iter()
+                        .find(|(_, v, _)| {
+                            press(v).is_some_and(|(_, a)| {
+                                a.card() == Some(c) && !matches!(a, TableAction::HeartsPlay(_))
+                            })
+                        })
+                        .map(|(_, v, _)| v.clone())
                 })
-                .map(|(_, v, _)| v.clone())
-        })
-        .collect::<Option<_>>()
-        .ok_or("the menu lacks a card")?;
-    let q = w.fake.choose(user, msg, &values)?;
-    counts.presses.fetch_add(1, Ordering::Relaxed);
-    match answer(&w.fake, q).await {
-        Some(7) => {}
-        other => return Err(format!("the menu was answered {other:?}")),
-    }
-    let want = make(cards);
-    let button = sees(&w.fake, user, w.channel, |seen| {
-        let m = seen.iter().find(|m| m.id == msg)?;
-        m.buttons
-            .iter()
-            .find(|(_, b)| press(b) == Some((version, want)))
-            .map(|(_, b)| b.clone())
-    })
-    .await
-    .ok_or("no button for the move")?;
+                .collect::<Option<_>>()
+                .ok_or("the menu lacks a card")?;
+            let q = w.fake.choose(user, msg, &values)?;
+            counts.presses.fetch_add(1, Ordering::Relaxed);
+            match answer(&w.fake, q).await {
+                Some(7) => {}
+                other => return Err(format!("the menu was answered {other:?}")),
+            }
+            sees(&w.fake, user, w.channel, |seen| {
+                let m = seen.iter().find(|m| m.id == msg)?;
+                m.buttons
+                    .iter()
+                    .find(|(_, b)| press(b) == Some((version, want)))
+                    .map(|(_, b)| b.clone())
+            })
+            .await
+            .ok_or("no button for the move")?
+        }
+    };
     let via_standby = serving.load(Ordering::Relaxed) != shard;
     let q = w.fake.click(user, msg, &button)?;
     counts.presses.fetch_add(1, Ordering::Relaxed);

@@ -272,7 +272,35 @@ async fn kozel_moves_appear_for_the_selection_and_tricks_stay_shown_with_passes_
             GameView::Kozel(v) => v.deal.width,
             GameView::Hearts(_) => unreachable!(),
         };
-        if width > 0 {
+        if width == 1 {
+            // An answer of one card: each card is a discard, and each card
+            // that beats is a beat too, all one tap.
+            let legal = game.legal_actions(seat);
+            let m = w.hand_at(seat.index(), id, t.version()).await;
+            let mut drawn = actions(&m);
+            drawn.retain(|a| matches!(a, TableAction::Beat(_) | TableAction::Pass(_)));
+            let mut offered: Vec<TableAction> = legal
+                .iter()
+                .filter_map(|a| match *a {
+                    GameAction::Kozel(kozel::Action::Beat(s)) => Some(TableAction::Beat(s)),
+                    GameAction::Kozel(kozel::Action::Pass(s)) => Some(TableAction::Pass(s)),
+                    _ => None,
+                })
+                .collect();
+            let key = |a: &TableAction| format!("{a:?}");
+            drawn.sort_by_key(key);
+            offered.sort_by_key(key);
+            assert_eq!(drawn, offered, "{}", m.text);
+            assert!(!m.text.contains("Selected: "), "{}", m.text);
+            if legal
+                .iter()
+                .any(|a| matches!(a, GameAction::Kozel(kozel::Action::Beat(_))))
+            {
+                beats_seen += 1;
+            } else {
+                passes_seen += 1;
+            }
+        } else if width > 0 {
             // An answer: whatever cards are selected, Beat is offered
             // exactly when they beat (select a non-beating set first).
             let legal = game.legal_actions(seat);

@@ -153,6 +153,18 @@ async fn the_group_and_the_hand_state_the_same_full_allowance() {
 
     // A later render in the same turn: the person taps a card; the hand
     // shows it ticked and the same allowance; the table has not changed.
+    // On to a lead, whose cards are selected (an answer of one card is
+    // played with one tap).
+    let leads = |t: &Table| {
+        t.game()
+            .unwrap()
+            .legal_actions(t.awaiting()[0])
+            .iter()
+            .any(|a| matches!(a, GameAction::Kozel(kozel::Action::Lead(_))))
+    };
+    while !leads(&t) {
+        t = w.play(&t).await;
+    }
     let actor = t.awaiting()[0].index();
     let hand = w.hand_at(actor, id, t.version()).await;
     let card = kozel_hand(t.game().unwrap(), t.awaiting()[0])
@@ -200,9 +212,11 @@ async fn quick_taps_settle_on_exactly_the_cards_tapped_an_odd_number_of_times() 
     let mut w = world(strict_fake(), real_limits(), None).await;
     let id = w.open("/kozel", false).await;
     let mut t = w.table(id).await;
-    // The tapper acts third: the two seats before them move meanwhile.
+    // The tapper acts last: two seats move meanwhile, and it is still not
+    // their turn (an answer of one card is played with one tap and shows
+    // no selection).
     let leader = t.awaiting()[0];
-    let tapper = leader.next().next();
+    let tapper = leader.next().next().next();
     let i = tapper.index();
     let cards: Vec<_> = kozel_hand(t.game().unwrap(), tapper).iter().collect();
     assert_eq!(cards.len(), 4);
@@ -338,9 +352,11 @@ async fn deal_two_starts_unticked(last: LastMove) {
     let i = last_seat.index();
     for played in 0.. {
         let seat = t.awaiting()[0];
-        if last == LastMove::TimedOut && played + 1 == moves {
-            assert_eq!(seat, last_seat, "the seeded deal went as simulated");
-            // Select the card that comes again, then let the time run out.
+        if last == LastMove::TimedOut && played + 2 == moves {
+            assert_ne!(seat, last_seat, "the seeded deal went as simulated");
+            // Select the card that comes again while waiting (the last
+            // move answers one card: that hand plays with one tap and has
+            // nothing to select), then let the time run out on that move.
             let m = w.hand_at(i, id, t.version()).await;
             let data = toggle_on(&m, again).unwrap();
             assert_eq!(w.press_on(w.users[i], w.dm(i), m.id, &data).await, None);
@@ -348,6 +364,9 @@ async fn deal_two_starts_unticked(last: LastMove) {
                 ticked(m).contains(again)
             })
             .await;
+        }
+        if last == LastMove::TimedOut && played + 1 == moves {
+            assert_eq!(seat, last_seat, "the seeded deal went as simulated");
             t = w.wait_version_after(id, t.version()).await;
             assert_eq!(
                 deal_no(t.game().unwrap()),

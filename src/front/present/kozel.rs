@@ -365,7 +365,9 @@ fn prompt_lines(
     if d.hand.is_empty() {
         return;
     }
-    if selection.is_empty() {
+    if one_tap_answer(info, v, choices) {
+        out.push(line(lang, key::HAND_ONE_TAP_HINT, Args::new()));
+    } else if selection.is_empty() {
         out.push(line(lang, key::HAND_SELECT_HINT, Args::new()));
     } else {
         let cards = cards_text(selection, trump);
@@ -378,7 +380,7 @@ fn prompt_lines(
     if !choices.answer {
         return;
     }
-    if selection.len() == d.width {
+    if selection.len() == d.width && !one_tap_answer(info, v, choices) {
         let k = if choices.beats.contains(&selection) {
             key::HAND_SELECTION_BEATS
         } else {
@@ -411,8 +413,18 @@ fn prompt_lines(
     }
 }
 
+/// Whether this hand answers one card with one tap on a card's move
+/// button: an answer of one card where the hand asks for it (a chat).
+/// Leads keep selecting first, as a lead may hold several cards.
+fn one_tap_answer(info: &HandInfo, v: &SeriesView, choices: &Choices) -> bool {
+    info.one_tap && choices.answer && v.deal.width == 1
+}
+
 /// Card toggles (✓ selected, ★ trump), then the actions that apply; the
-/// action buttons carry the selection they were drawn with.
+/// action buttons carry the selection they were drawn with. An answer of
+/// one card in a chat is a row of ⚔ buttons (beat with this card) over a
+/// row of ↓ buttons (discard it), each the whole move: a person who answers
+/// taps once, and the hand is not redrawn to show a selection.
 fn hand_keyboard(
     lang: Lang,
     info: &HandInfo,
@@ -422,6 +434,30 @@ fn hand_keyboard(
 ) -> Keyboard {
     let t = info.table;
     let trump = v.deal.trump_card.suit();
+    let label = |k| tr(lang, k, &Args::new());
+    if one_tap_answer(info, v, choices) {
+        let star = |c: Card| if c.suit() == trump { "★" } else { "" };
+        let moves = |make: fn(CardSet) -> Action, wrap: fn(CardSet) -> TableAction, mark| {
+            sorted(v.deal.hand, trump)
+                .into_iter()
+                .filter(|&c| choices.allows(make(CardSet::single(c))))
+                .map(|c| {
+                    let label = format!("{mark}{}{}", c.glyph(), star(c));
+                    button(label, t.callback(wrap(CardSet::single(c))))
+                })
+                .collect::<Vec<Button>>()
+        };
+        let mut rows = vec![
+            moves(Action::Beat, TableAction::Beat, "⚔"),
+            moves(Action::Pass, TableAction::Pass, "↓"),
+        ];
+        if choices.molodka {
+            let molodka = button(label(key::BTN_MOLODKA), t.callback(TableAction::Molodka));
+            rows.push(vec![molodka]);
+        }
+        rows.retain(|r| !r.is_empty());
+        return Keyboard::new(rows);
+    }
     let cards: Vec<Button> = sorted(v.deal.hand, trump)
         .into_iter()
         .map(|c| {
@@ -433,7 +469,6 @@ fn hand_keyboard(
         .collect();
     // A Kozel hand holds four cards; rows of four keep any hand tidy.
     let mut rows: Vec<Vec<Button>> = cards.chunks(4).map(<[_]>::to_vec).collect();
-    let label = |k| tr(lang, k, &Args::new());
     // A move button appears once the selection makes that move: Beat only
     // when the selected cards beat (what the hint line says), Lead when
     // they are of one suit, Pass when they are as many as were led. Leads

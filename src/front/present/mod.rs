@@ -146,6 +146,11 @@ pub struct HandInfo<'a> {
     pub seat: Seat,
     /// The cards the player has selected (front-end state).
     pub selection: CardSet,
+    /// Whether a move of one card that is not a lead is made with one tap
+    /// on that card's move button (a hand in a chat, where every redraw is
+    /// a call the platform paces) instead of selecting it first (the Mini
+    /// App, which selects on its own page).
+    pub one_tap: bool,
 }
 
 /// Whole seconds begun of `time`: a reminder sent a few milliseconds

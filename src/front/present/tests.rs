@@ -163,10 +163,20 @@ fn every_rendering_of_random_games_fits_telegram() {
                     group_title: HOSTILE[0],
                     seat: s,
                     selection,
+                    one_tap: rng.random_bool(0.5),
                 };
                 let r = hand(lang, &h, &view, &legal);
                 check_limits(&r);
                 match &view {
+                    GameView::Kozel(v)
+                        if h.one_tap
+                            && v.deal.width == 1
+                            && legal
+                                .iter()
+                                .any(|a| matches!(a, GameAction::Kozel(Action::Pass(_)))) =>
+                    {
+                        check_one_tap_buttons(&r, &kozel_actions(&legal), v.deal.hand)
+                    }
                     GameView::Kozel(_) => check_buttons(&r, &kozel_actions(&legal), selection),
                     GameView::Hearts(_) => {
                         check_hearts_buttons(&r, &hearts_actions(&legal), selection)
@@ -287,6 +297,55 @@ fn check_buttons(r: &Screen, legal: &[Action], selection: CardSet) {
     }
 }
 
+/// A chat hand's answer of one card: every legal one-card beat and
+/// discard is a button of its own (beats first), whatever was selected;
+/// there is nothing to select, clear or lead.
+fn check_one_tap_buttons(r: &Screen, legal: &[Action], hand: CardSet) {
+    let actions = decoded(r);
+    let wanted: Vec<TableAction> = legal
+        .iter()
+        .filter_map(|a| match *a {
+            Action::Beat(s) => Some(TableAction::Beat(s)),
+            _ => None,
+        })
+        .chain(legal.iter().filter_map(|a| match *a {
+            Action::Pass(s) => Some(TableAction::Pass(s)),
+            _ => None,
+        }))
+        .collect();
+    let moves: Vec<TableAction> = actions
+        .iter()
+        .copied()
+        .filter(|a| matches!(a, TableAction::Beat(_) | TableAction::Pass(_)))
+        .collect();
+    let sorted = |mut v: Vec<TableAction>| {
+        v.sort_by_key(|a| format!("{a:?}"));
+        v
+    };
+    assert_eq!(sorted(moves.clone()), sorted(wanted));
+    // Beats come before discards, and each names one card of the hand.
+    let first_pass = moves.iter().position(|a| matches!(a, TableAction::Pass(_)));
+    let last_beat = moves
+        .iter()
+        .rposition(|a| matches!(a, TableAction::Beat(_)));
+    if let (Some(p), Some(b)) = (first_pass, last_beat) {
+        assert!(b < p, "{moves:?}");
+    }
+    for a in &moves {
+        if let TableAction::Beat(s) | TableAction::Pass(s) = a {
+            assert!(s.len() == 1 && hand.contains(s.first().unwrap()), "{a:?}");
+        }
+    }
+    assert!(!actions.iter().any(|a| matches!(
+        a,
+        TableAction::Toggle(_) | TableAction::Clear | TableAction::Lead(_)
+    )));
+    assert_eq!(
+        actions.contains(&TableAction::Molodka),
+        legal.contains(&Action::Molodka)
+    );
+}
+
 /// Hearts: Pass 3 while passing; in play every card of the hand is a Play
 /// button (marked when it may not be played now); Clear with a selection,
 /// nothing of Kozel's.
@@ -364,6 +423,7 @@ fn the_hand_message_reads_right() {
         group_title: "Friday <night>",
         seat: leader,
         selection: CardSet::single(first),
+        one_tap: false,
     };
     let r = hand(
         Lang::En,
@@ -411,6 +471,7 @@ fn the_hand_message_reads_right() {
         &HandInfo {
             seat: other,
             selection: CardSet::EMPTY,
+            one_tap: false,
             ..h
         },
         &game.view(other),
@@ -440,6 +501,7 @@ fn the_hand_message_reads_right() {
         &HandInfo {
             seat: other,
             selection: CardSet::EMPTY,
+            one_tap: false,
             ..h
         },
         &game.view(other),
@@ -468,6 +530,7 @@ fn the_hand_message_reads_right() {
             &HandInfo {
                 seat: other,
                 selection: sel,
+                one_tap: false,
                 ..h
             },
             &game.view(other),
@@ -488,6 +551,7 @@ fn the_hand_message_reads_right() {
             &HandInfo {
                 seat: other,
                 selection: CardSet::single(c),
+                one_tap: false,
                 ..h
             },
             &game.view(other),
@@ -585,6 +649,7 @@ fn passed_cards_show_as_backs() {
             group_title: "g",
             seat: next,
             selection: CardSet::EMPTY,
+            one_tap: false,
         },
         &game.view(next),
         &game.legal_actions(next),
@@ -753,6 +818,7 @@ fn a_stand_in_hand_offers_only_take_back() {
             group_title: "g",
             seat: seat(0),
             selection: CardSet::EMPTY,
+            one_tap: false,
         },
         &game.view(seat(0)),
         &game.legal_actions(seat(0)),
@@ -806,6 +872,7 @@ fn hearts_passing_and_playing_read_right() {
             group_title: "Friday",
             seat: s,
             selection,
+            one_tap: false,
         };
         hand(Lang::En, &h, &game.view(s), &game.legal_actions(s))
     };

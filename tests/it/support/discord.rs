@@ -331,19 +331,28 @@ impl World {
         let i = seat.index();
         let u = &self.users[i];
         let version = t.version();
-        // The hand as last drawn: it must offer the cards (an older state
-        // does: cards only leave a hand, except at a Hearts pass). A hand
-        // that was not kept up to date (after a restart, an expired
-        // token) is asked for again with "My hand", as a person would.
+        // The hand as drawn for this turn: a person acts on the hand that
+        // says it is their turn. A hand that was not kept up to date
+        // (after a restart, an expired token) is asked for again with
+        // "My hand", as a person would.
         let has_cards = |m: &Seen| {
             m.select.as_ref().is_some_and(|s| {
                 cards.iter().all(|c| {
-                    s.options
-                        .iter()
-                        .any(|(_, v, _)| press(v).is_some_and(|(_, a)| a.card() == Some(c)))
+                    s.options.iter().any(|(_, v, _)| {
+                        press(v).is_some_and(|(drawn, a)| drawn == version && a.card() == Some(c))
+                    })
                 })
             })
         };
+        // A one-card answer is drawn as the move's own button: one click.
+        let want = make(cards);
+        let whole = |m: &Seen| {
+            m.buttons
+                .iter()
+                .find(|(_, id)| press(id) == Some((version, want)))
+                .map(|(_, id)| id.clone())
+        };
+        let offers = |m: &Seen| has_cards(m) || whole(m).is_some();
         let mut msg = self.hand(i, t.id()).await;
         let mut seen = None;
         for _ in 0..100 {
@@ -351,7 +360,7 @@ impl World {
                 .fake
                 .seen_by(u, self.channel)
                 .into_iter()
-                .find(|m| m.id == msg && has_cards(m));
+                .find(|m| m.id == msg && offers(m));
             if seen.is_some() {
                 break;
             }
@@ -365,7 +374,7 @@ impl World {
                 .sees(i, "a fresh hand", |seen| {
                     seen.iter()
                         .rev()
-                        .find(|m| m.ephemeral && has_cards(m))
+                        .find(|m| m.ephemeral && offers(m))
                         .map(|m| m.id)
                 })
                 .await;
@@ -375,7 +384,11 @@ impl World {
                 .into_iter()
                 .find(|m| m.id == msg);
         }
-        let _ = seen;
+        if let Some(id) = seen.as_ref().and_then(whole) {
+            let q = self.fake.click(u, msg, &id).unwrap();
+            assert_eq!(self.answered(q).await, self.answers.1, "{action:?}");
+            return;
+        }
         // The menu's values carry the version it was drawn at: when the
         // hand is edited between reading and choosing, choose again from
         // what is shown now.
@@ -389,6 +402,12 @@ impl World {
             else {
                 break;
             };
+            // The hand was redrawn as the move's own button meanwhile.
+            if let Some(id) = whole(&m) {
+                let q = self.fake.click(u, msg, &id).unwrap();
+                assert_eq!(self.answered(q).await, self.answers.1, "{action:?}");
+                return;
+            }
             let Some(select) = m.select else { break };
             // A card that plays at once must be chosen from the hand as it
             // is now: a play drawn at an older version is refused as stale,
@@ -402,11 +421,8 @@ impl World {
                     .find(|(_, v, _)| {
                         press(v).is_some_and(|(drawn, a)| {
                             a.card() == Some(c)
-                                && if plays {
-                                    matches!(a, TableAction::HeartsPlay(_)) && drawn == version
-                                } else {
-                                    !matches!(a, TableAction::HeartsPlay(_))
-                                }
+                                && drawn == version
+                                && (plays == matches!(a, TableAction::HeartsPlay(_)))
                         })
                     })
                     .map(|(_, v, _)| v.clone())
@@ -433,7 +449,6 @@ impl World {
         if plays_at_once {
             return;
         }
-        let want = make(cards);
         let id = self
             .sees(i, "the action button", |seen| {
                 let m = seen.iter().find(|m| m.id == msg)?;

@@ -454,7 +454,7 @@ impl World {
             .find(|m| {
                 m.keyboard
                     .as_ref()
-                    .is_some_and(|k| k.buttons().any(|b| card_toggle(b).is_some()))
+                    .is_some_and(|k| k.buttons().any(|b| card_button(b).is_some()))
             })
     }
 
@@ -526,8 +526,27 @@ impl World {
         let i = seat.index();
         let (user, dm) = (self.users[i], self.dm(i));
         let data = |action| press_data(t, action);
-        // A Hearts card plays with one press of its own button.
-        let one_press = matches!(action, GameAction::Hearts(hearts::Action::Play(_)));
+        // A Hearts card plays with one press of its own button, and so does
+        // a Kozel answer of one card (the hand draws the move itself).
+        let whole = data(make(cards));
+        let first = cards.first().map(|c| data(TableAction::Toggle(c)));
+        let drawn = self
+            .fake
+            .wait_for(self.wait, |f| {
+                f.messages(dm).into_iter().rev().find_map(|m| {
+                    let k = m.keyboard.as_ref()?;
+                    if k.with_data(&whole).is_some() {
+                        Some(true)
+                    } else if first.as_ref().is_some_and(|d| k.with_data(d).is_some()) {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                })
+            })
+            .await
+            .unwrap_or_else(|_| panic!("nobody sees a button for {action:?} in {dm}"));
+        let one_press = drawn || matches!(action, GameAction::Hearts(hearts::Action::Play(_)));
         for c in cards.iter().filter(|_| !one_press) {
             let popup = self.press(user, dm, &data(TableAction::Toggle(c))).await;
             assert_eq!(popup, None, "toggle {c}");
@@ -546,6 +565,19 @@ pub fn policy(game: &kozyr::game::Game, seat: kozyr::cards::Seat) -> GameAction 
         .copied()
         .find(|a| matches!(a, GameAction::Kozel(kozel::Action::Beat(_))))
         .unwrap_or_else(|| game.safe_action(seat).unwrap())
+}
+
+/// The card a hand button is about: a toggle that selects it, or a move
+/// of that card alone (a one-tap answer, a Hearts play).
+pub fn card_button(b: &Button) -> Option<Card> {
+    match b.callback_data().map(Press::parse) {
+        Some(Ok(Press::Table { action, .. })) => match action {
+            TableAction::Toggle(c) | TableAction::HeartsPlay(c) => Some(c),
+            TableAction::Beat(s) | TableAction::Pass(s) if s.len() == 1 => s.first(),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The card a hand button selects, if it is a card toggle.

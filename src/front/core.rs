@@ -405,10 +405,12 @@ impl Front {
         }
     }
 
-    /// A person's hand message, with their selection, and the button that
+    /// A person's hand message, drawn for where the table's platform shows
+    /// it ([`HandPlace::of`]), with their selection, and the button that
     /// opens the Mini App at the table when it is served.
     pub fn hand_screen(&self, hand: &HandView, view: &TableView) -> Screen {
-        let screen = outputs::hand_screen(hand, &self.info(view), self.selection(hand), true);
+        let layout = HandPlace::of(&view.chat).into();
+        let screen = outputs::hand_screen(hand, &self.info(view), self.selection(hand), layout);
         if self.live.app().is_none() || hand.phase == crate::table::Phase::Closed {
             return screen;
         }
@@ -425,7 +427,12 @@ impl Front {
     /// App, its cards selected before a move (what the Mini App itself
     /// shows).
     pub fn hand_screen_alone(&self, hand: &HandView, view: &TableView) -> Screen {
-        outputs::hand_screen(hand, &self.info(view), self.selection(hand), false)
+        outputs::hand_screen(
+            hand,
+            &self.info(view),
+            self.selection(hand),
+            super::present::HandLayout::MiniApp,
+        )
     }
 
     /// The table as the group sees it, without the Mini App's link (what

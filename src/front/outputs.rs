@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::games::{self, front_of};
-use super::present::{self, HandInfo, Occupant, TableInfo};
+use super::present::{self, HandInfo, HandLayout, Occupant, TableInfo};
 use super::screen::Screen;
 use crate::cards::{CardSet, PerSeat};
 use crate::i18n::{Args, Lang, key, tr_html};
@@ -83,7 +83,12 @@ pub fn table_screen(view: &TableView, info: &TableInfo, creator: Option<String>)
 }
 
 /// A person's hand message, with their current card selection.
-pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet, one_tap: bool) -> Screen {
+pub fn hand_screen(
+    hand: &HandView,
+    info: &TableInfo,
+    selection: CardSet,
+    layout: HandLayout,
+) -> Screen {
     // The tricks and the deal's end as of the hand's own state, even if the
     // table view given is of another moment.
     let info = &TableInfo {
@@ -96,7 +101,7 @@ pub fn hand_screen(hand: &HandView, info: &TableInfo, selection: CardSet, one_ta
         group_title: &hand.title,
         seat: hand.seat,
         selection,
-        one_tap,
+        layout,
     };
     games::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal)
 }

@@ -12,7 +12,7 @@
 use expect_test::{Expect, expect};
 
 use super::action::Press;
-use super::present::{self, HandInfo, Occupant, SettingsInfo, TableInfo};
+use super::present::{self, HandInfo, HandLayout, Occupant, SettingsInfo, TableInfo};
 use super::screen::{ButtonTarget, Screen};
 use super::{games, outputs};
 use crate::cards::{CardSet, PerSeat, Seat};
@@ -127,7 +127,7 @@ fn moves(game: &mut Game, n: usize) {
 
 /// A hand as the Mini App draws it: cards selected before a move.
 fn hand_screen(lang: Lang, info: &TableInfo, game: &Game, s: Seat, sel: CardSet) -> Screen {
-    hand_in(lang, info, game, s, sel, false)
+    hand_in(lang, info, game, s, sel, HandLayout::MiniApp)
 }
 
 fn hand_in(
@@ -136,14 +136,14 @@ fn hand_in(
     game: &Game,
     s: Seat,
     sel: CardSet,
-    one_tap: bool,
+    layout: HandLayout,
 ) -> Screen {
     let h = HandInfo {
         table: info,
         group_title: "Friday <cards>",
         seat: s,
         selection: sel,
-        one_tap,
+        layout,
     };
     games::hand(lang, &h, &game.view(s), &game.legal_actions(s))
 }
@@ -611,7 +611,16 @@ fn kozel_table_and_hands() {
     // The same answer in a chat: one tap per move, and a selection made
     // before (in the Mini App) does not matter.
     check(
-        |l| hand_in(l, &t, &game, s, CardSet::single(first), true),
+        |l| {
+            hand_in(
+                l,
+                &t,
+                &game,
+                s,
+                CardSet::single(first),
+                HandLayout::PrivateChat,
+            )
+        },
         expect![[r#"
             ── en
             **Kozel** · ⁅Friday <cards>⁆

@@ -123,6 +123,13 @@ async fn discord_a_deal_has_no_edit_that_changes_nothing_and_one_notification_to
     );
     w.assert_clean();
     assert_eq!(unchanged, 0, "edits that changed nothing");
+    // Issue 28: at most 4 REST calls a move (a one-card answer is one
+    // click; a hand that waits is not edited for another's move).
+    assert!(
+        deal_calls.len() <= 4 * moves as usize,
+        "{} calls for {moves} moves",
+        deal_calls.len()
+    );
 }
 
 /// What the table message shows is kept over a graceful restart on

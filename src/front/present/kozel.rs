@@ -3,11 +3,11 @@
 use crate::front::screen::{Button, Keyboard};
 
 use super::{
-    BACK, HandInfo, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
-    suit_name, trick_taken_lines,
+    BACK, HandInfo, HandLayout, Screen, TableInfo, button, glyphs, last_trick_lines, line,
+    shown_seconds, suit_name, trick_taken_lines,
 };
 use crate::cards::{Card, CardSet, Seat, Suit};
-use crate::front::action::TableAction;
+use crate::front::action::{Press, TableAction};
 use crate::game::GameEvent;
 use crate::i18n::{Args, Lang, key, tr, tr_html};
 use crate::kozel::{
@@ -265,7 +265,9 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
     }
     deal_lines(lang, v, &mut out);
     let mut played = Vec::new();
-    table_lines(lang, t, v, &mut played);
+    if !waits_under_table(info, legal) {
+        table_lines(lang, t, v, &mut played);
+    }
     if !played.is_empty() {
         out.push(line(lang, key::HAND_TABLE, Args::new()));
         out.extend(played);
@@ -342,7 +344,7 @@ fn prompt_lines(
             key::HAND_YOUR_ANSWER,
             Args::new().num("count", d.width),
         ));
-    } else if let Some(s) = d.to_act {
+    } else if let Some(s) = d.to_act.filter(|_| !waits_under_table(info, choices.legal)) {
         let name = info.table.name(lang, s);
         out.push(line(
             lang,
@@ -413,11 +415,17 @@ fn prompt_lines(
     }
 }
 
+/// Whether this hand waits under the table's message, which shows the
+/// cards on the table and whose turn it is: the hand leaves those out.
+fn waits_under_table(info: &HandInfo, legal: &[Action]) -> bool {
+    info.layout == HandLayout::UnderTable && legal.is_empty()
+}
+
 /// Whether this hand answers one card with one tap on a card's move
 /// button: an answer of one card where the hand asks for it (a chat).
 /// Leads keep selecting first, as a lead may hold several cards.
 fn one_tap_answer(info: &HandInfo, v: &SeriesView, choices: &Choices) -> bool {
-    info.one_tap && choices.answer && v.deal.width == 1
+    info.layout.one_tap() && choices.answer && v.deal.width == 1
 }
 
 /// Card toggles (✓ selected, ★ trump), then the actions that apply; the
@@ -435,6 +443,21 @@ fn hand_keyboard(
     let t = info.table;
     let trump = v.deal.trump_card.suit();
     let label = |k| tr(lang, k, &Args::new());
+    // A selection (a pick, Clear) needs the card and the seat alone, and a
+    // hand that waits has no move to offer: one that waits under the table
+    // names no version in its buttons, so it is not redrawn for a move
+    // that changed nothing else in it.
+    let pick = |action| {
+        if waits_under_table(info, choices.legal) {
+            Press::Table {
+                table: t.table,
+                version: 0,
+                action,
+            }
+        } else {
+            t.callback(action)
+        }
+    };
     if one_tap_answer(info, v, choices) {
         let star = |c: Card| if c.suit() == trump { "★" } else { "" };
         let moves = |make: fn(CardSet) -> Action, wrap: fn(CardSet) -> TableAction, mark| {
@@ -464,7 +487,7 @@ fn hand_keyboard(
             let mark = if selection.contains(c) { "✓" } else { "" };
             let star = if c.suit() == trump { "★" } else { "" };
             let label = format!("{mark}{}{star}", c.glyph());
-            button(label, t.callback(TableAction::Toggle(c)))
+            button(label, pick(TableAction::Toggle(c)))
         })
         .collect();
     // A Kozel hand holds four cards; rows of four keep any hand tidy.
@@ -497,7 +520,7 @@ fn hand_keyboard(
     let actions: Vec<Button> = wanted
         .into_iter()
         .filter(|(applies, _, _)| *applies)
-        .map(|(_, k, action)| button(label(k), t.callback(action)))
+        .map(|(_, k, action)| button(label(k), pick(action)))
         .collect();
     if !actions.is_empty() {
         rows.push(actions);

@@ -146,11 +146,41 @@ pub struct HandInfo<'a> {
     pub seat: Seat,
     /// The cards the player has selected (front-end state).
     pub selection: CardSet,
-    /// Whether a move of one card that is not a lead is made with one tap
-    /// on that card's move button (a hand in a chat, where every redraw is
-    /// a call the platform paces) instead of selecting it first (the Mini
-    /// App, which selects on its own page).
-    pub one_tap: bool,
+    /// Where the hand is shown, which decides how it asks for a move.
+    pub layout: HandLayout,
+}
+
+/// How a hand is drawn, by where it is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandLayout {
+    /// A private chat of its own (Telegram): it shows everything the
+    /// person needs, and answers one card with one tap on that card's move
+    /// button, as every redraw is a call the platform paces.
+    PrivateChat,
+    /// Under the table's message, in the table's chat (Discord's ephemeral
+    /// hand behind "My hand"): one tap too; while the person has no move
+    /// it leaves out what the table message shows (the cards on the table,
+    /// whose turn it is) and its card picks name no version, so it changes
+    /// only when their cards, the last trick or their turn do.
+    UnderTable,
+    /// The Mini App's page, which selects cards on the page before a move.
+    MiniApp,
+}
+
+impl From<crate::front::HandPlace> for HandLayout {
+    fn from(place: crate::front::HandPlace) -> HandLayout {
+        match place {
+            crate::front::HandPlace::PrivateChat => HandLayout::PrivateChat,
+            crate::front::HandPlace::HandButton => HandLayout::UnderTable,
+        }
+    }
+}
+
+impl HandLayout {
+    /// Whether a move of one card that is not a lead is made with one tap.
+    pub fn one_tap(self) -> bool {
+        self != HandLayout::MiniApp
+    }
 }
 
 /// Whole seconds begun of `time`: a reminder sent a few milliseconds

@@ -163,13 +163,17 @@ fn every_rendering_of_random_games_fits_telegram() {
                     group_title: HOSTILE[0],
                     seat: s,
                     selection,
-                    one_tap: rng.random_bool(0.5),
+                    layout: [
+                        HandLayout::PrivateChat,
+                        HandLayout::UnderTable,
+                        HandLayout::MiniApp,
+                    ][rng.random_range(0..3)],
                 };
                 let r = hand(lang, &h, &view, &legal);
                 check_limits(&r);
                 match &view {
                     GameView::Kozel(v)
-                        if h.one_tap
+                        if h.layout.one_tap()
                             && v.deal.width == 1
                             && legal
                                 .iter()
@@ -423,7 +427,7 @@ fn the_hand_message_reads_right() {
         group_title: "Friday <night>",
         seat: leader,
         selection: CardSet::single(first),
-        one_tap: false,
+        layout: HandLayout::MiniApp,
     };
     let r = hand(
         Lang::En,
@@ -471,7 +475,7 @@ fn the_hand_message_reads_right() {
         &HandInfo {
             seat: other,
             selection: CardSet::EMPTY,
-            one_tap: false,
+            layout: HandLayout::MiniApp,
             ..h
         },
         &game.view(other),
@@ -501,7 +505,7 @@ fn the_hand_message_reads_right() {
         &HandInfo {
             seat: other,
             selection: CardSet::EMPTY,
-            one_tap: false,
+            layout: HandLayout::MiniApp,
             ..h
         },
         &game.view(other),
@@ -530,7 +534,7 @@ fn the_hand_message_reads_right() {
             &HandInfo {
                 seat: other,
                 selection: sel,
-                one_tap: false,
+                layout: HandLayout::MiniApp,
                 ..h
             },
             &game.view(other),
@@ -551,7 +555,7 @@ fn the_hand_message_reads_right() {
             &HandInfo {
                 seat: other,
                 selection: CardSet::single(c),
-                one_tap: false,
+                layout: HandLayout::MiniApp,
                 ..h
             },
             &game.view(other),
@@ -649,7 +653,7 @@ fn passed_cards_show_as_backs() {
             group_title: "g",
             seat: next,
             selection: CardSet::EMPTY,
-            one_tap: false,
+            layout: HandLayout::MiniApp,
         },
         &game.view(next),
         &game.legal_actions(next),
@@ -818,7 +822,7 @@ fn a_stand_in_hand_offers_only_take_back() {
             group_title: "g",
             seat: seat(0),
             selection: CardSet::EMPTY,
-            one_tap: false,
+            layout: HandLayout::MiniApp,
         },
         &game.view(seat(0)),
         &game.legal_actions(seat(0)),
@@ -872,7 +876,7 @@ fn hearts_passing_and_playing_read_right() {
             group_title: "Friday",
             seat: s,
             selection,
-            one_tap: false,
+            layout: HandLayout::MiniApp,
         };
         hand(Lang::En, &h, &game.view(s), &game.legal_actions(s))
     };
@@ -1073,4 +1077,49 @@ fn a_name_is_isolated_and_cannot_end_its_isolation() {
 /// the snapshots).
 fn unisolated(text: &str) -> String {
     text.replace(['\u{2068}', '\u{2069}'], "")
+}
+
+/// A hand that waits under the table's message (Discord) leaves out what
+/// that message shows and names no version: a move of another seat within
+/// the trick does not change it, where the same hand in a private chat
+/// shows the move. Once it is the seat's turn it shows the table again.
+#[test]
+fn a_hand_waiting_under_the_table_is_not_redrawn_for_anothers_move() {
+    let mut game = known_deal();
+    let leader = game.awaiting()[0];
+    let answerer = leader.next();
+    let waiter = answerer.next().next();
+    let draw = |game: &Game, version: u64, layout: HandLayout, seat: Seat| {
+        let t = info(version, false);
+        let h = HandInfo {
+            table: &t,
+            group_title: "g",
+            seat,
+            selection: CardSet::EMPTY,
+            layout,
+        };
+        hand(Lang::En, &h, &game.view(seat), &game.legal_actions(seat))
+    };
+    let lead = kozel_view(game.view(leader)).deal.hand.first().unwrap();
+    game.apply(
+        leader,
+        GameAction::Kozel(Action::Lead(CardSet::single(lead))),
+    )
+    .unwrap();
+    let before = |layout| draw(&game, 1, layout, waiter);
+    let (under, private) = (
+        before(HandLayout::UnderTable),
+        before(HandLayout::PrivateChat),
+    );
+    assert!(!under.text.contains(&lead.glyph()), "{}", under.text);
+    assert!(private.text.contains(&lead.glyph()), "{}", private.text);
+    let answer = game.safe_action(answerer).unwrap();
+    game.apply(answerer, answer).unwrap();
+    assert_eq!(draw(&game, 2, HandLayout::UnderTable, waiter), under);
+    assert_ne!(draw(&game, 2, HandLayout::PrivateChat, waiter), private);
+    // The seat whose turn it is now sees the lead under the table too.
+    let next = game.awaiting()[0];
+    let theirs = draw(&game, 2, HandLayout::UnderTable, next);
+    assert!(theirs.text.contains(&lead.glyph()), "{}", theirs.text);
+    assert!(theirs.text.contains("Your turn"), "{}", theirs.text);
 }

@@ -1014,7 +1014,16 @@ impl Front {
                 return popup(lang, key::ERR_NOT_SEATED);
             };
             if version != view.version {
-                return popup(lang, key::ERR_STALE);
+                // A hand that waits draws its buttons without a version: a
+                // play from it is refused as what it is while the seat has
+                // no turn.
+                let out_of_turn = version == present::UNVERSIONED && !view.awaiting.contains(&seat);
+                let why = if out_of_turn {
+                    key::ERR_NOT_YOUR_TURN
+                } else {
+                    key::ERR_STALE
+                };
+                return popup(lang, why);
             }
             Command::Act {
                 seat,

@@ -251,6 +251,54 @@ async fn a_hearts_deal_by_clicks_through_429s_and_a_message_too_old_to_edit() {
     w.stop().await;
 }
 
+/// A Hearts hand that waits under the table is not edited for others'
+/// plays (its cards carry no version); a card picked from it out of turn
+/// is refused as out of turn, not as out of date, and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hearts_card_picked_out_of_turn_says_so() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "hearts").await;
+    // Through the passing to the first play.
+    loop {
+        let t = w.table(id).await;
+        let seat = t.awaiting()[0];
+        let plays = t
+            .game()
+            .unwrap()
+            .legal_actions(seat)
+            .iter()
+            .any(|a| matches!(a, GameAction::Hearts(kozyr::hearts::Action::Play(_))));
+        w.play_safe(&t).await;
+        w.wait_version_after(id, t.version()).await;
+        if plays {
+            break;
+        }
+    }
+    let t = w.table(id).await;
+    let waiter = t.awaiting()[0].next().next().index();
+    let hand = w.hand(waiter, id).await;
+    let card = w
+        .sees(waiter, "the waiting hand's cards", |seen| {
+            let m = seen.iter().find(|m| m.id == hand)?;
+            let (_, value, _) = m.select.as_ref()?.options.first()?.clone();
+            matches!(press(&value), Some((0, TableAction::HeartsPlay(_)))).then_some(value)
+        })
+        .await;
+    let q = w.fake.choose(&w.users[waiter], hand, &[card]).unwrap();
+    assert_eq!(w.answered(q).await, 4, "an ephemeral refusal");
+    let note = w
+        .fake
+        .seen_by(&w.users[waiter], CHANNEL)
+        .into_iter()
+        .rev()
+        .find(|m| m.ephemeral && m.id != hand)
+        .unwrap();
+    assert!(note.content.contains("not your turn"), "{}", note.content);
+    assert_eq!(w.table(id).await.version(), t.version());
+    w.assert_clean();
+    w.stop().await;
+}
+
 /// A channel speaks its server's language (`guild_locale`), a hand its
 /// owner's (`locale`); every slash command is answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

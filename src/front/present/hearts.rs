@@ -3,11 +3,11 @@
 use crate::front::screen::{Button, Keyboard};
 
 use super::{
-    HandInfo, Occupant, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
-    suit_name, trick_taken_lines,
+    HandInfo, HandLayout, Occupant, Screen, TableInfo, button, glyphs, last_trick_lines, line,
+    shown_seconds, suit_name, trick_taken_lines,
 };
 use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
-use crate::front::action::TableAction;
+use crate::front::action::{Press, TableAction};
 use crate::game::GameEvent;
 use crate::hearts::{Action, Event, PassDirection, Phase, RuleError, Standing, View};
 use crate::i18n::{Args, Lang, key, tr};
@@ -271,7 +271,9 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
         ));
     }
     let mut trick = Vec::new();
-    trick_lines(lang, t, v, &mut trick);
+    if !waits_under_table(info, legal) {
+        trick_lines(lang, t, v, &mut trick);
+    }
     if !trick.is_empty() {
         out.push(line(lang, key::HAND_TABLE, Args::new()));
         out.extend(trick);
@@ -308,7 +310,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
                 Args::new().text("mark", UNPLAYABLE),
             ));
         }
-    } else if let Some(s) = d.to_act {
+    } else if let Some(s) = d.to_act.filter(|_| !waits_under_table(info, legal)) {
         out.push(line(
             lang,
             key::HAND_WAITING,
@@ -341,6 +343,12 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
     }
 }
 
+/// Whether this hand waits under the table's message, which shows the
+/// trick and whose turn it is: the hand leaves those out.
+fn waits_under_table(info: &HandInfo, legal: &[Action]) -> bool {
+    info.layout == HandLayout::UnderTable && legal.is_empty()
+}
+
 fn hand_keyboard(
     lang: Lang,
     info: &HandInfo,
@@ -349,6 +357,21 @@ fn hand_keyboard(
     selection: CardSet,
 ) -> Keyboard {
     let t = info.table;
+    // A hand that waits under the table names no version in its buttons
+    // (a selection needs the card and the seat alone; a play out of turn
+    // is refused either way), so another seat's move does not edit it.
+    let waits = info.layout == HandLayout::UnderTable && !choices.pass && choices.plays.is_empty();
+    let pick = |action| {
+        if waits {
+            Press::Table {
+                table: t.table,
+                version: super::UNVERSIONED,
+                action,
+            }
+        } else {
+            t.callback(action)
+        }
+    };
     // Passing picks three cards; once the tricks begin, a card's button
     // plays it (on another's turn the press is refused: not your turn).
     let playing = v.deal.phase != Phase::Passing;
@@ -367,7 +390,7 @@ fn hand_keyboard(
             } else {
                 TableAction::Toggle(c)
             };
-            button(format!("{barred}{mark}{}", c.glyph()), t.callback(action))
+            button(format!("{barred}{mark}{}", c.glyph()), pick(action))
         })
         .collect();
     let mut rows: Vec<Vec<Button>> = cards.chunks(CARDS_PER_ROW).map(<[_]>::to_vec).collect();
@@ -380,10 +403,7 @@ fn hand_keyboard(
         ));
     }
     if !selection.is_empty() {
-        actions.push(button(
-            label(key::BTN_CLEAR),
-            t.callback(TableAction::Clear),
-        ));
+        actions.push(button(label(key::BTN_CLEAR), pick(TableAction::Clear)));
     }
     if !actions.is_empty() {
         rows.push(actions);

@@ -451,7 +451,7 @@ fn hand_keyboard(
         if waits_under_table(info, choices.legal) {
             Press::Table {
                 table: t.table,
-                version: 0,
+                version: super::UNVERSIONED,
                 action,
             }
         } else {

@@ -150,6 +150,12 @@ pub struct HandInfo<'a> {
     pub layout: HandLayout,
 }
 
+/// The version a hand that waits under the table draws in its buttons:
+/// none. A selection needs the card and the seat alone; a play from such a
+/// hand is refused as out of turn while the seat has none, and as out of
+/// date once it has (no table is at version 0 once cards are dealt).
+pub const UNVERSIONED: u64 = 0;
+
 /// How a hand is drawn, by where it is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HandLayout {

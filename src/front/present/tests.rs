@@ -1123,3 +1123,47 @@ fn a_hand_waiting_under_the_table_is_not_redrawn_for_anothers_move() {
     assert!(theirs.text.contains(&lead.glyph()), "{}", theirs.text);
     assert!(theirs.text.contains("Your turn"), "{}", theirs.text);
 }
+
+/// Hearts too: a hand that waits under the table is not edited for another
+/// seat's play within the trick, where a private chat's hand shows it.
+#[test]
+fn a_hearts_hand_waiting_under_the_table_is_not_redrawn_for_anothers_play() {
+    let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
+    // Through the passing to the first lead.
+    while !game
+        .legal_actions(game.awaiting()[0])
+        .iter()
+        .any(|a| matches!(a, GameAction::Hearts(h::Action::Play(_))))
+    {
+        let s = game.awaiting()[0];
+        game.apply(s, game.safe_action(s).unwrap()).unwrap();
+    }
+    let leader = game.awaiting()[0];
+    game.apply(leader, game.safe_action(leader).unwrap())
+        .unwrap();
+    let waiter = game.awaiting()[0].next().next();
+    let draw = |game: &Game, version: u64, layout: HandLayout| {
+        let t = info(version, false);
+        let h = HandInfo {
+            table: &t,
+            group_title: "g",
+            seat: waiter,
+            selection: CardSet::EMPTY,
+            layout,
+        };
+        hand(
+            Lang::En,
+            &h,
+            &game.view(waiter),
+            &game.legal_actions(waiter),
+        )
+    };
+    let under = draw(&game, 1, HandLayout::UnderTable);
+    let private = draw(&game, 1, HandLayout::PrivateChat);
+    assert!(!under.text.contains("Waiting for"), "{}", under.text);
+    assert!(private.text.contains("Waiting for"), "{}", private.text);
+    let s = game.awaiting()[0];
+    game.apply(s, game.safe_action(s).unwrap()).unwrap();
+    assert_eq!(draw(&game, 2, HandLayout::UnderTable), under);
+    assert_ne!(draw(&game, 2, HandLayout::PrivateChat), private);
+}

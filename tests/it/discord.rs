@@ -293,7 +293,15 @@ async fn a_hearts_card_picked_out_of_turn_says_so() {
         .rev()
         .find(|m| m.ephemeral && m.id != hand)
         .unwrap();
-    assert!(note.content.contains("not your turn"), "{}", note.content);
+    // In the person's own language (the four people's clients differ).
+    use kozyr::i18n::{Args, Lang, key, tr};
+    let said = |k| {
+        Lang::ALL
+            .iter()
+            .any(|&l| note.content.contains(&tr(l, k, &Args::new())))
+    };
+    assert!(said(key::ERR_NOT_YOUR_TURN), "{}", note.content);
+    assert!(!said(key::ERR_STALE), "{}", note.content);
     assert_eq!(w.table(id).await.version(), t.version());
     w.assert_clean();
     w.stop().await;

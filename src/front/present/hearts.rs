@@ -3,11 +3,11 @@
 use crate::front::screen::{Button, Keyboard};
 
 use super::{
-    HandInfo, HandLayout, Occupant, Screen, TableInfo, button, glyphs, last_trick_lines, line,
-    shown_seconds, suit_name, trick_taken_lines,
+    HandInfo, Occupant, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
+    suit_name, trick_taken_lines,
 };
 use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
-use crate::front::action::{Press, TableAction};
+use crate::front::action::TableAction;
 use crate::game::GameEvent;
 use crate::hearts::{Action, Event, PassDirection, Phase, RuleError, Standing, View};
 use crate::i18n::{Args, Lang, key, tr};
@@ -270,8 +270,9 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
             Args::new().html("cards", cards_text(received)),
         ));
     }
+    let waits = info.waits_under_table(legal.is_empty());
     let mut trick = Vec::new();
-    if !waits_under_table(info, legal) {
+    if !waits {
         trick_lines(lang, t, v, &mut trick);
     }
     if !trick.is_empty() {
@@ -310,7 +311,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
                 Args::new().text("mark", UNPLAYABLE),
             ));
         }
-    } else if let Some(s) = d.to_act.filter(|_| !waits_under_table(info, legal)) {
+    } else if let Some(s) = d.to_act.filter(|_| !waits) {
         out.push(line(
             lang,
             key::HAND_WAITING,
@@ -339,14 +340,8 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &View, legal: &[Action]) -> Screen {
     }
     Screen {
         text: super::lines(&out),
-        keyboard: hand_keyboard(lang, info, v, &choices, selection),
+        keyboard: hand_keyboard(lang, info, v, &choices, waits, selection),
     }
-}
-
-/// Whether this hand waits under the table's message, which shows the
-/// trick and whose turn it is: the hand leaves those out.
-fn waits_under_table(info: &HandInfo, legal: &[Action]) -> bool {
-    info.layout == HandLayout::UnderTable && legal.is_empty()
 }
 
 fn hand_keyboard(
@@ -354,24 +349,14 @@ fn hand_keyboard(
     info: &HandInfo,
     v: &View,
     choices: &Choices,
+    waits: bool,
     selection: CardSet,
 ) -> Keyboard {
     let t = info.table;
     // A hand that waits under the table names no version in its buttons
     // (a selection needs the card and the seat alone; a play out of turn
     // is refused either way), so another seat's move does not edit it.
-    let waits = info.layout == HandLayout::UnderTable && !choices.pass && choices.plays.is_empty();
-    let pick = |action| {
-        if waits {
-            Press::Table {
-                table: t.table,
-                version: super::UNVERSIONED,
-                action,
-            }
-        } else {
-            t.callback(action)
-        }
-    };
+    let pick = |action| info.press(waits, action);
     // Passing picks three cards; once the tricks begin, a card's button
     // plays it (on another's turn the press is refused: not your turn).
     let playing = v.deal.phase != Phase::Passing;

@@ -3,11 +3,11 @@
 use crate::front::screen::{Button, Keyboard};
 
 use super::{
-    BACK, HandInfo, HandLayout, Screen, TableInfo, button, glyphs, last_trick_lines, line,
-    shown_seconds, suit_name, trick_taken_lines,
+    BACK, HandInfo, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
+    suit_name, trick_taken_lines,
 };
 use crate::cards::{Card, CardSet, Seat, Suit};
-use crate::front::action::{Press, TableAction};
+use crate::front::action::TableAction;
 use crate::game::GameEvent;
 use crate::i18n::{Args, Lang, key, tr, tr_html};
 use crate::kozel::{
@@ -264,8 +264,9 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
         return Screen::text(super::lines(&out));
     }
     deal_lines(lang, v, &mut out);
+    let waits = info.waits_under_table(legal.is_empty());
     let mut played = Vec::new();
-    if !waits_under_table(info, legal) {
+    if !waits {
         table_lines(lang, t, v, &mut played);
     }
     if !played.is_empty() {
@@ -295,10 +296,10 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
     }
     let choices = Choices::of(legal, trump);
     let selection = info.selection & d.hand;
-    prompt_lines(lang, info, v, &choices, selection, &mut out);
+    prompt_lines(lang, info, v, &choices, waits, selection, &mut out);
     Screen {
         text: super::lines(&out),
-        keyboard: hand_keyboard(lang, info, v, &choices, selection),
+        keyboard: hand_keyboard(lang, info, v, &choices, waits, selection),
     }
 }
 
@@ -331,6 +332,7 @@ fn prompt_lines(
     info: &HandInfo,
     v: &SeriesView,
     choices: &Choices,
+    waits: bool,
     selection: CardSet,
     out: &mut Vec<String>,
 ) {
@@ -344,7 +346,7 @@ fn prompt_lines(
             key::HAND_YOUR_ANSWER,
             Args::new().num("count", d.width),
         ));
-    } else if let Some(s) = d.to_act.filter(|_| !waits_under_table(info, choices.legal)) {
+    } else if let Some(s) = d.to_act.filter(|_| !waits) {
         let name = info.table.name(lang, s);
         out.push(line(
             lang,
@@ -415,12 +417,6 @@ fn prompt_lines(
     }
 }
 
-/// Whether this hand waits under the table's message, which shows the
-/// cards on the table and whose turn it is: the hand leaves those out.
-fn waits_under_table(info: &HandInfo, legal: &[Action]) -> bool {
-    info.layout == HandLayout::UnderTable && legal.is_empty()
-}
-
 /// Whether this hand answers one card with one tap on a card's move
 /// button: an answer of one card where the hand asks for it (a chat).
 /// Leads keep selecting first, as a lead may hold several cards.
@@ -438,6 +434,7 @@ fn hand_keyboard(
     info: &HandInfo,
     v: &SeriesView,
     choices: &Choices,
+    waits: bool,
     selection: CardSet,
 ) -> Keyboard {
     let t = info.table;
@@ -447,17 +444,7 @@ fn hand_keyboard(
     // hand that waits has no move to offer: one that waits under the table
     // names no version in its buttons, so it is not redrawn for a move
     // that changed nothing else in it.
-    let pick = |action| {
-        if waits_under_table(info, choices.legal) {
-            Press::Table {
-                table: t.table,
-                version: super::UNVERSIONED,
-                action,
-            }
-        } else {
-            t.callback(action)
-        }
-    };
+    let pick = |action| info.press(waits, action);
     if one_tap_answer(info, v, choices) {
         let star = |c: Card| if c.suit() == trump { "★" } else { "" };
         let moves = |make: fn(CardSet) -> Action, wrap: fn(CardSet) -> TableAction, mark| {

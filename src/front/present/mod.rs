@@ -150,6 +150,29 @@ pub struct HandInfo<'a> {
     pub layout: HandLayout,
 }
 
+impl HandInfo<'_> {
+    /// Whether this hand waits under the table's message: its seat has no
+    /// move now (`idle`) and the message above shows the cards on the
+    /// table and whose turn it is, so the hand leaves those out.
+    fn waits_under_table(&self, idle: bool) -> bool {
+        self.layout == HandLayout::UnderTable && idle
+    }
+
+    /// A hand button's press: at the table's version, or at none
+    /// ([`UNVERSIONED`]) on a hand that `waits` under the table, so another
+    /// seat's move does not change the hand.
+    fn press(&self, waits: bool, action: TableAction) -> Press {
+        if !waits {
+            return self.table.callback(action);
+        }
+        Press::Table {
+            table: self.table.table,
+            version: UNVERSIONED,
+            action,
+        }
+    }
+}
+
 /// The version a hand that waits under the table draws in its buttons:
 /// none. A selection needs the card and the seat alone; a play from such a
 /// hand is refused as out of turn while the seat has none, and as out of

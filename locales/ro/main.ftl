@@ -222,7 +222,7 @@ hand-waiting = Așteptăm: { $name }.
 hand-turn-allowance = ⏳ Ai { $seconds } s pe mutare.
 hand-selected = Alese: { $cards }
 hand-select-hint = Atinge cărțile ca să le alegi.
-hand-one-tap-hint = Atinge o carte: ⚔ bate cu ea, ↓ o arunci cu fața în jos.
+hand-one-tap-hint = Atinge o carte: ⚔ bate cu ea, ↓ o aruncă cu fața în jos.
 hand-can-beat = Poți bate cu: { $options }
 hand-cannot-beat =
     { RO_PLURAL($count) ->

@@ -674,7 +674,7 @@ fn kozel_table_and_hands() {
 
             👉 **E rândul tău**: bate sau aruncă 1 carte.
             ⏳ Ai 60 s pe mutare.
-            Atinge o carte: ⚔ bate cu ea, ↓ o arunci cu fața în jos.
+            Atinge o carte: ⚔ bate cu ea, ↓ o aruncă cu fața în jos.
             Poți bate cu: K♦
             [⚔K♦ | t7.14.b80000000000]
             [↓7♠ | t7.14.p20] [↓10♠ | t7.14.p100] [↓K♦ | t7.14.p80000000000] [↓K♣ | t7.14.p800000000000000]
@@ -733,6 +733,51 @@ fn kozel_table_and_hands() {
             Așteptăm: ⁅Carla⁆.
             Atinge cărțile ca să le alegi.
             [8♦ | t7.14.c8D] [6♣ | t7.14.c6C] [9♥★ | t7.14.c9H]
+        "#]],
+    );
+    // The same seat under the table on Discord: its cards and the last
+    // trick, not what the table message above shows, and picks that name
+    // no version.
+    check(
+        |l| {
+            hand_in(
+                l,
+                &t,
+                &game,
+                waiting,
+                CardSet::EMPTY,
+                HandLayout::UnderTable,
+            )
+        },
+        expect![[r#"
+            ── en
+            **Kozel** · ⁅Friday <cards>⁆
+            Trump: A♥ (hearts) · Stock: 20 cards
+            You discarded face down: 6♦
+
+            Tap cards to select them.
+            [8♦ | t7.0.c8D] [6♣ | t7.0.c6C] [9♥★ | t7.0.c9H]
+            ── ru
+            **Козёл** · ⁅Friday <cards>⁆
+            Козырь: A♥ (червы) · В колоде: 20 карт
+            Вы сбросили рубашкой вверх: 6♦
+
+            Нажимайте на карты, чтобы выбрать их.
+            [8♦ | t7.0.c8D] [6♣ | t7.0.c6C] [9♥★ | t7.0.c9H]
+            ── pt
+            **Kozel** · ⁅Friday <cards>⁆
+            Trunfo: A♥ (copas) · Monte: 20 cartas
+            Você descartou viradas para baixo: 6♦
+
+            Toque nas cartas para escolhê-las.
+            [8♦ | t7.0.c8D] [6♣ | t7.0.c6C] [9♥★ | t7.0.c9H]
+            ── ro
+            **Kozel** · ⁅Friday <cards>⁆
+            Atu: A♥ (inimă roșie) · Pachet: 20 de cărți
+            Ai aruncat cu fața în jos: 6♦
+
+            Atinge cărțile ca să le alegi.
+            [8♦ | t7.0.c8D] [6♣ | t7.0.c6C] [9♥★ | t7.0.c9H]
         "#]],
     );
 }

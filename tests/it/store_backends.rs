@@ -388,8 +388,13 @@ async fn a_write_after_the_close_is_dropped_as_closed(backend: Backend) {
 async fn owed_announcements_stats_and_leaderboard(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open(backend, &dir).await;
+    // A known deal: with a random one, the seeded moves below sometimes
+    // end it in eggs (60 points each), which no team wins.
     let (service, _effects) = TableService::builder(store.clone())
-        .options(ServiceOptions::default())
+        .options(ServiceOptions {
+            seed: Some(1),
+            ..ServiceOptions::default()
+        })
         .start()
         .await
         .unwrap();

@@ -11,28 +11,21 @@
 //! serving replica handle it again, and the de-duplication key applies
 //! the press once.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use twilight_model::application::interaction::Interaction;
 
 use super::shared::Shared;
+use crate::outlet::inbox::{Gone, Row};
 use crate::table::storage::{Inbox, InboxEntry};
 
 /// Past this age an interaction is not handled: Discord wants its answer
 /// within 3 s of the press and has already told the person it failed. Half
 /// a second less leaves room for the answer to travel.
 pub const TOO_OLD: Duration = Duration::from_millis(2_500);
-
-/// How many rows one read takes.
-const BATCH: u32 = 256;
-
-/// How often the reader looks without a wake-up (a `NOTIFY` lost with its
-/// connection, a row left by a replica that died).
-const POLL_EVERY: Duration = Duration::from_millis(500);
 
 /// What a standby's shard received, as an inbox row's body.
 #[derive(Debug, Serialize, Deserialize)]
@@ -89,109 +82,51 @@ pub async fn put(inbox: &Inbox, id: u64, received: &Received) -> Result<(), Inta
     Ok(())
 }
 
-/// Reads the inbox's Discord rows until `stop`, oldest first, handling
-/// each as an event of the serving replica's own shards.
+/// Reads the inbox's Discord rows until `stop` ([`crate::outlet::inbox`]),
+/// handling each as an event of the serving replica's own shards: an
+/// interaction on its own task (as from a shard), a message at once (its
+/// count is all there is to do).
 pub async fn consume(
     shared: Arc<Shared>,
     inbox: Inbox,
     defer_after: Duration,
     mut stop: watch::Receiver<bool>,
 ) {
-    let mut wakeups = match inbox.wakeups().await {
-        Ok(w) => Some(w),
-        Err(e) => {
-            tracing::warn!(error = %e, "no inbox wake-ups: polling it");
-            None
-        }
+    let stop = async move {
+        let _ = stop.changed().await;
     };
-    // Rows being handled: read again until deleted, they are not taken
-    // twice. Every read starts at the beginning, since a row committed
-    // late may hold a lower `seq` than one read already; the rows are
-    // deleted once handled, so what is read stays short.
-    let taken: Arc<Mutex<HashSet<i64>>> = Arc::default();
-    loop {
-        match inbox.after(0, BATCH).await {
-            Ok(rows) => {
-                for row in rows {
-                    if !lock(&taken).insert(row.seq) {
-                        continue;
-                    }
-                    handle(&shared, &inbox, row, defer_after, &taken).await;
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot read the inbox"),
-        }
-        let woken = async {
-            match wakeups.as_mut() {
-                Some(w) => {
-                    if w.changed().await.is_err() {
-                        wakeups = None;
-                    }
-                }
-                None => std::future::pending().await,
+    let take = move |row: InboxEntry| -> Result<Row, Gone> {
+        let received: Received = match serde_json::from_str(&row.body) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(error = %e, seq = row.seq, key = %row.key, "an inbox row that is no Discord event: dropped");
+                return Ok(Row::Done);
             }
         };
-        tokio::select! {
-            () = woken => {}
-            () = tokio::time::sleep(POLL_EVERY) => {}
-            _ = stop.changed() => return,
+        if let Some((channel, author)) = received.message {
+            shared.on_message(channel, author);
         }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Handles one row; an interaction on its own task (as from a shard), a
-/// message at once (its count is all there is to do).
-async fn handle(
-    shared: &Arc<Shared>,
-    inbox: &Inbox,
-    row: InboxEntry,
-    defer_after: Duration,
-    taken: &Arc<Mutex<HashSet<i64>>>,
-) {
-    let received: Received = match serde_json::from_str(&row.body) {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::warn!(error = %e, seq = row.seq, key = %row.key, "an inbox row that is no Discord event: dropped");
-            done(inbox, row.seq, taken).await;
-            return;
+        let Some(interaction) = received.interaction else {
+            return Ok(Row::Done);
+        };
+        let age = Duration::from_millis(now_ms().saturating_sub(received.at_ms));
+        if age >= TOO_OLD {
+            tracing::info!(interaction = %row.key, age_ms = age.as_millis() as u64,
+                "an interaction from the inbox is past Discord's answer window: dropped");
+            return Ok(Row::Done);
         }
+        // What the standby's delay took is not left to wait before deferring.
+        let defer_after = defer_after.saturating_sub(age);
+        let (handled, done) = oneshot::channel::<()>();
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            super::handlers::on_interaction(shared, *interaction, defer_after).await;
+            drop(handled);
+        });
+        Ok(Row::Handling(done))
     };
-    let age = Duration::from_millis(now_ms().saturating_sub(received.at_ms));
-    if let Some((channel, author)) = received.message {
-        shared.on_message(channel, author);
-    }
-    let Some(interaction) = received.interaction else {
-        done(inbox, row.seq, taken).await;
-        return;
-    };
-    if age >= TOO_OLD {
-        tracing::info!(interaction = %row.key, age_ms = age.as_millis() as u64,
-            "an interaction from the inbox is past Discord's answer window: dropped");
-        done(inbox, row.seq, taken).await;
-        return;
-    }
-    let (shared, inbox, taken) = (shared.clone(), inbox.clone(), taken.clone());
-    // What the standby's delay took is not left to wait before deferring.
-    let defer_after = defer_after.saturating_sub(age);
-    tokio::spawn(async move {
-        super::handlers::on_interaction(shared, *interaction, defer_after).await;
-        done(&inbox, row.seq, &taken).await;
-    });
-}
-
-/// Deletes a handled row. If that fails it stays taken here (not handled
-/// twice by this replica) and the next serving replica handles it again.
-async fn done(inbox: &Inbox, seq: i64, taken: &Mutex<HashSet<i64>>) {
-    match inbox.done(seq).await {
-        Ok(()) => {
-            lock(taken).remove(&seq);
-        }
-        Err(e) => tracing::warn!(error = %e, seq, "cannot delete a handled inbox row"),
-    }
+    // An interaction past its window is not worth waiting for at a stop.
+    crate::outlet::inbox::read(inbox, stop, Duration::ZERO, take).await;
 }
 
 #[cfg(test)]

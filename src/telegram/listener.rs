@@ -58,6 +58,8 @@ use tokio::task::JoinHandle;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
 use crate::i18n::{Args, Lang, key, tr};
+use crate::outlet::inbox::{Gone, Row};
+use crate::table::storage::InboxEntry;
 
 /// An update still in flight this long is taken as handled (a handler that
 /// never ends must not hold every later update unconfirmed).
@@ -81,10 +83,13 @@ const SHARED_CLIENT_HOLD: Duration = Duration::from_secs(10);
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// The updates handed to the dispatcher and not yet handled.
+type InFlight = (Instant, Option<ChatId>, oneshot::Sender<()>);
+
 #[derive(Debug, Default)]
 pub struct Handled {
-    /// Since when, and in which chat (the dispatcher's queue it waits in).
-    in_flight: Mutex<BTreeMap<u32, (Instant, Option<ChatId>)>>,
+    /// Since when, in which chat (the dispatcher's queue it waits in), and
+    /// whom to tell once it is handled (by dropping the sender).
+    in_flight: Mutex<BTreeMap<u32, InFlight>>,
     finished: Notify,
 }
 
@@ -93,8 +98,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Handled {
-    fn begin(&self, id: u32, chat: Option<ChatId>, now: Instant) {
-        lock(&self.in_flight).insert(id, (now, chat));
+    /// Update `id` is in flight; the receiver resolves once it is handled.
+    fn begin(&self, id: u32, chat: Option<ChatId>, now: Instant) -> oneshot::Receiver<()> {
+        let (done, handled) = oneshot::channel();
+        lock(&self.in_flight).insert(id, (now, chat, done));
+        handled
     }
 
     /// Waits, at most `grace`, until no update is in flight (at a stop:
@@ -112,7 +120,7 @@ impl Handled {
     fn in_flight_in(&self, chat: ChatId) -> usize {
         lock(&self.in_flight)
             .values()
-            .filter(|(_, c)| *c == Some(chat))
+            .filter(|(_, c, _)| *c == Some(chat))
             .count()
     }
 
@@ -129,7 +137,7 @@ impl Handled {
     /// The oldest update still in flight.
     fn oldest(&self) -> Option<u32> {
         let mut m = lock(&self.in_flight);
-        m.retain(|id, (since, _)| {
+        m.retain(|id, (since, _, _)| {
             let keep = since.elapsed() < GIVE_UP_AFTER;
             if !keep {
                 tracing::warn!(
@@ -354,9 +362,9 @@ fn gate(
 #[derive(Debug)]
 struct DispatcherGone;
 
-/// Lets `update` through [`gate`] to the dispatcher (`true`), answers it
-/// "too fast" beside the dispatcher, or drops it; what is let through or
-/// answered is in flight in `handled` until handled.
+/// Lets `update` through [`gate`] to the dispatcher (`Some`: resolves once
+/// it is handled; in flight in `handled` until then), or answers it "too
+/// fast" beside the dispatcher, or drops it (`None`).
 fn admit_or_answer(
     update: Update,
     bot: &Bot,
@@ -364,13 +372,14 @@ fn admit_or_answer(
     handled: &Arc<Handled>,
     default_lang: Lang,
     tx: &mpsc::UnboundedSender<Item>,
-) -> Result<(), DispatcherGone> {
+) -> Result<Option<oneshot::Receiver<()>>, DispatcherGone> {
     let id = update.id.0;
     let now = Instant::now();
     match gate(&update, limits, handled, default_lang, now) {
         Gate::Dispatch => {
-            handled.begin(id, update.chat().map(|c| c.id), now);
+            let done = handled.begin(id, update.chat().map(|c| c.id), now);
             tx.send(Ok(update)).map_err(|_| DispatcherGone)?;
+            return Ok(Some(done));
         }
         Gate::TooFast { query, text } => {
             // Answered beside the dispatcher, and not held in flight: the
@@ -392,7 +401,7 @@ fn admit_or_answer(
             );
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Reads one batch: `Ok` with every update parsed or rejected one by one.
@@ -628,14 +637,6 @@ async fn poll_loop(
 
 // ------------------------------------------------------------ the inbox
 
-/// How often the inbox is read when no wake-up came (a NOTIFY lost with
-/// its connection, a put by a process that cannot notify this one).
-pub const INBOX_POLL: Duration = Duration::from_millis(500);
-
-/// How many waiting updates one read of the inbox takes beside those in
-/// flight.
-const INBOX_BATCH: u32 = 100;
-
 /// The inbox's state as teloxide's [`StatefulListener`] holds it.
 pub struct InboxState {
     updates: UnboundedReceiverStream<Item>,
@@ -654,15 +655,12 @@ fn inbox_stop_token(state: &mut InboxState) -> StopToken {
     state.stop.clone()
 }
 
-/// A listener over the webhook's inbox (see [`super::webhook`]): the
-/// serving process hands each waiting update to the dispatcher in the
-/// order received, through the same [`PressLimits`] as long polling, and
-/// deletes its row once it was handled ([`Handled::guard`]: committed,
-/// refused, answered "too fast" or dropped). A row is handed out once
-/// while its update is in flight; a process killed before the delete
-/// leaves it to the next serving one, and the table service's
-/// de-duplication applies it once. The task ends after the listener is
-/// stopped and the rows of what was handled meanwhile are deleted.
+/// A listener over the webhook's inbox (see [`super::webhook`]), read by
+/// [`crate::outlet::inbox::read`] once the dispatcher listens: each
+/// waiting update goes to the dispatcher in the order received, through
+/// the same [`PressLimits`] as long polling, and its row is deleted once
+/// it was handled ([`Handled::guard`]: committed, refused, answered "too
+/// fast" or dropped).
 pub fn inbox(
     inbox: crate::table::storage::Inbox,
     bot: Bot,
@@ -676,15 +674,40 @@ pub fn inbox(
     let (tx, rx) = mpsc::unbounded_channel();
     let (stop_token, stopped) = mk_stop_token();
     let (start_tx, start_rx) = oneshot::channel();
-    let reader = InboxReader {
-        inbox,
-        bot,
-        handled,
-        default_lang,
-        limits: PressLimits::new(rates.person, rates.chat),
-        handed: BTreeMap::new(),
+    let mut limits = PressLimits::new(rates.person, rates.chat);
+    let take = move |row: InboxEntry| -> Result<Row, Gone> {
+        // Expires what was in flight too long, as long polling does.
+        let _ = handled.oldest();
+        let update = match serde_json::from_str::<Value>(&row.body).map(parse_update) {
+            Ok(Incoming::Update(u)) => *u,
+            Ok(Incoming::Malformed { id, error }) => {
+                tracing::warn!(seq = row.seq, update = ?id, %error, "skipping an update in the inbox that cannot be read");
+                return Ok(Row::Done);
+            }
+            Err(error) => {
+                tracing::warn!(seq = row.seq, %error, "skipping an update in the inbox that cannot be read");
+                return Ok(Row::Done);
+            }
+        };
+        if handled.is_in_flight(update.id.0) {
+            // The same update under another row (delivered again after
+            // its first row was deleted, and that one still in flight).
+            return Ok(Row::Later);
+        }
+        let dispatched = admit_or_answer(update, &bot, &mut limits, &handled, default_lang, &tx);
+        match dispatched.map_err(|DispatcherGone| Gone)? {
+            Some(done) => Ok(Row::Handling(done)),
+            None => Ok(Row::Done),
+        }
     };
-    let task = tokio::spawn(reader.run(tx, stopped, start_rx));
+    let task = tokio::spawn(async move {
+        tokio::pin!(stopped);
+        tokio::select! {
+            a = start_rx => if a.is_err() { return },
+            () = &mut stopped => return,
+        }
+        crate::outlet::inbox::read(inbox, stopped, STOP_GRACE, take).await;
+    });
     let listener = StatefulListener::new(
         InboxState {
             updates: UnboundedReceiverStream::new(rx),
@@ -695,148 +718,6 @@ pub fn inbox(
         inbox_stop_token,
     );
     (listener, task)
-}
-
-/// The serving process's side of the inbox.
-struct InboxReader {
-    inbox: crate::table::storage::Inbox,
-    bot: Bot,
-    handled: Arc<Handled>,
-    default_lang: Lang,
-    limits: PressLimits,
-    /// Rows handed out and not yet deleted: seq → update id.
-    handed: BTreeMap<i64, u32>,
-}
-
-impl InboxReader {
-    async fn run(
-        mut self,
-        tx: mpsc::UnboundedSender<Item>,
-        stopped: StopFlag,
-        start: oneshot::Receiver<()>,
-    ) {
-        tokio::pin!(stopped);
-        tokio::select! {
-            a = start => if a.is_err() { return },
-            () = &mut stopped => return,
-        }
-        let mut wakeups = match self.inbox.wakeups().await {
-            Ok(w) => Some(w),
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for the inbox; reading it every {INBOX_POLL:?}");
-                None
-            }
-        };
-        let handled = self.handled.clone();
-        loop {
-            let finished = handled.finished.notified();
-            if let Some(w) = wakeups.as_mut() {
-                w.borrow_and_update();
-            }
-            self.forget_handled().await;
-            if self.hand_out(&tx).await.is_err() {
-                break;
-            }
-            tokio::select! {
-                () = finished => {}
-                changed = async {
-                    match wakeups.as_mut() {
-                        Some(w) => w.changed().await,
-                        None => std::future::pending().await,
-                    }
-                } => if changed.is_err() { wakeups = None },
-                () = tokio::time::sleep(INBOX_POLL) => {}
-                () = &mut stopped => break,
-            }
-        }
-        // The stream ends; the dispatcher finishes the updates in hand,
-        // whose rows are then deleted. The rest wait for the next serving
-        // process.
-        drop(tx);
-        self.handled.drain(STOP_GRACE).await;
-        self.forget_handled().await;
-        if !self.handed.is_empty() {
-            tracing::warn!(
-                updates = self.handed.len(),
-                "stopping with updates not handled; the next serving process handles them"
-            );
-        }
-    }
-
-    /// Deletes the rows of the updates handled since the last look.
-    async fn forget_handled(&mut self) {
-        // Expires what was in flight too long, as long polling does.
-        let _ = self.handled.oldest();
-        let done: Vec<i64> = self
-            .handed
-            .iter()
-            .filter(|(_, id)| !self.handled.is_in_flight(**id))
-            .map(|(seq, _)| *seq)
-            .collect();
-        for seq in done {
-            match self.inbox.done(seq).await {
-                Ok(()) => {
-                    self.handed.remove(&seq);
-                }
-                // Kept: tried again at the next look.
-                Err(e) => tracing::warn!(seq, error = %e, "cannot delete a handled update"),
-            }
-        }
-    }
-
-    /// Hands the waiting rows not yet handed out to the dispatcher, in
-    /// order; `Err` once the dispatcher is gone.
-    async fn hand_out(&mut self, tx: &mpsc::UnboundedSender<Item>) -> Result<(), DispatcherGone> {
-        let limit =
-            INBOX_BATCH.saturating_add(u32::try_from(self.handed.len()).unwrap_or(u32::MAX));
-        let waiting = match self.inbox.after(0, limit).await {
-            Ok(rows) => rows,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the inbox");
-                return Ok(());
-            }
-        };
-        for row in waiting {
-            if self.handed.contains_key(&row.seq) {
-                continue;
-            }
-            let incoming = match serde_json::from_str::<Value>(&row.body) {
-                Ok(value) => parse_update(value),
-                Err(e) => Incoming::Malformed {
-                    id: None,
-                    error: e.to_string(),
-                },
-            };
-            let update = match incoming {
-                Incoming::Update(u) => *u,
-                Incoming::Malformed { id, error } => {
-                    tracing::warn!(seq = row.seq, update = ?id, %error, "skipping an update in the inbox that cannot be read");
-                    if let Err(e) = self.inbox.done(row.seq).await {
-                        tracing::warn!(seq = row.seq, error = %e, "cannot delete an unreadable update");
-                    }
-                    continue;
-                }
-            };
-            let id = update.id.0;
-            if self.handled.is_in_flight(id) {
-                // The same update under another row (delivered again
-                // after its first row was deleted, and that one still in
-                // flight): the row waits for the next look.
-                continue;
-            }
-            // A dropped update is not in flight: its row goes at the next look.
-            self.handed.insert(row.seq, id);
-            admit_or_answer(
-                update,
-                &self.bot,
-                &mut self.limits,
-                &self.handled,
-                self.default_lang,
-                tx,
-            )?;
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

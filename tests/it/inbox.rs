@@ -34,6 +34,7 @@ both!(
     updates_wait_in_order_once_each_until_done,
     a_put_is_durable_and_seen_by_another_process,
     a_put_wakes_the_reader,
+    the_reader_deletes_each_row_once_handled_and_no_sooner,
 );
 
 async fn open(url: &str) -> Arc<dyn TableStore> {
@@ -251,4 +252,87 @@ async fn a_standby_takes_webhook_updates_and_the_serving_replica_handles_them() 
         .filter(|m| m.text.contains("/new"))
         .count();
     assert_eq!(helps, 2, "each update answered once");
+}
+
+/// `outlet::inbox::read`, the one reader both shells hand their rows to:
+/// a row done is deleted at once, a row being handled only once its
+/// handler lets go (and it is not handed out twice meanwhile), a row not
+/// taken is handed out again at the next read, and a stop leaves what is
+/// still being handled for the next serving process.
+async fn the_reader_deletes_each_row_once_handled_and_no_sooner(backend: Backend) {
+    use kozyr::outlet::inbox::{Row, read};
+    use std::sync::Mutex;
+    use tokio::sync::oneshot;
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&db_url_on(backend, &dir)).await;
+    let inbox = Inbox::new(store.clone(), Platform::Discord);
+    for key in ["done", "handling", "later"] {
+        assert!(inbox.put(key, key).await.unwrap());
+    }
+    let handed: Arc<Mutex<Vec<String>>> = Arc::default();
+    // The senders of the rows being handled, in the order handed out.
+    let holds: Arc<Mutex<Vec<oneshot::Sender<()>>>> = Arc::default();
+    let take = {
+        let (handed, holds) = (handed.clone(), holds.clone());
+        move |row: kozyr::table::storage::InboxEntry| {
+            handed.lock().unwrap().push(row.key.clone());
+            Ok(match row.body.as_str() {
+                "done" => Row::Done,
+                "later" => Row::Later,
+                _ => {
+                    let (held, done) = oneshot::channel();
+                    holds.lock().unwrap().push(held);
+                    Row::Handling(done)
+                }
+            })
+        }
+    };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let reader = tokio::spawn(read(
+        inbox.clone(),
+        async move {
+            let _ = stopped.await;
+        },
+        Duration::from_millis(200),
+        take,
+    ));
+    let waiting = || async { keys(&inbox.after(0, 10).await.unwrap()).join(",") };
+    let until = |want: &'static str| {
+        let waiting = &waiting;
+        async move {
+            for _ in 0..100 {
+                if waiting().await == want {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("the inbox holds {}, not {want}", waiting().await);
+        }
+    };
+    until("handling,later").await;
+    // A new row wakes the reader: the row not taken is handed out again,
+    // the one being handled is not.
+    assert!(inbox.put("next", "handling").await.unwrap());
+    until("handling,later,next").await;
+    let count = |key: &str| handed.lock().unwrap().iter().filter(|k| *k == key).count();
+    for _ in 0..100 {
+        if count("next") == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!((count("done"), count("handling"), count("next")), (1, 1, 1));
+    assert!(count("later") >= 2, "a row not taken is read again");
+    // Its handler lets go: deleted.
+    drop(holds.lock().unwrap().remove(0));
+    until("later,next").await;
+    // A stop waits its grace for "next", which never finishes: it stays.
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), reader)
+        .await
+        .expect("the reader ends after its grace")
+        .unwrap();
+    assert_eq!(waiting().await, "later,next");
+    store.close().await;
 }

@@ -12,7 +12,7 @@
 //! the press once.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::{oneshot, watch};
@@ -27,12 +27,10 @@ use crate::table::storage::{Inbox, InboxEntry};
 /// a second less leaves room for the answer to travel.
 pub const TOO_OLD: Duration = Duration::from_millis(2_500);
 
-/// What a standby's shard received, as an inbox row's body.
+/// What a standby's shard received, as an inbox row's body (the row says
+/// when: how old an interaction is when the serving replica reads it).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Received {
-    /// When the standby received it, Unix milliseconds: how old an
-    /// interaction is when the serving replica reads it.
-    pub at_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interaction: Option<Box<Interaction>>,
     /// A message's (channel, author).
@@ -43,7 +41,6 @@ pub struct Received {
 impl Received {
     pub fn interaction(i: Interaction) -> Received {
         Received {
-            at_ms: now_ms(),
             interaction: Some(Box::new(i)),
             message: None,
         }
@@ -51,17 +48,10 @@ impl Received {
 
     pub fn message(channel: u64, author: u64) -> Received {
         Received {
-            at_ms: now_ms(),
             interaction: None,
             message: Some((channel, author)),
         }
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Why a received event could not be written.
@@ -95,7 +85,7 @@ pub async fn consume(
     let stop = async move {
         let _ = stop.changed().await;
     };
-    let take = move |row: InboxEntry| -> Result<Row, Gone> {
+    let take = move |row: InboxEntry, age: Duration| -> Result<Row, Gone> {
         let received: Received = match serde_json::from_str(&row.body) {
             Ok(r) => r,
             Err(e) => {
@@ -109,7 +99,6 @@ pub async fn consume(
         let Some(interaction) = received.interaction else {
             return Ok(Row::Done);
         };
-        let age = Duration::from_millis(now_ms().saturating_sub(received.at_ms));
         if age >= TOO_OLD {
             tracing::info!(interaction = %row.key, age_ms = age.as_millis() as u64,
                 "an interaction from the inbox is past Discord's answer window: dropped");

@@ -41,14 +41,15 @@ pub enum Row {
 pub struct Gone;
 
 /// Reads `inbox` until `stop` resolves, handing each row not yet taken to
-/// `take`, oldest first. After `stop`, waits at most `grace` for the rows
+/// `take` with its age (since the receiving process wrote it), oldest
+/// first. After `stop`, waits at most `grace` for the rows
 /// being handled and deletes those that finished; the rest wait for the
 /// next serving process.
 pub async fn read(
     inbox: Inbox,
     stop: impl Future<Output = ()>,
     grace: Duration,
-    mut take: impl FnMut(InboxEntry) -> Result<Row, Gone>,
+    mut take: impl FnMut(InboxEntry, Duration) -> Result<Row, Gone>,
 ) {
     let mut wakeups = match inbox.wakeups().await {
         Ok(w) => Some(w),
@@ -76,7 +77,8 @@ pub async fn read(
                     if taken.contains(&seq) {
                         continue;
                     }
-                    match take(row) {
+                    let age = age_of(&row);
+                    match take(row, age) {
                         Ok(Row::Done) => delete(&inbox, seq, &mut taken).await,
                         Ok(Row::Handling(done)) => {
                             taken.insert(seq);
@@ -131,6 +133,15 @@ pub async fn read(
             "stopping with inbox rows not handled; the next serving process handles them"
         );
     }
+}
+
+/// How long ago the row was written, by the wall clock (the row may come
+/// from another process; a clock set back reads as no age).
+fn age_of(row: &InboxEntry) -> Duration {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    Duration::from_millis(u64::try_from(now - row.received.millis()).unwrap_or(0))
 }
 
 /// Deletes a handled row. If that fails it stays taken here (not handled

@@ -6,8 +6,10 @@
 //! `crate::delivery` does: the decisions are there, the time and the
 //! tasks here and in the shells.
 
+pub mod in_flight;
 pub mod inbox;
 pub mod service;
+pub mod trusted;
 
 use std::future::Future;
 use std::time::{Duration, Instant};

@@ -44,8 +44,8 @@ impl Store {
         after: i64,
         limit: u32,
     ) -> Result<Vec<InboxEntry>, StoreError> {
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT seq, key, body FROM inbox WHERE platform = ? AND seq > ?
+        let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
+            "SELECT seq, key, body, received_at FROM inbox WHERE platform = ? AND seq > ?
              ORDER BY seq LIMIT ?",
         )
         .bind(platform.as_str())
@@ -55,7 +55,12 @@ impl Store {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(seq, key, body)| InboxEntry { seq, key, body })
+            .map(|(seq, key, body, received)| InboxEntry {
+                seq,
+                key,
+                body,
+                received: Timestamp::from_millis(received),
+            })
             .collect())
     }
 

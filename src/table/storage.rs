@@ -84,12 +84,14 @@ impl StoreHealth {
 }
 
 /// An update waiting in the inbox: its place in line, the platform's id
-/// of it, and the update as the platform sent it.
+/// of it, the update as the platform sent it, and when it was written
+/// (the receiving process's wall clock).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InboxEntry {
     pub seq: i64,
     pub key: String,
     pub body: String,
+    pub received: Timestamp,
 }
 
 /// A (table, chat id, number) row: a message id, or a hash of what a

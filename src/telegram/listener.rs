@@ -42,8 +42,7 @@
 //! in a client time-out, an error and a back-off. Polling therefore has a
 //! client of its own whose time-out is the hold plus [`POLL_MARGIN`].
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -53,17 +52,14 @@ use teloxide::requests::{JsonRequest, Payload};
 use teloxide::stop::{StopFlag, StopToken, mk_stop_token};
 use teloxide::types::{AllowedUpdate, ChatId, Update, UpdateKind};
 use teloxide::update_listeners::{StatefulListener, UpdateListener};
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
 use crate::i18n::{Args, Lang, key, tr};
+use crate::outlet::in_flight::{Guard, InFlight};
 use crate::outlet::inbox::{Gone, Row};
 use crate::table::storage::InboxEntry;
-
-/// An update still in flight this long is taken as handled (a handler that
-/// never ends must not hold every later update unconfirmed).
-const GIVE_UP_AFTER: Duration = Duration::from_secs(60);
 
 /// How long a poll waits for a handler to finish before asking again; the
 /// wait doubles while nothing new comes, up to [`RECHECK_MAX`].
@@ -82,103 +78,13 @@ const SHARED_CLIENT_HOLD: Duration = Duration::from_secs(10);
 /// confirms what was handled.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
-/// The updates handed to the dispatcher and not yet handled.
-type InFlight = (Instant, Option<ChatId>, oneshot::Sender<()>);
+/// The updates handed to the dispatcher and not yet handled, by update id
+/// and chat.
+pub type Handled = InFlight<u32, ChatId>;
 
-#[derive(Debug, Default)]
-pub struct Handled {
-    /// Since when, in which chat (the dispatcher's queue it waits in), and
-    /// whom to tell once it is handled (by dropping the sender).
-    in_flight: Mutex<BTreeMap<u32, InFlight>>,
-    finished: Notify,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Handled {
-    /// Update `id` is in flight; the receiver resolves once it is handled.
-    fn begin(&self, id: u32, chat: Option<ChatId>, now: Instant) -> oneshot::Receiver<()> {
-        let (done, handled) = oneshot::channel();
-        lock(&self.in_flight).insert(id, (now, chat, done));
-        handled
-    }
-
-    /// Waits, at most `grace`, until no update is in flight (at a stop:
-    /// the dispatcher finishes the updates in hand).
-    async fn drain(&self, grace: Duration) {
-        let drained = async {
-            while self.oldest().is_some() {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        };
-        let _ = tokio::time::timeout(grace, drained).await;
-    }
-
-    /// How many updates of `chat` are in flight.
-    fn in_flight_in(&self, chat: ChatId) -> usize {
-        lock(&self.in_flight)
-            .values()
-            .filter(|(_, c, _)| *c == Some(chat))
-            .count()
-    }
-
-    fn is_in_flight(&self, id: u32) -> bool {
-        lock(&self.in_flight).contains_key(&id)
-    }
-
-    fn finish(&self, id: u32) {
-        if lock(&self.in_flight).remove(&id).is_some() {
-            self.finished.notify_waiters();
-        }
-    }
-
-    /// The oldest update still in flight.
-    fn oldest(&self) -> Option<u32> {
-        let mut m = lock(&self.in_flight);
-        m.retain(|id, (since, _, _)| {
-            let keep = since.elapsed() < GIVE_UP_AFTER;
-            if !keep {
-                tracing::warn!(
-                    update = id,
-                    "an update was not handled in time; confirming it anyway"
-                );
-            }
-            keep
-        });
-        m.keys().next().copied()
-    }
-
-    /// The guard of update `id`: the update is handled when its last clone
-    /// is dropped.
-    pub fn guard(self: &Arc<Self>, id: u32) -> UpdateGuard {
-        UpdateGuard {
-            _held: Arc::new(GuardInner {
-                id,
-                handled: self.clone(),
-            }),
-        }
-    }
-}
-
-#[derive(Debug)]
-struct GuardInner {
-    id: u32,
-    handled: Arc<Handled>,
-}
-
-impl Drop for GuardInner {
-    fn drop(&mut self) {
-        self.handled.finish(self.id);
-    }
-}
-
-/// Held by the handler tree while an update is handled (a dptree dependency).
-#[derive(Clone, Debug)]
-pub struct UpdateGuard {
-    _held: Arc<GuardInner>,
-}
+/// Held by the handler tree while an update is handled (a dptree
+/// dependency): [`Handled::guard`].
+pub type UpdateGuard = Guard<u32, ChatId>;
 
 type Item = Result<Update, teloxide::RequestError>;
 
@@ -343,7 +249,7 @@ fn gate(
     now: Instant,
 ) -> Gate {
     let chat = update.chat().map(|c| c.id);
-    let backlog = chat.is_some_and(|c| handled.in_flight_in(c) >= CHAT_IN_FLIGHT);
+    let backlog = chat.is_some_and(|c| handled.in_chat(&c) >= CHAT_IN_FLIGHT);
     let UpdateKind::CallbackQuery(q) = &update.kind else {
         return if backlog { Gate::Drop } else { Gate::Dispatch };
     };
@@ -377,7 +283,7 @@ fn admit_or_answer(
     let now = Instant::now();
     match gate(&update, limits, handled, default_lang, now) {
         Gate::Dispatch => {
-            let done = handled.begin(id, update.chat().map(|c| c.id), now);
+            let done = handled.begin(id, update.chat().map(|c| c.id));
             tx.send(Ok(update)).map_err(|_| DispatcherGone)?;
             return Ok(Some(done));
         }
@@ -543,7 +449,7 @@ async fn poll_loop(
             limit: None,
             allowed_updates: allowed.take(),
         };
-        let finished = handled.finished.notified();
+        let finished = handled.finished();
         let result = tokio::select! {
             r = get_updates(&bot, payload) => r,
             () = &mut stopped => break 'poll,
@@ -675,7 +581,7 @@ pub fn inbox(
     let (stop_token, stopped) = mk_stop_token();
     let (start_tx, start_rx) = oneshot::channel();
     let mut limits = PressLimits::new(rates.person, rates.chat);
-    let take = move |row: InboxEntry| -> Result<Row, Gone> {
+    let take = move |row: InboxEntry, _age| -> Result<Row, Gone> {
         // Expires what was in flight too long, as long polling does.
         let _ = handled.oldest();
         let update = match serde_json::from_str::<Value>(&row.body).map(parse_update) {
@@ -689,7 +595,7 @@ pub fn inbox(
                 return Ok(Row::Done);
             }
         };
-        if handled.is_in_flight(update.id.0) {
+        if handled.contains(update.id.0) {
             // The same update under another row (delivered again after
             // its first row was deleted, and that one still in flight).
             return Ok(Row::Later);
@@ -779,7 +685,7 @@ mod tests {
         assert_eq!(dispatched.id.0, 1);
         assert!(rx.try_recv().is_err());
         assert_eq!(handled.oldest(), Some(1));
-        assert!((2..=50).all(|id| !handled.is_in_flight(id)));
+        assert!((2..=50).all(|id| !handled.contains(id)));
         // Handled: nothing holds the offset back any more.
         handled.finish(1);
         assert_eq!(handled.oldest(), None);

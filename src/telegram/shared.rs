@@ -5,9 +5,9 @@
 //! so that the handlers and the outbox depend on it and not on each other
 //! or on `bot`, which starts them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use teloxide::prelude::*;
 use teloxide::types::MessageId;
@@ -18,6 +18,7 @@ use crate::front::core::Admins;
 use crate::front::live::LiveEvent;
 use crate::front::{Front, Screen};
 use crate::i18n::Lang;
+use crate::outlet::trusted::Trusted;
 use crate::table::{ChatKey, Output, Player, TableId, UserId};
 
 /// What the handlers ask of the runner, besides the service's effects.
@@ -102,7 +103,7 @@ pub struct Shared {
     /// Groups the bot was removed from: nothing is sent there any more.
     gone: Mutex<HashSet<ChatId>>,
     /// `getChatMember` answers, trusted for [`ADMIN_CACHE`].
-    admins: Mutex<HashMap<(ChatId, teloxide::types::UserId), (bool, Instant)>>,
+    admins: Trusted<(ChatId, teloxide::types::UserId), bool>,
     /// How fresh the messages the outbox delivered were.
     freshness: Mutex<Freshness>,
     /// Menus that did their job, newest last: a press on one of their
@@ -204,29 +205,18 @@ impl Shared {
         if chat.is_user() {
             return false;
         }
-        // Asked before the call: an answer is trusted from then on.
-        let now = Instant::now();
-        let fresh = |at: &Instant| now.saturating_duration_since(*at) < ADMIN_CACHE;
-        if let Some((admin, at)) = lock(&self.admins).get(&(chat, user))
-            && fresh(at)
-        {
-            return *admin;
-        }
-        let member = self.bot.get_chat_member(chat, user).await;
-        super::failure::record_call("getChatMember", &member);
-        let admin = match member {
-            Ok(m) => m.is_privileged(),
-            Err(e) => {
-                tracing::warn!(error = %e, "getChatMember failed; treating as not an admin");
-                false
+        let ask = async {
+            let member = self.bot.get_chat_member(chat, user).await;
+            super::failure::record_call("getChatMember", &member);
+            match member {
+                Ok(m) => m.is_privileged(),
+                Err(e) => {
+                    tracing::warn!(error = %e, "getChatMember failed; treating as not an admin");
+                    false
+                }
             }
         };
-        let mut cache = lock(&self.admins);
-        if cache.len() >= ADMIN_CACHE_SOFT_LIMIT {
-            cache.retain(|_, (_, at)| fresh(at));
-        }
-        cache.insert((chat, user), (admin, now));
-        admin
+        self.admins.answer((chat, user), ask).await
     }
 }
 
@@ -255,7 +245,7 @@ impl Shared {
             default_lang,
             local,
             gone: Mutex::new(HashSet::new()),
-            admins: Mutex::new(HashMap::new()),
+            admins: Trusted::new(ADMIN_CACHE, ADMIN_CACHE_SOFT_LIMIT),
             freshness: Mutex::new(Freshness::default()),
             closed_menus: Mutex::new(ClosedMenus::default()),
         }

@@ -275,7 +275,7 @@ async fn the_reader_deletes_each_row_once_handled_and_no_sooner(backend: Backend
     let holds: Arc<Mutex<Vec<oneshot::Sender<()>>>> = Arc::default();
     let take = {
         let (handed, holds) = (handed.clone(), holds.clone());
-        move |row: kozyr::table::storage::InboxEntry| {
+        move |row: kozyr::table::storage::InboxEntry, _age| {
             handed.lock().unwrap().push(row.key.clone());
             Ok(match row.body.as_str() {
                 "done" => Row::Done,

@@ -59,8 +59,8 @@ impl PgStore {
         after: i64,
         limit: u32,
     ) -> Result<Vec<InboxEntry>, StoreError> {
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT seq, key, body FROM inbox WHERE platform = $1 AND seq > $2
+        let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
+            "SELECT seq, key, body, received_at FROM inbox WHERE platform = $1 AND seq > $2
              ORDER BY seq LIMIT $3",
         )
         .bind(platform.as_str())
@@ -70,7 +70,12 @@ impl PgStore {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(seq, key, body)| InboxEntry { seq, key, body })
+            .map(|(seq, key, body, received)| InboxEntry {
+                seq,
+                key,
+                body,
+                received: Timestamp::from_millis(received),
+            })
             .collect())
     }
 

@@ -169,6 +169,10 @@ struct LoadtestArgs {
     /// Open a table this many milliseconds after the previous one.
     #[arg(long, default_value_t = 0)]
     open_every_ms: u64,
+    /// Seconds of play after the last table opened before measuring, so
+    /// what opening queued has gone out.
+    #[arg(long, default_value_t = 0)]
+    warmup_seconds: u64,
     /// No Telegram limits: the fake enforces none and the bot paces only
     /// groups (throughput of the bot itself).
     #[arg(long)]
@@ -178,7 +182,8 @@ struct LoadtestArgs {
     rate: u32,
     /// Search for the most tables (from --tables, doubling, then halving
     /// the gap to 10%) at which the acting person's hand shows their turn
-    /// within this p99, in milliseconds.
+    /// within this p99, in milliseconds (and the group's table within 5 s,
+    /// with no 429).
     #[arg(long)]
     search_p99_ms: Option<u64>,
     /// The share of people (0-1) who play in the Mini App (its HTTP API:
@@ -409,6 +414,7 @@ fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         duration: args.seconds.map(std::time::Duration::from_secs),
         rate: args.rate,
         open_every: std::time::Duration::from_millis(args.open_every_ms),
+        warmup: std::time::Duration::from_secs(args.warmup_seconds),
         unlimited: args.unlimited,
         webapp_share: args.webapp_share,
         postgres: args.postgres,

@@ -796,9 +796,6 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
                     None
                 });
             }
-            let close = |pages: Vec<Option<WebPerson>>| {
-                pages.into_iter().flatten().for_each(WebPerson::close)
-            };
             let mut first_deal = None;
             loop {
                 let t = service
@@ -809,8 +806,9 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
                 let first = *first_deal.get_or_insert(deal_no(&t));
                 let over = started.elapsed().as_millis() as u64 >= stop_at.load(Ordering::Relaxed);
                 if over || t.phase() != Phase::Playing || deal_no(&t) >= first + options.deals {
-                    close(pages);
-                    return Ok::<(), DriveError>(());
+                    // Closed after the drain: a page's close brings its
+                    // chat hand up to date, which is not play.
+                    return Ok::<_, DriveError>(pages);
                 }
                 let seat = t.awaiting().first().map_or(0, |s| s.index());
                 match pages.get(seat).and_then(Option::as_ref) {
@@ -844,9 +842,10 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         Ordering::Relaxed,
     );
     let mut errors = Vec::new();
+    let mut pages = Vec::new();
     for (n, t) in tasks.into_iter().enumerate() {
         match t.await {
-            Ok(Ok(())) => {}
+            Ok(Ok(p)) => pages.extend(p.into_iter().flatten()),
             Ok(Err(e)) => errors.push(format!("table {n}: {e}")),
             Err(e) => errors.push(format!("table {n}: {e}")),
         }
@@ -858,11 +857,11 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     // Let the scheduler send what is queued before counting.
     // Nothing changes the tables once the people stopped (no timers, no AI).
     let mut last = Vec::new();
-    for d in &drivers {
+    for (n, d) in drivers.iter().enumerate() {
         if let Ok(Some(t)) = service.open_table(&d.chat_key()).await
             && t.phase() == Phase::Playing
         {
-            last.push((d.clone(), t.id(), t.version()));
+            last.push((n, d.clone(), t.id(), t.version()));
         }
     }
     let draining = Instant::now();
@@ -871,10 +870,11 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         w.stop().await;
     }
     let drain = draining.elapsed();
+    pages.into_iter().for_each(WebPerson::close);
     drop(standbys);
     drop(lease);
     let freshness = shared.freshness();
-    let stale_hands_at_end = stale_hands(&last);
+    let stale_hands_at_end = stale_hands(&last, options.webapp_share);
 
     let answers = fake.callback_answers();
     let mut latencies: Vec<Duration> = answers
@@ -978,15 +978,22 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     Ok(report)
 }
 
-/// Hands whose newest message with buttons does not carry its table's
-/// latest version (the person would press a stale button).
-fn stale_hands(tables: &[(Driver, TableId, u64)]) -> usize {
+/// Chat hands whose newest message with buttons does not carry its
+/// table's latest version (the person would press a stale button); a Mini
+/// App person's is held while their page is open.
+fn stale_hands(tables: &[(usize, Driver, TableId, u64)], webapp_share: f64) -> usize {
     let mut stale = 0;
-    for (d, id, version) in tables {
-        for seat in 0..4 {
+    for (n, d, id, version) in tables {
+        for seat in 0..4u32 {
+            if in_webapp(
+                u32::try_from(*n).unwrap_or(u32::MAX).saturating_mul(4) + seat,
+                webapp_share,
+            ) {
+                continue;
+            }
             let newest = d
                 .fake
-                .messages(d.dm(seat))
+                .messages(d.dm(seat as usize))
                 .into_iter()
                 .rev()
                 .find_map(|m| m.keyboard);

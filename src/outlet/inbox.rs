@@ -96,7 +96,11 @@ pub async fn read(
                 tracing::warn!(platform = inbox.platform().as_str(), error = %e, "cannot read the inbox")
             }
         }
-        // Waits for a row to be handled, a wake-up, the poll or the stop.
+        // Waits for a wake-up, the poll or the stop, deleting rows as they
+        // are handled meanwhile. The poll's time is fixed here: rows
+        // finishing all the time must not keep putting it off (it is what
+        // reads rows whose wake-up was lost).
+        let poll_at = tokio::time::Instant::now() + POLL_EVERY;
         loop {
             let woken = async {
                 match wakeups.as_mut() {
@@ -110,7 +114,7 @@ pub async fn read(
                     continue;
                 }
                 ok = woken => if !ok { wakeups = None },
-                () = tokio::time::sleep(POLL_EVERY) => {}
+                () = tokio::time::sleep_until(poll_at) => {}
                 () = &mut stop => break 'reading,
             }
             break;

@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+use crate::table::runtime::{Clock, SystemClock};
 use crate::table::storage::{Inbox, InboxEntry};
 
 /// How often the inbox is read without a wake-up (a `NOTIFY` lost with its
@@ -142,10 +143,8 @@ pub async fn read(
 /// How long ago the row was written, by the wall clock (the row may come
 /// from another process; a clock set back reads as no age).
 fn age_of(row: &InboxEntry) -> Duration {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    Duration::from_millis(u64::try_from(now - row.received.millis()).unwrap_or(0))
+    let now = SystemClock.now().millis();
+    Duration::from_millis(u64::try_from(now.saturating_sub(row.received.millis())).unwrap_or(0))
 }
 
 /// Deletes a handled row. If that fails it stays taken here (not handled

@@ -21,7 +21,7 @@ use twilight_model::id::marker::ApplicationMarker;
 use super::gate::GateProxy;
 use super::outbox;
 use super::shared::lock;
-pub use super::shared::{HandToken, Shared, TOKEN_LIFE};
+pub use super::shared::{Shared, TOKEN_LIFE};
 use crate::config::{Config, DiscordConfig, ShardRange};
 use crate::front::Front;
 use crate::front::press_limits::PressRates;

@@ -410,7 +410,12 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     // A press on a hand holds the turn to change that message until its
     // answer went, so the outbox's edit that follows knows what it shows.
     let hand_turn = match (from_hand, pressed_table(c.custom_id.as_str(), &c.values)) {
-        (true, Some(table)) => shared.hand_turn(&s.player.id, table, HAND_TURN_WAIT).await,
+        (true, Some(table)) => {
+            shared
+                .tokens
+                .turn(&s.player.id, table, HAND_TURN_WAIT)
+                .await
+        }
         _ => None,
     };
     let work = async {
@@ -504,7 +509,8 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         (&hand_now, table_of_hand, shared.arrival(i.id.get()))
     {
         shared
-            .hand_changing(&s.player.id, table, hash_of(m), now)
+            .tokens
+            .changing(&s.player.id, table, hash_of(m), now)
             .await;
     }
     let mut updated_hand = None;
@@ -593,7 +599,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         let shown = updated_hand.filter(|_| hand_turn.is_some());
         if let Some(at) = shared.arrival(i.id.get()) {
             let token = (i.token.clone(), at);
-            shared.hand_token(&s.player.id, table, token, shown).await;
+            shared.tokens.given(&s.player.id, table, token, shown).await;
         }
         drop(hand_turn);
         // An edit of this hand still in flight may land after the answer
@@ -779,13 +785,14 @@ async fn my_hand(
     };
     // The new message is this token's from now on; an outbox edit through
     // the old token goes to the old message.
-    let turn = shared.hand_turn(user, table, HAND_TURN_WAIT).await;
+    let turn = shared.tokens.turn(user, table, HAND_TURN_WAIT).await;
     let shown = answer_with(shared, i, late, &m, true).await;
     if shown {
         if let Some(at) = shared.arrival(i.id.get()) {
             let token = (i.token.clone(), at);
             shared
-                .hand_token(user, table, token, Some(hash_of(&m)))
+                .tokens
+                .given(user, table, token, Some(hash_of(&m)))
                 .await;
         }
         drop(turn);

@@ -55,7 +55,6 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared, lock};
-use crate::delivery::content::Write;
 use crate::delivery::engine::{
     self, Engine, Job, Outcome, PingJob, Rendered, StoreWrite, Strip, TableCall, TableDone,
     TableJob,
@@ -116,7 +115,7 @@ impl Outbox {
     pub async fn new(shared: Arc<Shared>, turn_alerts: Option<Duration>, now: Instant) -> Outbox {
         // The start: everyone counts as seen.
         let mut engine = Engine::new(turn_alerts, now);
-        let life = shared.token_life();
+        let life = shared.tokens.life();
         let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
         let unsure = restored.unsure();
         let mut known: HashSet<TableId> = restored.messages.iter().map(|(t, _, _)| *t).collect();
@@ -134,7 +133,7 @@ impl Outbox {
         engine.restore_shown(restored.shown);
         // Hands opened before the stop stay editable while their tokens last.
         for (row, age) in restored.tokens {
-            shared.restore_hand_token(row, age, now);
+            shared.tokens.restore(row, age, now);
         }
         // A table posted anew just before a kill: its new message, not the
         // recorded one, shows it from now on.
@@ -223,7 +222,7 @@ impl Outbox {
             }
             Output::DropHand { table, user, .. } => {
                 self.engine.handle_gone(&user, table);
-                self.shared.forget_hand(&user, table, None);
+                self.shared.tokens.forget(&user, table, None);
             }
             Output::Announce {
                 chat,
@@ -239,7 +238,7 @@ impl Outbox {
                     return;
                 }
                 for (player, screen) in self.shared.front.reminders(&spec) {
-                    let Some(t) = self.shared.fresh_token(&player.id, spec.table, now) else {
+                    let Some(t) = self.shared.tokens.fresh(&player.id, spec.table, now) else {
                         continue;
                     };
                     let shared = self.shared.clone();
@@ -287,7 +286,7 @@ impl Outbox {
         }
         let started = leaves_lobby.then_some(view.settings.lang);
         let shared = &self.shared;
-        let unseen = |u: &UserId| shared.fresh_token(u, id, now).is_none();
+        let unseen = |u: &UserId| shared.tokens.fresh(u, id, now).is_none();
         self.engine
             .handle_render(view, worded, starts || bring, started, unseen, now);
     }
@@ -325,7 +324,7 @@ impl Outbox {
                     u.get(),
                     tr(lang, key::DISCORD_YOUR_TURN, &Args::new())
                 );
-                if shared.fresh_token(&player.id, view.id, now).is_none() {
+                if shared.tokens.fresh(&player.id, view.id, now).is_none() {
                     line.push_str(": ");
                     line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
                 }
@@ -355,7 +354,7 @@ impl Outbox {
     /// own.
     fn run_hand(&mut self, hand: HandView, now: Instant) {
         let key = (hand.player.id.clone(), hand.table);
-        let Some(token) = self.shared.fresh_token(&key.0, key.1, now) else {
+        let Some(token) = self.shared.tokens.fresh(&key.0, key.1, now) else {
             // No open hand to edit: "My hand" draws it anew.
             self.engine.handle_hand_done(hand, None, now);
             return;
@@ -367,8 +366,8 @@ impl Outbox {
             let mut failed = None;
             // An answer to a press on this hand goes first: then the token
             // read below is its newest, with what the message shows.
-            let turn = shared.hand_turn(&key.0, key.1, HAND_EDIT_WAIT).await;
-            let token = shared.fresh_token(&key.0, key.1, now).unwrap_or(token);
+            let turn = shared.tokens.turn(&key.0, key.1, HAND_EDIT_WAIT).await;
+            let token = shared.tokens.fresh(&key.0, key.1, now).unwrap_or(token);
             // The newest state, whatever the output carried: edits of one
             // hand may overtake each other on the way.
             let hand = match shared.front.service().hand_of(key.1, &key.0).await {
@@ -376,44 +375,26 @@ impl Outbox {
                 _ => hand,
             };
             if let Some(m) = hand_message(&shared, &hand).await {
-                let h = hash_of(&m);
-                if token.shown != Some(h) {
-                    // Unknown first, recorded after (`Recorded`'s rule).
-                    if token.shown.is_some()
-                        && shared
-                            .store_hand_shown(&key.0, key.1, &token.token, None)
-                            .await
-                            == Write::Landed
-                    {
-                        shared.hand_shown(&key.0, key.1, &token.token, None);
-                    }
-                    let client = shared.http.interaction(shared.app);
-                    let mentions = no_mentions();
-                    let r = client
-                        .update_response(&token.token)
-                        .content(Some(&m.content))
-                        .components(Some(&m.components))
-                        .allowed_mentions(Some(&mentions))
-                        .await;
-                    super::calls::record("update_response", &r);
-                    match r {
-                        Ok(_) => {
-                            // One still on its way may land: kept as shown
-                            // (the next change makes it unknown first).
-                            if shared
-                                .store_hand_shown(&key.0, key.1, &token.token, Some(h))
-                                .await
-                                != Write::Failed
-                            {
-                                shared.hand_shown(&key.0, key.1, &token.token, Some(h));
-                            }
-                        }
-                        Err(e) => {
+                let place = (&key.0, key.1);
+                let http = &shared.http;
+                let app = shared.app;
+                failed = shared
+                    .tokens
+                    .edit(place, &token, hash_of(&m), |token| async move {
+                        let client = http.interaction(app);
+                        let r = client
+                            .update_response(&token)
+                            .content(Some(&m.content))
+                            .components(Some(&m.components))
+                            .allowed_mentions(Some(&no_mentions()))
+                            .await;
+                        super::calls::record("update_response", &r);
+                        r.map(|_| ()).map_err(|e| {
                             tracing::debug!(error = %e, "editing a hand failed");
-                            failed = Some(classify(&e));
-                        }
-                    }
-                }
+                            classify(&e)
+                        })
+                    })
+                    .await;
             }
             drop(turn);
             let _ = done.send(Done::Hand {
@@ -440,12 +421,12 @@ impl Outbox {
                 failed,
             } => {
                 let forget = self.engine.handle_hand_done(*sent, failed, now);
-                if forget && self.shared.forget_hand(&user, table, Some(&token)) {
+                if forget && self.shared.tokens.forget(&user, table, Some(&token)) {
                     // Their hand can no longer be edited: the table message
                     // tells them to press "My hand" when it is their turn.
                     if let Ok(Some(view)) = self.shared.front.service().table_view(table).await {
                         let shared = &self.shared;
-                        let unseen = |u: &UserId| shared.fresh_token(u, table, now).is_none();
+                        let unseen = |u: &UserId| shared.tokens.fresh(u, table, now).is_none();
                         self.engine
                             .handle_render(view, Vec::new(), false, None, unseen, now);
                     }

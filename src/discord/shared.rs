@@ -1,18 +1,10 @@
 //! What the Discord shell's handlers and its outbox share: the neutral
 //! front-end, the REST client, the work the handlers hand the outbox
-//! ([`Local`]), and what only Discord needs (hand tokens, permissions,
-//! chat below each table message). Its own file, so that the handlers and
+//! ([`Local`]), and what only Discord needs (hand tokens —
+//! [`HandTokens`] —, permissions, chat below each table message). Its own file, so that the handlers and
 //! the outbox depend on it and not on each other or on `bot`, which
 //! starts them.
 //!
-//! Hand tokens are also kept in the store (through the service) from when
-//! they arrive until they are refused or their hand is gone, with what
-//! each hand shows, so a process that starts after a kill — or takes over
-//! delivery — keeps editing every open hand until its token expires. What
-//! a hand shows is made unknown there before each change of it and
-//! recorded after ([`crate::delivery::content::Recorded`]'s rule). Tokens
-//! are secrets: never logged.
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,13 +17,11 @@ use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
 use crate::delivery::burial::Burials;
-use crate::delivery::content::Write;
 use crate::front::Front;
 use crate::front::core::Admins;
 use crate::front::press_limits::{PressLimits, PressRates};
 use crate::i18n::Lang;
-use crate::outlet::waited;
-use crate::table::storage::{HandTokenChange, HandTokenRow, Secret};
+use crate::outlet::hand_tokens::HandTokens;
 use crate::table::{ChatKey, Output, TableId, UserId};
 
 /// Work for the outbox from the handlers.
@@ -59,21 +49,6 @@ pub const ANSWER_RETRY_UNTIL: Duration = Duration::from_millis(2_400);
 /// token 15 minutes; a minute less leaves room for a slow edit.
 pub const TOKEN_LIFE: Duration = Duration::from_secs(14 * 60);
 
-/// A player's newest interaction on their hand message: its token edits
-/// the hand (`PATCH /webhooks/{app}/{token}/messages/@original`). No
-/// `Debug`: the token is a secret.
-#[derive(Clone)]
-pub struct HandToken {
-    pub token: String,
-    pub at: Instant,
-    /// A hash of what the hand message shows, so an edit that would change
-    /// nothing is not sent.
-    pub shown: Option<i64>,
-}
-
-/// The turn to change one hand message ([`Shared::hand_turn`]).
-type HandLock = Arc<tokio::sync::Mutex<()>>;
-
 /// Past this many remembered permission answers, the map starts over.
 const PERMS_LIMIT: usize = 4096;
 
@@ -94,20 +69,16 @@ pub struct Shared {
     presses: Mutex<PressLimits>,
     pub app: Id<ApplicationMarker>,
     pub default_lang: Lang,
-    /// (person, table) → the newest interaction token of their hand.
-    hands: Mutex<HashMap<(UserId, TableId), HandToken>>,
     /// (channel, person) → whether their last interaction there carried
     /// Manage Server, Manage Channels or Administrator.
     perms: Mutex<HashMap<(u64, u64), bool>>,
     local: mpsc::UnboundedSender<Local>,
-    token_life: Duration,
+    /// Each open hand's newest interaction token, and the turn to change
+    /// its message.
+    pub tokens: HandTokens,
     /// Interactions that came over the HTTP endpoint: their first answer
     /// is its HTTP response, not a REST call.
     over_http: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<InteractionResponse>>>,
-    /// (person, table) → the turn to change their hand message: the
-    /// outbox's edits and the answers to presses on it take it, so that
-    /// what the message shows is known and nothing is sent twice.
-    hand_locks: Mutex<HashMap<(UserId, TableId), HandLock>>,
     /// The bot's own user id (from READY; 0 before): its messages never
     /// bury a table.
     bot_user: AtomicU64,
@@ -193,189 +164,6 @@ impl Shared {
         p.insert((channel, user), admin);
     }
 
-    /// Keeps `token`, given `at` (its interaction's arrival: its life
-    /// counts from then), as the newest of `user`'s hand at `table`, in the
-    /// store too (one short write after the answer went, waited for at
-    /// most [`crate::delivery::content::RECORD_WAIT`]).
-    pub async fn hand_token(
-        &self,
-        user: &UserId,
-        table: TableId,
-        (token, at): (String, Instant),
-        shown: Option<i64>,
-    ) {
-        lock(&self.hands).insert(
-            (user.clone(), table),
-            HandToken {
-                token: token.clone(),
-                at,
-                shown,
-            },
-        );
-        let row = HandTokenRow {
-            table,
-            user: user.clone(),
-            token: Secret(token),
-            given_at: self.front.service().now(),
-            shown,
-        };
-        let service = self.front.service().clone();
-        // Waited for a short while only: a slow store holds no hand up.
-        let _ = waited(async move {
-            match service.change_hand_token(HandTokenChange::Given(row)).await {
-                Ok(()) => true,
-                Err(e) => {
-                    tracing::warn!(error = %e, table = table.0, "cannot keep a hand token");
-                    false
-                }
-            }
-        })
-        .await;
-    }
-
-    /// A token the store kept from an earlier run, `age` old at `now`.
-    pub fn restore_hand_token(&self, row: HandTokenRow, age: Duration, now: Instant) {
-        let at = now.checked_sub(age).unwrap_or(now);
-        lock(&self.hands).insert(
-            (row.user, row.table),
-            HandToken {
-                token: row.token.0,
-                at,
-                shown: row.shown,
-            },
-        );
-    }
-
-    /// Before a change of what `user`'s hand at `table` shows to `shown`:
-    /// unless the store holds no hash for it or that very one, it is made
-    /// unknown there first, so a kill between the change and its record
-    /// never leaves a hash the hand does not show.
-    pub async fn hand_changing(&self, user: &UserId, table: TableId, shown: i64, now: Instant) {
-        let Some(t) = self.fresh_token(user, table, now) else {
-            return;
-        };
-        if t.shown.is_none() || t.shown == Some(shown) {
-            return;
-        }
-        if self.store_hand_shown(user, table, &t.token, None).await == Write::Landed {
-            self.hand_shown(user, table, &t.token, None);
-        }
-    }
-
-    /// Records in the store what the hand shows through `token` (`None`:
-    /// not known), waiting for it at most
-    /// [`crate::delivery::content::RECORD_WAIT`].
-    pub async fn store_hand_shown(
-        &self,
-        user: &UserId,
-        table: TableId,
-        token: &str,
-        shown: Option<i64>,
-    ) -> Write {
-        let change = HandTokenChange::Shown {
-            table,
-            user: user.clone(),
-            token: Secret(token.to_owned()),
-            shown,
-        };
-        let service = self.front.service().clone();
-        waited(async move {
-            match service.change_hand_token(change).await {
-                Ok(()) => true,
-                Err(e) => {
-                    tracing::warn!(error = %e, table = table.0, "cannot record what a hand shows");
-                    false
-                }
-            }
-        })
-        .await
-    }
-
-    /// Forgets, in the store, `user`'s token at `table` (`token`: only if
-    /// it is still that one; `user` `None`: everyone's at the table).
-    fn unstore_tokens(&self, table: TableId, user: Option<&UserId>, token: Option<&str>) {
-        let change = HandTokenChange::Forget {
-            table,
-            user: user.cloned(),
-            token: token.map(|t| Secret(t.to_owned())),
-        };
-        let service = self.front.service().clone();
-        // Outside the outbox's loop; a newer token written meanwhile is
-        // kept (`token`), and an expired one is never read again anyway.
-        tokio::spawn(async move {
-            if let Err(e) = service.change_hand_token(change).await {
-                tracing::warn!(error = %e, table = table.0, "cannot forget a hand token");
-            }
-        });
-    }
-
-    /// How long a hand's token is used.
-    pub fn token_life(&self) -> Duration {
-        self.token_life
-    }
-
-    /// The token that still edits `user`'s hand at `table` as of `now`.
-    pub fn fresh_token(&self, user: &UserId, table: TableId, now: Instant) -> Option<HandToken> {
-        let mut h = lock(&self.hands);
-        let key = (user.clone(), table);
-        match h.get(&key) {
-            Some(t) if now.saturating_duration_since(t.at) < self.token_life => Some(t.clone()),
-            Some(_) => {
-                h.remove(&key);
-                None
-            }
-            None => None,
-        }
-    }
-
-    /// Records what the hand shows now (after an edit through `token`).
-    /// An edit through an older token may have landed on the same message
-    /// after a newer answer drew it: unless it showed the same, what the
-    /// message shows is unknown, and the next render is sent.
-    pub fn hand_shown(&self, user: &UserId, table: TableId, token: &str, shown: Option<i64>) {
-        if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table)) {
-            if t.token == token {
-                t.shown = shown;
-            } else if t.shown != shown {
-                t.shown = None;
-            }
-        }
-    }
-
-    /// The turn to change `user`'s hand message at `table`, waited for at
-    /// most `wait` (`None` then: what the message shows becomes unknown).
-    /// Held by an outbox edit until it landed, and by a press on the hand
-    /// until its answer went: the other then knows what the message shows
-    /// (an edit in flight would otherwise leave it unknown, and the same
-    /// content would go out again).
-    pub async fn hand_turn(
-        &self,
-        user: &UserId,
-        table: TableId,
-        wait: Duration,
-    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
-        let m = lock(&self.hand_locks)
-            .entry((user.clone(), table))
-            .or_default()
-            .clone();
-        tokio::time::timeout(wait, m.lock_owned()).await.ok()
-    }
-
-    /// Forgets a token Discord refused (expired), or a hand that is gone.
-    pub fn forget_hand(&self, user: &UserId, table: TableId, token: Option<&str>) -> bool {
-        let mut h = lock(&self.hands);
-        let key = (user.clone(), table);
-        if token.is_none_or(|t| h.get(&key).is_some_and(|k| k.token == t)) {
-            let known = h.remove(&key).is_some();
-            drop(h);
-            if known {
-                self.unstore_tokens(table, Some(user), token);
-            }
-            return known;
-        }
-        false
-    }
-
     /// Whether `author` is the bot itself (its user, or its application
     /// for what it says in answers).
     pub fn is_bot(&self, author: u64) -> bool {
@@ -412,14 +200,7 @@ impl Shared {
 
     /// Forgets every hand token of a table (it closed).
     pub fn forget_table(&self, table: TableId) {
-        let mut hands = lock(&self.hands);
-        let had = hands.keys().any(|(_, t)| *t == table);
-        hands.retain(|(_, t), _| *t != table);
-        drop(hands);
-        if had {
-            self.unstore_tokens(table, None, None);
-        }
-        lock(&self.hand_locks).retain(|(_, t), _| *t != table);
+        self.tokens.forget_table(table);
         lock(&self.live).remove(&table);
     }
 }
@@ -452,6 +233,7 @@ impl Shared {
         press_rates: PressRates,
     ) -> Shared {
         Shared {
+            tokens: HandTokens::new(front.service().clone(), token_life),
             front,
             http,
             callbacks,
@@ -459,12 +241,9 @@ impl Shared {
             presses: Mutex::new(PressLimits::new(press_rates.person, press_rates.chat)),
             app,
             default_lang,
-            hands: Mutex::new(HashMap::new()),
             perms: Mutex::new(HashMap::new()),
             local,
-            token_life,
             over_http: Mutex::new(HashMap::new()),
-            hand_locks: Mutex::new(HashMap::new()),
             bot_user: AtomicU64::new(0),
             burials: Mutex::new(Burials::default()),
             live: Mutex::new(HashMap::new()),

@@ -1,0 +1,292 @@
+//! Hand messages edited through a token that expires: a platform that
+//! lets the bot edit a person's private message only through the newest
+//! answer to them (Discord's interaction tokens, 15 minutes) keeps each
+//! hand's token here with what its message shows.
+//!
+//! Tokens are also kept in the store (through the service) from when
+//! they arrive until they are refused or their hand is gone, with what
+//! each hand shows, so a process that starts after a kill — or takes over
+//! delivery — keeps editing every open hand until its token expires. What
+//! a hand shows is made unknown there before each change of it and
+//! recorded after ([`crate::delivery::content::Recorded`]'s rule). Tokens
+//! are secrets: never logged.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::delivery::content::Write;
+use crate::delivery::transport::Failure;
+use crate::outlet::waited;
+use crate::table::runtime::TableService;
+use crate::table::storage::{HandTokenChange, HandTokenRow, Secret};
+use crate::table::{TableId, UserId};
+
+/// A person's newest answer on their hand message: its token edits the
+/// hand. No `Debug`: the token is a secret.
+#[derive(Clone)]
+pub struct HandToken {
+    pub token: String,
+    pub at: Instant,
+    /// A hash of what the hand message shows, so an edit that would change
+    /// nothing is not sent.
+    pub shown: Option<i64>,
+}
+
+/// The turn to change one hand message ([`HandTokens::turn`]).
+type HandLock = Arc<tokio::sync::Mutex<()>>;
+
+type Key = (UserId, TableId);
+
+/// Every open hand's token, and the turn to change each hand message.
+pub struct HandTokens {
+    service: TableService,
+    life: Duration,
+    /// (person, table) → the newest token of their hand.
+    hands: Mutex<HashMap<Key, HandToken>>,
+    /// (person, table) → the turn to change their hand message: the
+    /// outbox's edits and the answers to presses on it take it, so that
+    /// what the message shows is known and nothing is sent twice.
+    locks: Mutex<HashMap<Key, HandLock>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl HandTokens {
+    /// `life`: how long a token is used to edit its hand.
+    pub fn new(service: TableService, life: Duration) -> HandTokens {
+        HandTokens {
+            service,
+            life,
+            hands: Mutex::new(HashMap::new()),
+            locks: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// How long a hand's token is used.
+    pub fn life(&self) -> Duration {
+        self.life
+    }
+
+    /// Keeps `token`, given `at` (its answer's arrival: its life counts
+    /// from then), as the newest of `user`'s hand at `table`, in the store
+    /// too (one short write after the answer went, waited for at most
+    /// [`crate::delivery::content::RECORD_WAIT`]).
+    pub async fn given(
+        &self,
+        user: &UserId,
+        table: TableId,
+        (token, at): (String, Instant),
+        shown: Option<i64>,
+    ) {
+        let kept = HandToken {
+            token: token.clone(),
+            at,
+            shown,
+        };
+        lock(&self.hands).insert((user.clone(), table), kept);
+        let row = HandTokenRow {
+            table,
+            user: user.clone(),
+            token: Secret(token),
+            given_at: self.service.now(),
+            shown,
+        };
+        // Waited for a short while only: a slow store holds no hand up.
+        let given = HandTokenChange::Given(row);
+        self.change(table, given, "cannot keep a hand token").await;
+    }
+
+    /// A token the store kept from an earlier run, `age` old at `now`.
+    pub fn restore(&self, row: HandTokenRow, age: Duration, now: Instant) {
+        let at = now.checked_sub(age).unwrap_or(now);
+        let kept = HandToken {
+            token: row.token.0,
+            at,
+            shown: row.shown,
+        };
+        lock(&self.hands).insert((row.user, row.table), kept);
+    }
+
+    /// Before a change of what `user`'s hand at `table` shows to `shown`:
+    /// unless the store holds no hash for it or that very one, it is made
+    /// unknown there first, so a kill between the change and its record
+    /// never leaves a hash the hand does not show.
+    pub async fn changing(&self, user: &UserId, table: TableId, shown: i64, now: Instant) {
+        let Some(t) = self.fresh(user, table, now) else {
+            return;
+        };
+        if t.shown.is_none() || t.shown == Some(shown) {
+            return;
+        }
+        if self.store_shown(user, table, &t.token, None).await == Write::Landed {
+            self.shown(user, table, &t.token, None);
+        }
+    }
+
+    /// Edits the hand through `token` to show `shown` with `edit`, unless
+    /// it shows that already: made unknown in the store first, recorded
+    /// after it landed. What `edit` failed with, if it did.
+    pub async fn edit<F: Future<Output = Result<(), Failure>>>(
+        &self,
+        (user, table): (&UserId, TableId),
+        token: &HandToken,
+        shown: i64,
+        edit: impl FnOnce(String) -> F,
+    ) -> Option<Failure> {
+        if token.shown == Some(shown) {
+            return None;
+        }
+        if token.shown.is_some()
+            && self.store_shown(user, table, &token.token, None).await == Write::Landed
+        {
+            self.shown(user, table, &token.token, None);
+        }
+        if let Err(f) = edit(token.token.clone()).await {
+            return Some(f);
+        }
+        // One still on its way may land: kept as shown (the next change
+        // makes it unknown first).
+        if self
+            .store_shown(user, table, &token.token, Some(shown))
+            .await
+            != Write::Failed
+        {
+            self.shown(user, table, &token.token, Some(shown));
+        }
+        None
+    }
+
+    /// Records in the store what the hand shows through `token` (`None`:
+    /// not known), waiting for it at most
+    /// [`crate::delivery::content::RECORD_WAIT`].
+    async fn store_shown(
+        &self,
+        user: &UserId,
+        table: TableId,
+        token: &str,
+        shown: Option<i64>,
+    ) -> Write {
+        let change = HandTokenChange::Shown {
+            table,
+            user: user.clone(),
+            token: Secret(token.to_owned()),
+            shown,
+        };
+        self.change(table, change, "cannot record what a hand shows")
+            .await
+    }
+
+    /// Makes `change` in the store, waited for at most
+    /// [`crate::delivery::content::RECORD_WAIT`]; `failed` is logged if it
+    /// fails.
+    async fn change(&self, table: TableId, change: HandTokenChange, failed: &'static str) -> Write {
+        let service = self.service.clone();
+        waited(async move {
+            match service.change_hand_token(change).await {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, table = table.0, "{failed}");
+                    false
+                }
+            }
+        })
+        .await
+    }
+
+    /// Forgets, in the store, `user`'s token at `table` (`token`: only if
+    /// it is still that one; `user` `None`: everyone's at the table).
+    fn unstore(&self, table: TableId, user: Option<&UserId>, token: Option<&str>) {
+        let change = HandTokenChange::Forget {
+            table,
+            user: user.cloned(),
+            token: token.map(|t| Secret(t.to_owned())),
+        };
+        let service = self.service.clone();
+        // Outside the caller's loop; a newer token written meanwhile is
+        // kept (`token`), and an expired one is never read again anyway.
+        tokio::spawn(async move {
+            if let Err(e) = service.change_hand_token(change).await {
+                tracing::warn!(error = %e, table = table.0, "cannot forget a hand token");
+            }
+        });
+    }
+
+    /// The token that still edits `user`'s hand at `table` as of `now`.
+    pub fn fresh(&self, user: &UserId, table: TableId, now: Instant) -> Option<HandToken> {
+        let mut h = lock(&self.hands);
+        let key = (user.clone(), table);
+        match h.get(&key) {
+            Some(t) if now.saturating_duration_since(t.at) < self.life => Some(t.clone()),
+            Some(_) => {
+                h.remove(&key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Records what the hand shows now (after an edit through `token`).
+    /// An edit through an older token may have landed on the same message
+    /// after a newer answer drew it: unless it showed the same, what the
+    /// message shows is unknown, and the next render is sent.
+    pub fn shown(&self, user: &UserId, table: TableId, token: &str, shown: Option<i64>) {
+        if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table)) {
+            if t.token == token {
+                t.shown = shown;
+            } else if t.shown != shown {
+                t.shown = None;
+            }
+        }
+    }
+
+    /// The turn to change `user`'s hand message at `table`, waited for at
+    /// most `wait` (`None` then: what the message shows becomes unknown).
+    /// Held by an outbox edit until it landed, and by a press on the hand
+    /// until its answer went: the other then knows what the message shows
+    /// (an edit in flight would otherwise leave it unknown, and the same
+    /// content would go out again).
+    pub async fn turn(
+        &self,
+        user: &UserId,
+        table: TableId,
+        wait: Duration,
+    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let m = lock(&self.locks)
+            .entry((user.clone(), table))
+            .or_default()
+            .clone();
+        tokio::time::timeout(wait, m.lock_owned()).await.ok()
+    }
+
+    /// Forgets a token the platform refused (expired), or a hand that is
+    /// gone (`token` `None`); whether one was known.
+    pub fn forget(&self, user: &UserId, table: TableId, token: Option<&str>) -> bool {
+        let mut h = lock(&self.hands);
+        let key = (user.clone(), table);
+        if token.is_none_or(|t| h.get(&key).is_some_and(|k| k.token == t)) {
+            let known = h.remove(&key).is_some();
+            drop(h);
+            if known {
+                self.unstore(table, Some(user), token);
+            }
+            return known;
+        }
+        false
+    }
+
+    /// Forgets every hand token of a table (it closed).
+    pub fn forget_table(&self, table: TableId) {
+        let mut hands = lock(&self.hands);
+        let had = hands.keys().any(|(_, t)| *t == table);
+        hands.retain(|(_, t), _| *t != table);
+        drop(hands);
+        if had {
+            self.unstore(table, None, None);
+        }
+        lock(&self.locks).retain(|(_, t), _| *t != table);
+    }
+}

@@ -20,12 +20,12 @@ use twilight_model::id::marker::ApplicationMarker;
 
 use super::gate::GateProxy;
 use super::outbox;
-use super::shared::lock;
 pub use super::shared::{Shared, TOKEN_LIFE};
 use crate::config::{Config, DiscordConfig, ShardRange};
 use crate::front::Front;
 use crate::front::press_limits::PressRates;
 use crate::i18n::Lang;
+use crate::outlet::service;
 use crate::table::Output;
 use crate::table::Platform;
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
@@ -437,7 +437,7 @@ pub async fn start_serving(
     }
     // Before the outbox decides whether a table is buried: the counts the
     // replica serving before this one saved.
-    restore_burials(&shared).await;
+    service::restore_burials(shared.front.service(), Platform::Discord, &shared.burials).await;
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let outbox = crate::outlet::start(
         |now| outbox::Outbox::new(shared.clone(), tuning.turn_alerts, now),
@@ -482,7 +482,12 @@ pub async fn start_serving(
         tuning.defer_after,
         stop_intake_rx,
     ));
-    let burials = tokio::spawn(save_burials(shared.clone(), stop_intake.subscribe()));
+    let burials = tokio::spawn(service::save_burials(
+        shared.front.service().clone(),
+        Platform::Discord,
+        shared.burials.clone(),
+        stop_intake.subscribe(),
+    ));
     let serve = Route::Serve {
         shared: shared.clone(),
         defer_after: tuning.defer_after,
@@ -568,52 +573,6 @@ async fn gateway_info(http: &Client, discord: &DiscordConfig) -> Result<GatewayI
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(Duration::from_secs(60));
             }
-        }
-    }
-}
-
-/// How often changed burying counts are saved: a takeover loses at most
-/// this much of the chat's count.
-const SAVE_BURIALS_EVERY: Duration = Duration::from_secs(1);
-
-/// Loads the burying counts saved by the replica that served before.
-async fn restore_burials(shared: &Shared) {
-    match shared.front.service().burials(Platform::Discord).await {
-        Ok(counts) => lock(&shared.burials).restore(
-            counts
-                .into_iter()
-                .filter_map(|(chat, n)| Some((chat.parse().ok()?, n))),
-        ),
-        Err(e) => tracing::warn!(error = %e, "cannot read the burying counts: they start at 0"),
-    }
-}
-
-/// Saves the burying counts that changed, every [`SAVE_BURIALS_EVERY`]
-/// and once more when stopped.
-async fn save_burials(shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
-    let mut every = tokio::time::interval(SAVE_BURIALS_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let stopping = tokio::select! {
-            _ = every.tick() => false,
-            _ = stop.changed() => true,
-        };
-        let changes = lock(&shared.burials).take_changes();
-        if !changes.is_empty() {
-            let rows: Vec<(String, Option<u32>)> =
-                changes.iter().map(|(c, n)| (c.to_string(), *n)).collect();
-            if let Err(e) = shared
-                .front
-                .service()
-                .save_burials(Platform::Discord, &rows)
-                .await
-            {
-                tracing::warn!(error = %e, "cannot save the burying counts: trying again");
-                lock(&shared.burials).unsaved(changes);
-            }
-        }
-        if stopping {
-            return;
         }
     }
 }

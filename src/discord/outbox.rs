@@ -65,8 +65,9 @@ use crate::delivery::transport::{self, Failure};
 use crate::front::action::Press;
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
-use crate::outlet::service::{self, restore};
+use crate::outlet::service::{self, mark_shown, restore};
 use crate::outlet::waited;
+use crate::table::Platform::Discord;
 use crate::table::{
     Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
 };
@@ -117,15 +118,26 @@ impl Outbox {
         let mut engine = Engine::new(turn_alerts, now);
         let life = shared.tokens.life();
         let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
-        let unsure = restored.unsure();
-        let mut known: HashSet<TableId> = restored.messages.iter().map(|(t, _, _)| *t).collect();
-        for (table, _chat, message) in restored.messages {
-            if let Some(m) = u64::try_from(message)
-                .ok()
-                .and_then(Id::<MessageMarker>::new_checked)
-            {
-                engine.restore_message(table, m.get());
-                shared.set_live(table, m.get());
+        // A table posted anew just before a kill, or whose first post's id
+        // a kill kept from the store: the message found shows it now.
+        let look = |table, chat: String, recorded: Option<u64>| {
+            let shared = &*shared;
+            async move {
+                let channel = chat.strip_prefix("discord:")?.parse().ok();
+                let channel = Id::new_checked(channel?)?;
+                let recorded = recorded.and_then(Id::new_checked);
+                let found = adopt_lost_post(shared, table, channel, recorded).await;
+                found.map(Id::get)
+            }
+        };
+        let service = shared.front.service();
+        let lost = service::find_lost_posts(service, Discord, &restored, look).await;
+        let messages =
+            (restored.messages.into_iter()).map(|(t, c, m)| (t, c, u64::try_from(m).unwrap_or(0)));
+        for (table, _chat, message) in messages.chain(lost) {
+            if message != 0 {
+                engine.restore_message(table, message);
+                shared.set_live(table, message);
             }
         }
         // What the messages show, as recorded: the first render that
@@ -134,59 +146,6 @@ impl Outbox {
         // Hands opened before the stop stay editable while their tokens last.
         for (row, age) in restored.tokens {
             shared.tokens.restore(row, age, now);
-        }
-        // A table posted anew just before a kill: its new message, not the
-        // recorded one, shows it from now on.
-        if unsure.len() > MAX_LOOKED_AFTER {
-            tracing::warn!(
-                tables = unsure.len(),
-                looked_after = MAX_LOOKED_AFTER,
-                "many table messages of unknown content at the start: only some are checked for later posts"
-            );
-        }
-        for (table, chat, message) in unsure.into_iter().take(MAX_LOOKED_AFTER) {
-            let channel = chat
-                .strip_prefix("discord:")
-                .and_then(|c| c.parse().ok())
-                .and_then(Id::new_checked);
-            let recorded = u64::try_from(message).ok().and_then(Id::new_checked);
-            let (Some(channel), Some(recorded)) = (channel, recorded) else {
-                continue;
-            };
-            if let Some(found) = adopt_lost_post(&shared, table, channel, Some(recorded)).await {
-                keep_adopted(&shared, &mut engine, table, &chat, found).await;
-            }
-        }
-        // A table whose first post a kill kept from the store (the post
-        // went, its id was never written) has no row at all: its message
-        // is looked for among its channel's newest.
-        let service = shared.front.service().clone();
-        let open = service.open_table_ids().await.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "cannot read the open tables");
-            Vec::new()
-        });
-        let mut looked = 0;
-        for table in open {
-            if !known.insert(table) {
-                continue;
-            }
-            let Ok(Some(view)) = service.table_view(table).await else {
-                continue;
-            };
-            let Some(channel) = ids::channel_of(&view.chat) else {
-                continue;
-            };
-            if looked == MAX_LOOKED_AFTER {
-                tracing::warn!(
-                    looked_after = MAX_LOOKED_AFTER,
-                    "many open tables without a message at the start: only some are looked for"
-                );
-                break;
-            }
-            looked += 1;
-            if let Some(found) = adopt_lost_post(&shared, table, channel, None).await {
-                keep_adopted(&shared, &mut engine, table, &view.chat.to_string(), found).await;
-            }
         }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let mut outbox = Outbox {
@@ -533,9 +492,18 @@ impl Outbox {
         let done = self.done_tx.clone();
         self.in_flight += 1 + usize::from(ping.is_some());
         tokio::spawn(async move {
+            let service = shared.front.service().clone();
             let row = chat.to_string();
             let unknown = match unknown_first {
-                true => Some(waited(mark_shown(shared.clone(), table, row.clone(), None)).await),
+                true => Some(
+                    waited(mark_shown(
+                        service.clone(),
+                        Discord,
+                        (table, row.clone()),
+                        None,
+                    ))
+                    .await,
+                ),
                 false => None,
             };
             // What happened before the table's new state is said first.
@@ -579,7 +547,7 @@ impl Outbox {
             };
             let then = match then {
                 Some(h) if engine::shows(&outcome) => {
-                    Some(waited(mark_shown(shared.clone(), table, row, Some(h))).await)
+                    Some(waited(mark_shown(service.clone(), Discord, (table, row), Some(h))).await)
                 }
                 _ => None,
             };
@@ -595,18 +563,7 @@ impl Outbox {
     /// Records what each table message shows, for the next start.
     async fn save_shown(&self) {
         let rows = self.engine.shown_rows();
-        if rows.is_empty() {
-            return;
-        }
-        let r = self
-            .shared
-            .front
-            .service()
-            .save_shown_hashes(Platform::Discord, rows)
-            .await;
-        if let Err(e) = r {
-            tracing::warn!(error = %e, "cannot record what the messages show");
-        }
+        service::save_shown(self.shared.front.service(), Discord, rows).await;
     }
 }
 
@@ -747,22 +704,8 @@ async fn store(shared: &Shared, write: &StoreWrite) -> bool {
             message,
             hash,
         } => {
-            let r = service
-                .save_message_ref(
-                    Platform::Discord,
-                    *table,
-                    chat,
-                    Some(*message as i64),
-                    Some(*hash),
-                )
-                .await;
-            match r {
-                Ok(()) => true,
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot keep a message id");
-                    false
-                }
-            }
+            let (message, hash) = (Some(*message as i64), Some(*hash));
+            service::save_message_ref(service, Discord, (*table, chat), message, hash).await
         }
         StoreWrite::ChatGone { chat } => {
             // The channel is gone or closed to the bot: its table stops.
@@ -771,31 +714,6 @@ async fn store(shared: &Shared, write: &StoreWrite) -> bool {
         }
     }
 }
-
-/// Records what the message of `table` (in `chat`, as its row names it)
-/// shows (`None`: about to change, not known); whether the write landed.
-async fn mark_shown(shared: Arc<Shared>, table: TableId, chat: String, shown: Option<i64>) -> bool {
-    let row = vec![(table, chat, shown)];
-    match shared
-        .front
-        .service()
-        .mark_shown(Platform::Discord, row)
-        .await
-    {
-        Ok(()) => true,
-        // At a stop, after the drain: the record stays on the safe side
-        // (`delivery::content`).
-        Err(e) if e.is_closed() => false,
-        Err(e) => {
-            tracing::warn!(error = %e, table = table.0, "cannot record what a message shows");
-            false
-        }
-    }
-}
-
-/// At most this many tables are checked for posts anew at a start (one
-/// call each): a kill leaves a handful; many more means something else.
-const MAX_LOOKED_AFTER: usize = 50;
 
 /// Looks in `channel` for `table`'s messages that a kill kept from the
 /// store, and settles them as [`orphans`] decides: the newest is the
@@ -855,33 +773,6 @@ async fn adopt_lost_post(
         strip(shared, channel, old, None).await;
     }
     Some(adopt)
-}
-
-/// A message found at the start shows `table` from now on; its content is
-/// not known, so the first render edits it.
-async fn keep_adopted(
-    shared: &Shared,
-    engine: &mut Engine<TableOut, Message>,
-    table: TableId,
-    chat: &str,
-    adopted: Id<MessageMarker>,
-) {
-    engine.restore_message(table, adopted.get());
-    shared.set_live(table, adopted.get());
-    let r = shared
-        .front
-        .service()
-        .save_message_ref(
-            Platform::Discord,
-            table,
-            chat,
-            Some(adopted.get() as i64),
-            None,
-        )
-        .await;
-    if let Err(e) = r {
-        tracing::warn!(error = %e, "cannot keep a message id");
-    }
 }
 
 /// Whether components (as JSON) hold a button of `table`: "My hand", or

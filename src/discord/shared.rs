@@ -85,7 +85,7 @@ pub struct Shared {
     /// Per channel with a table message: other people's messages since
     /// it was posted (MESSAGE_CREATE on the gateway). The core never sees
     /// chat; whether that buries the table is delivery's rule.
-    pub(super) burials: Mutex<Burials<u64>>,
+    pub(super) burials: Arc<Mutex<Burials<u64>>>,
     /// Table → its live public message: a "My hand" pressed on an older
     /// one (a table posted anew since) is out of date.
     live: Mutex<HashMap<TableId, u64>>,
@@ -245,7 +245,7 @@ impl Shared {
             local,
             over_http: Mutex::new(HashMap::new()),
             bot_user: AtomicU64::new(0),
-            burials: Mutex::new(Burials::default()),
+            burials: Arc::default(),
             live: Mutex::new(HashMap::new()),
         }
     }

@@ -1,11 +1,20 @@
 //! What a platform's output starts from, read once from the service at a
 //! start (or a takeover): the messages and what they show
-//! ([`Restored`]), and the announcements a stop left owed. The reads
-//! await; what follows from them is delivery's.
+//! ([`Restored`]), and the announcements a stop left owed; and the
+//! writes that keep them for the next start (what messages show, their
+//! ids, chats' write times, burying counts). The reads and writes await;
+//! what follows from them is delivery's.
 
-use std::time::Duration;
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use tokio::sync::watch;
+
+use crate::delivery::burial::Burials;
 use crate::delivery::news::News;
+use crate::delivery::pacing::instant_of;
 use crate::delivery::restore::Restored;
 use crate::table::runtime::TableService;
 use crate::table::{Announcement, Phase, Platform, TableId, TableView};
@@ -117,4 +126,245 @@ pub async fn restore(
         shown,
         tokens,
     }
+}
+
+/// Records what the message showing `table` in `chat` shows (`None`: it
+/// is about to change, not known); whether the write landed. Owned
+/// arguments, so it can run as [`super::waited`]'s task.
+pub async fn mark_shown(
+    service: TableService,
+    platform: Platform,
+    (table, chat): (TableId, String),
+    shown: Option<i64>,
+) -> bool {
+    match service
+        .mark_shown(platform, vec![(table, chat, shown)])
+        .await
+    {
+        Ok(()) => true,
+        // At a stop, after the drain: the record stays on the safe side
+        // (`delivery::content`).
+        Err(e) if e.is_closed() => false,
+        Err(e) => {
+            tracing::warn!(error = %e, ?platform, table = table.0, "cannot record what a message shows");
+            false
+        }
+    }
+}
+
+/// Records what each message shows (table, chat, hash), for the next
+/// start.
+pub async fn save_shown(
+    service: &TableService,
+    platform: Platform,
+    rows: Vec<(TableId, String, i64)>,
+) {
+    if rows.is_empty() {
+        return;
+    }
+    if let Err(e) = service.save_shown_hashes(platform, rows).await {
+        tracing::warn!(error = %e, ?platform, "cannot record what the messages show");
+    }
+}
+
+/// Keeps the id of the message showing `table` in `chat` (`None`: it has
+/// none), with what it shows if known; whether the write landed.
+pub async fn save_message_ref(
+    service: &TableService,
+    platform: Platform,
+    (table, chat): (TableId, &str),
+    message: Option<i64>,
+    hash: Option<i64>,
+) -> bool {
+    match service
+        .save_message_ref(platform, table, chat, message, hash)
+        .await
+    {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, ?platform, table = table.0, "cannot keep a message id");
+            false
+        }
+    }
+}
+
+/// Records a chat's latest write times (unix milliseconds), for the
+/// window a restart or a takeover starts from; whether the write landed.
+pub async fn save_writes(
+    service: TableService,
+    platform: Platform,
+    chat: String,
+    times: Vec<i64>,
+) -> bool {
+    match service.save_chat_writes(platform, &chat, &times).await {
+        Ok(()) => true,
+        Err(e) if e.is_closed() => false,
+        Err(e) => {
+            tracing::warn!(error = %e, ?platform, chat, "cannot record a chat's write times");
+            false
+        }
+    }
+}
+
+/// Every chat's write times recorded within the last `window` (by this
+/// process before a restart, or by the replica that served before a
+/// takeover), as `Instant`s of this process given that `now` is the
+/// service's `unix_now` (milliseconds).
+pub async fn chat_writes(
+    service: &TableService,
+    platform: Platform,
+    window: Duration,
+    (now, unix_now): (Instant, i64),
+) -> Vec<(String, Vec<Instant>)> {
+    let since = unix_now.saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX));
+    let rows = match service.chat_writes(platform, since).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::warn!(error = %e, ?platform, "cannot read the chats' write times: their windows are guessed");
+            return Vec::new();
+        }
+    };
+    rows.into_iter()
+        .map(|(chat, times)| {
+            let times = times.into_iter().filter(|ms| *ms >= since);
+            (
+                chat,
+                times.map(|ms| instant_of(ms, now, unix_now)).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Loads `platform`'s burying counts saved by the process that served
+/// before into `burials`.
+pub async fn restore_burials(
+    service: &TableService,
+    platform: Platform,
+    burials: &Mutex<Burials<u64>>,
+) {
+    match service.burials(platform).await {
+        Ok(counts) => lock(burials).restore(
+            counts
+                .into_iter()
+                .filter_map(|(chat, n)| Some((chat.parse().ok()?, n))),
+        ),
+        Err(e) => {
+            tracing::warn!(error = %e, ?platform, "cannot read the burying counts: they start at 0")
+        }
+    }
+}
+
+/// How often changed burying counts are saved: a takeover loses at most
+/// this much of the chat's count.
+const SAVE_BURIALS_EVERY: Duration = Duration::from_secs(1);
+
+/// Saves the burying counts that changed, every [`SAVE_BURIALS_EVERY`]
+/// and once more when stopped.
+pub async fn save_burials(
+    service: TableService,
+    platform: Platform,
+    burials: Arc<Mutex<Burials<u64>>>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut every = tokio::time::interval(SAVE_BURIALS_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let stopping = tokio::select! {
+            _ = every.tick() => false,
+            _ = stop.changed() => true,
+        };
+        let changes = lock(&burials).take_changes();
+        if !changes.is_empty() {
+            let rows: Vec<(String, Option<u32>)> =
+                changes.iter().map(|(c, n)| (c.to_string(), *n)).collect();
+            if let Err(e) = service.save_burials(platform, &rows).await {
+                tracing::warn!(error = %e, ?platform, "cannot save the burying counts: trying again");
+                lock(&burials).unsaved(changes);
+            }
+        }
+        if stopping {
+            return;
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// At most this many tables are looked after at a start (one call each):
+/// a kill leaves a handful; many more means something else.
+pub const MAX_LOOKED_AFTER: usize = 50;
+
+/// Finds the table messages a kill kept from the store, through `look`
+/// (table, its chat as the rows name it, the recorded message if any →
+/// the message that shows it from now on, if one was found). Looked
+/// after: a table whose recorded message's content is unknown (posted
+/// anew just before a kill: its new message shows it now), and an open
+/// table with no row at all (its first post went, its id was never
+/// written). Each one found is kept in the store, its content unknown, so
+/// the first render edits it; returned as (table, chat, message).
+pub async fn find_lost_posts<F, Fut>(
+    service: &TableService,
+    platform: Platform,
+    restored: &Restored,
+    mut look: F,
+) -> Vec<(TableId, String, u64)>
+where
+    F: FnMut(TableId, String, Option<u64>) -> Fut,
+    Fut: Future<Output = Option<u64>>,
+{
+    let mut found = Vec::new();
+    let unsure = restored.unsure();
+    if unsure.len() > MAX_LOOKED_AFTER {
+        tracing::warn!(
+            tables = unsure.len(),
+            looked_after = MAX_LOOKED_AFTER,
+            ?platform,
+            "many table messages of unknown content at the start: only some are checked for later posts"
+        );
+    }
+    for (table, chat, message) in unsure.into_iter().take(MAX_LOOKED_AFTER) {
+        let Some(recorded) = u64::try_from(message).ok().filter(|m| *m != 0) else {
+            continue;
+        };
+        if let Some(m) = look(table, chat.clone(), Some(recorded)).await {
+            found.push((table, chat, m));
+        }
+    }
+    let mut known: HashSet<TableId> = restored.messages.iter().map(|(t, _, _)| *t).collect();
+    let open = service.open_table_ids().await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "cannot read the open tables");
+        Vec::new()
+    });
+    let mut looked = 0;
+    for table in open {
+        if !known.insert(table) {
+            continue;
+        }
+        let Ok(Some(view)) = service.table_view(table).await else {
+            continue;
+        };
+        if view.chat.platform() != platform {
+            continue;
+        }
+        if looked == MAX_LOOKED_AFTER {
+            tracing::warn!(
+                looked_after = MAX_LOOKED_AFTER,
+                ?platform,
+                "many open tables without a message at the start: only some are looked for"
+            );
+            break;
+        }
+        looked += 1;
+        let chat = view.chat.to_string();
+        if let Some(m) = look(table, chat.clone(), None).await {
+            found.push((table, chat, m));
+        }
+    }
+    for (table, chat, message) in &found {
+        let message = i64::try_from(*message).ok();
+        save_message_ref(service, platform, (*table, chat), message, None).await;
+    }
+    found
 }

@@ -31,14 +31,15 @@ pub use super::shared::Local;
 use super::shared::{Shared, class_of};
 use crate::delivery::content::{Landed, content_hash as hash_of_parts};
 use crate::delivery::lane::{self, Action, Effect, Host, Markup, PacedLane, Restored};
-use crate::delivery::pacing::{Limits, Priority, instant_of, unix_ms};
+use crate::delivery::pacing::{Limits, Priority, unix_ms};
 use crate::delivery::transport::{Failure, Policy};
 use crate::front::live::LiveEvent;
 use crate::front::{Screen, outputs};
 use crate::i18n::Lang;
-use crate::outlet::service::{self, restore};
+use crate::outlet::service::{self, mark_shown, restore, save_writes};
 use crate::outlet::waited;
-use crate::table::{Announcement, ChatKey, HandView, Output, Platform, TableId, TableView, UserId};
+use crate::table::Platform::Telegram;
+use crate::table::{Announcement, ChatKey, HandView, Output, Platform, TableView, UserId};
 
 /// A finished Bot API call.
 pub type Done = lane::Done;
@@ -175,7 +176,14 @@ impl Outbox {
         // Where the writes were recorded (every group's since this was
         // kept), the window counts from them exactly instead.
         let unix_now = shared.front.service().now().millis();
-        restore_writes(&shared, &mut lane, limits.group.window, (now, unix_now)).await;
+        let window = limits.group.window;
+        let service = shared.front.service();
+        for (chat, times) in service::chat_writes(service, Telegram, window, (now, unix_now)).await
+        {
+            if let Ok(chat) = chat.parse::<i64>() {
+                lane.restore_writes(chat, times, now);
+            }
+        }
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let mut outbox = Outbox {
             shared,
@@ -298,14 +306,12 @@ impl Outbox {
                     hash,
                 } => {
                     let id = message.and_then(|m| i64::try_from(m).ok());
-                    let r = service
-                        .save_message_ref(Platform::Telegram, table, &chat.to_string(), id, hash)
-                        .await;
-                    if let Err(e) = &r {
-                        tracing::warn!(error = %e, chat, table = table.0, "cannot record a message id");
-                    }
+                    let place = (table, chat.to_string());
+                    let saved =
+                        service::save_message_ref(&service, Telegram, (table, &place.1), id, hash)
+                            .await;
                     if message.is_some() {
-                        self.lane.handle_ref_saved(chat, table, hash, r.is_ok());
+                        self.lane.handle_ref_saved(chat, table, hash, saved);
                     }
                 }
                 Effect::Lost { user, tables } => {
@@ -319,7 +325,14 @@ impl Outbox {
                 Effect::SaveWrites { chat, times } => {
                     let unix_now = service.now().millis();
                     let times = times.into_iter().map(|t| unix_ms(t, now, unix_now));
-                    waited(save_writes(self.shared.clone(), chat, times.collect())).await;
+                    let chat = chat.to_string();
+                    waited(save_writes(
+                        service.clone(),
+                        Telegram,
+                        chat,
+                        times.collect(),
+                    ))
+                    .await;
                 }
                 Effect::ChatMoved { from, to } => {
                     let shared = self.shared.clone();
@@ -350,18 +363,23 @@ impl Outbox {
             let done = self.done_tx.clone();
             tokio::spawn(async move {
                 let method = method_of(&call.action);
+                let service = shared.front.service().clone();
                 if let Some(times) = window_writes {
-                    waited(save_writes(shared.clone(), chat, times)).await;
+                    let write = save_writes(service.clone(), Telegram, chat.to_string(), times);
+                    waited(write).await;
                 }
                 let mut landed = Landed::default();
                 if let Some(t) = call.unknown_first {
-                    landed.unknown(waited(mark_shown(shared.clone(), chat, t.0, None)).await);
+                    let place = (t, chat.to_string());
+                    landed
+                        .unknown(waited(mark_shown(service.clone(), Telegram, place, None)).await);
                 }
                 let result = deliver(&shared, ChatId(chat), call.action).await;
                 // "Not modified": it shows exactly that already.
                 landed.shown = matches!(result, Ok(_) | Err(Failure::NotModified));
                 if let (true, Some((t, h))) = (landed.shown, call.then) {
-                    landed.record(waited(mark_shown(shared.clone(), chat, t.0, Some(h))).await);
+                    let place = (t, chat.to_string());
+                    landed.record(waited(mark_shown(service, Telegram, place, Some(h))).await);
                 }
                 let _ = done.send(Done {
                     call: call.id,
@@ -380,24 +398,9 @@ impl Outbox {
 
     /// Records what each message shows, for the next start.
     async fn save_shown(&self) {
-        let rows: Vec<(TableId, String, i64)> = self
-            .lane
-            .shown_rows()
-            .into_iter()
-            .map(|(t, chat, hash)| (t, chat.to_string(), hash))
-            .collect();
-        if rows.is_empty() {
-            return;
-        }
-        if let Err(e) = self
-            .shared
-            .front
-            .service()
-            .save_shown_hashes(Platform::Telegram, rows)
-            .await
-        {
-            tracing::warn!(error = %e, "cannot record what the messages show");
-        }
+        let rows = self.lane.shown_rows().into_iter();
+        let rows = rows.map(|(t, chat, hash)| (t, chat.to_string(), hash));
+        service::save_shown(self.shared.front.service(), Telegram, rows.collect()).await;
     }
 
     fn next_wake(&self, now: Instant) -> Option<Instant> {
@@ -407,75 +410,6 @@ impl Outbox {
     /// Whether nothing waits to go out.
     fn idle(&self) -> bool {
         self.lane.idle() && self.done_rx.is_empty()
-    }
-}
-
-/// Records what the message showing `table` in `chat` shows (`None`: it
-/// is about to change, not known); whether the write landed.
-async fn mark_shown(shared: Arc<Shared>, chat: i64, table: i64, shown: Option<i64>) -> bool {
-    let row = vec![(TableId(table), chat.to_string(), shown)];
-    match shared
-        .front
-        .service()
-        .mark_shown(Platform::Telegram, row)
-        .await
-    {
-        Ok(()) => true,
-        // At a stop, after the drain: the record stays on the safe side
-        // (`delivery::content`).
-        Err(e) if e.is_closed() => false,
-        Err(e) => {
-            tracing::warn!(error = %e, chat, table, "cannot record what a message shows");
-            false
-        }
-    }
-}
-
-/// Records a group's latest write times (`Pacer::window_writes`).
-async fn save_writes(shared: Arc<Shared>, chat: i64, times: Vec<i64>) -> bool {
-    let service = shared.front.service();
-    match service
-        .save_chat_writes(Platform::Telegram, &chat.to_string(), &times)
-        .await
-    {
-        Ok(()) => true,
-        Err(e) if e.is_closed() => false,
-        Err(e) => {
-            tracing::warn!(error = %e, chat, "cannot record a group's write times");
-            false
-        }
-    }
-}
-
-/// Gives the pacer every group's write times recorded within the last
-/// `window` (by this process before a restart, or by the replica that
-/// served before a takeover).
-async fn restore_writes(
-    shared: &Shared,
-    lane: &mut PacedLane<i64, Message>,
-    window: Duration,
-    (now, unix_now): (Instant, i64),
-) {
-    let since = unix_now.saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX));
-    let rows = match shared
-        .front
-        .service()
-        .chat_writes(Platform::Telegram, since)
-        .await
-    {
-        Ok(rows) => rows,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot read the groups' write times: their windows are guessed");
-            return;
-        }
-    };
-    for (chat, times) in rows {
-        let Ok(chat) = chat.parse::<i64>() else {
-            continue;
-        };
-        let times = times.into_iter().filter(|ms| *ms >= since);
-        let times = times.map(|ms| instant_of(ms, now, unix_now)).collect();
-        lane.restore_writes(chat, times, now);
     }
 }
 

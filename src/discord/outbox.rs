@@ -65,11 +65,11 @@ use crate::delivery::transport::{self, Failure};
 use crate::front::action::Press;
 use crate::front::outputs;
 use crate::i18n::{Args, key, tr};
-use crate::outlet::service::{self, mark_shown, restore};
-use crate::outlet::waited;
+use crate::outlet::jobs::{self, TableCalls};
+use crate::outlet::service::{self, forget_owed, restore};
 use crate::table::Platform::Discord;
 use crate::table::{
-    Announcement, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
+    ChatKey, HandView, Output, Phase, Platform, SeatState, TableId, TableView, UserId,
 };
 
 /// How long an outbox edit of a hand waits for an answer to a press on it
@@ -84,7 +84,7 @@ type TableOut = (Message, Vec<Id<UserMarker>>);
 pub enum Done {
     Table(TableDone),
     /// A turn ping was posted (or not).
-    Ping(PingJob, Option<Id<MessageMarker>>),
+    Ping(PingJob, Option<u64>),
     /// A store write the engine asked for, and whether it landed.
     Stored(StoreWrite, bool),
     Hand {
@@ -238,7 +238,8 @@ impl Outbox {
                 Some(screen) => worded.push((markup::public(&screen, None, None), owed)),
                 // Nothing to say: owed no more.
                 None if owed.is_some() => {
-                    tokio::spawn(forget_owed(self.shared.clone(), id, a));
+                    let service = self.shared.front.service().clone();
+                    tokio::spawn(async move { forget_owed(&service, Discord, id, &a).await });
                 }
                 None => {}
             }
@@ -370,7 +371,7 @@ impl Outbox {
         self.in_flight = self.in_flight.saturating_sub(1);
         match d {
             Done::Table(done) => self.engine.handle_table_done(done, now),
-            Done::Ping(job, posted) => self.engine.handle_ping_done(&job, posted.map(Id::get)),
+            Done::Ping(job, posted) => self.engine.handle_ping_done(&job, posted),
             Done::Stored(write, landed) => self.engine.handle_stored(&write, landed),
             Done::Hand {
                 user,
@@ -419,7 +420,9 @@ impl Outbox {
             let done = self.done_tx.clone();
             self.in_flight += 1;
             tokio::spawn(async move {
-                let landed = store(&shared, &write).await;
+                let service = shared.front.service();
+                let chat_gone = async |chat: ChatKey| shared.front.chat_gone(&chat).await;
+                let landed = jobs::store((service, Discord), &write, chat_gone).await;
                 let _ = done.send(Done::Stored(write, landed));
             });
         }
@@ -431,31 +434,17 @@ impl Outbox {
                 Job::Table(job) => self.run_table(job),
                 Job::Hand(hand) => self.run_hand(*hand, now),
                 Job::Ping(job) => {
-                    let Some(channel) = ids::channel_of(&job.chat) else {
-                        continue;
-                    };
                     let shared = self.shared.clone();
                     let done = self.done_tx.clone();
                     self.in_flight += 1;
                     tokio::spawn(async move {
-                        let posted = run_ping(&shared, channel, &job).await;
+                        let posted = jobs::run_ping(&*shared, &job).await;
                         let _ = done.send(Done::Ping(job, posted));
                     });
                 }
                 Job::DeletePing { chat, message } => {
-                    let (Some(channel), Some(id)) =
-                        (ids::channel_of(&chat), Id::new_checked(message))
-                    else {
-                        continue;
-                    };
                     let shared = self.shared.clone();
-                    tokio::spawn(async move {
-                        let r = shared.http.delete_message(channel, id).await;
-                        super::calls::record("delete_message", &r);
-                        if let Err(e) = r {
-                            tracing::debug!(error = %e, "removing a turn ping failed");
-                        }
-                    });
+                    tokio::spawn(async move { shared.delete(&chat, message).await });
                 }
             }
         }
@@ -463,100 +452,30 @@ impl Outbox {
 
     /// One table's job: its calls in order, on a task of its own.
     fn run_table(&mut self, job: TableJob<TableOut, Message>) {
-        let TableJob {
-            table,
-            chat,
-            unknown_first,
-            news,
-            ping,
-            call,
-            then,
-            closed,
-            last_in_chat,
-        } = job;
-        let Some(channel) = ids::channel_of(&chat) else {
+        let Some(channel) = ids::channel_of(&job.chat) else {
             return;
         };
-        if closed {
-            self.shared.forget_table(table);
+        if job.closed {
+            self.shared.forget_table(job.table);
             // Nothing more to keep in view, unless another table of the
             // channel still is.
-            if last_in_chat {
+            if job.last_in_chat {
                 lock(&self.shared.burials).unwatch(channel.get());
             }
         }
-        if matches!(call, TableCall::Post { strip: Some(_), .. }) {
-            tracing::debug!(?table, "posting the table anew at the bottom");
+        if matches!(job.call, TableCall::Post { strip: Some(_), .. }) {
+            tracing::debug!(table = job.table.0, "posting the table anew at the bottom");
         }
         let shared = self.shared.clone();
         let done = self.done_tx.clone();
-        self.in_flight += 1 + usize::from(ping.is_some());
+        self.in_flight += 1 + usize::from(job.ping.is_some());
         tokio::spawn(async move {
-            let service = shared.front.service().clone();
-            let row = chat.to_string();
-            let unknown = match unknown_first {
-                true => Some(
-                    waited(mark_shown(
-                        service.clone(),
-                        Discord,
-                        (table, row.clone()),
-                        None,
-                    ))
-                    .await,
-                ),
-                false => None,
-            };
-            // What happened before the table's new state is said first.
-            for (n, owed) in news {
-                let r = post(&shared, channel, &n, &no_mentions()).await;
-                let r = r.map(|_| ()).map_err(|e| {
-                    tracing::warn!(error = %e, "an announcement failed");
-                    classify(&e)
-                });
-                // Owed still, for the next start, unless it went or never can.
-                if let (true, Some(a)) = (engine::owed_settled(&r), owed) {
-                    forget_owed(shared.clone(), table, a).await;
-                }
-            }
-            if let Some(ping) = ping {
-                let posted = run_ping(&shared, channel, &ping).await;
+            let service = shared.front.service();
+            let pinged = |ping, posted| {
                 let _ = done.send(Done::Ping(ping, posted));
-            }
-            let outcome = match call {
-                TableCall::Nothing => Outcome::Edited,
-                TableCall::Edit {
-                    message,
-                    content: (m, pinged),
-                } => {
-                    let mentions = AllowedMentions {
-                        users: pinged,
-                        ..AllowedMentions::default()
-                    };
-                    edit_table(&shared, channel, table, message, &m, &mentions).await
-                }
-                TableCall::Post {
-                    content: (m, pinged),
-                    strip,
-                } => {
-                    let mentions = AllowedMentions {
-                        users: pinged,
-                        ..AllowedMentions::default()
-                    };
-                    post_table(&shared, channel, table, &m, &mentions, strip).await
-                }
             };
-            let then = match then {
-                Some(h) if engine::shows(&outcome) => {
-                    Some(waited(mark_shown(service.clone(), Discord, (table, row), Some(h))).await)
-                }
-                _ => None,
-            };
-            let _ = done.send(Done::Table(TableDone {
-                table,
-                unknown,
-                call: outcome,
-                then,
-            }));
+            let table = jobs::run_table(&*shared, (service, Discord), job, pinged).await;
+            let _ = done.send(Done::Table(table));
         });
     }
 
@@ -588,130 +507,6 @@ fn render(
         message: (m, pinged),
         alerted,
         buried,
-    }
-}
-
-/// Edits the table message; one that is gone is posted anew.
-async fn edit_table(
-    shared: &Shared,
-    channel: Id<ChannelMarker>,
-    table: TableId,
-    message: u64,
-    m: &Message,
-    mentions: &AllowedMentions,
-) -> Outcome {
-    let Some(id) = Id::new_checked(message) else {
-        return post_table(shared, channel, table, m, mentions, None).await;
-    };
-    let r = shared
-        .http
-        .update_message(channel, id)
-        .content(Some(&m.content))
-        .components(Some(&m.components))
-        .allowed_mentions(Some(mentions))
-        .await;
-    super::calls::record("update_message", &r);
-    match r {
-        Ok(_) => Outcome::Edited,
-        Err(e) => {
-            let f = classify(&e);
-            if engine::post_anew(f) {
-                tracing::info!(?f, "the table message cannot be edited; posting it anew");
-                return post_table(shared, channel, table, m, mentions, None).await;
-            }
-            let outcome = Outcome::Failed(f, transport::Call::Edit);
-            if !engine::shows(&outcome) {
-                tracing::warn!(error = %e, "editing a table message failed");
-            }
-            outcome
-        }
-    }
-}
-
-/// Posts the table message; `old`: the message it replaces, which loses
-/// its buttons.
-async fn post_table(
-    shared: &Shared,
-    channel: Id<ChannelMarker>,
-    table: TableId,
-    m: &Message,
-    mentions: &AllowedMentions,
-    old: Option<Strip>,
-) -> Outcome {
-    match post(shared, channel, m, mentions).await {
-        Ok(posted) => {
-            if let Some(id) = posted {
-                shared.set_live(table, id.get());
-                // Chat below the table counts from here.
-                lock(&shared.burials).reset(channel.get());
-                if let Some(old) = old
-                    && let Some(old_id) = Id::new_checked(old.message)
-                {
-                    let said = old.started.map(|lang| {
-                        markup::public(&outputs::lobby_started(lang), None, None).content
-                    });
-                    strip(shared, channel, old_id, said).await;
-                }
-            }
-            Outcome::Posted(posted.map(Id::get))
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "posting a table message failed");
-            Outcome::Failed(classify(&e), transport::Call::Post)
-        }
-    }
-}
-
-/// A turn ping: the old one goes, a new one names whom it is for; the new
-/// message's id.
-async fn run_ping(
-    shared: &Shared,
-    channel: Id<ChannelMarker>,
-    job: &PingJob,
-) -> Option<Id<MessageMarker>> {
-    if let Some(old) = job.delete.and_then(Id::new_checked) {
-        let r = shared.http.delete_message(channel, old).await;
-        super::calls::record("delete_message", &r);
-        if let Err(e) = r {
-            tracing::debug!(error = %e, "removing a turn ping failed");
-        }
-    }
-    let (who, lines) = job.post.as_ref()?;
-    let mentions = AllowedMentions {
-        users: who.iter().filter_map(|u| Id::new_checked(*u)).collect(),
-        ..AllowedMentions::default()
-    };
-    let m = Message {
-        content: markup::clip(lines.join("\n")),
-        components: Vec::new(),
-    };
-    match post(shared, channel, &m, &mentions).await {
-        Ok(id) => id,
-        Err(e) => {
-            tracing::warn!(error = %e, "a turn ping failed");
-            None
-        }
-    }
-}
-
-/// Makes a store write the engine asked for; whether it landed.
-async fn store(shared: &Shared, write: &StoreWrite) -> bool {
-    let service = shared.front.service();
-    match write {
-        StoreWrite::MessageRef {
-            table,
-            chat,
-            message,
-            hash,
-        } => {
-            let (message, hash) = (Some(*message as i64), Some(*hash));
-            service::save_message_ref(service, Discord, (*table, chat), message, hash).await
-        }
-        StoreWrite::ChatGone { chat } => {
-            // The channel is gone or closed to the bot: its table stops.
-            shared.front.chat_gone(chat).await;
-            true
-        }
     }
 }
 
@@ -814,12 +609,6 @@ async fn strip(
     }
 }
 
-/// The store forgets an owed announcement: it was posted (or never can be).
-async fn forget_owed(shared: Arc<Shared>, table: TableId, announcement: Announcement) {
-    let service = shared.front.service();
-    service::forget_owed(service, Platform::Discord, table, &announcement).await;
-}
-
 /// Posts `m` in `channel`; the new message's id, when Discord's answer
 /// could be read.
 async fn post(
@@ -841,6 +630,117 @@ async fn post(
         Err(e) => {
             tracing::warn!(error = %e, "cannot read a posted message");
             Ok(None)
+        }
+    }
+}
+
+/// Discord's calls for the engine's jobs ([`jobs`]).
+impl TableCalls for Shared {
+    type Table = TableOut;
+    type News = Message;
+
+    async fn post(&self, chat: &ChatKey, (m, pinged): &TableOut) -> Result<Option<u64>, Failure> {
+        let channel = ids::channel_of(chat).ok_or(Failure::Invalid)?;
+        let mentions = AllowedMentions {
+            users: pinged.clone(),
+            ..AllowedMentions::default()
+        };
+        let r = post(self, channel, m, &mentions).await;
+        r.map(|id| id.map(Id::get)).map_err(|e| {
+            tracing::warn!(error = %e, "posting a table message failed");
+            classify(&e)
+        })
+    }
+
+    async fn edit(
+        &self,
+        chat: &ChatKey,
+        message: u64,
+        (m, pinged): &TableOut,
+    ) -> Result<(), Failure> {
+        let channel = ids::channel_of(chat).ok_or(Failure::Invalid)?;
+        // No message to edit: the engine posts it anew.
+        let id = Id::new_checked(message).ok_or(Failure::MessageGone)?;
+        let mentions = AllowedMentions {
+            users: pinged.clone(),
+            ..AllowedMentions::default()
+        };
+        let r = self
+            .http
+            .update_message(channel, id)
+            .content(Some(&m.content))
+            .components(Some(&m.components))
+            .allowed_mentions(Some(&mentions))
+            .await;
+        super::calls::record("update_message", &r);
+        r.map(drop).map_err(|e| {
+            let f = classify(&e);
+            let shown = engine::shows(&Outcome::Failed(f, transport::Call::Edit));
+            if !shown && !engine::post_anew(f) {
+                tracing::warn!(error = %e, "editing a table message failed");
+            }
+            f
+        })
+    }
+
+    async fn strip(&self, chat: &ChatKey, old: Strip) {
+        let (Some(channel), Some(old_id)) = (ids::channel_of(chat), Id::new_checked(old.message))
+        else {
+            return;
+        };
+        let said = old
+            .started
+            .map(|lang| markup::public(&outputs::lobby_started(lang), None, None).content);
+        strip(self, channel, old_id, said).await;
+    }
+
+    async fn announce(&self, chat: &ChatKey, n: &Message) -> Result<(), Failure> {
+        let channel = ids::channel_of(chat).ok_or(Failure::Invalid)?;
+        let r = post(self, channel, n, &no_mentions()).await;
+        r.map(drop).map_err(|e| {
+            tracing::warn!(error = %e, "an announcement failed");
+            classify(&e)
+        })
+    }
+
+    async fn ping(
+        &self,
+        chat: &ChatKey,
+        who: &[u64],
+        lines: &[String],
+    ) -> Result<Option<u64>, Failure> {
+        let channel = ids::channel_of(chat).ok_or(Failure::Invalid)?;
+        let mentions = AllowedMentions {
+            users: who.iter().filter_map(|u| Id::new_checked(*u)).collect(),
+            ..AllowedMentions::default()
+        };
+        let m = Message {
+            content: markup::clip(lines.join("\n")),
+            components: Vec::new(),
+        };
+        let r = post(self, channel, &m, &mentions).await;
+        r.map(|id| id.map(Id::get)).map_err(|e| {
+            tracing::warn!(error = %e, "a turn ping failed");
+            classify(&e)
+        })
+    }
+
+    async fn delete(&self, chat: &ChatKey, message: u64) {
+        let (Some(channel), Some(id)) = (ids::channel_of(chat), Id::new_checked(message)) else {
+            return;
+        };
+        let r = self.http.delete_message(channel, id).await;
+        super::calls::record("delete_message", &r);
+        if let Err(e) = r {
+            tracing::debug!(error = %e, "removing a turn ping failed");
+        }
+    }
+
+    fn posted(&self, table: TableId, chat: &ChatKey, message: u64) {
+        self.set_live(table, message);
+        // Chat below the table counts from here.
+        if let Some(channel) = ids::channel_of(chat) {
+            lock(&self.burials).reset(channel.get());
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod hand_tokens;
 pub mod in_flight;
 pub mod inbox;
+pub mod jobs;
 pub mod service;
 pub mod trusted;
 

@@ -27,6 +27,7 @@ mod inbox;
 mod kozel_records;
 mod layers;
 mod migrations;
+mod outlet_jobs;
 mod output_faults;
 mod postgres_e2e;
 mod replicas;

@@ -481,7 +481,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             seated,
         )
     };
-    let ((hand_now, table_of_hand, popups, says, (close, closing), seated), late) = in_time(
+    let ((mut hand_now, table_of_hand, popups, says, (close, closing), seated), late) = in_time(
         shared,
         i,
         defer_after,
@@ -514,6 +514,17 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
             .await;
     }
     let mut updated_hand = None;
+    // A press whose answer draws what its hand shows already (a double
+    // tap, a pick racing a redraw) edits nothing: known while it holds the
+    // hand's turn.
+    let pressed = i.message.as_ref().map(|m| m.id.get());
+    let known = (table_of_hand.zip(pressed)).filter(|_| hand_turn.is_some());
+    if let (Some(m), Some((table, message)), Some(now)) =
+        (&hand_now, known, shared.arrival(i.id.get()))
+        && (shared.tokens).shows((&s.player.id, table), message, hash_of(m), now)
+    {
+        (updated_hand, hand_now) = (Some(hash_of(m)), None);
+    }
     // Whether the interaction's original response is the pressed message
     // (an update, or a deferred one) rather than a new ephemeral note.
     let mut original_is_pressed = true;
@@ -599,7 +610,8 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         let shown = updated_hand.filter(|_| hand_turn.is_some());
         if let Some(at) = shared.arrival(i.id.get()) {
             let token = (i.token.clone(), at);
-            shared.tokens.given(&s.player.id, table, token, shown).await;
+            let place = (&s.player.id, table);
+            shared.tokens.given(place, token, shown, pressed).await;
         }
         drop(hand_turn);
         // An edit of this hand still in flight may land after the answer
@@ -790,10 +802,8 @@ async fn my_hand(
     if shown {
         if let Some(at) = shared.arrival(i.id.get()) {
             let token = (i.token.clone(), at);
-            shared
-                .tokens
-                .given(user, table, token, Some(hash_of(&m)))
-                .await;
+            let shown = Some(hash_of(&m));
+            shared.tokens.given((user, table), token, shown, None).await;
         }
         drop(turn);
         // The table message may have asked them to press "My hand".

@@ -32,6 +32,10 @@ pub struct HandToken {
     /// A hash of what the hand message shows, so an edit that would change
     /// nothing is not sent.
     pub shown: Option<i64>,
+    /// The hand message the token edits, when known (a press on it says;
+    /// the answer that posted it does not): a press on that message whose
+    /// answer would show `shown` again needs no edit.
+    pub message: Option<u64>,
 }
 
 /// The turn to change one hand message ([`HandTokens::turn`]).
@@ -72,20 +76,22 @@ impl HandTokens {
     }
 
     /// Keeps `token`, given `at` (its answer's arrival: its life counts
-    /// from then), as the newest of `user`'s hand at `table`, in the store
-    /// too (one short write after the answer went, waited for at most
+    /// from then), as the newest of `user`'s hand at `table` — showing
+    /// `shown` on `message` when known —, in the store too (one short write
+    /// after the answer went, waited for at most
     /// [`crate::delivery::content::RECORD_WAIT`]).
     pub async fn given(
         &self,
-        user: &UserId,
-        table: TableId,
+        (user, table): (&UserId, TableId),
         (token, at): (String, Instant),
         shown: Option<i64>,
+        message: Option<u64>,
     ) {
         let kept = HandToken {
             token: token.clone(),
             at,
             shown,
+            message,
         };
         lock(&self.hands).insert((user.clone(), table), kept);
         let row = HandTokenRow {
@@ -107,6 +113,7 @@ impl HandTokens {
             token: row.token.0,
             at,
             shown: row.shown,
+            message: None,
         };
         lock(&self.hands).insert((row.user, row.table), kept);
     }
@@ -227,6 +234,19 @@ impl HandTokens {
             }
             None => None,
         }
+    }
+
+    /// Whether `message`, the hand message of `user` at `table` that the
+    /// fresh token edits, shows `shown` already (as of `now`).
+    pub fn shows(
+        &self,
+        (user, table): (&UserId, TableId),
+        message: u64,
+        shown: i64,
+        now: Instant,
+    ) -> bool {
+        self.fresh(user, table, now)
+            .is_some_and(|t| t.message == Some(message) && t.shown == Some(shown))
     }
 
     /// Records what the hand shows now (after an edit through `token`).

@@ -334,7 +334,8 @@ async fn get_updates(
     Ok(values.into_iter().map(parse_update).collect())
 }
 
-/// The listener's state, as teloxide's [`StatefulListener`] holds it.
+/// The listener's state (long polling's and the inbox's), as teloxide's
+/// [`StatefulListener`] holds it.
 pub struct PollState {
     updates: UnboundedReceiverStream<Item>,
     stop: StopToken,
@@ -381,18 +382,23 @@ pub fn polling(
         rates,
     };
     let task = tokio::spawn(poll_loop(bot, options, handled, tx, stopped, start_rx));
-    let listener = StatefulListener::new_with_hints(
-        PollState {
-            updates: UnboundedReceiverStream::new(rx),
-            stop: stop_token,
-            hints: None,
-            start: Some(start_tx),
-        },
-        stream_of,
-        stop_token_of,
-        Some(hint),
-    );
-    (listener, task)
+    (listener(rx, stop_token, start_tx), task)
+}
+
+/// The listener the dispatcher reads `rx` through; its first read sends
+/// the dispatcher's hints to `start`.
+fn listener(
+    rx: mpsc::UnboundedReceiver<Item>,
+    stop: StopToken,
+    start: oneshot::Sender<Option<Vec<AllowedUpdate>>>,
+) -> impl UpdateListener<Err = teloxide::RequestError> + use<> {
+    let state = PollState {
+        updates: UnboundedReceiverStream::new(rx),
+        stop,
+        hints: None,
+        start: Some(start),
+    };
+    StatefulListener::new_with_hints(state, stream_of, stop_token_of, Some(hint))
 }
 
 /// The pause after a failed `getUpdates` (teloxide's own backoff: 1 s
@@ -543,24 +549,6 @@ async fn poll_loop(
 
 // ------------------------------------------------------------ the inbox
 
-/// The inbox's state as teloxide's [`StatefulListener`] holds it.
-pub struct InboxState {
-    updates: UnboundedReceiverStream<Item>,
-    stop: StopToken,
-    start: Option<oneshot::Sender<()>>,
-}
-
-fn inbox_stream(state: &mut InboxState) -> &mut UnboundedReceiverStream<Item> {
-    if let Some(start) = state.start.take() {
-        let _ = start.send(());
-    }
-    &mut state.updates
-}
-
-fn inbox_stop_token(state: &mut InboxState) -> StopToken {
-    state.stop.clone()
-}
-
 /// A listener over the webhook's inbox (see [`super::webhook`]), read by
 /// [`crate::outlet::inbox::read`] once the dispatcher listens: each
 /// waiting update goes to the dispatcher in the order received, through
@@ -614,16 +602,7 @@ pub fn inbox(
         }
         crate::outlet::inbox::read(inbox, stopped, STOP_GRACE, take).await;
     });
-    let listener = StatefulListener::new(
-        InboxState {
-            updates: UnboundedReceiverStream::new(rx),
-            stop: stop_token,
-            start: Some(start_tx),
-        },
-        inbox_stream,
-        inbox_stop_token,
-    );
-    (listener, task)
+    (listener(rx, stop_token, start_tx), task)
 }
 
 #[cfg(test)]

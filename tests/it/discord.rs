@@ -560,3 +560,50 @@ async fn the_http_interactions_endpoint_checks_signatures() {
     assert_eq!(w.fake.violations(), Vec::<String>::new());
     bot.stop().await;
 }
+
+/// A double tap on a hand (an old client sends the second press on the
+/// message as it was): the second press's answer would draw exactly what
+/// the message shows after the first, so it edits nothing — a deferred
+/// update, not an UPDATE_MESSAGE with the same content.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_double_tap_on_a_hand_edits_nothing_the_second_time() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "kozel").await;
+    let t = w.table(id).await;
+    let seat = t.awaiting()[0].index();
+    let hand = w.hand(seat, id).await;
+    let seen = |w: &World| {
+        w.fake
+            .seen_by(&w.users[seat], CHANNEL)
+            .into_iter()
+            .find(|m| m.id == hand)
+            .unwrap()
+    };
+    // The leader selects a card: the hand ticks it and offers Clear.
+    let card = seen(&w).select.unwrap().options[0].1.clone();
+    assert!(matches!(press(&card), Some((_, TableAction::Toggle(_)))));
+    let q = w.fake.choose(&w.users[seat], hand, &[card]).unwrap();
+    assert_eq!(w.answered(q).await, 7, "the hand updated in the answer");
+    let clear = seen(&w)
+        .buttons
+        .iter()
+        .find(|(_, data)| matches!(press(data), Some((_, TableAction::Clear))))
+        .map(|(_, data)| data.clone())
+        .expect("a Clear button once a card is selected");
+    let q = w.fake.click(&w.users[seat], hand, &clear).unwrap();
+    assert_eq!(
+        w.answered(q).await,
+        7,
+        "the selection cleared in the answer"
+    );
+    let cleared = seen(&w);
+    assert!(cleared.buttons.iter().all(|(_, d)| *d != clear));
+    // The second tap of the same Clear.
+    let q = w.fake.click_raw(&w.users[seat], hand, &clear).unwrap();
+    assert_eq!(w.answered(q).await, 6, "answered without an edit");
+    assert_eq!(seen(&w), cleared);
+    assert_eq!(w.fake.unchanged_edits(), 0, "an edit that changed nothing");
+    assert_eq!(w.table(id).await.version(), t.version());
+    w.assert_clean();
+    w.stop().await;
+}

@@ -13,17 +13,20 @@ use twilight_model::guild::Permissions;
 use twilight_model::http::interaction::{
     InteractionResponse, InteractionResponseData, InteractionResponseType,
 };
+use twilight_model::id::Id;
+use twilight_model::id::marker::ChannelMarker;
+use twilight_model::user::User;
 
 use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
 use crate::cards::CardSet;
-use crate::delivery::transport::Failure;
 use crate::front::Reply;
 use crate::front::action::{Press, TableAction};
 use crate::front::core::{BotCommand, Origin};
 use crate::i18n::{Args, Lang, key, tr};
+use crate::outlet::answer::{self, retried};
 use crate::table::runtime::DedupKey;
 use crate::table::{ChatKey, Output, Platform, Player, TableId, UserId};
 
@@ -49,6 +52,20 @@ fn text(t: &str) -> Message {
     }
 }
 
+/// Who sent `i`: the member in a server, the user elsewhere.
+fn author(i: &Interaction) -> Option<&User> {
+    i.member
+        .as_ref()
+        .and_then(|m| m.user.as_ref())
+        .or(i.user.as_ref())
+}
+
+/// Where `i` was sent.
+fn channel(i: &Interaction) -> Option<Id<ChannelMarker>> {
+    #[allow(deprecated)]
+    i.channel.as_ref().map(|c| c.id).or(i.channel_id)
+}
+
 /// Who sent an interaction, where.
 struct Sender {
     player: Player,
@@ -56,13 +73,7 @@ struct Sender {
 }
 
 fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
-    let user = i
-        .member
-        .as_ref()
-        .and_then(|m| m.user.as_ref())
-        .or(i.user.as_ref())?;
-    #[allow(deprecated)]
-    let channel = i.channel.as_ref().map(|c| c.id).or(i.channel_id)?;
+    let (user, channel) = (author(i)?, channel(i)?);
     let name = i
         .member
         .as_ref()
@@ -104,12 +115,7 @@ async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration, arrived
         too_fast(shared, i).await;
         return;
     }
-    if let Some(user) = i
-        .member
-        .as_ref()
-        .and_then(|m| m.user.as_ref())
-        .or(i.user.as_ref())
-    {
+    if let Some(user) = author(i) {
         shared.notify(Local::Acted(ids::user_id(user.id)));
     }
     let what = match i.kind {
@@ -134,14 +140,7 @@ async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration, arrived
 /// ([`crate::front::press_limits`]): one person's flood is answered "too
 /// fast" at once and never reaches the tables, so it holds up no one else.
 fn admitted(shared: &Shared, i: &Interaction, now: Instant) -> bool {
-    let user = i
-        .member
-        .as_ref()
-        .and_then(|m| m.user.as_ref())
-        .or(i.user.as_ref());
-    #[allow(deprecated)]
-    let channel = i.channel.as_ref().map(|c| c.id).or(i.channel_id);
-    match (user, channel) {
+    match (author(i), channel(i)) {
         (Some(user), Some(channel)) => shared.admit_press(user.id.get(), channel.get(), now),
         _ => true,
     }
@@ -186,35 +185,23 @@ async fn respond(
     // A failed answer (a 5xx, a connection reset) is tried again while
     // Discord still takes it: people would see "This interaction failed"
     // for a move that counted.
-    let due = shared.answer_due(i.id.get());
-    let mut pause = ANSWER_RETRY_PAUSE;
-    loop {
-        let r = shared
-            .callbacks
-            .interaction(shared.app)
-            .create_response(i.id, &i.token, &answer)
-            .await;
+    let r = retried(shared.answer_due(i.id.get()), || async {
+        let client = shared.callbacks.interaction(shared.app);
+        let r = client.create_response(i.id, &i.token, &answer).await;
         super::calls::record("create_response", &r);
-        let e = match r {
-            Ok(_) => return true,
+        match r {
+            Ok(_) => Ok(()),
             // The first try went through; only its answer was lost.
-            Err(e) if super::calls::already_answered(&e) => return true,
-            Err(e) => e,
-        };
-        let failure = super::calls::classify(&e);
-        if failure == Failure::Unavailable && due.is_some_and(|due| Instant::now() + pause < due) {
-            tracing::debug!(error = %e, retry_in = ?pause, "answering an interaction failed; trying again");
-            tokio::time::sleep(pause).await;
-            pause *= 2;
-            continue;
+            Err(e) if super::calls::already_answered(&e) => Ok(()),
+            Err(e) => Err((super::calls::classify(&e), e)),
         }
+    })
+    .await;
+    if let Err((failure, e)) = &r {
         tracing::warn!(error = %e, ?failure, "answering an interaction failed");
-        return false;
     }
+    r.is_ok()
 }
-
-/// The first pause before a failed answer is tried again; it doubles.
-const ANSWER_RETRY_PAUSE: Duration = Duration::from_millis(100);
 
 async fn followup(shared: &Shared, token: &str, m: &Message, ephemeral: bool) {
     let client = shared.http.interaction(shared.app);
@@ -234,9 +221,9 @@ async fn followup(shared: &Shared, token: &str, m: &Message, ephemeral: bool) {
     }
 }
 
-/// Runs `work`; if it has not finished after `defer_after`, the
-/// interaction is deferred first (`deferred` says how) so Discord's 3
-/// seconds are kept. Returns the result and whether it was deferred.
+/// Runs `work`, deferring the interaction first (`deferred` says how)
+/// if it runs past `defer_after`, so Discord's 3 seconds are kept.
+/// Returns the result and whether it was deferred.
 async fn in_time<T>(
     shared: &Shared,
     i: &Interaction,
@@ -244,26 +231,14 @@ async fn in_time<T>(
     deferred: (InteractionResponseType, bool),
     work: impl std::future::Future<Output = T>,
 ) -> (T, bool) {
+    let data = deferred.1.then(|| InteractionResponseData {
+        flags: Some(MessageFlags::EPHEMERAL),
+        ..Default::default()
+    });
     let defer = || async {
-        let data = deferred.1.then(|| InteractionResponseData {
-            flags: Some(MessageFlags::EPHEMERAL),
-            ..Default::default()
-        });
         respond(shared, i, deferred.0, data).await;
     };
-    // Zero (tests) defers every interaction.
-    if defer_after.is_zero() {
-        defer().await;
-        return (work.await, true);
-    }
-    tokio::pin!(work);
-    tokio::select! {
-        r = &mut work => (r, false),
-        _ = tokio::time::sleep(defer_after) => {
-            defer().await;
-            (work.await, true)
-        }
-    }
+    answer::in_time(defer_after, work, defer).await
 }
 
 async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {

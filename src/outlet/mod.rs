@@ -6,6 +6,7 @@
 //! `crate::delivery` does: the decisions are there, the time and the
 //! tasks here and in the shells.
 
+pub mod answer;
 pub mod hand_tokens;
 pub mod in_flight;
 pub mod inbox;

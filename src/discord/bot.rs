@@ -440,7 +440,7 @@ pub async fn start_serving(
     service::restore_burials(shared.front.service(), Platform::Discord, &shared.burials).await;
     let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let outbox = crate::outlet::start(
-        |now| outbox::Outbox::new(shared.clone(), tuning.turn_alerts, now),
+        |now| outbox::start(shared.clone(), tuning.turn_alerts, now),
         effects,
         local_rx,
         stop_outbox_rx,

@@ -22,20 +22,10 @@ use crate::front::core::Admins;
 use crate::front::press_limits::{PressLimits, PressRates};
 use crate::i18n::Lang;
 use crate::outlet::hand_tokens::HandTokens;
-use crate::table::{ChatKey, Output, TableId, UserId};
+use crate::table::{ChatKey, TableId, UserId};
 
 /// Work for the outbox from the handlers.
-#[derive(Clone, Debug)]
-pub enum Local {
-    Output(Output),
-    /// The person sent an interaction (a press, a command): they are
-    /// looking, for the turn alerts.
-    Acted(UserId),
-    /// Someone looked for the table: its message goes anew to the bottom
-    /// of the channel (it may have been deleted or scrolled far up), the
-    /// old one losing its buttons.
-    BringTable(Box<crate::table::TableView>),
-}
+pub use crate::outlet::engine::Local;
 
 /// Past this many interactions being handled at once, those whose
 /// handler never finished (it panicked) are looked for and forgotten.

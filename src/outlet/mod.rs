@@ -12,6 +12,7 @@ pub mod hand_tokens;
 pub mod in_flight;
 pub mod inbox;
 pub mod jobs;
+pub mod paced;
 pub mod service;
 pub mod trusted;
 

@@ -5,23 +5,20 @@
 //! wins, at most what Telegram's limits allow, a 429 delays only its
 //! chat), which message shows each table and what it shows across a kill,
 //! announcements held for the next render, posting anew, what follows a
-//! failed call, and turn alerts. This file gives it Telegram's ids and
-//! markup (`Face`), runs each call it polls in a task of its own (a slow
-//! chat never holds up another) with the store writes around it, and
-//! carries out the [`Effect`]s that await the store or the service.
+//! failed call, and turn alerts; [`PacedOutbox`] runs it. This file gives
+//! it Telegram's ids and markup ([`Host`]), the handlers' work, and each
+//! call ([`PacedPlatform`]).
 //!
 //! Message ids are kept in the store (`message_refs`), so after a restart
 //! the same messages are edited and the buttons on them keep working; a
 //! person the bot cannot message is marked unreachable (the lobby then
 //! shows them a deep link, and the turn timer plays for them).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use teloxide::payloads::{EditMessageTextSetters, SendMessageSetters};
 use teloxide::prelude::Requester;
 use teloxide::types::{ChatId, MessageId, ParseMode};
-use tokio::sync::mpsc;
 
 use super::failure::classify;
 use super::ids;
@@ -29,16 +26,14 @@ use super::markup::Message;
 /// The handlers' work for the outbox, under the name it had here.
 pub use super::shared::Local;
 use super::shared::{Shared, class_of};
-use crate::delivery::content::{Landed, content_hash as hash_of_parts};
-use crate::delivery::lane::{self, Action, Effect, Host, Markup, PacedLane, Restored};
-use crate::delivery::pacing::{Limits, Priority, unix_ms};
-use crate::delivery::transport::{Failure, Policy};
+use crate::delivery::content::content_hash as hash_of_parts;
+use crate::delivery::lane::{self, Action, Host, Markup, PacedLane};
+use crate::delivery::pacing::{Class, Priority};
+use crate::delivery::transport::Failure;
 use crate::front::live::LiveEvent;
-use crate::front::{Screen, outputs};
+use crate::front::{Front, Screen, outputs};
 use crate::i18n::Lang;
-use crate::outlet::service::{self, mark_shown, restore, save_writes};
-use crate::outlet::waited;
-use crate::table::Platform::Telegram;
+use crate::outlet::paced::{PacedOutbox, PacedPlatform};
 use crate::table::{Announcement, ChatKey, HandView, Output, Platform, TableView, UserId};
 
 /// A finished Bot API call.
@@ -67,17 +62,15 @@ impl Markup for Message {
     }
 }
 
-/// Telegram as the lane sees it: chat ids, screens as messages, and what
-/// the shell knows of chats and people.
-struct Face<'a>(&'a Shared);
-
-impl Face<'_> {
+impl Shared {
     fn message(&self, screen: &Screen) -> Message {
-        Message::with_app(screen, &self.0.username, self.0.front.live().app())
+        Message::with_app(screen, &self.username, self.front.live().app())
     }
 }
 
-impl Host<i64> for Face<'_> {
+/// Telegram as the lane sees it: chat ids, screens as messages, and what
+/// the shell knows of chats and people.
+impl Host<i64> for Shared {
     type Message = Message;
 
     fn chat(&self, key: &ChatKey) -> Option<i64> {
@@ -93,15 +86,15 @@ impl Host<i64> for Face<'_> {
     }
 
     fn table(&self, view: &TableView) -> Message {
-        self.message(&self.0.front.table_screen(view))
+        self.message(&self.front.table_screen(view))
     }
 
     fn hand(&self, hand: &HandView, view: &TableView) -> Message {
-        self.message(&self.0.front.hand_screen(hand, view))
+        self.message(&self.front.hand_screen(hand, view))
     }
 
     fn announcement(&self, view: &TableView, a: &Announcement) -> Option<Message> {
-        let screen = self.0.front.announcement(view, a)?;
+        let screen = self.front.announcement(view, a)?;
         Some(self.message(&screen))
     }
 
@@ -110,20 +103,19 @@ impl Host<i64> for Face<'_> {
     }
 
     fn is_chat_gone(&self, chat: i64) -> bool {
-        self.0.is_chat_gone(ChatId(chat))
+        self.is_chat_gone(ChatId(chat))
     }
 
     fn is_unreachable(&self, user: &UserId) -> bool {
-        self.0.front.is_unreachable(user)
+        self.front.is_unreachable(user)
     }
 
     fn set_unreachable(&self, user: &UserId) -> bool {
-        self.0.front.set_unreachable(user, true)
+        self.front.set_unreachable(user, true)
     }
 
     fn fresh(&self, chat: i64, prio: Priority, took: Duration) {
-        self.0
-            .record_freshness(|f| f.record(class_of(&chat), prio, took));
+        self.record_freshness(|f| f.record(class_of(&chat), prio, took));
     }
 
     fn name(&self) -> &'static str {
@@ -137,109 +129,54 @@ fn lane_id(m: MessageId) -> Option<u64> {
 }
 
 /// The runner's state; [`crate::outlet::run`] drives it.
-pub struct Outbox {
-    shared: Arc<Shared>,
-    lane: PacedLane<i64, Message>,
-    done_tx: mpsc::UnboundedSender<Done>,
-    done_rx: mpsc::UnboundedReceiver<Done>,
-}
+/// The Telegram outbox.
+pub type Outbox = PacedOutbox<Shared>;
 
-impl Outbox {
-    pub async fn new(
-        shared: Arc<Shared>,
-        limits: Limits,
-        not_found_retry: Duration,
-        turn_alerts: Option<Duration>,
+impl PacedPlatform for Shared {
+    const PLATFORM: Platform = Platform::Telegram;
+    type Local = Local;
+
+    fn front(&self) -> &Front {
+        &self.front
+    }
+
+    fn word(&self, screen: &Screen) -> Message {
+        self.message(screen)
+    }
+
+    fn chat_key(&self, chat: i64) -> ChatKey {
+        ids::chat_key(ChatId(chat))
+    }
+
+    fn class_of(chat: &i64) -> Class {
+        class_of(chat)
+    }
+
+    async fn deliver(&self, chat: i64, action: Action<Message>) -> Result<Option<u64>, Failure> {
+        deliver(self, ChatId(chat), action).await
+    }
+
+    fn method_of(action: &Action<Message>) -> &'static str {
+        method_of(action)
+    }
+
+    async fn chat_gone(&self, chat: i64) {
+        Shared::chat_gone(self, ChatId(chat)).await
+    }
+
+    fn on_local(
+        &self,
+        lane: &mut PacedLane<i64, Message>,
+        local: Local,
         now: Instant,
-    ) -> Outbox {
-        let saved = restore(shared.front.service(), Platform::Telegram, None).await;
-        let messages = saved
-            .messages
-            .into_iter()
-            .filter_map(|(table, chat, message)| {
-                let m = i32::try_from(message).ok()?;
-                Some((table, chat.parse::<i64>().ok()?, lane_id(MessageId(m))?))
-            })
-            .collect();
-        let shown = saved
-            .shown
-            .into_iter()
-            .filter_map(|(table, chat, hash)| Some((table, chat.parse::<i64>().ok()?, hash)))
-            .collect();
-        let policy = Policy {
-            missing_retry: not_found_retry,
-            ..Policy::default()
-        };
-        // The start: everyone counts as seen, every window starts.
-        let restored = Restored { messages, shown };
-        let mut lane = PacedLane::new(limits, class_of, policy, turn_alerts, restored, now);
-        // Where the writes were recorded (every group's since this was
-        // kept), the window counts from them exactly instead.
-        let unix_now = shared.front.service().now().millis();
-        let window = limits.group.window;
-        let service = shared.front.service();
-        for (chat, times) in service::chat_writes(service, Telegram, window, (now, unix_now)).await
-        {
-            if let Ok(chat) = chat.parse::<i64>() {
-                lane.restore_writes(chat, times, now);
-            }
-        }
-        let (done_tx, done_rx) = mpsc::unbounded_channel();
-        let mut outbox = Outbox {
-            shared,
-            lane,
-            done_tx,
-            done_rx,
-        };
-        outbox.take_owed(now).await;
-        outbox
-    }
-
-    /// What a kill left unsent ([`service::take_owed`]); a closed table's
-    /// announcements are sent with its last view now.
-    async fn take_owed(&mut self, now: Instant) {
-        let service = self.shared.front.service().clone();
-        for view in service::take_owed(&service, Platform::Telegram, self.lane.news_mut()).await {
-            self.on_output(Output::RenderTable(Box::new(view)), now)
-                .await;
-        }
-    }
-
-    /// Takes one output of the table service in.
-    pub async fn on_output(&mut self, output: Output, now: Instant) {
-        // The Mini App's pages of this table read it again.
-        self.shared.front.live().changed(output.table());
-        match output {
-            Output::Remind(spec) => {
-                // Not a new group message: the group may get about 20
-                // outputs a minute, shared by every table message edit. The
-                // table message states the turn's allowance, which has not
-                // changed, so it needs no edit; the awaited person is
-                // reminded in their own chat.
-                let face = Face(&self.shared);
-                for (person, screen) in self.shared.front.reminders(&spec) {
-                    if let Some(chat) = ids::private_chat_of(&person.id) {
-                        let m = face.message(&screen);
-                        self.lane.send(chat.0, m, Priority::Turn, &face);
-                    }
-                }
-            }
-            output => self.lane.handle_output(output, now, &Face(&self.shared)),
-        }
-        self.run(now).await;
-    }
-
-    /// Takes in work from the handlers.
-    pub async fn on_local(&mut self, local: Local, now: Instant) {
-        let face = Face(&self.shared);
+    ) -> Option<Output> {
         match local {
-            Local::Output(o) => self.on_output(o, now).await,
+            Local::Output(o) => return Some(o),
             Local::Say { chat, screen } => {
                 // The person who just asked waits for it (a `/stop`
                 // prompt, a command's answer): it goes before the chat's
                 // table edits, which a later one replaces anyway.
-                let m = face.message(&screen);
-                self.lane.send(chat.0, m, Priority::Turn, &face);
+                lane.send(chat.0, self.message(&screen), Priority::Turn, self);
             }
             Local::Tell {
                 chat,
@@ -247,17 +184,17 @@ impl Outbox {
                 group,
                 in_group,
             } => {
-                let (m, fallback) = (face.message(&screen), face.message(&in_group));
-                self.lane.tell(chat.0, m, group.0, fallback);
+                let (m, fallback) = (self.message(&screen), self.message(&in_group));
+                lane.tell(chat.0, m, group.0, fallback);
             }
             Local::CloseMenu {
                 chat,
                 message,
                 screen,
             } => {
-                let m = screen.map(|s| face.message(&Screen::text(s.text)));
+                let m = screen.map(|s| self.message(&Screen::text(s.text)));
                 if let Some(id) = lane_id(message) {
-                    self.lane.close_menu(chat.0, id, m);
+                    lane.close_menu(chat.0, id, m);
                 }
             }
             Local::Seated {
@@ -266,150 +203,23 @@ impl Outbox {
                 screen,
             } => {
                 if let Some(chat) = ids::private_chat_of(&user) {
-                    let m = face.message(&screen);
-                    self.lane.seated(chat.0, table, m);
+                    lane.seated(chat.0, table, self.message(&screen));
                 }
             }
-            Local::BringTable(view) => self.lane.bring_table(*view, now, &face),
-            Local::Unreachable(user) => self.lane.handle_unreachable(&user, None, now, &face),
+            Local::BringTable(view) => lane.bring_table(*view, now, self),
+            Local::Unreachable(user) => lane.handle_unreachable(&user, None, now, self),
             Local::Acted { user, pressed } => {
-                self.lane
-                    .handle_activity(&user, pressed.is_none(), now, &face);
+                lane.handle_activity(&user, pressed.is_none(), now, self);
             }
             Local::Live(event) => match event {
-                LiveEvent::Opened(user, table) => {
-                    self.lane.handle_live(&user, table, true, now, &face);
-                }
-                LiveEvent::Closed(user, table) => {
-                    self.lane.handle_live(&user, table, false, now, &face);
-                }
-                LiveEvent::Pressed(user) => self.lane.handle_activity(&user, false, now, &face),
+                LiveEvent::Opened(user, table) => lane.handle_live(&user, table, true, now, self),
+                LiveEvent::Closed(user, table) => lane.handle_live(&user, table, false, now, self),
+                LiveEvent::Pressed(user) => lane.handle_activity(&user, false, now, self),
             },
-            Local::Returned(user) => self.lane.handle_returned(&user, now, &face),
-            Local::ChatGone(chat) => self.lane.forget_chat(chat.0),
+            Local::Returned(user) => lane.handle_returned(&user, now, self),
+            Local::ChatGone(chat) => lane.forget_chat(chat.0),
         }
-        self.run(now).await;
-    }
-
-    /// Carries out the lane's effects, in order (and those they lead to).
-    async fn run(&mut self, now: Instant) {
-        let service = self.shared.front.service().clone();
-        while let Some(effect) = self.lane.poll_effect() {
-            match effect {
-                Effect::ForgetOwed(table, a) => {
-                    service::forget_owed(&service, Platform::Telegram, table, &a).await;
-                }
-                Effect::SaveRef {
-                    chat,
-                    table,
-                    message,
-                    hash,
-                } => {
-                    let id = message.and_then(|m| i64::try_from(m).ok());
-                    let place = (table, chat.to_string());
-                    let saved =
-                        service::save_message_ref(&service, Telegram, (table, &place.1), id, hash)
-                            .await;
-                    if message.is_some() {
-                        self.lane.handle_ref_saved(chat, table, hash, saved);
-                    }
-                }
-                Effect::Lost { user, tables } => {
-                    let shared = self.shared.clone();
-                    tokio::spawn(async move { shared.front.hand_over(&user, &tables).await });
-                }
-                Effect::ChatGone(chat) => {
-                    let shared = self.shared.clone();
-                    tokio::spawn(async move { shared.chat_gone(ChatId(chat)).await });
-                }
-                Effect::SaveWrites { chat, times } => {
-                    let unix_now = service.now().millis();
-                    let times = times.into_iter().map(|t| unix_ms(t, now, unix_now));
-                    let chat = chat.to_string();
-                    waited(save_writes(
-                        service.clone(),
-                        Telegram,
-                        chat,
-                        times.collect(),
-                    ))
-                    .await;
-                }
-                Effect::ChatMoved { from, to } => {
-                    let shared = self.shared.clone();
-                    tokio::spawn(async move {
-                        let (from, to) = (ids::chat_key(ChatId(from)), ids::chat_key(ChatId(to)));
-                        shared.front.chat_moved(&from, &to).await;
-                    });
-                }
-            }
-        }
-    }
-
-    /// Starts every call the lane lets go at `now`, each in a task of its
-    /// own with the store writes around it.
-    fn transmit(&mut self, now: Instant) {
-        while let Some(call) = self.lane.poll_call(now, &Face(&self.shared)) {
-            let chat = call.chat;
-            let window_writes = call.window_writes.map(|times| {
-                // The service's wall clock: write times are compared
-                // across processes, so not as `Instant`s.
-                let unix_now = self.shared.front.service().now().millis();
-                times
-                    .into_iter()
-                    .map(|t| unix_ms(t, now, unix_now))
-                    .collect::<Vec<_>>()
-            });
-            let shared = self.shared.clone();
-            let done = self.done_tx.clone();
-            tokio::spawn(async move {
-                let method = method_of(&call.action);
-                let service = shared.front.service().clone();
-                if let Some(times) = window_writes {
-                    let write = save_writes(service.clone(), Telegram, chat.to_string(), times);
-                    waited(write).await;
-                }
-                let mut landed = Landed::default();
-                if let Some(t) = call.unknown_first {
-                    let place = (t, chat.to_string());
-                    landed
-                        .unknown(waited(mark_shown(service.clone(), Telegram, place, None)).await);
-                }
-                let result = deliver(&shared, ChatId(chat), call.action).await;
-                // "Not modified": it shows exactly that already.
-                landed.shown = matches!(result, Ok(_) | Err(Failure::NotModified));
-                if let (true, Some((t, h))) = (landed.shown, call.then) {
-                    let place = (t, chat.to_string());
-                    landed.record(waited(mark_shown(service, Telegram, place, Some(h))).await);
-                }
-                let _ = done.send(Done {
-                    call: call.id,
-                    landed,
-                    method,
-                    result,
-                });
-            });
-        }
-    }
-
-    async fn on_done(&mut self, done: Done, now: Instant) {
-        self.lane.handle_done(done, now, &Face(&self.shared));
-        self.run(now).await;
-    }
-
-    /// Records what each message shows, for the next start.
-    async fn save_shown(&self) {
-        let rows = self.lane.shown_rows().into_iter();
-        let rows = rows.map(|(t, chat, hash)| (t, chat.to_string(), hash));
-        service::save_shown(self.shared.front.service(), Telegram, rows.collect()).await;
-    }
-
-    fn next_wake(&self, now: Instant) -> Option<Instant> {
-        self.lane.poll_timeout().map(|t| t.unwrap_or(now))
-    }
-
-    /// Whether nothing waits to go out.
-    fn idle(&self) -> bool {
-        self.lane.idle() && self.done_rx.is_empty()
+        None
     }
 }
 
@@ -465,42 +275,5 @@ async fn deliver(
             }
         }
         Action::Nothing => Ok(None),
-    }
-}
-
-impl crate::outlet::Outbox for Outbox {
-    type Local = Local;
-    type Done = Done;
-
-    async fn on_output(&mut self, output: Output, now: Instant) {
-        Outbox::on_output(self, output, now).await
-    }
-
-    async fn on_local(&mut self, local: Local, now: Instant) {
-        Outbox::on_local(self, local, now).await
-    }
-
-    async fn on_done(&mut self, done: Done, now: Instant) {
-        Outbox::on_done(self, done, now).await
-    }
-
-    fn transmit(&mut self, now: Instant) {
-        Outbox::transmit(self, now)
-    }
-
-    fn next_wake(&self, now: Instant) -> Option<Instant> {
-        Outbox::next_wake(self, now)
-    }
-
-    fn idle(&self) -> bool {
-        Outbox::idle(self)
-    }
-
-    fn finished(&mut self) -> &mut mpsc::UnboundedReceiver<Done> {
-        &mut self.done_rx
-    }
-
-    async fn save_shown(&self) {
-        Outbox::save_shown(self).await
     }
 }

@@ -209,14 +209,16 @@ impl Limits {
 }
 
 /// How many outputs of [`Priority::Turn`] go in a row, while other work
-/// is ready, before one of the others: they get at least a quarter of the
+/// is ready, before one of the others: they get at least a third of the
 /// budget. Without it, once the hands of people whose turn it is ask for
 /// the whole budget, nothing else would ever go: no group table, and no
 /// lobby for new tables. The turn's hands are about two outputs a move
 /// (the turn, a card selected): at 40 tables at a human pace two thirds
 /// of the budget. With 6 instead of 3 their p99 went from 5.2 s to 4.0 s
-/// there and the group table's from 7.5 s to 15 s.
-pub const TURN_RUN: u32 = 3;
+/// there and the group table's from 7.5 s to 15 s; with 2 instead of 3,
+/// chat only at 50 tables, the group's p99 went from 5.10 s to 4.48 s and
+/// the acting hand's from 0.95 s to 0.98 s (`docs/PERFORMANCE.md`).
+pub const TURN_RUN: u32 = 2;
 
 /// After this many outputs of the first two tiers in a row, while a hand
 /// of the last waits, the hand goes: hands not on turn keep at least a

@@ -500,65 +500,34 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     {
         (updated_hand, hand_now) = (Some(hash_of(m)), None);
     }
-    // Whether the interaction's original response is the pressed message
-    // (an update, or a deferred one) rather than a new ephemeral note.
-    let mut original_is_pressed = true;
-    // Whether the answer reached Discord: an interaction it never took
-    // an answer for has no original response to edit.
-    let answered = if late {
-        // Deferred as an update of the pressed message: edit it now.
-        if let Some(m) = &hand_now {
-            updated_hand = Some(hash_of(m));
-            edit_original(shared, &i.token, m).await
-        } else if let Some(m) = &closed_menu {
-            edit_original(shared, &i.token, m).await
-        } else {
-            true
-        }
-    } else if let Some(m) = &hand_now {
+    use InteractionResponseType::{ChannelMessageWithSource, DeferredUpdateMessage, UpdateMessage};
+    if let Some(m) = &hand_now {
         updated_hand = Some(hash_of(m));
-        respond(
-            shared,
-            i,
-            InteractionResponseType::UpdateMessage,
-            // An update keeps the message's own flags (ephemeral stays so).
-            Some(data(m, false)),
-        )
-        .await
-    } else if let Some(m) = &closed_menu {
-        respond(
-            shared,
-            i,
-            InteractionResponseType::UpdateMessage,
-            Some(data(m, false)),
-        )
-        .await
-    } else if let Some(p) = popups.next() {
-        original_is_pressed = false;
-        respond(
-            shared,
-            i,
-            InteractionResponseType::ChannelMessageWithSource,
-            Some(data(&text(&p), true)),
-        )
-        .await
-    } else if let Some(m) = &seated {
-        original_is_pressed = false;
-        respond(
-            shared,
-            i,
-            InteractionResponseType::ChannelMessageWithSource,
-            Some(data(m, true)),
-        )
-        .await
+    }
+    let update = hand_now.as_ref().or(closed_menu.as_ref());
+    // Whether the answer reached Discord (an interaction it never took an
+    // answer for has no original response to edit), and whether the
+    // original response is then the pressed message (an update, or a
+    // deferred one) rather than a new ephemeral note. An update keeps the
+    // message's own flags (ephemeral stays so).
+    let (answered, original_is_pressed) = if late {
+        // Deferred as an update of the pressed message: edit it now.
+        let edited = match update {
+            Some(m) => edit_original(shared, &i.token, m).await,
+            None => true,
+        };
+        (edited, true)
     } else {
-        respond(
-            shared,
-            i,
-            InteractionResponseType::DeferredUpdateMessage,
-            None,
-        )
-        .await
+        let (kind, body, pressed) = if let Some(m) = update {
+            (UpdateMessage, Some(data(m, false)), true)
+        } else if let Some(p) = popups.next() {
+            (ChannelMessageWithSource, Some(data(&text(&p), true)), false)
+        } else if let Some(m) = &seated {
+            (ChannelMessageWithSource, Some(data(m, true)), false)
+        } else {
+            (DeferredUpdateMessage, None, true)
+        };
+        (respond(shared, i, kind, body).await, pressed)
     };
     // The pressed hand message is now this interaction's original response:
     // its token edits the hand from now on. Not when the answer never

@@ -223,8 +223,7 @@ pub struct RunningDiscord {
     /// Saves the burying counts as they change.
     burials: JoinHandle<()>,
     stop_intake: watch::Sender<bool>,
-    outbox: JoinHandle<()>,
-    stop_outbox: watch::Sender<bool>,
+    outbox: crate::outlet::Running,
     /// Whether this shell started the table service (and stops it).
     owns_service: bool,
     /// The HTTP interactions endpoint, with `DISCORD_PUBLIC_KEY`.
@@ -273,8 +272,7 @@ impl RunningDiscord {
         if self.owns_service {
             self.shared.front.service().shutdown().await;
         }
-        let _ = self.stop_outbox.send(true);
-        let _ = self.outbox.await;
+        self.outbox.stop().await;
         if self.owns_service {
             self.shared.front.service().clone().close().await;
         }
@@ -438,12 +436,10 @@ pub async fn start_serving(
     // Before the outbox decides whether a table is buried: the counts the
     // replica serving before this one saved.
     service::restore_burials(shared.front.service(), Platform::Discord, &shared.burials).await;
-    let (stop_outbox, stop_outbox_rx) = watch::channel(false);
     let outbox = crate::outlet::start(
         |now| outbox::start(shared.clone(), tuning.turn_alerts, now),
         effects,
         local_rx,
-        stop_outbox_rx,
         tuning.drain_for,
     )
     .await;
@@ -525,7 +521,6 @@ pub async fn start_serving(
         burials,
         stop_intake,
         outbox,
-        stop_outbox,
         owns_service: false,
         endpoint,
         registering,

@@ -59,15 +59,32 @@ pub async fn start<O, F>(
     make: impl FnOnce(Instant) -> F,
     effects: mpsc::UnboundedReceiver<Output>,
     local: mpsc::UnboundedReceiver<O::Local>,
-    stop: watch::Receiver<bool>,
     drain_for: Duration,
-) -> tokio::task::JoinHandle<()>
+) -> Running
 where
     O: Outbox + 'static,
     F: Future<Output = O>,
 {
     let outbox = make(Instant::now()).await;
-    tokio::spawn(run(outbox, effects, local, stop, drain_for))
+    let (stop, stopped) = watch::channel(false);
+    let task = tokio::spawn(run(outbox, effects, local, stopped, drain_for));
+    Running { task, stop }
+}
+
+/// A started outbox's loop.
+#[derive(Debug)]
+pub struct Running {
+    task: tokio::task::JoinHandle<()>,
+    stop: watch::Sender<bool>,
+}
+
+impl Running {
+    /// Stops the loop once what is queued went out (or its drain time
+    /// passed) and what the messages show is recorded.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+    }
 }
 
 /// Runs `outbox` until `stop` turns true and it is idle (or `drain_for`

@@ -10,7 +10,7 @@ use std::time::Duration;
 use teloxide::dispatching::{Dispatcher, ShutdownToken};
 use teloxide::prelude::*;
 use teloxide::types::Me;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
@@ -112,8 +112,7 @@ pub struct RunningBot {
     poller: Option<JoinHandle<()>>,
     /// The webhook intake, in webhook mode.
     webhook: Option<super::webhook::Intake>,
-    outbox: JoinHandle<()>,
-    stop_outbox: watch::Sender<bool>,
+    outbox: crate::outlet::Running,
     conflicts: Arc<AtomicU64>,
     /// Whether this bot started the table service (and stops it).
     owns_service: bool,
@@ -197,8 +196,7 @@ impl RunningBot {
             self.shared.front.service().shutdown().await;
         }
         let service = self.shared.front.service().clone();
-        let _ = self.stop_outbox.send(true);
-        let _ = self.outbox.await;
+        self.outbox.stop().await;
         if self.owns_service {
             service.close().await;
         }
@@ -266,7 +264,6 @@ pub async fn start_on(
         private: tuning.private_pacing,
         budget: tuning.budget,
     };
-    let (stop_tx, stop_rx) = watch::channel(false);
     let outbox = crate::outlet::start(
         |now| {
             let (retry, alerts) = (tuning.chat_not_found_retry, tuning.turn_alerts);
@@ -274,7 +271,6 @@ pub async fn start_on(
         },
         effects,
         local_rx,
-        stop_rx,
         tuning.drain_for,
     )
     .await;
@@ -387,7 +383,6 @@ pub async fn start_on(
         poller,
         webhook,
         outbox,
-        stop_outbox: stop_tx,
         conflicts,
         owns_service: false,
     })

@@ -9,7 +9,10 @@
 
 use std::fmt::Display;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::sync::watch;
 
 /// Pauses between attempts: `first`, doubling, at most `max`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +87,35 @@ where
             "{what} failed; retrying"
         );
         tokio::time::sleep(pause).await;
+    }
+}
+
+/// Why a running shell cannot go on, once a part of it learns it (a
+/// platform closed its connection for good): the first reason is kept,
+/// and the process stops and says why rather than run on deaf.
+#[derive(Clone, Default)]
+pub struct Fatal(Arc<watch::Sender<Option<String>>>);
+
+impl Fatal {
+    /// Records the first reason; later ones add nothing.
+    pub fn raise(&self, why: String) {
+        self.0.send_if_modified(|w| {
+            let first = w.is_none();
+            if first {
+                *w = Some(why);
+            }
+            first
+        });
+    }
+
+    /// Waits for a reason.
+    pub async fn wait(&self) -> String {
+        let mut rx = self.0.subscribe();
+        match rx.wait_for(Option::is_some).await {
+            Ok(why) => why.clone().unwrap_or_default(),
+            // Never: `self` keeps the sender.
+            Err(_) => std::future::pending().await,
+        }
     }
 }
 

@@ -104,31 +104,7 @@ pub struct Gateway {
 /// closed the gateway for good (the token refused, 4004; intents or
 /// shards it will not take). No shard reconnects then, so the process
 /// stops and says why rather than run on deaf.
-#[derive(Clone, Default)]
-pub struct Fatal(Arc<watch::Sender<Option<String>>>);
-
-impl Fatal {
-    /// Records the first reason; later ones add nothing.
-    fn raise(&self, why: String) {
-        self.0.send_if_modified(|w| {
-            let first = w.is_none();
-            if first {
-                *w = Some(why);
-            }
-            first
-        });
-    }
-
-    /// Waits for a reason.
-    pub async fn wait(&self) -> String {
-        let mut rx = self.0.subscribe();
-        match rx.wait_for(Option::is_some).await {
-            Ok(why) => why.clone().unwrap_or_default(),
-            // Never: `self` keeps the sender.
-            Err(_) => std::future::pending().await,
-        }
-    }
-}
+pub use crate::startup::Fatal;
 
 /// What a gateway close `code` with `reason` means when no shard may
 /// reconnect after it (twilight's `CloseCode::can_reconnect`); `None`

@@ -124,6 +124,19 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU32, Ordering};
 
+    #[tokio::test]
+    async fn the_first_fatal_reason_is_the_one_told() {
+        let fatal = Fatal::default();
+        let waiting = tokio::spawn({
+            let fatal = fatal.clone();
+            async move { fatal.wait().await }
+        });
+        fatal.raise("the token was refused".into());
+        fatal.raise("a shard closed too".into());
+        assert_eq!(waiting.await.unwrap(), "the token was refused");
+        assert_eq!(fatal.wait().await, "the token was refused");
+    }
+
     #[test]
     fn pauses_double_up_to_the_cap() {
         let b = Backoff::default();

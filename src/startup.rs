@@ -111,8 +111,9 @@ impl Fatal {
     /// Waits for a reason.
     pub async fn wait(&self) -> String {
         let mut rx = self.0.subscribe();
-        match rx.wait_for(Option::is_some).await {
-            Ok(why) => why.clone().unwrap_or_default(),
+        let why = rx.wait_for(Option::is_some).await.map(|w| w.clone());
+        match why {
+            Ok(why) => why.unwrap_or_default(),
             // Never: `self` keeps the sender.
             Err(_) => std::future::pending().await,
         }

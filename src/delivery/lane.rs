@@ -212,6 +212,11 @@ pub enum Effect<K> {
     SaveWrites { chat: K, times: Vec<Instant> },
 }
 
+/// A person wrote to the bot in private: the message's id in their chat,
+/// when known (`None`: every hand message may be above it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wrote(pub Option<MessageId>);
+
 /// Every output of one platform's bot, paced per chat; see the module.
 pub struct PacedLane<K, M> {
     queue: Pacer<K, Slot, Piece<K, M>>,
@@ -233,7 +238,9 @@ pub struct PacedLane<K, M> {
     /// (private chat, table): hands to post anew once their first post,
     /// on its way when the person wrote, has landed (its id is needed to
     /// delete it).
-    reposts_due: HashSet<(K, i64)>,
+    /// A `Some(w)` value: only when the post landed above the person's
+    /// message `w`.
+    reposts_due: HashMap<(K, i64), Option<MessageId>>,
     /// (chat, table) → since when its message is out of date, and how urgently.
     stale: HashMap<(K, i64), (Instant, Priority)>,
     /// The latest view of each table, for names in hands and announcements.
@@ -328,7 +335,7 @@ where
             refs,
             sources: HashMap::new(),
             replaced: HashMap::new(),
-            reposts_due: HashSet::new(),
+            reposts_due: HashMap::new(),
             stale: HashMap::new(),
             views: HashMap::new(),
             news: News::default(),
@@ -585,20 +592,21 @@ where
 
     /// A person pressed a button or (`wrote`) wrote to the bot in private.
     /// A press changes no hand message but by what it does. A message they
-    /// wrote brings their hands below it, posted anew: one they deleted
-    /// comes back (no bot is told of a deletion) without an edit that
-    /// would change nothing to find out.
+    /// wrote brings their hands below it, posted anew (those posted after
+    /// it are below it already): one they deleted comes back (no bot is
+    /// told of a deletion) without an edit that would change nothing to
+    /// find out.
     pub fn handle_activity<H: Host<K, Message = M>>(
         &mut self,
         user: &UserId,
-        wrote: bool,
+        wrote: Option<Wrote>,
         now: Instant,
         host: &H,
     ) {
         self.alerts.handle_activity(user, now);
-        if !wrote {
+        let Some(Wrote(wrote)) = wrote else {
             return;
-        }
+        };
         self.note_wrote(user, now);
         let Some(chat) = host.private_chat(user) else {
             return;
@@ -610,7 +618,7 @@ where
             .map(|((_, t), _)| *t)
             .collect();
         for t in tables {
-            self.hand_anew(chat, t, now, host);
+            self.hand_anew((chat, t), wrote, now, host);
         }
     }
 
@@ -664,10 +672,24 @@ where
 
     /// Posts the hand at `table` anew in its person's private `chat`, the
     /// old message deleted after, or once its first post landed.
-    fn hand_anew<H: Host<K, Message = M>>(&mut self, chat: K, table: i64, now: Instant, host: &H) {
-        if !self.refs.contains_key(&(chat, table)) {
-            // Its first post is on its way: anew once it landed.
-            self.reposts_due.insert((chat, table));
+    /// `wrote`: the message they wrote, when known: a hand message posted
+    /// after it (a higher id in the chat) is below it already.
+    fn hand_anew<H: Host<K, Message = M>>(
+        &mut self,
+        (chat, table): (K, i64),
+        wrote: Option<MessageId>,
+        now: Instant,
+        host: &H,
+    ) {
+        let Some(&shown) = self.refs.get(&(chat, table)) else {
+            // Its first post is on its way: anew once it landed, if above
+            // what they wrote; one that has not gone yet lands below it.
+            if self.queue.is_in_flight(&chat, &Slot::Table(table)) {
+                self.reposts_due.insert((chat, table), wrote);
+            }
+            return;
+        };
+        if wrote.is_some_and(|w| shown > w) {
             return;
         }
         let Some(Source::Hand(hand)) = self.sources.get(&(chat, table)).cloned() else {
@@ -709,6 +731,8 @@ where
         now: Instant,
         host: &H,
     ) {
+        // They are looking, as after any message they write.
+        self.alerts.handle_activity(user, now);
         self.note_wrote(user, now);
         let Some(chat) = host.private_chat(user) else {
             return;
@@ -787,7 +811,7 @@ where
             let slot = Slot::Table(table);
             if self.queue.is_in_flight(&chat, &slot) {
                 // Its post is on its way: posted anew below once it landed.
-                self.reposts_due.insert((chat, table));
+                self.reposts_due.insert((chat, table), None);
             } else if self.queue.is_waiting(&chat, &slot) {
                 // Its post waits at a place older than the news queued
                 // now: the render that follows queues it after them.
@@ -1136,7 +1160,9 @@ where
                     }
                     // It was to move down while it was on its way (its
                     // person wrote; a deal's news went): anew below.
-                    if self.reposts_due.remove(&(chat, table.0)) {
+                    if let Some(wrote) = self.reposts_due.remove(&(chat, table.0))
+                        && wrote.is_none_or(|w| m < w)
+                    {
                         anew = Some(table.0);
                     }
                 }
@@ -1260,7 +1286,7 @@ where
             self.queue.forget_slot(&chat, &slot);
         }
         match anew.and_then(|t| self.sources.get(&(chat, t)).map(|s| (t, s))) {
-            Some((t, Source::Hand(_))) => self.hand_anew(chat, t, now, host),
+            Some((t, Source::Hand(_))) => self.hand_anew((chat, t), None, now, host),
             Some((t, Source::Table)) => self.table_anew(chat, t, host),
             None => {}
         }

@@ -97,10 +97,8 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
         shared.notify(Local::Returned(player.id.clone()));
     }
     if msg.chat.is_private() {
-        shared.notify(Local::Acted {
-            user: player.id.clone(),
-            pressed: None,
-        });
+        let (user, wrote) = (player.id.clone(), Some(msg.id));
+        shared.notify(Local::Acted { user, wrote });
     }
     let Some(text) = msg.text() else {
         return Ok(());
@@ -368,7 +366,7 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
     }
     shared.notify(Local::Acted {
         user: player.id.clone(),
-        pressed: Some((chat.id, message.id())),
+        wrote: None,
     });
     let mut origin = origin_of(&chat);
     // A hand's buttons count only in the presser's own private chat.

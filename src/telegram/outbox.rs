@@ -27,7 +27,7 @@ use super::markup::Message;
 pub use super::shared::Local;
 use super::shared::{Shared, class_of};
 use crate::delivery::content::content_hash as hash_of_parts;
-use crate::delivery::lane::{self, Action, Host, Markup, PacedLane};
+use crate::delivery::lane::{self, Action, Host, Markup, PacedLane, Wrote};
 use crate::delivery::pacing::{Class, Priority};
 use crate::delivery::transport::Failure;
 use crate::front::live::LiveEvent;
@@ -208,13 +208,14 @@ impl PacedPlatform for Shared {
             }
             Local::BringTable(view) => lane.bring_table(*view, now, self),
             Local::Unreachable(user) => lane.handle_unreachable(&user, None, now, self),
-            Local::Acted { user, pressed } => {
-                lane.handle_activity(&user, pressed.is_none(), now, self);
+            Local::Acted { user, wrote } => {
+                let wrote = wrote.map(|m| Wrote(lane_id(m)));
+                lane.handle_activity(&user, wrote, now, self);
             }
             Local::Live(event) => match event {
                 LiveEvent::Opened(user, table) => lane.handle_live(&user, table, true, now, self),
                 LiveEvent::Closed(user, table) => lane.handle_live(&user, table, false, now, self),
-                LiveEvent::Pressed(user) => lane.handle_activity(&user, false, now, self),
+                LiveEvent::Pressed(user) => lane.handle_activity(&user, None, now, self),
             },
             Local::Returned(user) => lane.handle_returned(&user, now, self),
             Local::ChatGone(chat) => lane.forget_chat(chat.0),

@@ -64,13 +64,13 @@ pub enum Local {
     BringTable(Box<crate::table::TableView>),
     /// The bot is out of this group: nothing more goes there.
     ChatGone(ChatId),
-    /// A person wrote to the bot in private or pressed a button
-    /// (`pressed`: the message it was on). Their hand messages are checked
-    /// and, if they deleted one, posted anew: Telegram tells no bot of a
-    /// deletion, and a hand that is not there cannot be played from.
+    /// A person pressed a button, or wrote to the bot in private (`wrote`:
+    /// their message). What they wrote brings their hands below it, posted
+    /// anew: Telegram tells no bot of a deletion, and a hand that is not
+    /// there cannot be played from.
     Acted {
         user: UserId,
-        pressed: Option<(ChatId, MessageId)>,
+        wrote: Option<MessageId>,
     },
     /// A person opened, closed or pressed in the Mini App.
     Live(LiveEvent),

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::support::store::Log;
 use kozyr::config::Config;
 use kozyr::fakebot::Fault;
+use kozyr::fakebot::OutputKind;
 use kozyr::front::action::TableAction;
 use kozyr::game::{GameAction, GameView};
 use kozyr::kozel;
@@ -417,6 +418,14 @@ async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_re
 
     // They write to the bot again: a fresh hand message, with the button
     // to take the seat back.
+    let sends = |w: &World| {
+        let outputs = w.fake.outputs(w.dm(i));
+        outputs
+            .iter()
+            .filter(|o| o.kind == OutputKind::Send)
+            .count()
+    };
+    let sent_before = sends(&w);
     w.fake.user_says(w.dm(i), w.users[i], "hello").unwrap();
     let fresh = w
         .fake
@@ -432,6 +441,23 @@ async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_re
         .await
         .unwrap();
     assert!(fresh.id.0 > old_hand.0, "a new message, below the old one");
+    // Posted once: already below what they wrote, it is not posted anew
+    // again (a private chat's writes go a second apart: room for one).
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    for m in w.fake.messages(w.dm(i)).iter().rev().take(4) {
+        eprintln!(
+            "DBG {:?} deleted={} {:?}",
+            m.id,
+            m.deleted,
+            m.text.chars().take(80).collect::<String>()
+        );
+    }
+    assert_eq!(sends(&w) - sent_before, 1, "the fresh hand, once");
+    assert!(
+        w.fake
+            .message(w.dm(i), fresh.id)
+            .is_some_and(|m| !m.deleted)
+    );
     let data = fresh
         .keyboard
         .unwrap()

@@ -647,7 +647,8 @@ impl World {
             self.lane.handle_returned(&PERSON, self.now, &SimHost);
         }
         self.seen = self.now;
-        self.lane.handle_activity(&PERSON, true, self.now, &SimHost);
+        self.lane
+            .handle_activity(&PERSON, Some(Wrote(None)), self.now, &SimHost);
         self.take_in();
     }
 
@@ -719,8 +720,12 @@ impl World {
                 5 if !self.pressing_only || self.rng.random_bool(0.1) => {
                     let wrote = !self.pressing_only && self.rng.random_bool(0.3);
                     self.seen = self.now;
-                    self.lane
-                        .handle_activity(&PERSON, wrote, self.now, &SimHost);
+                    self.lane.handle_activity(
+                        &PERSON,
+                        wrote.then_some(Wrote(None)),
+                        self.now,
+                        &SimHost,
+                    );
                 }
                 6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
                 9 if self.blocks => {

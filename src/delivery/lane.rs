@@ -685,7 +685,7 @@ where
             // Its first post is on its way: anew once it landed, if above
             // what they wrote; one that has not gone yet lands below it.
             if self.queue.is_in_flight(&chat, &Slot::Table(table)) {
-                self.reposts_due.insert((chat, table), wrote);
+                self.repost_due((chat, table), wrote);
             }
             return;
         };
@@ -697,6 +697,17 @@ where
         };
         self.post_hand_anew(chat, table);
         self.render_hand(*hand, now, host);
+    }
+
+    /// The message of `key` on its way is posted anew once it landed:
+    /// always (`above` `None`), or if it landed above message `above`. Two
+    /// reasons make one: the later of two messages, or always.
+    fn repost_due(&mut self, key: (K, i64), above: Option<MessageId>) {
+        let due = self.reposts_due.entry(key).or_insert(above);
+        *due = match (*due, above) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
     }
 
     /// Nothing more goes to `chat` as it was (the bot is out of it, or a
@@ -811,7 +822,7 @@ where
             let slot = Slot::Table(table);
             if self.queue.is_in_flight(&chat, &slot) {
                 // Its post is on its way: posted anew below once it landed.
-                self.reposts_due.insert((chat, table), None);
+                self.repost_due((chat, table), None);
             } else if self.queue.is_waiting(&chat, &slot) {
                 // Its post waits at a place older than the news queued
                 // now: the render that follows queues it after them.

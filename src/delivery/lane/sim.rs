@@ -1021,3 +1021,17 @@ fn a_person_who_blocks_the_bot_and_comes_back_ends_with_current_hands() {
         "the person was rarely found unreachable: {found}"
     );
 }
+
+/// Two reasons to post a message anew once it lands make one: always
+/// wins over "if above their message", and of two messages the later.
+#[test]
+fn reposts_due_keep_the_strongest_reason() {
+    let mut w = World::new(1, false);
+    let key = (7_i64, 7);
+    w.lane.repost_due(key, Some(10));
+    w.lane.repost_due(key, Some(12));
+    assert_eq!(w.lane.reposts_due.get(&key), Some(&Some(12)));
+    w.lane.repost_due(key, None);
+    w.lane.repost_due(key, Some(20));
+    assert_eq!(w.lane.reposts_due.get(&key), Some(&None));
+}

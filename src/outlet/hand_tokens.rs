@@ -16,9 +16,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::{lock, waited};
 use crate::delivery::content::Write;
 use crate::delivery::transport::Failure;
-use crate::outlet::waited;
 use crate::table::runtime::TableService;
 use crate::table::storage::{HandTokenChange, HandTokenRow, Secret};
 use crate::table::{TableId, UserId};
@@ -53,10 +53,6 @@ pub struct HandTokens {
     /// outbox's edits and the answers to presses on it take it, so that
     /// what the message shows is known and nothing is sent twice.
     locks: Mutex<HashMap<Key, HandLock>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl HandTokens {

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, oneshot};
 
+use super::lock;
+
 /// An update still in flight this long is taken as handled.
 pub const GIVE_UP_AFTER: Duration = Duration::from_secs(60);
 
@@ -46,10 +48,6 @@ impl<I, C> fmt::Debug for InFlight<I, C> {
             .field("updates", &lock(&self.updates).len())
             .finish()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl<I: Ord + Copy + fmt::Debug, C: PartialEq> InFlight<I, C> {

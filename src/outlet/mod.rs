@@ -51,6 +51,12 @@ pub trait Outbox: Send {
     fn save_shown(&self) -> impl Future<Output = ()> + Send;
 }
 
+/// A std mutex whose holder panicked is still usable: every section
+/// under this module's locks leaves its map consistent.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Starts an outbox: made by `make` with the loop's first `now` (its
 /// start — everyone counts as seen, every window starts), then run on a
 /// task of its own ([`run`]). Returns once it is made, so whatever the

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use super::lock;
 use crate::delivery::burial::Burials;
 use crate::delivery::news::News;
 use crate::delivery::pacing::instant_of;
@@ -286,10 +287,6 @@ pub async fn save_burials(
             return;
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// At most this many tables are looked after at a start (one call each):

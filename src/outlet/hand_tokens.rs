@@ -119,14 +119,25 @@ impl HandTokens {
     /// unknown there first, so a kill between the change and its record
     /// never leaves a hash the hand does not show.
     pub async fn changing(&self, user: &UserId, table: TableId, shown: i64, now: Instant) {
-        let Some(t) = self.fresh(user, table, now) else {
-            return;
-        };
-        if t.shown.is_none() || t.shown == Some(shown) {
+        if let Some(t) = self.fresh(user, table, now) {
+            self.unknown_before((user, table), &t, shown).await;
+        }
+    }
+
+    /// The record rule's first half: a hash the store holds for the hand
+    /// `token` reaches, other than `shown`, is made unknown there before
+    /// the change to `shown` goes.
+    async fn unknown_before(
+        &self,
+        (user, table): (&UserId, TableId),
+        token: &HandToken,
+        shown: i64,
+    ) {
+        if token.shown.is_none() || token.shown == Some(shown) {
             return;
         }
-        if self.store_shown(user, table, &t.token, None).await == Write::Landed {
-            self.shown(user, table, &t.token, None);
+        if self.store_shown(user, table, &token.token, None).await == Write::Landed {
+            self.shown(user, table, &token.token, None);
         }
     }
 
@@ -143,11 +154,7 @@ impl HandTokens {
         if token.shown == Some(shown) {
             return None;
         }
-        if token.shown.is_some()
-            && self.store_shown(user, table, &token.token, None).await == Write::Landed
-        {
-            self.shown(user, table, &token.token, None);
-        }
+        self.unknown_before((user, table), token, shown).await;
         if let Err(f) = edit(token.token.clone()).await {
             return Some(f);
         }

@@ -21,9 +21,8 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Local, Shared};
-use crate::cards::CardSet;
 use crate::front::Reply;
-use crate::front::action::{Press, TableAction};
+use crate::front::action::{MenuPick, Press};
 use crate::front::core::{BotCommand, Origin};
 use crate::i18n::{Args, Lang, key, tr};
 use crate::outlet::answer::{self, retried};
@@ -625,18 +624,14 @@ async fn edit_original(shared: &Shared, token: &str, m: &Message) -> bool {
 /// The table a hand press (or card menu) is about.
 fn pressed_table(custom_id: &str, values: &[String]) -> Option<TableId> {
     let data = if custom_id == markup::CARD_MENU_ID {
-        values.first()?.as_str()
+        values.first()?
     } else {
         custom_id
     };
-    match Press::parse(data).ok()? {
-        Press::Table { table, .. } => Some(table),
-        Press::Chat { .. } => None,
-    }
+    Press::parse(data).ok()?.table()
 }
 
-/// The card menu: a set of cards to select (every value a card to
-/// toggle), or one card that plays at once.
+/// The card menu: a set of cards to select, or one card that plays at once.
 async fn cards(
     shared: &Shared,
     from: &Player,
@@ -644,36 +639,14 @@ async fn cards(
     values: &[String],
     dedup: DedupKey,
 ) -> Vec<Reply> {
-    let lang = from.lang;
-    let bad = || vec![Reply::Popup(tr(lang, key::ERR_BAD_BUTTON, &Args::new()))];
-    let presses: Vec<Press> = match values.iter().map(|v| Press::parse(v)).collect() {
-        Ok(p) => p,
-        Err(_) => return bad(),
-    };
-    let toggles: Option<(TableId, CardSet)> = presses
-        .iter()
-        .try_fold(None, |acc: Option<(TableId, CardSet)>, p| match p {
-            Press::Table {
-                table,
-                action: TableAction::Toggle(c),
-                ..
-            } => match acc {
-                None => Some(Some((*table, CardSet::from_iter([*c])))),
-                Some((t, mut set)) if t == *table => {
-                    set.insert(*c);
-                    Some(Some((t, set)))
-                }
-                Some(_) => None,
-            },
-            _ => None,
-        })
-        .flatten();
-    if let Some((table, set)) = toggles {
-        return shared.front.select_cards(from, table, set).await;
-    }
-    match values {
-        [one] => shared.front.press(shared, from, origin, one, dedup).await,
-        _ => bad(),
+    match MenuPick::parse(values) {
+        Ok(MenuPick::Select(table, set)) => shared.front.select_cards(from, table, set).await,
+        Ok(MenuPick::One(one)) => shared.front.press(shared, from, origin, one, dedup).await,
+        Err(_) => vec![Reply::Popup(tr(
+            from.lang,
+            key::ERR_BAD_BUTTON,
+            &Args::new(),
+        ))],
     }
 }
 

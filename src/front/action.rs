@@ -440,6 +440,60 @@ impl Press {
     }
 }
 
+impl Press {
+    /// The table a press is about (`None` for a chat's buttons).
+    pub fn table(&self) -> Option<TableId> {
+        match self {
+            Press::Table { table, .. } => Some(*table),
+            Press::Chat { .. } => None,
+        }
+    }
+}
+
+/// What a card menu asks for: a platform's multi-select of a hand's cards
+/// (Discord's string select), each option's value a press.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MenuPick<'a> {
+    /// Every value toggles a card of one table's hand: the selection is
+    /// these cards.
+    Select(TableId, CardSet),
+    /// One value that is not a toggle (a card that plays at once).
+    One(&'a str),
+}
+
+impl<'a> MenuPick<'a> {
+    /// Reads a menu's chosen values; a value that is not button data, a
+    /// mix of toggles and other presses, toggles of two tables, or
+    /// nothing chosen is [`PressError::Malformed`].
+    pub fn parse(values: &'a [String]) -> Result<MenuPick<'a>, PressError> {
+        let presses = values
+            .iter()
+            .map(|v| Press::parse(v))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut selection: Option<(TableId, CardSet)> = None;
+        for press in &presses {
+            let Press::Table {
+                table,
+                action: TableAction::Toggle(card),
+                ..
+            } = *press
+            else {
+                return match values {
+                    [one] => Ok(MenuPick::One(one)),
+                    _ => Err(PressError::Malformed),
+                };
+            };
+            match &mut selection {
+                None => selection = Some((table, CardSet::from_iter([card]))),
+                Some((t, set)) if *t == table => set.insert(card),
+                Some(_) => return Err(PressError::Malformed),
+            }
+        }
+        let (table, set) = selection.ok_or(PressError::Malformed)?;
+        Ok(MenuPick::Select(table, set))
+    }
+}
+
 impl fmt::Display for Press {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.encode())
@@ -463,6 +517,35 @@ mod tests {
     fn check(c: Press, expect: &str) {
         assert_eq!(c.encode(), expect);
         assert_eq!(Press::parse(expect), Ok(c), "{expect}");
+    }
+
+    #[test]
+    fn a_card_menu_is_a_selection_of_one_table_or_one_press() {
+        let card = |s: &str| s.parse::<Card>().unwrap();
+        let press = |table, action| Press::Table {
+            table: TableId(table),
+            version: 3,
+            action,
+        };
+        let toggle = |table, c: &str| press(table, TableAction::Toggle(card(c))).encode();
+        let values = [toggle(5, "AS"), toggle(5, "TS")];
+        let both = CardSet::from_iter([card("AS"), card("TS")]);
+        assert_eq!(
+            MenuPick::parse(&values),
+            Ok(MenuPick::Select(TableId(5), both))
+        );
+        let play = [press(5, TableAction::HeartsPlay(card("QS"))).encode()];
+        assert_eq!(MenuPick::parse(&play), Ok(MenuPick::One(&play[0])));
+        let bad =
+            |values: &[String]| assert_eq!(MenuPick::parse(values), Err(PressError::Malformed));
+        bad(&[]);
+        bad(&[toggle(5, "AS"), toggle(6, "TS")]);
+        bad(&[toggle(5, "AS"), play[0].clone()]);
+        bad(&[toggle(5, "AS"), "t5.3.cXX".to_owned()]);
+        assert_eq!(
+            play.first().and_then(|d| Press::parse(d).ok()?.table()),
+            Some(TableId(5))
+        );
     }
 
     #[test]

@@ -6,7 +6,6 @@ use twilight_model::channel::message::AllowedMentions;
 
 use super::markup::{self, Message};
 use super::shared::Shared;
-use crate::front::action::{Press, TableAction};
 use crate::i18n::{Args, key, tr};
 use crate::table::HandView;
 
@@ -25,13 +24,10 @@ pub fn hash_of(m: &Message) -> i64 {
 pub async fn hand_message(shared: &Shared, hand: &HandView) -> Option<Message> {
     let view = shared.front.service().table_view(hand.table).await.ok()??;
     let screen = shared.front.hand_screen(hand, &view);
-    let selection = shared.front.selection(hand);
-    let selected = move |p: &Press| matches!(p, Press::Table { action: TableAction::Toggle(c), .. } if selection.contains(*c));
     let lang = hand.player.lang;
     Some(markup::hand(
         &screen,
         crate::front::select::bounds_of(hand),
-        &selected,
         &tr(lang, key::DISCORD_PICK_CARDS, &Args::new()),
     ))
 }

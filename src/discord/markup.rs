@@ -16,6 +16,7 @@ use twilight_model::channel::message::component::{
 use crate::cards::{Card, CardSet};
 use crate::front::action::{Press, TableAction};
 use crate::front::rich::Rich;
+use crate::front::screen::CardFace;
 use crate::front::{ButtonTarget, Screen};
 use crate::table::TableId;
 
@@ -180,9 +181,9 @@ fn button_rows(
     out
 }
 
-/// The presses of a screen's buttons by row (onboarding links need a
-/// private chat Discord does not have: left out).
-fn pressed_rows(screen: &Screen) -> Vec<Vec<(String, Press)>> {
+/// The presses of a screen's buttons by row, with the card each shows
+/// (onboarding links need a private chat Discord does not have: left out).
+fn pressed_rows(screen: &Screen) -> Vec<Vec<(String, Press, Option<CardFace>)>> {
     screen
         .keyboard
         .rows
@@ -190,7 +191,7 @@ fn pressed_rows(screen: &Screen) -> Vec<Vec<(String, Press)>> {
         .map(|r| {
             r.iter()
                 .filter_map(|b| match b.target {
-                    ButtonTarget::Press(p) => Some((b.label.clone(), p)),
+                    ButtonTarget::Press(p) => Some((b.label.clone(), p, b.card)),
                     // Onboarding links and the Telegram Mini App have no
                     // Discord counterpart.
                     ButtonTarget::Onboard { .. }
@@ -217,7 +218,7 @@ pub fn public(
     }
     let mut rows: Vec<Vec<(String, String)>> = pressed_rows(screen)
         .into_iter()
-        .map(|r| r.into_iter().map(|(l, p)| (l, p.encode())).collect())
+        .map(|r| r.into_iter().map(|(l, p, _)| (l, p.encode())).collect())
         .collect();
     let mut seen = Vec::new();
     let mut max_rows = MAX_ROWS;
@@ -246,28 +247,23 @@ fn card_of(p: &Press) -> Option<Card> {
 }
 
 /// A hand: the card buttons become one string select (`bounds`: how many
-/// cards the move takes; the menu opens with `selected` ticked), the other
-/// buttons stay buttons.
-pub fn hand(
-    screen: &Screen,
-    bounds: Option<(usize, usize)>,
-    selected: &dyn Fn(&Press) -> bool,
-    placeholder: &str,
-) -> Message {
+/// cards the move takes; the menu opens with the selected cards ticked),
+/// the other buttons stay buttons.
+pub fn hand(screen: &Screen, bounds: Option<(usize, usize)>, placeholder: &str) -> Message {
     let rows = pressed_rows(screen);
     // A card's first button goes into the menu; a second button naming the
     // same card (a "Play" button for the one card selected) is an action
     // and stays a button.
     let mut in_menu = CardSet::EMPTY;
-    let mut cards: Vec<(String, Press)> = Vec::new();
+    let mut cards: Vec<(String, Press, bool)> = Vec::new();
     let mut others: Vec<Vec<(String, String)>> = Vec::new();
     for r in rows {
         let mut kept = Vec::new();
-        for (l, p) in r {
+        for (l, p, face) in r {
             match card_of(&p) {
                 Some(c) if !in_menu.contains(c) && cards.len() < MAX_OPTIONS => {
                     in_menu.insert(c);
-                    cards.push((l, p));
+                    cards.push((l, p, face.is_some_and(|f| f.selected)));
                 }
                 _ => kept.push((l, p.encode())),
             }
@@ -281,7 +277,7 @@ pub fn hand(
         let n = cards.len();
         // Toggles pick a set for the move (its size); a card that plays
         // at once is picked alone.
-        let toggles = cards.iter().all(|(_, p)| {
+        let toggles = cards.iter().all(|(_, p, _)| {
             matches!(
                 p,
                 Press::Table {
@@ -297,8 +293,8 @@ pub fn hand(
         };
         let options = cards
             .iter()
-            .map(|(l, p)| SelectMenuOption {
-                default: toggles && selected(p),
+            .map(|(l, p, selected)| SelectMenuOption {
+                default: toggles && *selected,
                 description: None,
                 emoji: None,
                 label: label(l),
@@ -383,7 +379,14 @@ mod tests {
     fn card_buttons_become_one_select_with_the_move_bounds() {
         let cards: Vec<Button> = ["AS", "KS", "TS"]
             .iter()
-            .map(|c| Button::press(*c, press(TableAction::Toggle(c.parse().unwrap()))))
+            .map(|c| {
+                let card = c.parse().unwrap();
+                let face = CardFace {
+                    selected: *c == "KS",
+                    ..CardFace::of(card)
+                };
+                Button::card(face, press(TableAction::Toggle(card)))
+            })
             .collect();
         let screen = Screen {
             text: "hand".into(),
@@ -392,8 +395,7 @@ mod tests {
                 vec![Button::press("Clear", press(TableAction::Clear))],
             ]),
         };
-        let ks = press(TableAction::Toggle("KS".parse().unwrap()));
-        let m = hand(&screen, Some((1, 4)), &|p| *p == ks, "Choose");
+        let m = hand(&screen, Some((1, 4)), "Choose");
         let Component::ActionRow(r) = &m.components[0] else {
             panic!()
         };

@@ -12,7 +12,7 @@
 
 use super::action::Press;
 use super::rich::Rich;
-use crate::cards::Seat;
+use crate::cards::{Card, Seat};
 use crate::table::TableId;
 
 /// A message to send or to edit in.
@@ -87,11 +87,82 @@ impl Keyboard {
     }
 }
 
-/// One button: a plain-text label and what pressing it does.
+/// One button: a plain-text label and what pressing it does; a hand's
+/// card button also says, typed, what its label shows of the card.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Button {
     pub label: String,
     pub target: ButtonTarget,
+    /// The card this button shows (a hand's card), whose label is
+    /// [`CardFace::label`]: platforms that draw cards their own way (a
+    /// select menu, the Mini App) read this, never the label.
+    pub card: Option<CardFace>,
+}
+
+/// A card in a hand, as its button shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CardFace {
+    pub card: Card,
+    /// In the person's selection (✓).
+    pub selected: bool,
+    /// Of the trump suit (★).
+    pub trump: bool,
+    /// On the seat's turn no move plays it now (✗); pressing it is
+    /// refused with the reason.
+    pub barred: bool,
+    /// The one move its press makes, if it is not a selection.
+    pub move_mark: Option<MoveMark>,
+}
+
+/// A card button that makes a move at once rather than select the card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveMark {
+    /// Kozel: beat the trick with this card (⚔).
+    Beat,
+    /// Kozel: discard this card (↓).
+    Discard,
+}
+
+impl CardFace {
+    /// A card to select, unmarked.
+    pub fn of(card: Card) -> CardFace {
+        CardFace {
+            card,
+            selected: false,
+            trump: false,
+            barred: false,
+            move_mark: None,
+        }
+    }
+
+    /// The marks of the move its press makes (⚔ beat, ↓ discard).
+    fn move_glyph(&self) -> &'static str {
+        match self.move_mark {
+            Some(MoveMark::Beat) => "⚔",
+            Some(MoveMark::Discard) => "↓",
+            None => "",
+        }
+    }
+
+    /// What the card's button adds to its face, without the selection's
+    /// ✓: ✗ when barred, the move's ⚔ or ↓, ★ for a trump.
+    pub fn marks(&self) -> String {
+        let barred = if self.barred { CardFace::BARRED } else { "" };
+        let trump = if self.trump { "★" } else { "" };
+        format!("{barred}{}{trump}", self.move_glyph())
+    }
+
+    /// The button's label: `✗✓⚔10♠★`, each mark only where it applies.
+    pub fn label(&self) -> String {
+        let barred = if self.barred { CardFace::BARRED } else { "" };
+        let selected = if self.selected { "✓" } else { "" };
+        let trump = if self.trump { "★" } else { "" };
+        let (glyph, moves) = (self.card.glyph(), self.move_glyph());
+        format!("{barred}{selected}{moves}{glyph}{trump}")
+    }
+
+    /// The mark of a barred card, which the hand's hint line names.
+    pub const BARRED: &'static str = "✗";
 }
 
 /// What a button does.
@@ -114,6 +185,16 @@ impl Button {
         Button {
             label: label.into(),
             target: ButtonTarget::Press(press),
+            card: None,
+        }
+    }
+
+    /// A hand's card button, labelled from its face.
+    pub fn card(face: CardFace, press: Press) -> Button {
+        Button {
+            label: face.label(),
+            target: ButtonTarget::Press(press),
+            card: Some(face),
         }
     }
 
@@ -121,6 +202,7 @@ impl Button {
         Button {
             label: label.into(),
             target: ButtonTarget::LiveView { table },
+            card: None,
         }
     }
 
@@ -128,6 +210,7 @@ impl Button {
         Button {
             label: label.into(),
             target: ButtonTarget::LiveLink { table },
+            card: None,
         }
     }
 
@@ -135,6 +218,44 @@ impl Button {
         Button {
             label: label.into(),
             target: ButtonTarget::Onboard { table, seat },
+            card: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_card_face_is_its_label_and_its_marks() {
+        let ten = "TS".parse().unwrap();
+        let plain = CardFace::of(ten);
+        assert_eq!(
+            (plain.label(), plain.marks()),
+            ("10♠".into(), String::new())
+        );
+        let all = CardFace {
+            selected: true,
+            trump: true,
+            barred: true,
+            move_mark: Some(MoveMark::Beat),
+            ..plain
+        };
+        assert_eq!(all.label(), "✗✓⚔10♠★");
+        // The selection is the page's own to draw: not a mark.
+        assert_eq!(all.marks(), "✗⚔★");
+        let discard = CardFace {
+            move_mark: Some(MoveMark::Discard),
+            ..plain
+        };
+        assert_eq!(discard.label(), "↓10♠");
+        let press = Press::Table {
+            table: TableId(1),
+            version: 1,
+            action: crate::front::action::TableAction::Toggle(ten),
+        };
+        let b = Button::card(all, press);
+        assert_eq!((b.label.as_str(), b.card), ("✗✓⚔10♠★", Some(all)));
     }
 }

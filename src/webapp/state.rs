@@ -261,7 +261,6 @@ pub fn build(
 fn hand_json(front: &Front, hand: &HandView, view: &TableView) -> HandJson {
     let screen = front.hand_screen_alone(hand, view);
     let game = front_for(&hand.game);
-    let selection = front.selection(hand);
     // Every card some move open now puts down (Kozel's sets, Hearts'
     // passes); Hearts' one-card plays are checked one by one below.
     let movable: CardSet = hand
@@ -279,20 +278,19 @@ fn hand_json(front: &Front, hand: &HandView, view: &TableView) -> HandJson {
             Press::Table { action, .. } => Some(action),
             Press::Chat { .. } => None,
         };
-        let card = action.and_then(|a| a.card().map(|c| (c, a)));
-        match card {
-            Some((c, action)) => {
-                let playable = movable.contains(c)
+        match (b.card, action) {
+            (Some(face), Some(action)) => {
+                let playable = movable.contains(face.card)
                     || game.action(action).is_some_and(|a| hand.legal.contains(&a));
-                cards.push(card_json(
-                    c,
-                    &b.label,
-                    selection.contains(c),
+                cards.push(CardJson {
+                    face: self::face(face.card),
+                    selected: face.selected,
                     playable,
-                    press,
-                ));
+                    mark: face.marks(),
+                    press: press.encode(),
+                });
             }
-            None => moves.push(MoveJson {
+            _ => moves.push(MoveJson {
                 label: b.label.clone(),
                 press: press.encode(),
                 minor: matches!(action, Some(TableAction::Clear)),
@@ -303,16 +301,5 @@ fn hand_json(front: &Front, hand: &HandView, view: &TableView) -> HandJson {
         text: spans(&screen.rich()),
         cards,
         moves,
-    }
-}
-
-fn card_json(c: Card, label: &str, selected: bool, playable: bool, press: Press) -> CardJson {
-    let glyph = c.glyph();
-    CardJson {
-        face: face(c),
-        selected,
-        playable,
-        mark: label.replace(&glyph, "").replace('✓', "").trim().to_owned(),
-        press: press.encode(),
     }
 }

@@ -1,6 +1,6 @@
 //! Hearts' table message, hand message, results and popups.
 
-use crate::front::screen::{Button, Keyboard};
+use crate::front::screen::{Button, CardFace, Keyboard};
 
 use super::{
     HandInfo, Occupant, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
@@ -235,7 +235,7 @@ impl Choices {
 
 /// A card the seat may not play now, on its turn: marked, still pressable
 /// (the press is refused with the reason, and changes nothing).
-const UNPLAYABLE: &str = "✗";
+const UNPLAYABLE: &str = CardFace::BARRED;
 
 /// The private hand message: cards to select and Pass 3 while passing;
 /// in play, a card's button plays it (one press), the cards that may not
@@ -364,18 +364,17 @@ fn hand_keyboard(
     let cards: Vec<Button> = sorted(v.deal.hand)
         .into_iter()
         .map(|c| {
-            let mark = if selection.contains(c) { "✓" } else { "" };
-            let barred = if my_turn && !choices.plays.contains(c) {
-                UNPLAYABLE
-            } else {
-                ""
+            let face = CardFace {
+                selected: selection.contains(c),
+                barred: my_turn && !choices.plays.contains(c),
+                ..CardFace::of(c)
             };
             let action = if playing {
                 TableAction::HeartsPlay(c)
             } else {
                 TableAction::Toggle(c)
             };
-            button(format!("{barred}{mark}{}", c.glyph()), pick(action))
+            Button::card(face, pick(action))
         })
         .collect();
     let mut rows: Vec<Vec<Button>> = cards.chunks(CARDS_PER_ROW).map(<[_]>::to_vec).collect();

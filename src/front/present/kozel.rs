@@ -1,6 +1,6 @@
 //! Kozel's table message, hand message, results and popups.
 
-use crate::front::screen::{Button, Keyboard};
+use crate::front::screen::{Button, CardFace, Keyboard, MoveMark};
 
 use super::{
     BACK, HandInfo, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
@@ -446,20 +446,23 @@ fn hand_keyboard(
     // that changed nothing else in it.
     let pick = |action| info.press(waits, action);
     if one_tap_answer(info, v, choices) {
-        let star = |c: Card| if c.suit() == trump { "★" } else { "" };
         let moves = |make: fn(CardSet) -> Action, wrap: fn(CardSet) -> TableAction, mark| {
             sorted(v.deal.hand, trump)
                 .into_iter()
                 .filter(|&c| choices.allows(make(CardSet::single(c))))
                 .map(|c| {
-                    let label = format!("{mark}{}{}", c.glyph(), star(c));
-                    button(label, t.callback(wrap(CardSet::single(c))))
+                    let face = CardFace {
+                        trump: c.suit() == trump,
+                        move_mark: Some(mark),
+                        ..CardFace::of(c)
+                    };
+                    Button::card(face, t.callback(wrap(CardSet::single(c))))
                 })
                 .collect::<Vec<Button>>()
         };
         let mut rows = vec![
-            moves(Action::Beat, TableAction::Beat, "⚔"),
-            moves(Action::Pass, TableAction::Pass, "↓"),
+            moves(Action::Beat, TableAction::Beat, MoveMark::Beat),
+            moves(Action::Pass, TableAction::Pass, MoveMark::Discard),
         ];
         if choices.molodka {
             let molodka = button(label(key::BTN_MOLODKA), t.callback(TableAction::Molodka));
@@ -471,10 +474,12 @@ fn hand_keyboard(
     let cards: Vec<Button> = sorted(v.deal.hand, trump)
         .into_iter()
         .map(|c| {
-            let mark = if selection.contains(c) { "✓" } else { "" };
-            let star = if c.suit() == trump { "★" } else { "" };
-            let label = format!("{mark}{}{star}", c.glyph());
-            button(label, pick(TableAction::Toggle(c)))
+            let face = CardFace {
+                selected: selection.contains(c),
+                trump: c.suit() == trump,
+                ..CardFace::of(c)
+            };
+            Button::card(face, pick(TableAction::Toggle(c)))
         })
         .collect();
     // A Kozel hand holds four cards; rows of four keep any hand tidy.

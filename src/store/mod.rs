@@ -13,7 +13,7 @@
 //! are waiting into one SQLite transaction, each in its own savepoint: a
 //! commit that fails its checks rolls back alone, and every caller hears
 //! only after the transaction holding its writes has committed. See
-//! `docs/ARCHITECTURE.md` (Table service and store).
+//! `docs/ARCHITECTURE.md` (`src/store/`, and the table service's invariants).
 
 mod admin;
 mod burials;

@@ -10,6 +10,7 @@ mod chaos;
 mod chaos_input;
 mod chaos_kill;
 mod chaos_storm;
+mod codemap;
 mod crash;
 mod data_tools;
 mod delivery;

@@ -17,6 +17,7 @@
 
 mod admin;
 mod burials;
+mod commit;
 mod copy;
 mod export;
 mod inbox;
@@ -24,6 +25,7 @@ mod messages;
 mod outbox;
 pub mod postgres;
 mod service;
+mod sql;
 mod stats;
 mod writer;
 mod writes;

@@ -519,7 +519,7 @@ async fn export_to(
     url: &str,
     out: &std::path::Path,
 ) -> Result<kozyr::store::Exported, String> {
-    use kozyr::store::History;
+    use kozyr::store::Queries;
     let tables = store.chat_tables(chat).await.map_err(|e| e.to_string())?;
     if tables.is_empty() {
         let db = kozyr::store::database_path(url).map_or_else(

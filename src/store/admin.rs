@@ -420,20 +420,6 @@ impl Store {
 }
 
 impl Store {
-    /// How many tables are not closed, per platform and phase, every pair
-    /// listed (zeros included, so a gauge set from this drops to 0).
-    pub async fn open_tables_by_phase(
-        &self,
-    ) -> Result<Vec<(&'static str, &'static str, i64)>, StoreError> {
-        let rows: Vec<(String, String, i64)> = sqlx::query_as(
-            "SELECT platform, phase, count(*) FROM tables WHERE phase <> 'closed'
-             GROUP BY platform, phase",
-        )
-        .fetch_all(&self.reader)
-        .await?;
-        Ok(every_platform_and_phase(&rows))
-    }
-
     /// [`Store::open_tables_by_phase`] as the metrics endpoint counts tables.
     pub fn table_counter(self) -> crate::metrics::CountTables {
         super::Opened::Sqlite(self).table_counter()
@@ -462,6 +448,7 @@ pub(super) fn every_platform_and_phase(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Queries;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

@@ -2,23 +2,11 @@
 
 use std::io::Write;
 
-use super::{PgStore, Store, StoreError};
+use super::{Queries, Store, StoreError};
 use crate::table::records::{DealRecord, deal_records, deal_records_and_current};
-use crate::table::{ChatKey, TableEvent, TableId};
+use crate::table::{ChatKey, TableId};
 
 impl Store {
-    /// Every table the chat has had, oldest first.
-    pub async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
-        let ids: Vec<i64> = sqlx::query_scalar(
-            "SELECT id FROM tables WHERE platform = ? AND chat_id = ? ORDER BY id",
-        )
-        .bind(chat.platform().as_str())
-        .bind(chat.id())
-        .fetch_all(&self.reader)
-        .await?;
-        Ok(ids.into_iter().map(TableId).collect())
-    }
-
     /// The records of every deal finished at `table`, in order.
     pub async fn deal_records(&self, table: TableId) -> Result<Vec<DealRecord>, StoreError> {
         let log: Vec<_> = self
@@ -42,45 +30,13 @@ impl Store {
     }
 }
 
-/// The reads an export needs, on either backend.
-pub trait History {
-    /// Every table the chat has had, oldest first.
-    fn chat_tables(&self, chat: &ChatKey)
-    -> impl Future<Output = Result<Vec<TableId>, StoreError>>;
-    /// A table's whole event log, in order.
-    fn events(
-        &self,
-        table: TableId,
-    ) -> impl Future<Output = Result<Vec<(u64, TableEvent)>, StoreError>>;
-}
-
-impl History for Store {
-    async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
-        Store::chat_tables(self, chat).await
-    }
-
-    async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
-        Store::events(self, table).await
-    }
-}
-
-impl History for PgStore {
-    async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
-        PgStore::chat_tables(self, chat).await
-    }
-
-    async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
-        PgStore::events(self, table).await
-    }
-}
-
 /// Writes the records of every deal finished in the chat as JSON lines
 /// (the `kozyr simulate` format), and with `with_current` each table's
 /// deal still being played too (marked `unfinished`, after the table's
 /// finished deals); says what it wrote. The same history writes the same
 /// lines from either backend.
 pub async fn export_chat(
-    history: &impl History,
+    history: &impl Queries,
     chat: &ChatKey,
     with_current: bool,
     out: &mut dyn Write,

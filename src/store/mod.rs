@@ -16,19 +16,16 @@
 //! `docs/ARCHITECTURE.md` (`src/store/`, and the table service's invariants).
 
 mod admin;
-mod burials;
 mod commit;
 mod copy;
 mod export;
 mod inbox;
-mod messages;
-mod outbox;
 pub mod postgres;
+mod queries;
 mod service;
 mod sql;
 mod stats;
 mod writer;
-mod writes;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -40,15 +37,14 @@ use sqlx::{ConnectOptions, Connection, FromRow};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::config::Synchronous;
-use crate::table::{
-    ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId, Timestamp, Transition,
-};
+use crate::table::{ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId};
 
 pub use crate::table::storage::{PlayerStats, Recorded, StoreHealth};
 pub use admin::{SqliteClaim, Who, check_exists, claim_sqlite, database_path, diagnose};
 pub use copy::{Copied, copy_store};
-pub use export::{Exported, History, export_chat};
+pub use export::{Exported, export_chat};
 pub use postgres::PgStore;
+pub use queries::{Db, Queries};
 #[cfg(any(test, feature = "dev-tools"))]
 pub use service::ServiceStore;
 pub use writer::Commit;
@@ -109,16 +105,6 @@ impl Opened {
         })
     }
 
-    /// How many tables are not closed, per platform and phase.
-    pub async fn open_tables_by_phase(
-        &self,
-    ) -> Result<Vec<(&'static str, &'static str, i64)>, StoreError> {
-        match self {
-            Opened::Sqlite(s) => s.open_tables_by_phase().await,
-            Opened::Postgres(s) => s.open_tables_by_phase().await,
-        }
-    }
-
     /// [`Opened::open_tables_by_phase`] as the metrics endpoint counts tables.
     pub fn table_counter(self) -> crate::metrics::CountTables {
         std::sync::Arc::new(move || {
@@ -140,19 +126,39 @@ impl Opened {
     }
 }
 
-impl History for Opened {
-    async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
+impl Queries for Opened {
+    fn db(&self) -> Db<'_> {
         match self {
-            Opened::Sqlite(s) => s.chat_tables(chat).await,
-            Opened::Postgres(s) => s.chat_tables(chat).await,
+            Opened::Sqlite(s) => s.db(),
+            Opened::Postgres(s) => s.db(),
         }
     }
 
-    async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
+    async fn write(&self, commit: Commit) -> Result<(), StoreError> {
         match self {
-            Opened::Sqlite(s) => s.events(table).await,
-            Opened::Postgres(s) => s.events(table).await,
+            Opened::Sqlite(s) => s.write(commit).await,
+            Opened::Postgres(s) => s.write(commit).await,
         }
+    }
+}
+
+impl Queries for Store {
+    fn db(&self) -> Db<'_> {
+        Db::Sqlite(&self.reader)
+    }
+
+    async fn write(&self, commit: Commit) -> Result<(), StoreError> {
+        self.commit_prepared(commit).await
+    }
+}
+
+impl Queries for PgStore {
+    fn db(&self) -> Db<'_> {
+        Db::Postgres(self.pool())
+    }
+
+    async fn write(&self, commit: Commit) -> Result<(), StoreError> {
+        self.commit_prepared(commit).await
     }
 }
 
@@ -509,20 +515,6 @@ impl Store {
         self.health.clone()
     }
 
-    /// Commits a transition; returns once it is durable. A table whose
-    /// stored version is not the one the transition started from fails
-    /// the whole commit with [`StoreError::Conflict`], a known `dedup` key
-    /// with [`StoreError::Duplicate`]; either way nothing was written.
-    pub async fn commit(
-        &self,
-        transition: &Transition,
-        dedup: Option<&str>,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        let commit = Commit::new(transition, dedup, now)?;
-        self.commit_prepared(commit).await
-    }
-
     /// Commits a [`Commit`] prepared earlier (off the caller's critical path).
     pub async fn commit_prepared(&self, commit: Commit) -> Result<(), StoreError> {
         let (reply, done) = oneshot::channel();
@@ -530,67 +522,6 @@ impl Store {
             .send(writer::Job::commit(commit, reply))
             .map_err(|_| StoreError::Closed)?;
         done.await.map_err(|_| StoreError::Closed)?
-    }
-
-    /// The chat's open table, if it has one.
-    pub async fn open_table(&self, chat: &ChatKey) -> Result<Option<Table>, StoreError> {
-        let row: Option<SnapshotRow> = sqlx::query_as(
-            "SELECT id, version, snapshot FROM tables
-             WHERE platform = ? AND chat_id = ? AND phase <> 'closed'",
-        )
-        .bind(chat.platform().as_str())
-        .bind(chat.id())
-        .fetch_optional(&self.reader)
-        .await?;
-        match row {
-            Some(row) => self.decode(row).await.map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Any table, open or closed.
-    pub async fn table(&self, id: TableId) -> Result<Option<Table>, StoreError> {
-        let row: Option<SnapshotRow> =
-            sqlx::query_as("SELECT id, version, snapshot FROM tables WHERE id = ?")
-                .bind(id.0)
-                .fetch_optional(&self.reader)
-                .await?;
-        match row {
-            Some(row) => self.decode(row).await.map(Some),
-            None => Ok(None),
-        }
-    }
-
-    async fn decode(&self, row: SnapshotRow) -> Result<Table, StoreError> {
-        let id = TableId(row.id);
-        decode_snapshot(row, async || self.events(id).await).await
-    }
-
-    /// The chat a table belongs to now, and its phase.
-    pub async fn chat_of(&self, id: TableId) -> Result<Option<(ChatKey, Phase)>, StoreError> {
-        let row: Option<ChatRow> =
-            sqlx::query_as("SELECT platform, chat_id, phase FROM tables WHERE id = ?")
-                .bind(id.0)
-                .fetch_optional(&self.reader)
-                .await?;
-        row.map(|r| r.decode(id)).transpose()
-    }
-
-    /// Every open table's id, oldest first.
-    pub async fn open_table_ids(&self) -> Result<Vec<TableId>, StoreError> {
-        let ids: Vec<i64> =
-            sqlx::query_scalar("SELECT id FROM tables WHERE phase <> 'closed' ORDER BY id")
-                .fetch_all(&self.reader)
-                .await?;
-        Ok(ids.into_iter().map(TableId).collect())
-    }
-
-    /// The largest table id ever given, if any.
-    pub async fn max_table_id(&self) -> Result<Option<TableId>, StoreError> {
-        let id: Option<i64> = sqlx::query_scalar("SELECT max(id) FROM tables")
-            .fetch_one(&self.reader)
-            .await?;
-        Ok(id.map(TableId))
     }
 
     /// An id no table was given before: one past the largest stored when
@@ -605,59 +536,6 @@ impl Store {
                 .compare_exchange(0, first, SeqCst, SeqCst);
         }
         Ok(TableId(self.next_table_id.fetch_add(1, SeqCst)))
-    }
-
-    /// The command recorded under `key`, if one was applied.
-    pub async fn recorded(&self, key: &str) -> Result<Option<Recorded>, StoreError> {
-        let row: Option<CommandRow> = sqlx::query_as(
-            "SELECT table_id, first_version, last_version FROM commands WHERE dedup_key = ?",
-        )
-        .bind(key)
-        .fetch_optional(&self.reader)
-        .await?;
-        row.map(CommandRow::decode).transpose()
-    }
-
-    /// A table's logged events with versions in `from..=to`, in order.
-    pub async fn events_between(
-        &self,
-        table: TableId,
-        from: u64,
-        to: u64,
-    ) -> Result<Vec<(u64, TableEvent)>, StoreError> {
-        let rows: Vec<EventRow> = sqlx::query_as(
-            "SELECT version, event FROM table_events
-             WHERE table_id = ? AND version BETWEEN ? AND ? ORDER BY version",
-        )
-        .bind(table.0)
-        .bind(i64::try_from(from).unwrap_or(i64::MAX))
-        .bind(i64::try_from(to).unwrap_or(i64::MAX))
-        .fetch_all(&self.reader)
-        .await?;
-        rows.into_iter()
-            .map(|r| Ok((version_of(r.version)?, serde_json::from_str(&r.event)?)))
-            .collect()
-    }
-
-    /// A table's whole event log, in order.
-    pub async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
-        self.events_between(table, 1, u64::MAX).await
-    }
-
-    /// Rebuilds a table from its event log (see [`Table::replay`]). The log
-    /// must be gapless from version 1.
-    pub async fn replay(&self, table: TableId) -> Result<Option<Table>, StoreError> {
-        replay_log(table, &self.events(table).await?)
-    }
-
-    /// Forgets de-duplication keys recorded before `before`: platforms
-    /// redeliver an update for minutes, not days.
-    pub async fn prune_commands(&self, before: Timestamp) -> Result<u64, StoreError> {
-        let r = sqlx::query("DELETE FROM commands WHERE at < ?")
-            .bind(before.millis())
-            .execute(&self.reader)
-            .await?;
-        Ok(r.rows_affected())
     }
 
     /// Waits for the writer to finish what it was given and closes the

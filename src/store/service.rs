@@ -8,7 +8,7 @@ use std::pin::Pin;
 
 use tokio::sync::watch;
 
-use super::{PgStore, Store, StoreError};
+use super::{PgStore, Queries, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
     HandTokenChange, HandTokenRow, InboxEntry, MessageRow, PlayerStats, Recorded, ShownRow,
@@ -46,27 +46,27 @@ macro_rules! table_store {
                 dedup: Option<&'a str>,
                 now: Timestamp,
             ) -> StoreFuture<'a, ()> {
-                boxed(<$store>::commit(self, transition, dedup, now))
+                boxed(<$store as Queries>::commit(self, transition, dedup, now))
             }
 
             fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>> {
-                boxed(<$store>::open_table(self, chat))
+                boxed(<$store as Queries>::open_table(self, chat))
             }
 
             fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>> {
-                boxed(<$store>::table(self, id))
+                boxed(<$store as Queries>::table(self, id))
             }
 
             fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>> {
-                boxed(<$store>::chat_of(self, id))
+                boxed(<$store as Queries>::chat_of(self, id))
             }
 
             fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>> {
-                boxed(<$store>::open_table_ids(self))
+                boxed(<$store as Queries>::open_table_ids(self))
             }
 
             fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>> {
-                boxed(<$store>::max_table_id(self))
+                boxed(<$store as Queries>::max_table_id(self))
             }
 
             fn next_table_id(&self) -> StoreFuture<'_, TableId> {
@@ -74,7 +74,7 @@ macro_rules! table_store {
             }
 
             fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>> {
-                boxed(<$store>::recorded(self, key))
+                boxed(<$store as Queries>::recorded(self, key))
             }
 
             fn events_between(
@@ -83,15 +83,17 @@ macro_rules! table_store {
                 first: u64,
                 last: u64,
             ) -> StoreFuture<'_, Vec<(u64, TableEvent)>> {
-                boxed(<$store>::events_between(self, table, first, last))
+                boxed(<$store as Queries>::events_between(
+                    self, table, first, last,
+                ))
             }
 
             fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64> {
-                boxed(<$store>::prune_commands(self, before))
+                boxed(<$store as Queries>::prune_commands(self, before))
             }
 
             fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>> {
-                boxed(<$store>::chat_language(self, chat))
+                boxed(<$store as Queries>::chat_language(self, chat))
             }
 
             fn leaderboard<'a>(
@@ -100,11 +102,11 @@ macro_rules! table_store {
                 game: GameKind,
                 limit: u32,
             ) -> StoreFuture<'a, Vec<PlayerStats>> {
-                boxed(<$store>::leaderboard(self, chat, game, limit))
+                boxed(<$store as Queries>::leaderboard(self, chat, game, limit))
             }
 
             fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
-                boxed(<$store>::open_message_refs(self, platform))
+                boxed(<$store as Queries>::open_message_refs(self, platform))
             }
 
             fn save_message_ref<'a>(
@@ -116,13 +118,13 @@ macro_rules! table_store {
                 shown: Option<i64>,
                 now: Timestamp,
             ) -> StoreFuture<'a, ()> {
-                boxed(<$store>::save_message_ref(
+                boxed(<$store as Queries>::save_message_ref(
                     self, platform, table, chat, message, shown, now,
                 ))
             }
 
             fn shown_hashes(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
-                boxed(<$store>::shown_hashes(self, platform))
+                boxed(<$store as Queries>::shown_hashes(self, platform))
             }
 
             fn save_shown_hashes(
@@ -131,7 +133,9 @@ macro_rules! table_store {
                 rows: Option<Vec<MessageRow>>,
                 now: Timestamp,
             ) -> StoreFuture<'_, ()> {
-                boxed(<$store>::save_shown_hashes(self, platform, rows, now))
+                boxed(<$store as Queries>::save_shown_hashes(
+                    self, platform, rows, now,
+                ))
             }
 
             fn mark_shown(
@@ -140,7 +144,7 @@ macro_rules! table_store {
                 rows: Vec<ShownRow>,
                 now: Timestamp,
             ) -> StoreFuture<'_, ()> {
-                boxed(<$store>::mark_shown(self, platform, rows, now))
+                boxed(<$store as Queries>::mark_shown(self, platform, rows, now))
             }
 
             fn hand_tokens(
@@ -148,7 +152,7 @@ macro_rules! table_store {
                 platform: Platform,
                 since: Timestamp,
             ) -> StoreFuture<'_, Vec<HandTokenRow>> {
-                boxed(<$store>::hand_tokens(self, platform, since))
+                boxed(<$store as Queries>::hand_tokens(self, platform, since))
             }
 
             fn change_hand_token(
@@ -156,14 +160,14 @@ macro_rules! table_store {
                 change: HandTokenChange,
                 now: Timestamp,
             ) -> StoreFuture<'_, ()> {
-                boxed(<$store>::change_hand_token(self, change, now))
+                boxed(<$store as Queries>::change_hand_token(self, change, now))
             }
 
             fn owed_outputs(
                 &self,
                 platform: Platform,
             ) -> StoreFuture<'_, Vec<(TableId, String, Announcement)>> {
-                boxed(<$store>::owed_outputs(self, platform))
+                boxed(<$store as Queries>::owed_outputs(self, platform))
             }
 
             fn owed_sent<'a>(
@@ -173,7 +177,7 @@ macro_rules! table_store {
                 announcement: &'a Announcement,
                 now: Timestamp,
             ) -> StoreFuture<'a, ()> {
-                boxed(<$store>::owed_sent(
+                boxed(<$store as Queries>::owed_sent(
                     self,
                     platform,
                     table,
@@ -210,7 +214,7 @@ macro_rules! table_store {
             }
 
             fn burials(&self, platform: Platform) -> StoreFuture<'_, Vec<(String, u32)>> {
-                boxed(<$store>::burials(self, platform))
+                boxed(<$store as Queries>::burials(self, platform))
             }
 
             fn save_burials<'a>(
@@ -218,7 +222,7 @@ macro_rules! table_store {
                 platform: Platform,
                 changes: &'a [(String, Option<u32>)],
             ) -> StoreFuture<'a, ()> {
-                boxed(<$store>::save_burials(self, platform, changes))
+                boxed(<$store as Queries>::save_burials(self, platform, changes))
             }
 
             fn chat_writes(
@@ -226,7 +230,7 @@ macro_rules! table_store {
                 platform: Platform,
                 since_ms: i64,
             ) -> StoreFuture<'_, Vec<(String, Vec<i64>)>> {
-                boxed(<$store>::chat_writes(self, platform, since_ms))
+                boxed(<$store as Queries>::chat_writes(self, platform, since_ms))
             }
 
             fn save_chat_writes<'a>(
@@ -235,7 +239,9 @@ macro_rules! table_store {
                 chat: &'a str,
                 times: &'a [i64],
             ) -> StoreFuture<'a, ()> {
-                boxed(<$store>::save_chat_writes(self, platform, chat, times))
+                boxed(<$store as Queries>::save_chat_writes(
+                    self, platform, chat, times,
+                ))
             }
 
             fn health(&self) -> watch::Receiver<StoreHealth> {

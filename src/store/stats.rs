@@ -66,32 +66,6 @@ struct PlayerRow {
 }
 
 impl Store {
-    /// The chat's best players at `game`: most series won, then fewest
-    /// played (a better rate), then most deals won.
-    pub async fn leaderboard(
-        &self,
-        chat: &ChatKey,
-        game: GameKind,
-        limit: u32,
-    ) -> Result<Vec<PlayerStats>, StoreError> {
-        let rows: Vec<StatsRow> = sqlx::query_as(
-            "SELECT s.user_id, p.name, s.game, s.series_played, s.series_won, s.series_lost,
-                    s.goat, s.deals_played, s.deals_won, s.eggs_deals, s.points
-             FROM player_stats AS s
-             LEFT JOIN players AS p ON p.platform = s.platform AND p.user_id = s.user_id
-             WHERE s.platform = ? AND s.chat_id = ? AND s.game = ?
-             ORDER BY s.series_won DESC, s.series_played ASC, s.deals_won DESC, s.user_id
-             LIMIT ?",
-        )
-        .bind(chat.platform().as_str())
-        .bind(chat.id())
-        .bind(game.as_str())
-        .bind(i64::from(limit))
-        .fetch_all(&self.reader)
-        .await?;
-        rows.into_iter().map(StatsRow::decode).collect()
-    }
-
     /// A person's counters per game, summed over every chat.
     pub async fn player_totals(
         &self,
@@ -165,31 +139,6 @@ impl Store {
             Ok(Player::new(id, &r.name, lang))
         })
         .transpose()
-    }
-
-    /// The language the chat chose, if it chose one.
-    pub async fn chat_language(&self, chat: &ChatKey) -> Result<Option<Lang>, StoreError> {
-        let code: Option<String> =
-            sqlx::query_scalar("SELECT lang FROM chats WHERE platform = ? AND chat_id = ?")
-                .bind(chat.platform().as_str())
-                .bind(chat.id())
-                .fetch_optional(&self.reader)
-                .await?;
-        code.map(|c| {
-            Lang::from_code(&c).ok_or_else(|| StoreError::Corrupt(format!("language `{c}`")))
-        })
-        .transpose()
-    }
-
-    /// Records the language a chat chose (it moves with the chat's id).
-    pub async fn save_chat_language(
-        &self,
-        chat: &ChatKey,
-        lang: Lang,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.commit_prepared(super::Commit::chat_language(chat, lang, now))
-            .await
     }
 
     /// Records a person's name and language (e.g. the language they chose).

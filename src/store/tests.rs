@@ -1,6 +1,9 @@
 use super::*;
 use crate::game::GameKind;
-use crate::table::{Actor, Command, Context, Lang, Player, Settings, UserId, decide};
+use crate::store::Queries;
+use crate::table::{
+    Actor, Command, Context, Lang, Player, Settings, Timestamp, Transition, UserId, decide,
+};
 
 fn chat(id: &str) -> ChatKey {
     ChatKey::new(Platform::Telegram, id).unwrap()

@@ -8,6 +8,7 @@
 //! The binary tests run `kozyr` itself (`CARGO_BIN_EXE_kozyr`) in a
 //! temporary folder with a clean environment; everything is on loopback.
 
+use kozyr::store::Queries;
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::Path;
 use std::process::{Command as Process, Output};

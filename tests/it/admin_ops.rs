@@ -5,6 +5,7 @@
 //! warnings and errors that name their variable, and the systemd unit of
 //! `docs/OPERATIONS.md` read by `systemd-analyze verify`.
 
+use kozyr::store::Queries;
 use std::collections::BTreeMap;
 use std::net::TcpListener as StdListener;
 use std::path::Path;

@@ -11,6 +11,7 @@
 //! is connected again and every table finished a deal. The figures go to
 //! stdout.
 
+use kozyr::store::Queries;
 use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -7,6 +7,7 @@
 // SQLite-specific: SQLite's migrations on its own files and dumps
 // (PostgreSQL's one set is applied by every test on that backend).
 
+use kozyr::store::Queries;
 use std::str::FromStr;
 
 use kozyr::game::GameKind;

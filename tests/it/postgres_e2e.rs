@@ -7,6 +7,7 @@
 //! writes on SQLite, `backup` points to `pg_dump`, `copy-store` refuses a
 //! target that is not empty.
 
+use kozyr::store::Queries;
 use std::time::Duration;
 
 use kozyr::fakebot::FakeBotConfig;

@@ -9,6 +9,7 @@
 //! replay to the tables and the finished deals obey the rules. The figures
 //! (kills, moves, lost, doubled, time to take over) go to stdout.
 
+use kozyr::store::Queries;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -4,6 +4,7 @@
 //! on from where it stopped; killed with SIGKILL, the other takes over and
 //! the deal ends, its log one gapless history with every move once.
 
+use kozyr::store::Queries;
 use std::time::{Duration, Instant};
 
 use kozyr::loadtest::deal_no;

@@ -12,6 +12,7 @@
 //! (kills, moves, lost, doubled, updates a standby took, time to take
 //! over) go to stdout.
 
+use kozyr::store::Queries;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -7,6 +7,7 @@
 // SQLite-specific: SQLite's page cap and its `-wal` file (on PostgreSQL a
 // refused commit and the health it reports are `store_backends`' case).
 
+use kozyr::store::Queries;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};

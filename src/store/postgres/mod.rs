@@ -18,12 +18,9 @@
 //! `kozyr export` writes the same lines from either store and
 //! `kozyr copy-store` can check a copy by comparing exports.
 
-mod burials;
 mod inbox;
 pub mod leadership;
-mod messages;
 mod write;
-mod writes;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -33,16 +30,9 @@ use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::watch;
 
-use super::stats::StatsRow;
 use super::writer::Commit;
-use super::{
-    ChatRow, CommandRow, EventRow, PlayerStats, Recorded, SnapshotRow, StoreError, StoreHealth,
-    StoreOptions, version_of,
-};
-use crate::game::GameKind;
-use crate::table::{
-    Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition,
-};
+use super::{StoreError, StoreHealth, StoreOptions};
+use crate::table::TableId;
 
 /// The PostgreSQL migrations in `migrations/postgres/`, embedded at build time.
 pub static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -179,18 +169,6 @@ impl PgStore {
         self.health.clone()
     }
 
-    /// Commits a transition; returns once it is durable (see
-    /// [`super::Store::commit`]: the same contract).
-    pub async fn commit(
-        &self,
-        transition: &Transition,
-        dedup: Option<&str>,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        let commit = Commit::new(transition, dedup, now)?;
-        self.commit_prepared(commit).await
-    }
-
     /// Commits a [`Commit`] in a transaction of its own.
     pub async fn commit_prepared(&self, commit: Commit) -> Result<(), StoreError> {
         let started = std::time::Instant::now();
@@ -220,67 +198,6 @@ impl PgStore {
         }
     }
 
-    /// The chat's open table, if it has one.
-    pub async fn open_table(&self, chat: &ChatKey) -> Result<Option<Table>, StoreError> {
-        let row: Option<SnapshotRow> = sqlx::query_as(
-            "SELECT id, version, snapshot FROM tables
-             WHERE platform = $1 AND chat_id = $2 AND phase <> 'closed'",
-        )
-        .bind(chat.platform().as_str())
-        .bind(chat.id())
-        .fetch_optional(&self.pool)
-        .await?;
-        match row {
-            Some(row) => self.decode(row).await.map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Any table, open or closed.
-    pub async fn table(&self, id: TableId) -> Result<Option<Table>, StoreError> {
-        let row: Option<SnapshotRow> =
-            sqlx::query_as("SELECT id, version, snapshot FROM tables WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
-        match row {
-            Some(row) => self.decode(row).await.map(Some),
-            None => Ok(None),
-        }
-    }
-
-    async fn decode(&self, row: SnapshotRow) -> Result<Table, StoreError> {
-        let id = TableId(row.id);
-        super::decode_snapshot(row, async || self.events(id).await).await
-    }
-
-    /// The chat a table belongs to now, and its phase.
-    pub async fn chat_of(&self, id: TableId) -> Result<Option<(ChatKey, Phase)>, StoreError> {
-        let row: Option<ChatRow> =
-            sqlx::query_as("SELECT platform, chat_id, phase FROM tables WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
-        row.map(|r| r.decode(id)).transpose()
-    }
-
-    /// Every open table's id, oldest first.
-    pub async fn open_table_ids(&self) -> Result<Vec<TableId>, StoreError> {
-        let ids: Vec<i64> =
-            sqlx::query_scalar("SELECT id FROM tables WHERE phase <> 'closed' ORDER BY id")
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(ids.into_iter().map(TableId).collect())
-    }
-
-    /// The largest table id ever given, if any.
-    pub async fn max_table_id(&self) -> Result<Option<TableId>, StoreError> {
-        let id: Option<i64> = sqlx::query_scalar("SELECT max(id) FROM tables")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(id.map(TableId))
-    }
-
     /// An id no table was given before, from the `table_ids` sequence:
     /// processes sharing the database never mint the same one.
     pub async fn next_table_id(&self) -> Result<TableId, StoreError> {
@@ -288,229 +205,6 @@ impl PgStore {
             .fetch_one(&self.pool)
             .await?;
         Ok(TableId(id))
-    }
-
-    /// The command recorded under `key`, if one was applied.
-    pub async fn recorded(&self, key: &str) -> Result<Option<Recorded>, StoreError> {
-        let row: Option<CommandRow> = sqlx::query_as(
-            "SELECT table_id, first_version, last_version FROM commands WHERE dedup_key = $1",
-        )
-        .bind(key)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(CommandRow::decode).transpose()
-    }
-
-    /// A table's logged events with versions in `from..=to`, in order.
-    pub async fn events_between(
-        &self,
-        table: TableId,
-        from: u64,
-        to: u64,
-    ) -> Result<Vec<(u64, TableEvent)>, StoreError> {
-        let rows: Vec<EventRow> = sqlx::query_as(
-            "SELECT version, event FROM table_events
-             WHERE table_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version",
-        )
-        .bind(table.0)
-        .bind(i64::try_from(from).unwrap_or(i64::MAX))
-        .bind(i64::try_from(to).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter()
-            .map(|r| Ok((version_of(r.version)?, serde_json::from_str(&r.event)?)))
-            .collect()
-    }
-
-    /// A table's whole event log, in order.
-    pub async fn events(&self, table: TableId) -> Result<Vec<(u64, TableEvent)>, StoreError> {
-        self.events_between(table, 1, u64::MAX).await
-    }
-
-    /// Rebuilds a table from its event log (see [`Table::replay`]).
-    pub async fn replay(&self, table: TableId) -> Result<Option<Table>, StoreError> {
-        super::replay_log(table, &self.events(table).await?)
-    }
-
-    /// Every table the chat has had, oldest first.
-    pub async fn chat_tables(&self, chat: &ChatKey) -> Result<Vec<TableId>, StoreError> {
-        let ids: Vec<i64> = sqlx::query_scalar(
-            "SELECT id FROM tables WHERE platform = $1 AND chat_id = $2 ORDER BY id",
-        )
-        .bind(chat.platform().as_str())
-        .bind(chat.id())
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(ids.into_iter().map(TableId).collect())
-    }
-
-    /// Forgets de-duplication keys recorded before `before`.
-    pub async fn prune_commands(&self, before: Timestamp) -> Result<u64, StoreError> {
-        let r = sqlx::query("DELETE FROM commands WHERE at < $1")
-            .bind(before.millis())
-            .execute(&self.pool)
-            .await?;
-        Ok(r.rows_affected())
-    }
-
-    /// The language the chat chose, if it chose one.
-    pub async fn chat_language(&self, chat: &ChatKey) -> Result<Option<Lang>, StoreError> {
-        let code: Option<String> =
-            sqlx::query_scalar("SELECT lang FROM chats WHERE platform = $1 AND chat_id = $2")
-                .bind(chat.platform().as_str())
-                .bind(chat.id())
-                .fetch_optional(&self.pool)
-                .await?;
-        code.map(|c| {
-            Lang::from_code(&c).ok_or_else(|| StoreError::Corrupt(format!("language `{c}`")))
-        })
-        .transpose()
-    }
-
-    /// The chat's best players at `game`, ordered as on SQLite.
-    pub async fn leaderboard(
-        &self,
-        chat: &ChatKey,
-        game: GameKind,
-        limit: u32,
-    ) -> Result<Vec<PlayerStats>, StoreError> {
-        let rows: Vec<StatsRow> = sqlx::query_as(
-            "SELECT s.user_id, p.name, s.game, s.series_played, s.series_won, s.series_lost,
-                    s.goat, s.deals_played, s.deals_won, s.eggs_deals, s.points
-             FROM player_stats AS s
-             LEFT JOIN players AS p ON p.platform = s.platform AND p.user_id = s.user_id
-             WHERE s.platform = $1 AND s.chat_id = $2 AND s.game = $3
-             ORDER BY s.series_won DESC, s.series_played ASC, s.deals_won DESC,
-                      s.user_id COLLATE \"C\"
-             LIMIT $4",
-        )
-        .bind(chat.platform().as_str())
-        .bind(chat.id())
-        .bind(game.as_str())
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter().map(StatsRow::decode).collect()
-    }
-
-    /// The messages recorded for the open tables: (table, chat id, message id).
-    pub async fn open_message_refs(
-        &self,
-        platform: Platform,
-    ) -> Result<Vec<(TableId, String, i64)>, StoreError> {
-        let rows: Vec<(i64, String, i64)> = sqlx::query_as(
-            "SELECT m.table_id, m.chat_id, m.message_id FROM message_refs AS m
-             JOIN tables AS t ON t.id = m.table_id
-             WHERE m.platform = $1 AND t.phase <> 'closed'",
-        )
-        .bind(platform.as_str())
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(t, c, m)| (TableId(t), c, m))
-            .collect())
-    }
-
-    /// What the messages of open tables show, as last recorded (those not
-    /// known left out): (table, chat id, hash).
-    pub async fn shown_hashes(
-        &self,
-        platform: Platform,
-    ) -> Result<Vec<(TableId, String, i64)>, StoreError> {
-        let rows: Vec<(i64, String, i64)> = sqlx::query_as(
-            "SELECT m.table_id, m.chat_id, m.shown_hash FROM message_refs AS m
-             JOIN tables AS t ON t.id = m.table_id
-             WHERE m.platform = $1 AND t.phase <> 'closed' AND m.shown_hash IS NOT NULL",
-        )
-        .bind(platform.as_str())
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(t, c, h)| (TableId(t), c, h))
-            .collect())
-    }
-
-    /// What the chats of `platform` are owed, oldest first; a row that no
-    /// longer reads as an announcement is left out (and logged).
-    pub async fn owed_outputs(
-        &self,
-        platform: Platform,
-    ) -> Result<Vec<(TableId, String, Announcement)>, StoreError> {
-        let rows: Vec<(i64, i64, String, String)> = sqlx::query_as(
-            "SELECT id, table_id, chat_id, announcement FROM owed_outputs
-             WHERE platform = $1 ORDER BY id",
-        )
-        .bind(platform.as_str())
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(super::outbox::decode_owed(rows))
-    }
-
-    /// How many tables are not closed, per platform and phase, every pair
-    /// listed (as [`super::Store::open_tables_by_phase`]).
-    pub async fn open_tables_by_phase(
-        &self,
-    ) -> Result<Vec<(&'static str, &'static str, i64)>, StoreError> {
-        let rows: Vec<(String, String, i64)> = sqlx::query_as(
-            "SELECT platform, phase, count(*) FROM tables WHERE phase <> 'closed'
-             GROUP BY platform, phase",
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(super::admin::every_platform_and_phase(&rows))
-    }
-
-    /// Records (`Some`) or forgets (`None`) the message showing `table` in
-    /// `chat_id`, with what it shows (`shown`; `None`: not known).
-    pub async fn save_message_ref(
-        &self,
-        platform: Platform,
-        table: TableId,
-        chat_id: &str,
-        message_id: Option<i64>,
-        shown: Option<i64>,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.commit_prepared(Commit::message_ref(
-            platform, table, chat_id, message_id, shown, now,
-        ))
-        .await
-    }
-
-    /// Records what messages show (`Some`), or forgets every hash (`None`).
-    pub async fn save_shown_hashes(
-        &self,
-        platform: Platform,
-        rows: Option<Vec<(TableId, String, i64)>>,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.commit_prepared(Commit::shown_hashes(platform, rows, now))
-            .await
-    }
-
-    /// The chat of `table` got `announcement`: one row of it is forgotten.
-    pub async fn owed_sent(
-        &self,
-        platform: Platform,
-        table: TableId,
-        announcement: &Announcement,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.commit_prepared(Commit::owed_sent(platform, table, announcement, now)?)
-            .await
-    }
-
-    /// Records the language a chat chose.
-    pub async fn save_chat_language(
-        &self,
-        chat: &ChatKey,
-        lang: Lang,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.commit_prepared(Commit::chat_language(chat, lang, now))
-            .await
     }
 
     /// Closes the pool once the commits under way are done.

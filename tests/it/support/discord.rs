@@ -4,6 +4,7 @@
 //! there: click what they see on the table message and in their own
 //! ephemeral hand, pick cards from its menu, and wait for the table to move.
 
+use kozyr::store::Queries;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -3,6 +3,7 @@
 //! their log, who serves, people playing through the fake Bot API, and the
 //! checks of the logs against what the people saw.
 
+use kozyr::store::Queries;
 use std::path::PathBuf;
 use std::process::Child;
 use std::sync::Arc;

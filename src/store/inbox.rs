@@ -8,7 +8,6 @@
 //! (WAL, the store's `synchronous`) when the statement returns.
 
 use super::{Store, StoreError};
-use crate::table::storage::InboxEntry;
 use crate::table::{Platform, Timestamp};
 
 impl Store {
@@ -35,42 +34,6 @@ impl Store {
             self.inbox_wake.send_modify(|n| *n = n.wrapping_add(1));
         }
         Ok(new)
-    }
-
-    /// Up to `limit` waiting updates of `platform` past `after`, oldest first.
-    pub async fn inbox_after(
-        &self,
-        platform: Platform,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<InboxEntry>, StoreError> {
-        let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
-            "SELECT seq, key, body, received_at FROM inbox WHERE platform = ? AND seq > ?
-             ORDER BY seq LIMIT ?",
-        )
-        .bind(platform.as_str())
-        .bind(after)
-        .bind(i64::from(limit))
-        .fetch_all(&self.reader)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, key, body, received)| InboxEntry {
-                seq,
-                key,
-                body,
-                received: Timestamp::from_millis(received),
-            })
-            .collect())
-    }
-
-    /// Deletes the row at `seq` (its update was handled).
-    pub async fn inbox_done(&self, seq: i64) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM inbox WHERE seq = ?")
-            .bind(seq)
-            .execute(&self.reader)
-            .await?;
-        Ok(())
     }
 
     /// Changes after each new row (of any platform: a spurious wake-up

@@ -19,7 +19,7 @@ use super::{
 };
 use crate::game::GameKind;
 use crate::table::storage::{
-    HandTokenChange, HandTokenRow, PlayerStats, Recorded, Secret, ShownRow,
+    HandTokenChange, HandTokenRow, InboxEntry, PlayerStats, Recorded, Secret, ShownRow,
 };
 use crate::table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp,
@@ -91,6 +91,9 @@ const OWED_OUTPUTS: &str = "SELECT id, table_id, chat_id, announcement FROM owed
      WHERE platform = $1 ORDER BY id";
 const OPEN_TABLES_BY_PHASE: &str = "SELECT platform, phase, count(*) FROM tables
      WHERE phase <> 'closed' GROUP BY platform, phase";
+const INBOX_AFTER: &str = "SELECT seq, key, body, received_at FROM inbox
+     WHERE platform = $1 AND seq > $2 ORDER BY seq LIMIT $3";
+const INBOX_DONE: &str = "DELETE FROM inbox WHERE seq = $1";
 const BURIALS: &str = "SELECT chat, messages FROM chat_burials WHERE platform = $1";
 const SAVE_BURIAL: &str = "INSERT INTO chat_burials (platform, chat, messages) VALUES ($1, $2, $3)
      ON CONFLICT (platform, chat) DO UPDATE SET messages = excluded.messages";
@@ -470,6 +473,49 @@ pub trait Queries: Sync {
                 sqlx::query_as(OPEN_TABLES_BY_PHASE).fetch_all(pool).await?
             });
             Ok(super::admin::every_platform_and_phase(&rows))
+        }
+    }
+
+    /// Up to `limit` waiting updates of `platform` past `after`, oldest
+    /// first (a put is each backend's own: it wakes the reader its way).
+    fn inbox_after(
+        &self,
+        platform: Platform,
+        after: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<InboxEntry>, StoreError>> + Send {
+        async move {
+            let rows: Vec<(i64, String, String, i64)> = on_db!(self.db(), |pool| {
+                sqlx::query_as(INBOX_AFTER)
+                    .bind(platform.as_str())
+                    .bind(after)
+                    .bind(i64::from(limit))
+                    .fetch_all(pool)
+                    .await?
+            });
+            Ok(rows
+                .into_iter()
+                .map(|(seq, key, body, received)| InboxEntry {
+                    seq,
+                    key,
+                    body,
+                    received: Timestamp::from_millis(received),
+                })
+                .collect())
+        }
+    }
+
+    /// Deletes the inbox row at `seq` (its update was handled).
+    fn inbox_done(&self, seq: i64) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async move {
+            on_db!(self.db(), |pool| {
+                sqlx::query(INBOX_DONE)
+                    .bind(seq)
+                    .execute(pool)
+                    .await?
+                    .rows_affected()
+            });
+            Ok(())
         }
     }
 

@@ -202,11 +202,13 @@ macro_rules! table_store {
                 after: i64,
                 limit: u32,
             ) -> StoreFuture<'_, Vec<InboxEntry>> {
-                boxed(<$store>::inbox_after(self, platform, after, limit))
+                boxed(<$store as Queries>::inbox_after(
+                    self, platform, after, limit,
+                ))
             }
 
             fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()> {
-                boxed(<$store>::inbox_done(self, seq))
+                boxed(<$store as Queries>::inbox_done(self, seq))
             }
 
             fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {

@@ -11,7 +11,6 @@ use tokio::sync::watch;
 
 use super::PgStore;
 use crate::store::StoreError;
-use crate::table::storage::InboxEntry;
 use crate::table::{Platform, Timestamp};
 
 /// The channel a put notifies.
@@ -50,42 +49,6 @@ impl PgStore {
         }
         tx.commit().await?;
         Ok(seq.is_some())
-    }
-
-    /// Up to `limit` waiting updates of `platform` past `after`, oldest first.
-    pub async fn inbox_after(
-        &self,
-        platform: Platform,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<InboxEntry>, StoreError> {
-        let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
-            "SELECT seq, key, body, received_at FROM inbox WHERE platform = $1 AND seq > $2
-             ORDER BY seq LIMIT $3",
-        )
-        .bind(platform.as_str())
-        .bind(after)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, key, body, received)| InboxEntry {
-                seq,
-                key,
-                body,
-                received: Timestamp::from_millis(received),
-            })
-            .collect())
-    }
-
-    /// Deletes the row at `seq` (its update was handled).
-    pub async fn inbox_done(&self, seq: i64) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM inbox WHERE seq = $1")
-            .bind(seq)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
     }
 
     /// A counter bumped for every notification about `platform`, by a task

@@ -398,9 +398,9 @@ fn until(clock: &dyn Clock, t: Timestamp) -> Duration {
 impl TableService {
     /// A service over `store` with a random AI player, the system clock and
     /// default options.
-    pub fn builder(store: impl TableStore) -> Builder {
+    pub fn builder(store: impl super::storage::IntoStorage) -> Builder {
         Builder {
-            store: Arc::new(store),
+            store: store.into_storage(),
             options: ServiceOptions::default(),
             agent: Arc::new(RandomAgent),
             clock: Arc::new(SystemClock),

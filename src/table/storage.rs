@@ -363,6 +363,24 @@ pub trait TableStore: Send + Sync + 'static {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
+/// A store as the service holds it: a backend's own, or one already
+/// shared (what `store::open` returns).
+pub trait IntoStorage {
+    fn into_storage(self) -> std::sync::Arc<dyn TableStore>;
+}
+
+impl<S: TableStore> IntoStorage for S {
+    fn into_storage(self) -> std::sync::Arc<dyn TableStore> {
+        std::sync::Arc::new(self)
+    }
+}
+
+impl IntoStorage for std::sync::Arc<dyn TableStore> {
+    fn into_storage(self) -> std::sync::Arc<dyn TableStore> {
+        self
+    }
+}
+
 /// The inbox of one platform: updates a platform pushed to the bot,
 /// durable before they are acknowledged, handled by the serving process.
 ///

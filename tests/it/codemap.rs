@@ -86,6 +86,18 @@ fn code_spans(text: &str) -> Vec<String> {
     spans
 }
 
+/// Whether some file of `src/` or `tests/` ends with `tail`
+/// (`postgres/inbox.rs`).
+fn files_named(tail: &str) -> bool {
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches"] {
+        files_under(&root().join(dir), &mut files);
+    }
+    files
+        .iter()
+        .any(|f| f.to_string_lossy().ends_with(&format!("/{tail}")))
+}
+
 /// Why `span` does not name something that exists, if it does not.
 fn stale(span: &str, words: &HashSet<String>) -> Option<String> {
     let span = span.trim();
@@ -106,6 +118,13 @@ fn stale(span: &str, words: &HashSet<String>) -> Option<String> {
         }
         let path = span.trim_end_matches('/');
         return (!root().join(path).exists()).then(|| format!("no file {path}"));
+    }
+    if span.ends_with(".rs") && !span.contains(' ') {
+        // A file named by its place under a folder the entry is about.
+        let tail = span.trim_start_matches("./");
+        let found = words.contains(tail.rsplit('/').next().unwrap_or(tail))
+            && (!tail.contains('/') || files_named(tail));
+        return (!found).then(|| format!("no file {tail}"));
     }
     let name = span.trim_end_matches("()");
     let ident = |s: &str| {
@@ -157,6 +176,7 @@ fn a_name_that_is_gone_is_found() {
     assert!(stale("take_shown_hashes", &words).is_some());
     assert!(stale("src/nowhere.rs", &words).is_some());
     assert_eq!(stale("src/lib.rs", &words), None);
+    assert!(stale("nowhere.rs", &words).is_some());
     assert_eq!(stale("kozyr run --help", &words), None);
     assert_eq!(code_spans("a `b` c\n```\n`d`\n```\n`e::f`"), ["b", "e::f"]);
 }

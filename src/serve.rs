@@ -182,7 +182,7 @@ pub async fn run(
     // start-up's, not either shell's.
     let agent = crate::run::configured_agent(&config);
     let tg_tuning = crate::telegram::bot::Tuning {
-        budget: crate::delivery::pacing::Budget::per_second(config.telegram_rate),
+        budget: crate::delivery::pacing::BotBudget::per_second(config.telegram_rate),
         ..Default::default()
     };
     let dc_tuning = crate::discord::bot::Tuning::default();

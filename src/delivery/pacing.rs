@@ -16,7 +16,7 @@
 //!   output per `min_interval` (3 s; `urgent_interval` for an urgent one)
 //!   and `max_per_window` per `window` (20 a minute), a private chat one a
 //!   second;
-//! - the whole bot spends at most [`Budget::per_second`] outputs a second
+//! - the whole bot spends at most [`BotBudget::per_second`] outputs a second
 //!   (a token bucket), and when that budget is short the most urgent work
 //!   goes first, in three tiers ([`Priority::tier`]): the hand of the
 //!   person who must act now before anything else (about two per move: the
@@ -144,29 +144,29 @@ pub const PRIVATE_INTERVAL: Duration = Duration::from_millis(1050);
 /// The bot-wide budget: a token bucket of `burst` outputs refilled at
 /// `per_second`. `per_second == 0` means no bot-wide limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
+pub struct BotBudget {
     pub per_second: u32,
     pub burst: u32,
 }
 
-impl Budget {
+impl BotBudget {
     /// Telegram's ~30 messages a second, spread evenly (no burst): never
     /// more than 30 in any second, even for a Telegram that counts in a
     /// sliding window.
-    pub const TELEGRAM: Budget = Budget {
+    pub const TELEGRAM: BotBudget = BotBudget {
         per_second: 30,
         burst: 1,
     };
 
-    pub const UNLIMITED: Budget = Budget {
+    pub const UNLIMITED: BotBudget = BotBudget {
         per_second: 0,
         burst: 0,
     };
 
     /// A budget of `per_second` (0: unlimited), spread evenly like
-    /// [`Budget::TELEGRAM`].
-    pub fn per_second(per_second: u32) -> Budget {
-        Budget {
+    /// [`BotBudget::TELEGRAM`].
+    pub fn per_second(per_second: u32) -> BotBudget {
+        BotBudget {
             per_second,
             burst: 1,
         }
@@ -185,7 +185,7 @@ pub enum Class {
 pub struct Limits {
     pub group: PacerConfig,
     pub private: PacerConfig,
-    pub budget: Budget,
+    pub budget: BotBudget,
 }
 
 impl Default for Limits {
@@ -194,7 +194,7 @@ impl Default for Limits {
         Limits {
             group: PacerConfig::group(),
             private: PacerConfig::private(),
-            budget: Budget::TELEGRAM,
+            budget: BotBudget::TELEGRAM,
         }
     }
 }
@@ -507,7 +507,7 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn level(&self, b: Budget, now: Instant) -> f64 {
+    fn level(&self, b: BotBudget, now: Instant) -> f64 {
         match self.at {
             None => f64::from(b.burst),
             Some(at) => (self.tokens
@@ -517,7 +517,7 @@ impl Bucket {
     }
 
     /// When the next output may go: `None` at once.
-    fn available_at(&self, b: Budget) -> Option<Instant> {
+    fn available_at(&self, b: BotBudget) -> Option<Instant> {
         if b.per_second == 0 {
             return None;
         }
@@ -526,7 +526,7 @@ impl Bucket {
             .then(|| at + Duration::from_secs_f64((1.0 - self.tokens) / f64::from(b.per_second)))
     }
 
-    fn take(&mut self, b: Budget, now: Instant) {
+    fn take(&mut self, b: BotBudget, now: Instant) {
         if b.per_second > 0 {
             self.tokens = self.level(b, now) - 1.0;
             self.at = Some(now);
@@ -595,7 +595,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             Limits {
                 group: config,
                 private: config,
-                budget: Budget::UNLIMITED,
+                budget: BotBudget::UNLIMITED,
             },
             |_| Class::Group,
         )

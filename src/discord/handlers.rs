@@ -20,12 +20,13 @@ use twilight_model::user::User;
 use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
-use super::shared::{Local, Shared};
+use super::shared::Shared;
 use crate::front::Reply;
 use crate::front::action::{MenuPick, Press};
 use crate::front::core::{BotCommand, Origin};
 use crate::i18n::{Args, Lang, key, tr};
 use crate::outlet::answer::{self, retried};
+use crate::outlet::engine::Local;
 use crate::table::runtime::DedupKey;
 use crate::table::{ChatKey, Output, Platform, Player, TableId, UserId};
 

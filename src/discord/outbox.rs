@@ -63,13 +63,14 @@ use crate::table::{ChatKey, HandView, Phase, Platform, SeatState, TableId, Table
 /// mentions.
 type TableOut = (Message, Vec<Id<UserMarker>>);
 
-/// The Discord outbox.
-pub type Outbox = EngineOutbox<Shared>;
-
 /// The outbox at a start (or a takeover), from what the last run kept.
 /// `turn_alerts`: how long a person is quiet before their turn pings them
 /// (`None`: only those whose hand cannot be edited).
-pub async fn start(shared: Arc<Shared>, turn_alerts: Option<Duration>, now: Instant) -> Outbox {
+pub async fn start(
+    shared: Arc<Shared>,
+    turn_alerts: Option<Duration>,
+    now: Instant,
+) -> EngineOutbox<Shared> {
     // The start: everyone counts as seen.
     let mut engine = Engine::new(turn_alerts, now);
     let life = shared.tokens.life();

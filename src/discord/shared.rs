@@ -25,7 +25,7 @@ use crate::outlet::hand_tokens::HandTokens;
 use crate::table::{ChatKey, TableId, UserId};
 
 /// Work for the outbox from the handlers.
-pub use crate::outlet::engine::Local;
+use crate::outlet::engine::Local;
 
 /// Past this many interactions being handled at once, those whose
 /// handler never finished (it panicked) are looked for and forgotten.

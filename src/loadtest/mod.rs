@@ -692,14 +692,14 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let tuning = if options.unlimited {
         Tuning {
             drain_for: Duration::from_secs(120),
-            budget: crate::delivery::pacing::Budget::UNLIMITED,
+            budget: crate::delivery::pacing::BotBudget::UNLIMITED,
             private_pacing: crate::delivery::pacing::PacerConfig::unpaced(),
             ..Tuning::default()
         }
     } else {
         Tuning {
             drain_for: Duration::from_secs(120),
-            budget: crate::delivery::pacing::Budget::per_second(options.rate),
+            budget: crate::delivery::pacing::BotBudget::per_second(options.rate),
             ..Tuning::default()
         }
     };

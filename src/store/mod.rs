@@ -39,7 +39,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::config::Synchronous;
 use crate::table::{ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId};
 
-pub use crate::table::storage::{PlayerStats, Recorded, StoreHealth};
+pub use crate::table::storage::{PlayerStats, RecordedCommand, StoreHealth};
 pub use admin::{SqliteClaim, Who, check_exists, claim_sqlite, database_path, diagnose};
 pub use copy::{Copied, copy_store};
 pub use export::{Exported, export_chat};
@@ -397,8 +397,8 @@ impl ChatRow {
 }
 
 impl CommandRow {
-    fn decode(self) -> Result<Recorded, StoreError> {
-        Ok(Recorded {
+    fn decode(self) -> Result<RecordedCommand, StoreError> {
+        Ok(RecordedCommand {
             table: self.table_id.map(TableId),
             first_version: version_of(self.first_version)?,
             last_version: version_of(self.last_version)?,

@@ -19,7 +19,7 @@ use super::{
 };
 use crate::game::GameKind;
 use crate::table::storage::{
-    HandTokenChange, HandTokenRow, InboxEntry, PlayerStats, Recorded, Secret, ShownRow,
+    HandTokenChange, HandTokenRow, InboxEntry, PlayerStats, RecordedCommand, Secret, ShownRow,
 };
 use crate::table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp,
@@ -218,7 +218,7 @@ pub trait Queries: Sync {
     fn recorded(
         &self,
         key: &str,
-    ) -> impl Future<Output = Result<Option<Recorded>, StoreError>> + Send {
+    ) -> impl Future<Output = Result<Option<RecordedCommand>, StoreError>> + Send {
         async move {
             let row: Option<CommandRow> = on_db!(self.db(), |pool| {
                 sqlx::query_as(RECORDED)

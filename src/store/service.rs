@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use super::{PgStore, Queries, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
-    HandTokenChange, HandTokenRow, InboxEntry, MessageRow, PlayerStats, Recorded, ShownRow,
+    HandTokenChange, HandTokenRow, InboxEntry, MessageRow, PlayerStats, RecordedCommand, ShownRow,
     StorageError, StoreFuture, StoreHealth, TableStore,
 };
 use crate::table::{
@@ -127,7 +127,7 @@ impl<S: BackendQueries> TableStore for S {
         boxed(<S as BackendQueries>::next_table_id(self))
     }
 
-    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>> {
+    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RecordedCommand>> {
         boxed(<S as Queries>::recorded(self, key))
     }
 

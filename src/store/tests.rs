@@ -114,7 +114,7 @@ async fn commits_are_checked_against_the_stored_version() {
     assert_eq!(&stored, &t1);
     assert_eq!(
         store.recorded("u2").await.unwrap(),
-        Some(Recorded {
+        Some(RecordedCommand {
             table: Some(TableId(7)),
             first_version: 3,
             last_version: 3

@@ -61,8 +61,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::storage::{
-    HandTokenChange, HandTokenRow, PlayerStats, Recorded, ShownRow, StorageError, StoreHealth,
-    TableStore,
+    HandTokenChange, HandTokenRow, PlayerStats, RecordedCommand, ShownRow, StorageError,
+    StoreHealth, TableStore,
 };
 use super::{
     Actor, Announcement, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table,
@@ -90,9 +90,9 @@ pub trait SeatAgent: Send + Sync + 'static {
 /// Picks uniformly among the legal moves: the `random` player of `src/ai`
 /// ([`crate::ai::RandomAgent`]), seeded at random for each move.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct RandomAgent;
+pub struct RandomSeat;
 
-impl SeatAgent for RandomAgent {
+impl SeatAgent for RandomSeat {
     fn choose(&self, seen: &Observation, legal: &[GameAction]) -> GameAction {
         let random = TableAgent::of(AgentKind::Random, AgentConfig::default());
         SeatAgent::choose(&random, seen, legal)
@@ -402,7 +402,7 @@ impl TableService {
         Builder {
             store: store.into_storage(),
             options: ServiceOptions::default(),
-            agent: Arc::new(RandomAgent),
+            agent: Arc::new(RandomSeat),
             clock: Arc::new(SystemClock),
         }
     }
@@ -913,7 +913,7 @@ impl TableService {
 
     async fn recorded_ack(
         &self,
-        recorded: Recorded,
+        recorded: RecordedCommand,
         state: &ChatState,
     ) -> Result<Ack, ServiceError> {
         let events = match recorded.table {

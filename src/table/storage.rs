@@ -42,7 +42,7 @@ pub enum StorageError {
 
 /// A command applied before, found by its de-duplication key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Recorded {
+pub struct RecordedCommand {
     pub table: Option<TableId>,
     /// The versions its events gave the table (empty range if none).
     pub first_version: u64,
@@ -193,7 +193,7 @@ pub trait TableStore: Send + Sync + 'static {
     fn next_table_id(&self) -> StoreFuture<'_, TableId>;
 
     /// The command applied under a de-duplication key, if one was.
-    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Recorded>>;
+    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RecordedCommand>>;
 
     /// A table's events with versions `first..=last`.
     fn events_between(

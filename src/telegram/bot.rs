@@ -15,13 +15,13 @@ use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
 use super::listener::{self, Handled};
-use super::outbox::Outbox;
 use super::shared::Local;
 pub use super::shared::Shared;
 use crate::config::{Config, UpdateMode};
-use crate::delivery::pacing::{Budget as OutputBudget, Limits, PacerConfig};
+use crate::delivery::pacing::{BotBudget, Limits, PacerConfig};
 use crate::front::Front;
 use crate::i18n::Lang;
+use crate::outlet::paced::PacedOutbox;
 use crate::startup::{Backoff, Verdict, retry};
 use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
 
@@ -34,7 +34,7 @@ pub struct Tuning {
     pub group_pacing: PacerConfig,
     pub private_pacing: PacerConfig,
     /// The bot-wide output budget (`KOZYR_TELEGRAM_RATE`).
-    pub budget: OutputBudget,
+    pub budget: BotBudget,
     /// The options and AI player of the service [`start`] opens for this
     /// shell alone (tests); `kozyr run` shares one service set up by `run`.
     pub service: ServiceOptions,
@@ -60,7 +60,7 @@ impl Default for Tuning {
         Tuning {
             group_pacing: PacerConfig::group(),
             private_pacing: PacerConfig::private(),
-            budget: OutputBudget::TELEGRAM,
+            budget: BotBudget::TELEGRAM,
             service: crate::run::service_options(),
             agent: crate::run::default_agent(),
             poll_timeout: Duration::from_secs(30),
@@ -267,7 +267,7 @@ pub async fn start_on(
     let outbox = crate::outlet::start(
         |now| {
             let (retry, alerts) = (tuning.chat_not_found_retry, tuning.turn_alerts);
-            Outbox::new(shared.clone(), limits, retry, alerts, now)
+            PacedOutbox::new(shared.clone(), limits, retry, alerts, now)
         },
         effects,
         local_rx,

@@ -16,7 +16,4 @@ pub mod listener;
 pub mod markup;
 pub mod outbox;
 pub mod shared;
-/// The scheduler moved to [`crate::delivery::pacing`]; this name stays
-/// for the code that still spells it so.
-pub use crate::delivery::pacing;
 pub mod webhook;

@@ -24,7 +24,7 @@ use super::failure::classify;
 use super::ids;
 use super::markup::Message;
 /// The handlers' work for the outbox, under the name it had here.
-pub use super::shared::Local;
+use super::shared::Local;
 use super::shared::{Shared, class_of};
 use crate::delivery::content::content_hash as hash_of_parts;
 use crate::delivery::lane::{self, Action, Host, Markup, PacedLane, Wrote};
@@ -33,7 +33,7 @@ use crate::delivery::transport::Failure;
 use crate::front::live::LiveEvent;
 use crate::front::{Front, Screen, outputs};
 use crate::i18n::Lang;
-use crate::outlet::paced::{PacedOutbox, PacedPlatform};
+use crate::outlet::paced::PacedPlatform;
 use crate::table::{Announcement, ChatKey, HandView, Output, Platform, TableView, UserId};
 
 /// A finished Bot API call.
@@ -127,10 +127,6 @@ impl Host<i64> for Shared {
 fn lane_id(m: MessageId) -> Option<u64> {
     u64::try_from(m.0).ok()
 }
-
-/// The runner's state; [`crate::outlet::run`] drives it.
-/// The Telegram outbox.
-pub type Outbox = PacedOutbox<Shared>;
 
 impl PacedPlatform for Shared {
     const PLATFORM: Platform = Platform::Telegram;

@@ -15,11 +15,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
+use kozyr::delivery::pacing::{BotBudget, PacerConfig};
 use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::{DriveError, Driver, deal_no};
 use kozyr::table::{Mover, Phase, Platform, TableEvent, TableId};
 use kozyr::telegram::bot::Tuning;
-use kozyr::telegram::pacing::{Budget, PacerConfig};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use tokio::sync::Mutex;
@@ -41,7 +41,7 @@ fn a_storm_of_kills_loses_doubles_and_bursts_nothing() {
         run_child_bot(Tuning {
             group_pacing: PacerConfig::group(),
             private_pacing: PacerConfig::private(),
-            budget: Budget::TELEGRAM,
+            budget: BotBudget::TELEGRAM,
             poll_timeout: Duration::from_secs(1),
             drain_for: Duration::from_secs(2),
             ..Tuning::default()

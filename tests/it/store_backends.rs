@@ -11,7 +11,7 @@ use std::sync::Arc;
 use kozyr::game::GameKind;
 use kozyr::store::{Backend, StoreOptions};
 use kozyr::table::runtime::{DedupKey, Request, ServiceOptions, TableService, Target};
-use kozyr::table::storage::{Recorded, StorageError, TableStore};
+use kozyr::table::storage::{RecordedCommand, StorageError, TableStore};
 use kozyr::table::{
     Actor, Announcement, ChatKey, Command, Context, Lang, Phase, Platform, SeatState, Settings,
     Table, TableId, Timestamp, Transition, decide,
@@ -117,7 +117,7 @@ async fn commits_are_checked_and_read_back(backend: Backend) {
     ));
     assert_eq!(
         store.recorded("u2").await.unwrap(),
-        Some(Recorded {
+        Some(RecordedCommand {
             table: Some(TableId(7)),
             first_version: t1.version(),
             last_version: t1.version(),

@@ -560,7 +560,7 @@ async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
             player: t.seats()[seat].person().cloned(),
         }],
     };
-    shared.notify(kozyr::telegram::outbox::Local::Output(Output::Remind(
+    shared.notify(kozyr::telegram::shared::Local::Output(Output::Remind(
         Box::new(spec),
     )));
     let reminder = w

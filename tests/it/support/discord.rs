@@ -58,7 +58,7 @@ pub struct World {
 pub fn tuning() -> Tuning {
     Tuning {
         service: ServiceOptions::default(),
-        agent: Arc::new(kozyr::table::runtime::RandomAgent),
+        agent: Arc::new(kozyr::table::runtime::RandomSeat),
         drain_for: Duration::from_secs(2),
         ..Tuning::default()
     }

@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use kozyr::cards::CardSet;
 use kozyr::config::Config;
+use kozyr::delivery::pacing::{BotBudget, PacerConfig};
 use kozyr::fakebot::FakeBot;
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
@@ -33,7 +34,6 @@ use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, Table, UserId};
 use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::listener::PressRates;
-use kozyr::telegram::pacing::{Budget, PacerConfig};
 use kozyr::{hearts, kozel};
 
 /// The source files of module `dir` of the product: `src/<dir>.rs` if
@@ -196,7 +196,7 @@ pub fn fast_tuning() -> Tuning {
             max_per_window: 0,
         },
         private_pacing: PacerConfig::unpaced(),
-        budget: Budget::UNLIMITED,
+        budget: BotBudget::UNLIMITED,
         service: ServiceOptions::default(),
         poll_timeout: Duration::from_secs(1),
         drain_for: Duration::from_secs(2),

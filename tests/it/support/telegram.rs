@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use kozyr::cards::Card;
 use kozyr::config::Config;
+use kozyr::delivery::pacing::{BotBudget, PacerConfig};
 use kozyr::fakebot::{Author, Button, FakeBot, FakeBotConfig, FakeMessage, UserSpec};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
@@ -16,7 +17,6 @@ use kozyr::loadtest::Driver;
 use kozyr::table::runtime::{ServiceOptions, TableService};
 use kozyr::table::{ChatKey, Phase, Platform, Table, TableId, TurnTimer};
 use kozyr::telegram::bot::{RunningBot, Tuning, start};
-use kozyr::telegram::pacing::{Budget, PacerConfig};
 use kozyr::{hearts, kozel};
 use teloxide::types::{ChatId, MessageId, UserId};
 
@@ -124,7 +124,7 @@ pub fn real_limits() -> Tuning {
             ..PacerConfig::group()
         },
         private_pacing: PacerConfig::private(),
-        budget: Budget::TELEGRAM,
+        budget: BotBudget::TELEGRAM,
         poll_timeout: Duration::from_secs(1),
         drain_for: Duration::from_secs(2),
         service: ServiceOptions::default(),

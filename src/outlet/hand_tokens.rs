@@ -196,7 +196,11 @@ impl HandTokens {
     async fn change(&self, table: TableId, change: HandTokenChange, failed: &'static str) -> Write {
         let service = self.service.clone();
         waited(async move {
-            match service.change_hand_token(change).await {
+            match service
+                .records()
+                .change_hand_token(change, service.now())
+                .await
+            {
                 Ok(()) => true,
                 Err(e) => {
                     tracing::warn!(error = %e, table = table.0, "{failed}");
@@ -219,7 +223,11 @@ impl HandTokens {
         // Outside the caller's loop; a newer token written meanwhile is
         // kept (`token`), and an expired one is never read again anyway.
         tokio::spawn(async move {
-            if let Err(e) = service.change_hand_token(change).await {
+            if let Err(e) = service
+                .records()
+                .change_hand_token(change, service.now())
+                .await
+            {
                 tracing::warn!(error = %e, table = table.0, "cannot forget a hand token");
             }
         });

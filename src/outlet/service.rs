@@ -18,6 +18,7 @@ use crate::delivery::news::News;
 use crate::delivery::pacing::instant_of;
 use crate::delivery::restore::Restored;
 use crate::table::runtime::TableService;
+use crate::table::storage::{HandTokenChange, HandTokenRow, StorageError};
 use crate::table::{Announcement, Phase, Platform, TableId, TableView};
 
 /// Holds in `news` the announcements owed to `platform`'s chats that a
@@ -31,7 +32,7 @@ pub async fn take_owed(
     platform: Platform,
     news: &mut News,
 ) -> Vec<TableView> {
-    let rows = match service.owed_outputs(platform).await {
+    let rows = match service.records().owed_outputs(platform).await {
         Ok(rows) => rows,
         Err(e) => {
             tracing::error!(error = %e, ?platform, "cannot read the announcements owed to chats");
@@ -79,7 +80,11 @@ pub async fn forget_owed(
     table: TableId,
     announcement: &Announcement,
 ) {
-    if let Err(e) = service.owed_sent(platform, table, announcement).await {
+    if let Err(e) = service
+        .records()
+        .owed_sent(platform, table, announcement, service.now())
+        .await
+    {
         tracing::warn!(error = %e, ?platform, "cannot record an announcement as sent");
     }
 }
@@ -94,19 +99,23 @@ pub async fn restore(
     platform: Platform,
     token_life: Option<Duration>,
 ) -> Restored {
-    let messages = service.message_refs(platform).await.unwrap_or_else(|e| {
+    let messages = service.records().open_message_refs(platform).await.unwrap_or_else(|e| {
         tracing::error!(error = %e, ?platform, "cannot read message ids; messages will be posted anew");
         Vec::new()
     });
-    let shown = service.shown_hashes(platform).await.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, ?platform, "cannot read what the messages show");
-        Vec::new()
-    });
+    let shown = service
+        .records()
+        .shown_hashes(platform)
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, ?platform, "cannot read what the messages show");
+            Vec::new()
+        });
     let tokens = match token_life {
         None => Vec::new(),
         Some(life) => {
             let now = service.now();
-            match service.hand_tokens(platform, life).await {
+            match hand_tokens(service, platform, life).await {
                 Ok(rows) => rows
                     .into_iter()
                     .map(|row| {
@@ -129,6 +138,24 @@ pub async fn restore(
     }
 }
 
+/// The hand tokens of `platform`'s open tables younger than `life`; older
+/// ones are forgotten first.
+async fn hand_tokens(
+    service: &TableService,
+    platform: Platform,
+    life: Duration,
+) -> Result<Vec<HandTokenRow>, StorageError> {
+    let life = i64::try_from(life.as_millis()).unwrap_or(i64::MAX);
+    let since = service.now().plus_millis(life.saturating_neg());
+    let expired = HandTokenChange::Expired {
+        platform,
+        before: since,
+    };
+    let records = service.records();
+    records.change_hand_token(expired, service.now()).await?;
+    records.hand_tokens(platform, since).await
+}
+
 /// Records what the message showing `table` in `chat` shows (`None`: it
 /// is about to change, not known); whether the write landed. Owned
 /// arguments, so it can run as [`super::waited`]'s task.
@@ -138,14 +165,16 @@ pub async fn mark_shown(
     (table, chat): (TableId, String),
     shown: Option<i64>,
 ) -> bool {
+    let rows = vec![(table, chat, shown)];
     match service
-        .mark_shown(platform, vec![(table, chat, shown)])
+        .records()
+        .mark_shown(platform, rows, service.now())
         .await
     {
         Ok(()) => true,
         // At a stop, after the drain: the record stays on the safe side
         // (`delivery::content`).
-        Err(e) if e.is_closed() => false,
+        Err(StorageError::Closed) => false,
         Err(e) => {
             tracing::warn!(error = %e, ?platform, table = table.0, "cannot record what a message shows");
             false
@@ -163,7 +192,11 @@ pub async fn save_shown(
     if rows.is_empty() {
         return;
     }
-    if let Err(e) = service.save_shown_hashes(platform, rows).await {
+    if let Err(e) = service
+        .records()
+        .save_shown_hashes(platform, Some(rows), service.now())
+        .await
+    {
         tracing::warn!(error = %e, ?platform, "cannot record what the messages show");
     }
 }
@@ -177,8 +210,9 @@ pub async fn save_message_ref(
     message: Option<i64>,
     hash: Option<i64>,
 ) -> bool {
-    match service
-        .save_message_ref(platform, table, chat, message, hash)
+    let records = service.records();
+    match records
+        .save_message_ref(platform, table, chat, message, hash, service.now())
         .await
     {
         Ok(()) => true,
@@ -197,9 +231,13 @@ pub async fn save_writes(
     chat: String,
     times: Vec<i64>,
 ) -> bool {
-    match service.save_chat_writes(platform, &chat, &times).await {
+    match service
+        .records()
+        .save_chat_writes(platform, &chat, &times)
+        .await
+    {
         Ok(()) => true,
-        Err(e) if e.is_closed() => false,
+        Err(StorageError::Closed) => false,
         Err(e) => {
             tracing::warn!(error = %e, ?platform, chat, "cannot record a chat's write times");
             false
@@ -218,7 +256,7 @@ pub async fn chat_writes(
     (now, unix_now): (Instant, i64),
 ) -> Vec<(String, Vec<Instant>)> {
     let since = unix_now.saturating_sub(i64::try_from(window.as_millis()).unwrap_or(i64::MAX));
-    let rows = match service.chat_writes(platform, since).await {
+    let rows = match service.records().chat_writes(platform, since).await {
         Ok(rows) => rows,
         Err(e) => {
             tracing::warn!(error = %e, ?platform, "cannot read the chats' write times: their windows are guessed");
@@ -243,7 +281,7 @@ pub async fn restore_burials(
     platform: Platform,
     burials: &Mutex<Burials<u64>>,
 ) {
-    match service.burials(platform).await {
+    match service.records().burials(platform).await {
         Ok(counts) => lock(burials).restore(
             counts
                 .into_iter()
@@ -278,7 +316,7 @@ pub async fn save_burials(
         if !changes.is_empty() {
             let rows: Vec<(String, Option<u32>)> =
                 changes.iter().map(|(c, n)| (c.to_string(), *n)).collect();
-            if let Err(e) = service.save_burials(platform, &rows).await {
+            if let Err(e) = service.records().save_burials(platform, &rows).await {
                 tracing::warn!(error = %e, ?platform, "cannot save the burying counts: trying again");
                 lock(&burials).unsaved(changes);
             }

@@ -12,8 +12,8 @@ use tokio::sync::watch;
 use super::{PgStore, Queries, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
-    HandTokenChange, HandTokenRow, InboxEntry, MessageRow, PlayerStats, RecordedCommand, ShownRow,
-    StorageError, StoreFuture, StoreHealth, TableStore,
+    DeliveryRecords, HandTokenChange, HandTokenRow, InboxEntry, MessageRow, PlayerStats,
+    RecordedCommand, ShownRow, StorageError, StoreFuture, StoreHealth, TableStore,
 };
 use crate::table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition,
@@ -93,70 +93,7 @@ backend_queries!(Store);
 backend_queries!(PgStore);
 
 /// The one implementation of the service's store, for either backend.
-impl<S: BackendQueries> TableStore for S {
-    fn commit<'a>(
-        &'a self,
-        transition: &'a Transition,
-        dedup: Option<&'a str>,
-        now: Timestamp,
-    ) -> StoreFuture<'a, ()> {
-        boxed(<S as Queries>::commit(self, transition, dedup, now))
-    }
-
-    fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>> {
-        boxed(<S as Queries>::open_table(self, chat))
-    }
-
-    fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>> {
-        boxed(<S as Queries>::table(self, id))
-    }
-
-    fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>> {
-        boxed(<S as Queries>::chat_of(self, id))
-    }
-
-    fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>> {
-        boxed(<S as Queries>::open_table_ids(self))
-    }
-
-    fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>> {
-        boxed(<S as Queries>::max_table_id(self))
-    }
-
-    fn next_table_id(&self) -> StoreFuture<'_, TableId> {
-        boxed(<S as BackendQueries>::next_table_id(self))
-    }
-
-    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RecordedCommand>> {
-        boxed(<S as Queries>::recorded(self, key))
-    }
-
-    fn events_between(
-        &self,
-        table: TableId,
-        first: u64,
-        last: u64,
-    ) -> StoreFuture<'_, Vec<(u64, TableEvent)>> {
-        boxed(<S as Queries>::events_between(self, table, first, last))
-    }
-
-    fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64> {
-        boxed(<S as Queries>::prune_commands(self, before))
-    }
-
-    fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>> {
-        boxed(<S as Queries>::chat_language(self, chat))
-    }
-
-    fn leaderboard<'a>(
-        &'a self,
-        chat: &'a ChatKey,
-        game: GameKind,
-        limit: u32,
-    ) -> StoreFuture<'a, Vec<PlayerStats>> {
-        boxed(<S as Queries>::leaderboard(self, chat, game, limit))
-    }
-
+impl<S: BackendQueries> DeliveryRecords for S {
     fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>> {
         boxed(<S as Queries>::open_message_refs(self, platform))
     }
@@ -232,35 +169,6 @@ impl<S: BackendQueries> TableStore for S {
         ))
     }
 
-    fn inbox_put<'a>(
-        &'a self,
-        platform: Platform,
-        key: &'a str,
-        body: &'a str,
-        now: Timestamp,
-    ) -> StoreFuture<'a, bool> {
-        boxed(<S as BackendQueries>::inbox_put(
-            self, platform, key, body, now,
-        ))
-    }
-
-    fn inbox_after(
-        &self,
-        platform: Platform,
-        after: i64,
-        limit: u32,
-    ) -> StoreFuture<'_, Vec<InboxEntry>> {
-        boxed(<S as Queries>::inbox_after(self, platform, after, limit))
-    }
-
-    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()> {
-        boxed(<S as Queries>::inbox_done(self, seq))
-    }
-
-    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {
-        boxed(<S as BackendQueries>::inbox_wakeups(self, platform))
-    }
-
     fn burials(&self, platform: Platform) -> StoreFuture<'_, Vec<(String, u32)>> {
         boxed(<S as Queries>::burials(self, platform))
     }
@@ -290,6 +198,100 @@ impl<S: BackendQueries> TableStore for S {
         boxed(<S as Queries>::save_chat_writes(
             self, platform, chat, times,
         ))
+    }
+}
+
+impl<S: BackendQueries> TableStore for S {
+    fn commit<'a>(
+        &'a self,
+        transition: &'a Transition,
+        dedup: Option<&'a str>,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()> {
+        boxed(<S as Queries>::commit(self, transition, dedup, now))
+    }
+
+    fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>> {
+        boxed(<S as Queries>::open_table(self, chat))
+    }
+
+    fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>> {
+        boxed(<S as Queries>::table(self, id))
+    }
+
+    fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>> {
+        boxed(<S as Queries>::chat_of(self, id))
+    }
+
+    fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>> {
+        boxed(<S as Queries>::open_table_ids(self))
+    }
+
+    fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>> {
+        boxed(<S as Queries>::max_table_id(self))
+    }
+
+    fn next_table_id(&self) -> StoreFuture<'_, TableId> {
+        boxed(<S as BackendQueries>::next_table_id(self))
+    }
+
+    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RecordedCommand>> {
+        boxed(<S as Queries>::recorded(self, key))
+    }
+
+    fn events_between(
+        &self,
+        table: TableId,
+        first: u64,
+        last: u64,
+    ) -> StoreFuture<'_, Vec<(u64, TableEvent)>> {
+        boxed(<S as Queries>::events_between(self, table, first, last))
+    }
+
+    fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64> {
+        boxed(<S as Queries>::prune_commands(self, before))
+    }
+
+    fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>> {
+        boxed(<S as Queries>::chat_language(self, chat))
+    }
+
+    fn leaderboard<'a>(
+        &'a self,
+        chat: &'a ChatKey,
+        game: GameKind,
+        limit: u32,
+    ) -> StoreFuture<'a, Vec<PlayerStats>> {
+        boxed(<S as Queries>::leaderboard(self, chat, game, limit))
+    }
+
+    fn inbox_put<'a>(
+        &'a self,
+        platform: Platform,
+        key: &'a str,
+        body: &'a str,
+        now: Timestamp,
+    ) -> StoreFuture<'a, bool> {
+        boxed(<S as BackendQueries>::inbox_put(
+            self, platform, key, body, now,
+        ))
+    }
+
+    fn inbox_after(
+        &self,
+        platform: Platform,
+        after: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<InboxEntry>> {
+        boxed(<S as Queries>::inbox_after(self, platform, after, limit))
+    }
+
+    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()> {
+        boxed(<S as Queries>::inbox_done(self, seq))
+    }
+
+    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {
+        boxed(<S as BackendQueries>::inbox_wakeups(self, platform))
     }
 
     fn health(&self) -> watch::Receiver<StoreHealth> {

@@ -60,13 +60,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::storage::{
-    HandTokenChange, HandTokenRow, PlayerStats, RecordedCommand, ShownRow, StorageError,
-    StoreHealth, TableStore,
-};
+use super::storage::{PlayerStats, RecordedCommand, StorageError, StoreHealth, TableStore};
 use super::{
-    Actor, Announcement, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table,
-    TableError, TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
+    Actor, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table, TableError,
+    TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
 };
 use crate::ai::{AgentConfig, AgentKind, Observation, TableAgent};
 use crate::game::GameAction;
@@ -629,171 +626,17 @@ impl TableService {
         Ok(self.inner.store.leaderboard(chat, game, limit).await?)
     }
 
-    /// The messages a front-end of `platform` shows open tables with:
-    /// (table, chat or private chat, message id).
-    pub async fn message_refs(
-        &self,
-        platform: Platform,
-    ) -> Result<Vec<(TableId, String, i64)>, ServiceError> {
-        Ok(self.inner.store.open_message_refs(platform).await?)
-    }
-
-    /// What the messages of open tables of `platform` show — (table,
-    /// chat, hash of the content) — as the front-end recorded it while it
-    /// changed (those not known left out). Not cleared: a front-end keeps
-    /// it true through [`TableService::mark_shown`], so a kill leaves no
-    /// hash behind that its message does not show.
-    pub async fn shown_hashes(
-        &self,
-        platform: Platform,
-    ) -> Result<Vec<(TableId, String, i64)>, ServiceError> {
-        Ok(self.inner.store.shown_hashes(platform).await?)
-    }
-
-    /// Records what messages show — a hash, or `None` for "about to
-    /// change, not known" — in one write.
-    pub async fn mark_shown(
-        &self,
-        platform: Platform,
-        rows: Vec<ShownRow>,
-    ) -> Result<(), ServiceError> {
-        Ok(self
-            .inner
-            .store
-            .mark_shown(platform, rows, self.now())
-            .await?)
-    }
-
-    /// The hand tokens of `platform`'s open tables younger than `life`;
-    /// older ones are forgotten first.
-    pub async fn hand_tokens(
-        &self,
-        platform: Platform,
-        life: Duration,
-    ) -> Result<Vec<HandTokenRow>, ServiceError> {
-        let life = i64::try_from(life.as_millis()).unwrap_or(i64::MAX);
-        let since = self.now().plus_millis(life.saturating_neg());
-        let expired = HandTokenChange::Expired {
-            platform,
-            before: since,
-        };
-        self.inner
-            .store
-            .change_hand_token(expired, self.now())
-            .await?;
-        Ok(self.inner.store.hand_tokens(platform, since).await?)
-    }
-
-    /// Records a change to the hand tokens (a token given, what its hand
-    /// shows, a token forgotten).
-    pub async fn change_hand_token(&self, change: HandTokenChange) -> Result<(), ServiceError> {
-        Ok(self
-            .inner
-            .store
-            .change_hand_token(change, self.now())
-            .await?)
-    }
-
-    /// Records what the messages show (hashes of their content), as a
-    /// front-end stops.
-    pub async fn save_shown_hashes(
-        &self,
-        platform: Platform,
-        rows: Vec<(TableId, String, i64)>,
-    ) -> Result<(), ServiceError> {
-        Ok(self
-            .inner
-            .store
-            .save_shown_hashes(platform, Some(rows), self.now())
-            .await?)
-    }
-
-    /// Records (or with `None` forgets) the message showing `table` in
-    /// `chat`, so a restart edits the same message, and what it shows
-    /// (`shown`: its content hash; `None`: not known).
-    pub async fn save_message_ref(
-        &self,
-        platform: Platform,
-        table: TableId,
-        chat: &str,
-        message: Option<i64>,
-        shown: Option<i64>,
-    ) -> Result<(), ServiceError> {
-        Ok(self
-            .inner
-            .store
-            .save_message_ref(platform, table, chat, message, shown, self.now())
-            .await?)
+    /// What front-ends record about their messages, in this service's
+    /// store (see [`super::storage::DeliveryRecords`]): the one part of the
+    /// store a front-end reaches, which holds no table and no hand.
+    pub fn records(&self) -> &dyn super::storage::DeliveryRecords {
+        &*self.inner.store
     }
 
     /// The inbox of `platform`'s pushed updates, in this service's store
     /// (see [`super::storage::Inbox`]).
     pub fn inbox(&self, platform: Platform) -> super::storage::Inbox {
         super::storage::Inbox::new(self.inner.store.clone(), platform)
-    }
-
-    /// The burying counts `platform`'s front-end kept, per chat (see
-    /// [`super::storage::TableStore::burials`]).
-    pub async fn burials(&self, platform: Platform) -> Result<Vec<(String, u32)>, ServiceError> {
-        Ok(self.inner.store.burials(platform).await?)
-    }
-
-    /// Sets (`None`: forgets) burying counts of `platform`'s chats.
-    pub async fn save_burials(
-        &self,
-        platform: Platform,
-        changes: &[(String, Option<u32>)],
-    ) -> Result<(), ServiceError> {
-        Ok(self.inner.store.save_burials(platform, changes).await?)
-    }
-
-    /// The latest write times of `platform`'s chats written since
-    /// `since_ms` (see [`super::storage::TableStore::chat_writes`]).
-    pub async fn chat_writes(
-        &self,
-        platform: Platform,
-        since_ms: i64,
-    ) -> Result<Vec<(String, Vec<i64>)>, ServiceError> {
-        Ok(self.inner.store.chat_writes(platform, since_ms).await?)
-    }
-
-    /// Sets `chat`'s latest write times.
-    pub async fn save_chat_writes(
-        &self,
-        platform: Platform,
-        chat: &str,
-        times: &[i64],
-    ) -> Result<(), ServiceError> {
-        Ok(self
-            .inner
-            .store
-            .save_chat_writes(platform, chat, times)
-            .await?)
-    }
-
-    /// The announcements chats of `platform` are still owed (results and
-    /// new deals recorded with the command that produced them), oldest
-    /// first: (table, chat, announcement). A front-end sends them at its
-    /// start and reports each one sent through [`TableService::owed_sent`].
-    pub async fn owed_outputs(
-        &self,
-        platform: Platform,
-    ) -> Result<Vec<(TableId, String, Announcement)>, ServiceError> {
-        Ok(self.inner.store.owed_outputs(platform).await?)
-    }
-
-    /// The chat of `table` got the owed `announcement`.
-    pub async fn owed_sent(
-        &self,
-        platform: Platform,
-        table: TableId,
-        announcement: &Announcement,
-    ) -> Result<(), ServiceError> {
-        Ok(self
-            .inner
-            .store
-            .owed_sent(platform, table, announcement, self.now())
-            .await?)
     }
 
     /// The chat's open table, every hand included: for tests and tools.

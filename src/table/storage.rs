@@ -156,67 +156,13 @@ pub enum HandTokenChange {
     },
 }
 
-/// The durable state of the table service: snapshots, the event log,
-/// de-duplication keys, statistics and what front-ends recorded about
-/// their messages.
-pub trait TableStore: Send + Sync + 'static {
-    /// Commits a transition; resolves once it is durable. A table whose
-    /// stored version is not the one the transition started from fails the
-    /// whole commit with [`StorageError::Conflict`], a known `dedup` key
-    /// with [`StorageError::Duplicate`]; either way nothing was written.
-    fn commit<'a>(
-        &'a self,
-        transition: &'a Transition,
-        dedup: Option<&'a str>,
-        now: Timestamp,
-    ) -> StoreFuture<'a, ()>;
-
-    /// The chat's open table, if it has one.
-    fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>>;
-
-    /// A table by id, open or closed.
-    fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>>;
-
-    /// The chat a table lives in, and its phase.
-    fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>>;
-
-    /// The tables not closed.
-    fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>>;
-
-    /// The largest table id given so far.
-    fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>>;
-
-    /// An id no table was given before, for a table about to be opened.
-    /// It comes from the store (a sequence on PostgreSQL), so processes
-    /// sharing one database never mint the same id; an id taken by a
-    /// command that is then refused is simply never used.
-    fn next_table_id(&self) -> StoreFuture<'_, TableId>;
-
-    /// The command applied under a de-duplication key, if one was.
-    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RecordedCommand>>;
-
-    /// A table's events with versions `first..=last`.
-    fn events_between(
-        &self,
-        table: TableId,
-        first: u64,
-        last: u64,
-    ) -> StoreFuture<'_, Vec<(u64, TableEvent)>>;
-
-    /// Forgets de-duplication keys older than `before`; how many.
-    fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64>;
-
-    /// The language the chat chose, if it chose one.
-    fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>>;
-
-    /// The chat's best players at `game`.
-    fn leaderboard<'a>(
-        &'a self,
-        chat: &'a ChatKey,
-        game: GameKind,
-        limit: u32,
-    ) -> StoreFuture<'a, Vec<PlayerStats>>;
-
+/// What front-ends record about their messages, so that whichever process
+/// delivers next knows what is on screen and what is owed: which message
+/// shows each table and what it shows, Discord's hand tokens, the
+/// announcements still owed, the burying counts and each chat's recent
+/// write times. A front-end reaches it through
+/// `TableService::records`, which hands out nothing else of the store.
+pub trait DeliveryRecords: Send + Sync {
     /// The messages recorded for the open tables of `platform`.
     fn open_message_refs(&self, platform: Platform) -> StoreFuture<'_, Vec<MessageRow>>;
 
@@ -280,6 +226,99 @@ pub trait TableStore: Send + Sync + 'static {
         now: Timestamp,
     ) -> StoreFuture<'a, ()>;
 
+    /// Every chat's burying count of `platform`: the other people's
+    /// messages below its live table message (Discord), kept so a replica
+    /// that takes over goes on counting where the last one stopped.
+    fn burials(&self, platform: Platform) -> StoreFuture<'_, Vec<(String, u32)>>;
+
+    /// Sets each chat's count (`None`: the chat has no live table message
+    /// any more, forgotten).
+    fn save_burials<'a>(
+        &'a self,
+        platform: Platform,
+        changes: &'a [(String, Option<u32>)],
+    ) -> StoreFuture<'a, ()>;
+
+    /// Forgets the chats of `platform` not written since `since_ms`; every
+    /// other chat's latest write times (unix ms), oldest first, so that a
+    /// restarted or promoted process counts a chat's rate window from the
+    /// writes the platform counted, not from a guess.
+    fn chat_writes(
+        &self,
+        platform: Platform,
+        since_ms: i64,
+    ) -> StoreFuture<'_, Vec<(String, Vec<i64>)>>;
+
+    /// Sets `chat`'s latest write times (oldest first; empty: nothing).
+    fn save_chat_writes<'a>(
+        &'a self,
+        platform: Platform,
+        chat: &'a str,
+        times: &'a [i64],
+    ) -> StoreFuture<'a, ()>;
+}
+
+/// The durable state of the table service: snapshots, the event log,
+/// de-duplication keys, statistics, the inbox, and (as
+/// [`DeliveryRecords`]) what front-ends recorded about their messages.
+pub trait TableStore: DeliveryRecords + Send + Sync + 'static {
+    /// Commits a transition; resolves once it is durable. A table whose
+    /// stored version is not the one the transition started from fails the
+    /// whole commit with [`StorageError::Conflict`], a known `dedup` key
+    /// with [`StorageError::Duplicate`]; either way nothing was written.
+    fn commit<'a>(
+        &'a self,
+        transition: &'a Transition,
+        dedup: Option<&'a str>,
+        now: Timestamp,
+    ) -> StoreFuture<'a, ()>;
+
+    /// The chat's open table, if it has one.
+    fn open_table<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Table>>;
+
+    /// A table by id, open or closed.
+    fn table(&self, id: TableId) -> StoreFuture<'_, Option<Table>>;
+
+    /// The chat a table lives in, and its phase.
+    fn chat_of(&self, id: TableId) -> StoreFuture<'_, Option<(ChatKey, Phase)>>;
+
+    /// The tables not closed.
+    fn open_table_ids(&self) -> StoreFuture<'_, Vec<TableId>>;
+
+    /// The largest table id given so far.
+    fn max_table_id(&self) -> StoreFuture<'_, Option<TableId>>;
+
+    /// An id no table was given before, for a table about to be opened.
+    /// It comes from the store (a sequence on PostgreSQL), so processes
+    /// sharing one database never mint the same id; an id taken by a
+    /// command that is then refused is simply never used.
+    fn next_table_id(&self) -> StoreFuture<'_, TableId>;
+
+    /// The command applied under a de-duplication key, if one was.
+    fn recorded<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RecordedCommand>>;
+
+    /// A table's events with versions `first..=last`.
+    fn events_between(
+        &self,
+        table: TableId,
+        first: u64,
+        last: u64,
+    ) -> StoreFuture<'_, Vec<(u64, TableEvent)>>;
+
+    /// Forgets de-duplication keys older than `before`; how many.
+    fn prune_commands(&self, before: Timestamp) -> StoreFuture<'_, u64>;
+
+    /// The language the chat chose, if it chose one.
+    fn chat_language<'a>(&'a self, chat: &'a ChatKey) -> StoreFuture<'a, Option<Lang>>;
+
+    /// The chat's best players at `game`.
+    fn leaderboard<'a>(
+        &'a self,
+        chat: &'a ChatKey,
+        game: GameKind,
+        limit: u32,
+    ) -> StoreFuture<'a, Vec<PlayerStats>>;
+
     // ------------------------------------------------------------ the inbox
     // Updates pushed to the bot (webhooks), written by whichever process
     // received them before it acknowledges them, and handled by the
@@ -313,43 +352,6 @@ pub trait TableStore: Send + Sync + 'static {
     /// `platform`; wake-ups may be spurious, or missed while the database
     /// cannot be reached, so a reader polls now and then as well.
     fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>>;
-
-    // ------------------------------------------------- burying counts
-    // A front-end's count, per chat, of other people's messages below its
-    // live table message (Discord), kept so a replica that takes over
-    // serving goes on counting where the last one stopped.
-
-    /// Every chat's count of `platform`.
-    fn burials(&self, platform: Platform) -> StoreFuture<'_, Vec<(String, u32)>>;
-
-    /// Sets each chat's count (`None`: the chat has no live table message
-    /// any more, forgotten).
-    fn save_burials<'a>(
-        &'a self,
-        platform: Platform,
-        changes: &'a [(String, Option<u32>)],
-    ) -> StoreFuture<'a, ()>;
-
-    // ------------------------------------------------- write times
-    // When a front-end last wrote to each chat (unix milliseconds), kept
-    // so that a restarted or promoted process counts a chat's rate window
-    // from the writes the platform counted, not from a guess.
-
-    /// Forgets the chats of `platform` not written since `since_ms`; every
-    /// other chat's latest write times, oldest first.
-    fn chat_writes(
-        &self,
-        platform: Platform,
-        since_ms: i64,
-    ) -> StoreFuture<'_, Vec<(String, Vec<i64>)>>;
-
-    /// Sets `chat`'s latest write times (oldest first; empty: nothing).
-    fn save_chat_writes<'a>(
-        &'a self,
-        platform: Platform,
-        chat: &'a str,
-        times: &'a [i64],
-    ) -> StoreFuture<'a, ()>;
 
     /// Whether the store can write; changes as commits fail and recover.
     fn health(&self) -> watch::Receiver<StoreHealth>;

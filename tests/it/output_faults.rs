@@ -203,7 +203,8 @@ async fn table_message(
 ) -> Option<MessageId> {
     let refs = w
         .service()
-        .message_refs(kozyr::table::Platform::Telegram)
+        .records()
+        .open_message_refs(kozyr::table::Platform::Telegram)
         .await
         .unwrap();
     refs.into_iter()

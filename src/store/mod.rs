@@ -1,18 +1,15 @@
 //! Persistence for the table service: snapshots, the append-only event
 //! log, de-duplication keys, statistics. Two backends implement the
 //! service's [`crate::table::storage::TableStore`], chosen by the scheme of
-//! `DATABASE_URL` ([`open`]): SQLite ([`Store`], this module; the embedded
+//! `DATABASE_URL` ([`open`]): SQLite ([`Store`], `sqlite`; the embedded
 //! default) and PostgreSQL ([`PgStore`], [`postgres`]). Each has its own
 //! append-only migrations (`migrations/sqlite/`, `migrations/postgres/`)
 //! and writes the same rows and the same JSON.
 //!
-//! SQLite: one writer connection commits; a small pool reads. Writes go
-//! through [`Store::commit`], which hands a prepared [`Commit`] to the
-//! writer task and returns once its transaction is durable (WAL,
-//! `synchronous = FULL` by default). The writer groups whatever commits
-//! are waiting into one SQLite transaction, each in its own savepoint: a
-//! commit that fails its checks rolls back alone, and every caller hears
-//! only after the transaction holding its writes has committed. See
+//! This module chooses the backend ([`Backend`], [`open`], [`Opened`]) and
+//! holds what both share: [`StoreOptions`], [`StoreError`], the rows as
+//! read and their decoding. SQLite is `sqlite`'s, PostgreSQL
+//! [`postgres`]'; their common queries [`Queries`]'. See
 //! `docs/ARCHITECTURE.md` (`src/store/`, and the table service's invariants).
 
 mod admin;
@@ -24,17 +21,15 @@ pub mod postgres;
 mod queries;
 mod service;
 mod sql;
+mod sqlite;
 mod stats;
 mod writer;
 
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
-use sqlx::{ConnectOptions, Connection, FromRow};
-use tokio::sync::{mpsc, oneshot, watch};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{ConnectOptions, FromRow};
 
 use crate::config::Synchronous;
 use crate::table::{ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId};
@@ -47,10 +42,8 @@ pub use postgres::PgStore;
 pub use queries::{Db, Queries};
 #[cfg(any(test, feature = "dev-tools"))]
 pub use service::ServiceStore;
+pub use sqlite::{MIGRATOR, Store};
 pub use writer::Commit;
-
-/// The SQLite migrations in `migrations/sqlite/`, embedded at build time.
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
 /// Which database a URL names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,16 +132,6 @@ impl Queries for Opened {
             Opened::Sqlite(s) => s.write(commit).await,
             Opened::Postgres(s) => s.write(commit).await,
         }
-    }
-}
-
-impl Queries for Store {
-    fn db(&self) -> Db<'_> {
-        Db::Sqlite(&self.reader)
-    }
-
-    async fn write(&self, commit: Commit) -> Result<(), StoreError> {
-        self.commit_prepared(commit).await
     }
 }
 
@@ -317,19 +300,6 @@ impl From<serde_json::Error> for StoreError {
     }
 }
 
-/// A handle on the database; cheap to clone.
-#[derive(Clone, Debug)]
-pub struct Store {
-    reader: SqlitePool,
-    writer: mpsc::UnboundedSender<writer::Job>,
-    health: watch::Receiver<StoreHealth>,
-    /// The next table id to give (0: not read yet). One process writes a
-    /// SQLite file, so counting here is counting for the database.
-    next_table_id: std::sync::Arc<std::sync::atomic::AtomicI64>,
-    /// Counts the inbox's new rows, for the reader waiting on them.
-    inbox_wake: std::sync::Arc<watch::Sender<u64>>,
-}
-
 #[derive(FromRow)]
 struct SnapshotRow {
     id: i64,
@@ -449,105 +419,6 @@ fn replay_log(table: TableId, events: &[(u64, TableEvent)]) -> Result<Option<Tab
     Table::replay(events.iter().map(|(_, e)| e))
         .map(Some)
         .map_err(|e| StoreError::Corrupt(format!("table {table}: {e}")))
-}
-
-impl Store {
-    /// Opens (creating if needed) the database, applies pending migrations
-    /// and starts the writer task. Needs a Tokio runtime.
-    /// An error opening the file names its path and the likely cause (a
-    /// missing folder, a folder the bot's user cannot write).
-    pub async fn open(options: &StoreOptions) -> Result<Store, StoreError> {
-        Store::connect(options.connect_options()?, options, true).await
-    }
-
-    /// Connects the writer (running pending migrations if `migrate`) and
-    /// the reader pool, and starts the writer task.
-    async fn connect(
-        connect: SqliteConnectOptions,
-        options: &StoreOptions,
-        migrate: bool,
-    ) -> Result<Store, StoreError> {
-        let mut conn = match connect.connect().await {
-            Ok(conn) => conn,
-            Err(e) if migrate => return Err(admin::open_error(&options.url, e)),
-            Err(e) => return Err(admin::read_error(&options.url, e.into())),
-        };
-        if let Err(e) = admin::check_not_newer(&mut conn, &options.url).await {
-            let _ = conn.close().await;
-            return Err(e);
-        }
-        if migrate {
-            let ready = match MIGRATOR.run(&mut conn).await {
-                Ok(()) => admin::probe_write(&mut conn).await,
-                Err(e) => Err(StoreError::Migrate(e)),
-            };
-            if let Err(e) = ready {
-                let _ = conn.close().await;
-                return Err(admin::write_error(&options.url, e));
-            }
-        }
-        let reader = SqlitePoolOptions::new()
-            .max_connections(options.readers.max(1))
-            .connect_with(connect.clone())
-            .await
-            .map_err(|e| admin::read_error(&options.url, e.into()))?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (health_tx, health) = watch::channel(StoreHealth::Healthy);
-        let writer = writer::Writer::new(
-            conn,
-            connect,
-            admin::database_path(&options.url),
-            health_tx,
-            migrate,
-        );
-        tokio::spawn(writer.run(rx));
-        Ok(Store {
-            reader,
-            writer: tx,
-            health,
-            next_table_id: Default::default(),
-            inbox_wake: std::sync::Arc::new(watch::channel(0).0),
-        })
-    }
-
-    /// Whether the store can write; changes as commits fail and recover.
-    pub fn health(&self) -> watch::Receiver<StoreHealth> {
-        self.health.clone()
-    }
-
-    /// Commits a [`Commit`] prepared earlier (off the caller's critical path).
-    pub async fn commit_prepared(&self, commit: Commit) -> Result<(), StoreError> {
-        let (reply, done) = oneshot::channel();
-        self.writer
-            .send(writer::Job::commit(commit, reply))
-            .map_err(|_| StoreError::Closed)?;
-        done.await.map_err(|_| StoreError::Closed)?
-    }
-
-    /// An id no table was given before: one past the largest stored when
-    /// first asked, counted up from there.
-    pub async fn next_table_id(&self) -> Result<TableId, StoreError> {
-        use std::sync::atomic::Ordering::SeqCst;
-        if self.next_table_id.load(SeqCst) == 0 {
-            let first = self.max_table_id().await?.map_or(1, |t| t.0 + 1);
-            // Two first callers read the same maximum; one of them sets it.
-            let _ = self
-                .next_table_id
-                .compare_exchange(0, first, SeqCst, SeqCst);
-        }
-        Ok(TableId(self.next_table_id.fetch_add(1, SeqCst)))
-    }
-
-    /// Waits for the writer to finish what it was given and closes the
-    /// database's connections.
-    pub async fn close(self) {
-        let Store { reader, writer, .. } = self;
-        let (reply, done) = oneshot::channel();
-        if writer.send(writer::Job::close(reply)).is_ok() {
-            let _ = done.await;
-        }
-        reader.close().await;
-    }
 }
 
 #[cfg(test)]

@@ -5,9 +5,10 @@
 //! A pool of connections does everything. A commit is one transaction of
 //! its own, on whichever connection is free: PostgreSQL syncs many of them
 //! at once (group commit happens in the server), so the SQLite writer's
-//! one-connection grouping buys nothing here. The table row is locked
-//! (`SELECT … FOR UPDATE`) and its version compared inside that
-//! transaction, and the de-duplication key is unique in the database, so
+//! one-connection grouping buys nothing here. The table row's version is
+//! compared and swapped by its UPDATE (`super::commit`), which locks the
+//! row to the end of that transaction, and the de-duplication key is
+//! unique in the database, so
 //! two processes committing to one table are told apart exactly as two
 //! tasks of one process are: [`StoreError::Conflict`],
 //! [`StoreError::Duplicate`]. Health follows the commits: a transaction

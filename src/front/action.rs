@@ -371,6 +371,14 @@ impl ChatAction {
 }
 
 impl Press {
+    /// The table a press is about (`None` for a chat's buttons).
+    pub fn table(&self) -> Option<TableId> {
+        match self {
+            Press::Table { table, .. } => Some(*table),
+            Press::Chat { .. } => None,
+        }
+    }
+
     /// The button data for a button; never longer than [`MAX_LEN`].
     pub fn encode(&self) -> String {
         let mut out = String::with_capacity(48);
@@ -436,16 +444,6 @@ impl Press {
                 })
             }
             _ => None,
-        }
-    }
-}
-
-impl Press {
-    /// The table a press is about (`None` for a chat's buttons).
-    pub fn table(&self) -> Option<TableId> {
-        match self {
-            Press::Table { table, .. } => Some(*table),
-            Press::Chat { .. } => None,
         }
     }
 }

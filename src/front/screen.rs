@@ -110,11 +110,12 @@ pub struct CardFace {
     /// On the seat's turn no move plays it now (✗); pressing it is
     /// refused with the reason.
     pub barred: bool,
-    /// The one move its press makes, if it is not a selection.
+    /// The mark of a Kozel answer its one tap makes (⚔ beat, ↓ discard);
+    /// `None` for a card its press selects, or plays as it is (Hearts).
     pub move_mark: Option<MoveMark>,
 }
 
-/// A card button that makes a move at once rather than select the card.
+/// Which Kozel answer a card's one tap makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MoveMark {
     /// Kozel: beat the trick with this card (⚔).

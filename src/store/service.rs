@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use super::{PgStore, Queries, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
-    DeliveryRecords, HandTokenChange, HandTokenRow, InboxEntry, MessageRow, PlayerStats,
+    DeliveryRecords, HandTokenChange, HandTokenRow, InboxEntry, InboxRows, MessageRow, PlayerStats,
     RecordedCommand, ShownRow, StorageError, StoreFuture, StoreHealth, TableStore,
 };
 use crate::table::{
@@ -201,6 +201,37 @@ impl<S: BackendQueries> DeliveryRecords for S {
     }
 }
 
+impl<S: BackendQueries> InboxRows for S {
+    fn inbox_put<'a>(
+        &'a self,
+        platform: Platform,
+        key: &'a str,
+        body: &'a str,
+        now: Timestamp,
+    ) -> StoreFuture<'a, bool> {
+        boxed(<S as BackendQueries>::inbox_put(
+            self, platform, key, body, now,
+        ))
+    }
+
+    fn inbox_after(
+        &self,
+        platform: Platform,
+        after: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<InboxEntry>> {
+        boxed(<S as Queries>::inbox_after(self, platform, after, limit))
+    }
+
+    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()> {
+        boxed(<S as Queries>::inbox_done(self, seq))
+    }
+
+    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {
+        boxed(<S as BackendQueries>::inbox_wakeups(self, platform))
+    }
+}
+
 impl<S: BackendQueries> TableStore for S {
     fn commit<'a>(
         &'a self,
@@ -263,35 +294,6 @@ impl<S: BackendQueries> TableStore for S {
         limit: u32,
     ) -> StoreFuture<'a, Vec<PlayerStats>> {
         boxed(<S as Queries>::leaderboard(self, chat, game, limit))
-    }
-
-    fn inbox_put<'a>(
-        &'a self,
-        platform: Platform,
-        key: &'a str,
-        body: &'a str,
-        now: Timestamp,
-    ) -> StoreFuture<'a, bool> {
-        boxed(<S as BackendQueries>::inbox_put(
-            self, platform, key, body, now,
-        ))
-    }
-
-    fn inbox_after(
-        &self,
-        platform: Platform,
-        after: i64,
-        limit: u32,
-    ) -> StoreFuture<'_, Vec<InboxEntry>> {
-        boxed(<S as Queries>::inbox_after(self, platform, after, limit))
-    }
-
-    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()> {
-        boxed(<S as Queries>::inbox_done(self, seq))
-    }
-
-    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>> {
-        boxed(<S as BackendQueries>::inbox_wakeups(self, platform))
     }
 
     fn health(&self) -> watch::Receiver<StoreHealth> {

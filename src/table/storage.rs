@@ -258,10 +258,46 @@ pub trait DeliveryRecords: Send + Sync {
     ) -> StoreFuture<'a, ()>;
 }
 
+/// The inbox's rows: updates pushed to the bot (webhooks, a standby's
+/// Discord shards), written by whichever process received them before it
+/// acknowledges them, and handled by the serving one. Reached through
+/// [`Inbox`], which holds nothing else of the store.
+pub trait InboxRows: Send + Sync {
+    /// Writes an update received for `platform` under its id `key`; true
+    /// when it is new, false when a row with that key is still waiting (a
+    /// redelivery). Resolves once the row is durable, and wakes whoever
+    /// waits on [`InboxRows::inbox_wakeups`], in any process.
+    fn inbox_put<'a>(
+        &'a self,
+        platform: Platform,
+        key: &'a str,
+        body: &'a str,
+        now: Timestamp,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Up to `limit` waiting updates of `platform` with `seq` past `after`,
+    /// oldest first.
+    fn inbox_after(
+        &self,
+        platform: Platform,
+        after: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<InboxEntry>>;
+
+    /// The update at `seq` was handled: its row is deleted.
+    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()>;
+
+    /// A counter that changes (soon) after any process put an update for
+    /// `platform`; wake-ups may be spurious, or missed while the database
+    /// cannot be reached, so a reader polls now and then as well.
+    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>>;
+}
+
 /// The durable state of the table service: snapshots, the event log,
-/// de-duplication keys, statistics, the inbox, and (as
-/// [`DeliveryRecords`]) what front-ends recorded about their messages.
-pub trait TableStore: DeliveryRecords + Send + Sync + 'static {
+/// de-duplication keys, statistics; and, as traits of their own, what
+/// front-ends recorded about their messages ([`DeliveryRecords`]) and the
+/// inbox ([`InboxRows`]).
+pub trait TableStore: DeliveryRecords + InboxRows + Send + Sync + 'static {
     /// Commits a transition; resolves once it is durable. A table whose
     /// stored version is not the one the transition started from fails the
     /// whole commit with [`StorageError::Conflict`], a known `dedup` key
@@ -319,40 +355,6 @@ pub trait TableStore: DeliveryRecords + Send + Sync + 'static {
         limit: u32,
     ) -> StoreFuture<'a, Vec<PlayerStats>>;
 
-    // ------------------------------------------------------------ the inbox
-    // Updates pushed to the bot (webhooks), written by whichever process
-    // received them before it acknowledges them, and handled by the
-    // serving one: see [`Inbox`].
-
-    /// Writes an update received for `platform` under its id `key`; true
-    /// when it is new, false when a row with that key is still waiting (a
-    /// redelivery). Resolves once the row is durable, and wakes whoever
-    /// waits on [`TableStore::inbox_wakeups`], in any process.
-    fn inbox_put<'a>(
-        &'a self,
-        platform: Platform,
-        key: &'a str,
-        body: &'a str,
-        now: Timestamp,
-    ) -> StoreFuture<'a, bool>;
-
-    /// Up to `limit` waiting updates of `platform` with `seq` past `after`,
-    /// oldest first.
-    fn inbox_after(
-        &self,
-        platform: Platform,
-        after: i64,
-        limit: u32,
-    ) -> StoreFuture<'_, Vec<InboxEntry>>;
-
-    /// The update at `seq` was handled: its row is deleted.
-    fn inbox_done(&self, seq: i64) -> StoreFuture<'_, ()>;
-
-    /// A counter that changes (soon) after any process put an update for
-    /// `platform`; wake-ups may be spurious, or missed while the database
-    /// cannot be reached, so a reader polls now and then as well.
-    fn inbox_wakeups(&self, platform: Platform) -> StoreFuture<'_, watch::Receiver<u64>>;
-
     /// Whether the store can write; changes as commits fail and recover.
     fn health(&self) -> watch::Receiver<StoreHealth>;
 
@@ -395,7 +397,7 @@ impl IntoStorage for std::sync::Arc<dyn TableStore> {
 /// own id) applies it once.
 #[derive(Clone)]
 pub struct Inbox {
-    store: std::sync::Arc<dyn TableStore>,
+    store: std::sync::Arc<dyn InboxRows>,
     platform: Platform,
 }
 
@@ -411,7 +413,10 @@ impl Inbox {
     /// `platform`'s inbox in `store` (the table service's, or a store a
     /// standing-by replica opened for its intake alone).
     pub fn new(store: std::sync::Arc<dyn TableStore>, platform: Platform) -> Inbox {
-        Inbox { store, platform }
+        Inbox {
+            store: store as std::sync::Arc<dyn InboxRows>,
+            platform,
+        }
     }
 
     pub fn platform(&self) -> Platform {

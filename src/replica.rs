@@ -54,7 +54,7 @@ pub enum ReplicaError {
     #[error("{0}")]
     Lease(LeaseError),
     #[error("{0}")]
-    Claimed(crate::store::StoreError),
+    Claimed(crate::store::OpenError),
     #[error("lost the serving lease, stopped serving: {0}")]
     Lost(LeaseError),
     #[error("the standby's 503 answer on {addr} could not listen: {cause}")]

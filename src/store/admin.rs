@@ -6,7 +6,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::{Store, StoreError, StoreOptions};
+use super::{CopyError, OpenError, Store, StoreError, StoreOptions};
 use crate::table::{Phase, Platform};
 
 /// The file behind a `sqlite://PATH` URL, made absolute so messages name
@@ -25,31 +25,31 @@ pub fn database_path(url: &str) -> Option<PathBuf> {
 
 /// `sqlite://` or `sqlite:` with nothing after it would open a private
 /// temporary database: every table missing, nothing kept.
-pub(super) fn check_names_a_file(url: &str) -> Result<(), StoreError> {
+pub(super) fn check_names_a_file(url: &str) -> Result<(), OpenError> {
     let rest = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))
         .unwrap_or(url);
     if rest.split('?').next().unwrap_or(rest).trim().is_empty() {
-        return Err(StoreError::NoFile(url.to_owned()));
+        return Err(OpenError::NoFile(url.to_owned()));
     }
     Ok(())
 }
 
 /// Checks that the database file exists and is not empty, without opening
 /// (and so without creating) it.
-pub fn check_exists(url: &str) -> Result<PathBuf, StoreError> {
+pub fn check_exists(url: &str) -> Result<PathBuf, OpenError> {
     check_names_a_file(url)?;
-    let path = database_path(url).ok_or_else(|| StoreError::Missing(PathBuf::from(url)))?;
+    let path = database_path(url).ok_or_else(|| OpenError::Missing(PathBuf::from(url)))?;
     match std::fs::metadata(&path) {
         Ok(m) if m.is_file() && m.len() > 0 => Ok(path),
-        Ok(m) if m.is_file() => Err(StoreError::Empty(path)),
-        Ok(_) => Err(StoreError::Open {
+        Ok(m) if m.is_file() => Err(OpenError::Empty(path)),
+        Ok(_) => Err(OpenError::Open {
             path,
             cause: "it is not a file".into(),
         }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::Missing(path)),
-        Err(e) => Err(StoreError::Open {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(OpenError::Missing(path)),
+        Err(e) => Err(OpenError::Open {
             path,
             cause: e.to_string(),
         }),
@@ -72,7 +72,7 @@ pub struct SqliteClaim {
 
 /// Takes the SQLite database's serving claim; `Ok(None)` for an in-memory
 /// database or a PostgreSQL URL (nothing to claim).
-pub fn claim_sqlite(url: &str) -> Result<Option<SqliteClaim>, StoreError> {
+pub fn claim_sqlite(url: &str) -> Result<Option<SqliteClaim>, OpenError> {
     let Some(path) = database_path(url) else {
         return Ok(None);
     };
@@ -84,14 +84,14 @@ pub fn claim_sqlite(url: &str) -> Result<Option<SqliteClaim>, StoreError> {
         .truncate(false)
         .write(true)
         .open(&lock)
-        .map_err(|e| StoreError::Open {
+        .map_err(|e| OpenError::Open {
             path: lock.clone(),
             cause: e.to_string(),
         })?;
     match file.try_lock() {
         Ok(()) => Ok(Some(SqliteClaim { _file: file })),
-        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Claimed(path)),
-        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Open {
+        Err(std::fs::TryLockError::WouldBlock) => Err(OpenError::Claimed(path)),
+        Err(std::fs::TryLockError::Error(e)) => Err(OpenError::Open {
             path: lock,
             cause: e.to_string(),
         }),
@@ -206,32 +206,32 @@ pub fn diagnose(path: &Path, who: Option<Who>) -> Option<String> {
 
 /// The error for a database that would not open: the path, and the likely
 /// cause if one can be seen, else SQLite's own words.
-pub(super) fn open_error(url: &str, error: sqlx::Error) -> StoreError {
-    let error = match read_error(url, StoreError::Db(error)) {
-        StoreError::Db(e) => e,
+pub(super) fn open_error(url: &str, error: sqlx::Error) -> OpenError {
+    let error = match read_error(url, error.into()) {
+        OpenError::Store(StoreError::Db(e)) => e,
         damaged => return damaged,
     };
     let Some(path) = database_path(url) else {
-        return StoreError::Db(error);
+        return error.into();
     };
     let cause = diagnose(&path, Who::current()).unwrap_or_else(|| error.to_string());
-    StoreError::Open { path, cause }
+    OpenError::Open { path, cause }
 }
 
 /// A database the bot opened but cannot write (a file, `-wal` or `-shm`
 /// of another user, a read-only mount, `?mode=ro`): the same one line as
 /// for one that would not open, instead of a bot that polls and answers
 /// every move "try again".
-pub(super) fn write_error(url: &str, error: StoreError) -> StoreError {
+pub(super) fn write_error(url: &str, error: OpenError) -> OpenError {
     let Some(path) = database_path(url) else {
         return error;
     };
     let cause = match (diagnose(&path, Who::current()), error) {
         (Some(why), _) => why,
-        (None, e @ StoreError::Migrate(_)) => return e,
+        (None, e @ OpenError::Migrate(_)) => return e,
         (None, e) => format!("it cannot be written ({e})"),
     };
-    StoreError::Open { path, cause }
+    OpenError::Open { path, cause }
 }
 
 fn companion(path: &Path, suffix: &str) -> PathBuf {
@@ -241,9 +241,9 @@ fn companion(path: &Path, suffix: &str) -> PathBuf {
 }
 
 /// `SQLITE_READONLY` and its extended codes (a folder it may not write, say).
-fn is_read_only(error: &StoreError) -> bool {
+fn is_read_only(error: &OpenError) -> bool {
     match error {
-        StoreError::Db(sqlx::Error::Database(e)) => e
+        OpenError::Store(StoreError::Db(sqlx::Error::Database(e))) => e
             .code()
             .and_then(|c| c.parse::<i32>().ok())
             .is_some_and(|c| c & 0xff == 8),
@@ -254,19 +254,19 @@ fn is_read_only(error: &StoreError) -> bool {
 /// SQLite's words for a file that is not a database or whose pages do not
 /// add up (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) become an error naming the
 /// file and what to do; others are kept.
-pub(super) fn read_error(url: &str, error: StoreError) -> StoreError {
+pub(super) fn read_error(url: &str, error: OpenError) -> OpenError {
     let damaged = match &error {
-        StoreError::Db(sqlx::Error::Database(e)) => e
+        OpenError::Store(StoreError::Db(sqlx::Error::Database(e))) => e
             .code()
             .and_then(|c| c.parse::<i32>().ok())
             .is_some_and(|c| matches!(c & 0xff, 11 | 26)),
         _ => false,
     };
     match database_path(url) {
-        Some(path) if damaged => StoreError::Damaged {
+        Some(path) if damaged => OpenError::Damaged {
             path,
             cause: match error {
-                StoreError::Db(sqlx::Error::Database(e)) => e.message().to_owned(),
+                OpenError::Store(StoreError::Db(sqlx::Error::Database(e))) => e.message().to_owned(),
                 e => e.to_string(),
             },
         },
@@ -280,7 +280,7 @@ pub(super) fn read_error(url: &str, error: StoreError) -> StoreError {
 pub(super) async fn check_not_newer(
     conn: &mut sqlx::SqliteConnection,
     url: &str,
-) -> Result<(), StoreError> {
+) -> Result<(), OpenError> {
     let tracked: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
     )
@@ -300,7 +300,7 @@ pub(super) async fn check_not_newer(
         .filter(|v| !super::MIGRATOR.iter().any(|m| m.version == *v))
         .max();
     match unknown {
-        Some(found) => Err(StoreError::Newer {
+        Some(found) => Err(OpenError::Newer {
             path: database_path(url).unwrap_or_else(|| PathBuf::from(url)),
             found,
             known,
@@ -312,7 +312,7 @@ pub(super) async fn check_not_newer(
 /// Writes (the header's `user_version`, unchanged) and commits, as every
 /// move will: SQLite opens a file it may not write read-only without a
 /// word, and a database without pending migrations is only read at start.
-pub(super) async fn probe_write(conn: &mut sqlx::SqliteConnection) -> Result<(), StoreError> {
+pub(super) async fn probe_write(conn: &mut sqlx::SqliteConnection) -> Result<(), OpenError> {
     use sqlx::Connection;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     let version: i64 = sqlx::query_scalar("PRAGMA user_version")
@@ -334,7 +334,7 @@ impl Store {
     /// not change anything under a running bot, and works on a file its
     /// user may only read). A missing or empty file, or one
     /// without kozyr's tables, is an error naming the path.
-    pub async fn open_existing(options: &StoreOptions) -> Result<Store, StoreError> {
+    pub async fn open_existing(options: &StoreOptions) -> Result<Store, OpenError> {
         let path = check_exists(&options.url)?;
         let read_only = options.read_only_options()?;
         match Store::open_existing_with(read_only.clone(), options, &path).await {
@@ -354,7 +354,7 @@ impl Store {
         connect: sqlx::sqlite::SqliteConnectOptions,
         options: &StoreOptions,
         path: &Path,
-    ) -> Result<Store, StoreError> {
+    ) -> Result<Store, OpenError> {
         let path = path.to_path_buf();
         let store = Store::connect(connect, options, false).await?;
         let ours = sqlx::query_scalar::<_, i64>(
@@ -371,7 +371,7 @@ impl Store {
         };
         if ours == 0 {
             store.close().await;
-            return Err(StoreError::Empty(path));
+            return Err(OpenError::Empty(path));
         }
         Ok(store)
     }
@@ -382,9 +382,9 @@ impl Store {
     /// copy goes to `out.partial` first and is renamed when complete, so
     /// `out` is never a half-written backup; an existing `out` is refused
     /// rather than overwritten. Returns the copy's size in bytes.
-    pub async fn backup_to(&self, out: &Path) -> Result<u64, StoreError> {
+    pub async fn backup_to(&self, out: &Path) -> Result<u64, CopyError> {
         let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-        let refuse = |why: String| StoreError::Backup {
+        let refuse = |why: String| CopyError::Backup {
             path: out.clone(),
             why,
         };
@@ -415,7 +415,8 @@ impl Store {
             return Err(refuse(why));
         }
         std::fs::rename(&partial, &out).map_err(|e| refuse(e.to_string()))?;
-        Ok(std::fs::metadata(&out)?.len())
+        let size = std::fs::metadata(&out).map_err(|e| refuse(e.to_string()))?;
+        Ok(size.len())
     }
 }
 
@@ -552,7 +553,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(
-            matches!(err, StoreError::Missing(ref p) if *p == db),
+            matches!(err, OpenError::Missing(ref p) if *p == db),
             "{err}"
         );
         assert!(err.to_string().contains(&db.display().to_string()));
@@ -561,7 +562,7 @@ mod tests {
         let err = Store::open_existing(&StoreOptions::new(url.clone()))
             .await
             .unwrap_err();
-        assert!(matches!(err, StoreError::Empty(_)), "{err}");
+        assert!(matches!(err, OpenError::Empty(_)), "{err}");
         std::fs::remove_file(&db).unwrap();
         // A SQLite file that is not kozyr's counts as empty too.
         {
@@ -580,7 +581,7 @@ mod tests {
         let err = Store::open_existing(&StoreOptions::new(url.clone()))
             .await
             .unwrap_err();
-        assert!(matches!(err, StoreError::Empty(_)), "{err}");
+        assert!(matches!(err, OpenError::Empty(_)), "{err}");
         std::fs::remove_file(&db).unwrap();
         Store::open(&StoreOptions::new(url.clone()))
             .await

@@ -15,7 +15,7 @@ use sqlx::{Postgres, QueryBuilder, Row};
 use tokio_stream::StreamExt;
 
 use super::export::export_chat;
-use super::{Backend, PgStore, Store, StoreError, StoreOptions};
+use super::{Backend, CopyError, PgStore, Store, StoreError, StoreOptions};
 use crate::table::{ChatKey, Platform};
 
 /// A column's type, as both schemas have it.
@@ -183,9 +183,9 @@ impl std::fmt::Display for Copied {
 
 /// Copies the SQLite database `from` into the empty PostgreSQL database
 /// `to` (its schema created if missing) and checks the copy.
-pub async fn copy_store(from: &str, to: &str) -> Result<Copied, StoreError> {
+pub async fn copy_store(from: &str, to: &str) -> Result<Copied, CopyError> {
     if Backend::of(from)? != Backend::Sqlite || Backend::of(to)? != Backend::Postgres {
-        return Err(StoreError::Copy(
+        return Err(CopyError::Refused(
             "--from must be a sqlite:// database and --to a postgres:// one".into(),
         ));
     }
@@ -194,7 +194,7 @@ pub async fn copy_store(from: &str, to: &str) -> Result<Copied, StoreError> {
         Ok(t) => t,
         Err(e) => {
             source.close().await;
-            return Err(e);
+            return Err(e.into());
         }
     };
     let copied = copy_and_check(&source, &target).await;
@@ -203,7 +203,7 @@ pub async fn copy_store(from: &str, to: &str) -> Result<Copied, StoreError> {
     copied
 }
 
-async fn copy_and_check(source: &Store, target: &PgStore) -> Result<Copied, StoreError> {
+async fn copy_and_check(source: &Store, target: &PgStore) -> Result<Copied, CopyError> {
     let filled = row_counts_pg(target).await?;
     if filled.iter().any(|(_, n)| *n > 0) {
         let what: Vec<String> = filled
@@ -211,7 +211,7 @@ async fn copy_and_check(source: &Store, target: &PgStore) -> Result<Copied, Stor
             .filter(|(_, n)| *n > 0)
             .map(|(t, n)| format!("{t} {n}"))
             .collect();
-        return Err(StoreError::Copy(format!(
+        return Err(CopyError::Refused(format!(
             "the target database is not empty ({}): copy only into a new, empty database",
             what.join(", ")
         )));
@@ -254,7 +254,7 @@ async fn copy_and_check(source: &Store, target: &PgStore) -> Result<Copied, Stor
     let source_rows = row_counts_sqlite(source).await?;
     let target_rows = row_counts_pg(target).await?;
     if source_rows != target_rows || target_rows != rows {
-        return Err(StoreError::Copy(format!(
+        return Err(CopyError::Refused(format!(
             "the row counts differ after the copy: source {source_rows:?}, target {target_rows:?}"
         )));
     }
@@ -274,7 +274,7 @@ async fn copy_and_check(source: &Store, target: &PgStore) -> Result<Copied, Stor
         let exported = export_chat(source, &chat, true, &mut before).await?;
         export_chat(target, &chat, true, &mut after).await?;
         if before != after {
-            return Err(StoreError::Copy(format!(
+            return Err(CopyError::Refused(format!(
                 "the export of {chat} differs between the two databases"
             )));
         }

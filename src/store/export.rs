@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::{Queries, Store, StoreError};
+use super::{CopyError, Queries, Store, StoreError};
 use crate::table::records::{DealRecord, deal_records, deal_records_and_current};
 use crate::table::{ChatKey, TableId};
 
@@ -25,7 +25,7 @@ impl Store {
         chat: &ChatKey,
         with_current: bool,
         out: &mut dyn Write,
-    ) -> Result<Exported, StoreError> {
+    ) -> Result<Exported, CopyError> {
         export_chat(self, chat, with_current, out).await
     }
 }
@@ -40,7 +40,7 @@ pub async fn export_chat(
     chat: &ChatKey,
     with_current: bool,
     out: &mut dyn Write,
-) -> Result<Exported, StoreError> {
+) -> Result<Exported, CopyError> {
     let tables = history.chat_tables(chat).await?;
     let mut written = Exported {
         tables: tables.len(),

@@ -57,14 +57,14 @@ pub enum Backend {
 impl Backend {
     /// The backend `url`'s scheme names; anything else is an error naming
     /// `DATABASE_URL` (and never the password the URL may carry).
-    pub fn of(url: &str) -> Result<Backend, StoreError> {
+    pub fn of(url: &str) -> Result<Backend, OpenError> {
         if url.starts_with("sqlite:") {
             Ok(Backend::Sqlite)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Ok(Backend::Postgres)
         } else {
             let scheme = url.split_once(':').map_or("", |(s, _)| s);
-            Err(StoreError::Scheme(scheme.chars().take(20).collect()))
+            Err(OpenError::Scheme(scheme.chars().take(20).collect()))
         }
     }
 }
@@ -73,7 +73,7 @@ impl Backend {
 /// as the table service's store.
 pub async fn open(
     options: &StoreOptions,
-) -> Result<std::sync::Arc<dyn crate::table::storage::TableStore>, StoreError> {
+) -> Result<std::sync::Arc<dyn crate::table::storage::TableStore>, OpenError> {
     Ok(match Backend::of(&options.url)? {
         Backend::Sqlite => std::sync::Arc::new(Store::open(options).await?),
         Backend::Postgres => std::sync::Arc::new(PgStore::open(options).await?),
@@ -91,7 +91,7 @@ pub enum Opened {
 
 impl Opened {
     /// Opens a database that must already exist and hold kozyr's tables.
-    pub async fn open_existing(options: &StoreOptions) -> Result<Opened, StoreError> {
+    pub async fn open_existing(options: &StoreOptions) -> Result<Opened, OpenError> {
         Ok(match Backend::of(&options.url)? {
             Backend::Sqlite => Opened::Sqlite(Store::open_existing(options).await?),
             Backend::Postgres => Opened::Postgres(PgStore::open_existing(options).await?),
@@ -182,7 +182,7 @@ impl StoreOptions {
         }
     }
 
-    fn connect_options(&self) -> Result<SqliteConnectOptions, StoreError> {
+    fn connect_options(&self) -> Result<SqliteConnectOptions, OpenError> {
         admin::check_names_a_file(&self.url)?;
         let sync = match self.synchronous {
             Synchronous::Full => SqliteSynchronous::Full,
@@ -204,7 +204,7 @@ impl StoreOptions {
     /// For tools that only read (`export`, `backup`): SQLite's read-only
     /// mode, so a database file the tool's user may not write is still
     /// read, and nothing (not even the journal mode) is ever changed.
-    fn read_only_options(&self) -> Result<SqliteConnectOptions, StoreError> {
+    fn read_only_options(&self) -> Result<SqliteConnectOptions, OpenError> {
         admin::check_names_a_file(&self.url)?;
         Ok(SqliteConnectOptions::from_str(&self.url)?
             .read_only(true)
@@ -214,13 +214,13 @@ impl StoreOptions {
     }
 }
 
-/// Why the store failed.
+/// What a running store's call may come back with: a refusal the service
+/// tells apart (a version conflict, a known key), a closed or failing
+/// store, or stored data that does not read.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
-    #[error("database migration failed: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("stored data is damaged: {0}")]
     Corrupt(String),
     #[error("table {0} was changed by someone else (version conflict)")]
@@ -231,8 +231,18 @@ pub enum StoreError {
     Closed,
     #[error("refusing to write: {0}; restart kozyr")]
     FilesChanged(String),
-    #[error("cannot write: {0}")]
-    Io(#[from] std::io::Error),
+}
+
+/// Why a database could not be opened, or is not one kozyr can use: each
+/// names the database (never a password) and what to do, for the operator
+/// who starts the bot or runs a data tool.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// A query while opening failed for the database's own reasons.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("cannot open the database {}: {cause}", path.display())]
     Open {
         path: std::path::PathBuf,
@@ -270,8 +280,12 @@ pub enum StoreError {
         "DATABASE_URL must be sqlite://PATH or postgres://USER@HOST/DATABASE, not a `{0}:` URL"
     )]
     Scheme(String),
-    #[error("cannot reach the PostgreSQL database {url}: {cause}")]
-    Unreachable { url: String, cause: String },
+    #[error("cannot reach the PostgreSQL database {url}: {source}")]
+    Unreachable {
+        url: String,
+        #[source]
+        source: sqlx::Error,
+    },
     #[error("the PostgreSQL database {0} has no kozyr tables (check DATABASE_URL)")]
     NotKozyr(String),
     #[error(
@@ -285,13 +299,36 @@ pub enum StoreError {
         .0.display()
     )]
     Claimed(std::path::PathBuf),
+}
+
+impl From<sqlx::Error> for OpenError {
+    fn from(e: sqlx::Error) -> OpenError {
+        OpenError::Store(StoreError::Db(e))
+    }
+}
+
+/// Why a copy of the database (`kozyr copy-store`, a backup) was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     #[error("cannot copy: {0}")]
-    Copy(String),
+    Refused(String),
+    #[error("cannot write: {0}")]
+    Write(#[from] std::io::Error),
     #[error("cannot write the backup {}: {why}", path.display())]
     Backup {
         path: std::path::PathBuf,
         why: String,
     },
+}
+
+impl From<sqlx::Error> for CopyError {
+    fn from(e: sqlx::Error) -> CopyError {
+        CopyError::Store(StoreError::Db(e))
+    }
 }
 
 impl From<serde_json::Error> for StoreError {

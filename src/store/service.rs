@@ -9,7 +9,7 @@ use std::pin::Pin;
 
 use tokio::sync::watch;
 
-use super::{PgStore, Queries, Store, StoreError};
+use super::{OpenError, PgStore, Queries, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::storage::{
     DeliveryRecords, HandTokenChange, HandTokenRow, InboxEntry, InboxRows, MessageRow, PlayerStats,
@@ -18,6 +18,15 @@ use crate::table::storage::{
 use crate::table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition,
 };
+
+impl From<OpenError> for StorageError {
+    fn from(e: OpenError) -> StorageError {
+        match e {
+            OpenError::Store(e) => e.into(),
+            other => StorageError::Failed(Box::new(other)),
+        }
+    }
+}
 
 impl From<StoreError> for StorageError {
     fn from(e: StoreError) -> StorageError {

@@ -14,7 +14,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use sqlx::{ConnectOptions, Connection};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::{Commit, Db, Queries, StoreError, StoreHealth, StoreOptions, admin, writer};
+use super::{Commit, Db, OpenError, Queries, StoreError, StoreHealth, StoreOptions, admin, writer};
 use crate::table::TableId;
 
 /// The SQLite migrations in `migrations/sqlite/`, embedded at build time.
@@ -48,7 +48,7 @@ impl Store {
     /// and starts the writer task. Needs a Tokio runtime.
     /// An error opening the file names its path and the likely cause (a
     /// missing folder, a folder the bot's user cannot write).
-    pub async fn open(options: &StoreOptions) -> Result<Store, StoreError> {
+    pub async fn open(options: &StoreOptions) -> Result<Store, OpenError> {
         Store::connect(options.connect_options()?, options, true).await
     }
 
@@ -58,7 +58,7 @@ impl Store {
         connect: SqliteConnectOptions,
         options: &StoreOptions,
         migrate: bool,
-    ) -> Result<Store, StoreError> {
+    ) -> Result<Store, OpenError> {
         let mut conn = match connect.connect().await {
             Ok(conn) => conn,
             Err(e) if migrate => return Err(admin::open_error(&options.url, e)),
@@ -71,7 +71,7 @@ impl Store {
         if migrate {
             let ready = match MIGRATOR.run(&mut conn).await {
                 Ok(()) => admin::probe_write(&mut conn).await,
-                Err(e) => Err(StoreError::Migrate(e)),
+                Err(e) => Err(OpenError::Migrate(e)),
             };
             if let Err(e) = ready {
                 let _ = conn.close().await;

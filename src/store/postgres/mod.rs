@@ -32,7 +32,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::watch;
 
 use super::writer::Commit;
-use super::{StoreError, StoreHealth, StoreOptions};
+use super::{OpenError, StoreError, StoreHealth, StoreOptions};
 use crate::table::TableId;
 
 /// The PostgreSQL migrations in `migrations/postgres/`, embedded at build time.
@@ -64,7 +64,7 @@ impl PgStore {
     /// Connects and applies pending migrations (sqlx holds an advisory lock
     /// meanwhile, so processes starting together migrate once); a database
     /// from a newer kozyr is refused first.
-    pub async fn open(options: &StoreOptions) -> Result<PgStore, StoreError> {
+    pub async fn open(options: &StoreOptions) -> Result<PgStore, OpenError> {
         let store = PgStore::connect(options).await?;
         if let Err(e) = store.check_not_newer().await {
             store.close().await;
@@ -72,7 +72,7 @@ impl PgStore {
         }
         if let Err(e) = PG_MIGRATOR.run(&store.pool).await {
             store.close().await;
-            return Err(StoreError::Migrate(e));
+            return Err(OpenError::Migrate(e));
         }
         Ok(store)
     }
@@ -80,7 +80,7 @@ impl PgStore {
     /// Connects to a database that must already hold kozyr's tables:
     /// runs no migrations and writes nothing (`kozyr export`, the source
     /// of a copy, the metrics' table counter).
-    pub async fn open_existing(options: &StoreOptions) -> Result<PgStore, StoreError> {
+    pub async fn open_existing(options: &StoreOptions) -> Result<PgStore, OpenError> {
         let store = PgStore::connect(options).await?;
         let ours: Result<bool, _> = sqlx::query_scalar("SELECT to_regclass('tables') IS NOT NULL")
             .fetch_one(&store.pool)
@@ -95,7 +95,7 @@ impl PgStore {
             },
             Ok(false) => {
                 store.close().await;
-                Err(StoreError::NotKozyr(redacted(&options.url)))
+                Err(OpenError::NotKozyr(redacted(&options.url)))
             }
             Err(e) => {
                 store.close().await;
@@ -104,12 +104,12 @@ impl PgStore {
         }
     }
 
-    async fn connect(options: &StoreOptions) -> Result<PgStore, StoreError> {
+    async fn connect(options: &StoreOptions) -> Result<PgStore, OpenError> {
         let shown_url = redacted(&options.url);
         let connect = PgConnectOptions::from_str(&options.url)
-            .map_err(|e| StoreError::Unreachable {
+            .map_err(|e| OpenError::Unreachable {
                 url: shown_url.clone(),
-                cause: e.to_string(),
+                source: e,
             })?
             .disable_statement_logging();
         // Every commit in flight holds a connection for its transaction:
@@ -119,9 +119,9 @@ impl PgStore {
             .acquire_timeout(options.busy_timeout.max(Duration::from_secs(5)))
             .connect_with(connect)
             .await
-            .map_err(|e| StoreError::Unreachable {
+            .map_err(|e| OpenError::Unreachable {
                 url: shown_url.clone(),
-                cause: e.to_string(),
+                source: e,
             })?;
         let (health_tx, health) = watch::channel(StoreHealth::Healthy);
         Ok(PgStore {
@@ -134,7 +134,7 @@ impl PgStore {
 
     /// A database migrated by a newer kozyr is refused before anything
     /// reads or migrates it, as on SQLite.
-    async fn check_not_newer(&self) -> Result<(), StoreError> {
+    async fn check_not_newer(&self) -> Result<(), OpenError> {
         let tracked: bool =
             sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
                 .fetch_one(&self.pool)
@@ -151,7 +151,7 @@ impl PgStore {
             .filter(|v| !PG_MIGRATOR.iter().any(|m| m.version == *v))
             .max();
         match unknown {
-            Some(found) => Err(StoreError::NewerDatabase {
+            Some(found) => Err(OpenError::NewerDatabase {
                 url: self.shown_url.clone(),
                 found,
                 known,
@@ -217,7 +217,7 @@ impl PgStore {
 #[cfg(test)]
 mod tests {
     use super::redacted;
-    use crate::store::{Backend, StoreError};
+    use crate::store::{Backend, OpenError};
 
     #[test]
     fn the_scheme_chooses_the_backend() {
@@ -228,7 +228,7 @@ mod tests {
             Backend::Postgres
         );
         let e = Backend::of("mysql://kozyr:secret@db/kozyr").unwrap_err();
-        assert!(matches!(e, StoreError::Scheme(_)));
+        assert!(matches!(e, OpenError::Scheme(_)));
         let said = e.to_string();
         assert!(
             said.contains("DATABASE_URL") && said.contains("`mysql:`"),

@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
+use super::action::Press;
 use super::games::{self, front_of};
 use super::present::{self, HandInfo, HandLayout, Occupant, TableInfo};
-use super::screen::Screen;
+use super::screen::{ButtonTarget, Screen};
 use crate::cards::{CardSet, PerSeat};
 use crate::i18n::{Args, Lang, key, tr_html};
 use crate::table::{Announcement, HandView, Phase, SeatState, TableView, Timestamp, UserId};
@@ -103,7 +104,28 @@ pub fn hand_screen(
         selection,
         layout,
     };
-    games::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal)
+    let mut screen = games::hand(hand.player.lang, &hinfo, &hand.game, &hand.legal);
+    mark_playable(&mut screen, hand);
+    screen
+}
+
+/// Marks each card of the hand that some move open now puts down: a card
+/// of a set a move takes (Kozel's leads, beats and passes, Hearts' pass),
+/// or one whose own button is a legal move (a Hearts play).
+fn mark_playable(screen: &mut Screen, hand: &HandView) {
+    let game = games::front_for(&hand.game);
+    let movable = (hand.legal.iter())
+        .filter_map(|a| game.card_set(*a))
+        .fold(CardSet::EMPTY, |acc, s| acc | s);
+    for b in screen.keyboard.rows.iter_mut().flatten() {
+        let (Some(face), ButtonTarget::Press(Press::Table { action, .. })) =
+            (&mut b.card, b.target)
+        else {
+            continue;
+        };
+        face.playable = movable.contains(face.card)
+            || game.action(action).is_some_and(|a| hand.legal.contains(&a));
+    }
 }
 
 /// `/score`: the table message's text without its buttons, or `None`

@@ -110,6 +110,9 @@ pub struct CardFace {
     /// On the seat's turn no move plays it now (✗); pressing it is
     /// refused with the reason.
     pub barred: bool,
+    /// Some move open now puts it down (set for every hand by
+    /// `front::outputs::hand_screen`, from the moves themselves).
+    pub playable: bool,
     /// The mark of a Kozel answer its one tap makes (⚔ beat, ↓ discard);
     /// `None` for a card its press selects, or plays as it is (Hearts).
     pub move_mark: Option<MoveMark>,
@@ -132,6 +135,7 @@ impl CardFace {
             selected: false,
             trump: false,
             barred: false,
+            playable: false,
             move_mark: None,
         }
     }

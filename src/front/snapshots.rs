@@ -2089,3 +2089,52 @@ fn a_hearts_hand_on_its_turn_after_a_trick() {
         "#]],
     );
 }
+
+/// Every hand marks, typed, which of its cards a move open now puts down:
+/// what the Mini App greys out. Kozel: the leader may lead any card, the
+/// others none; Hearts in play: the cards not barred on the seat's turn.
+#[test]
+fn a_hands_cards_say_which_a_move_puts_down() {
+    let hand = |game: &Game, seat: Seat| crate::table::HandView {
+        table: TableId(7),
+        chat: ChatKey::Telegram(-100),
+        title: "Friday".into(),
+        kind: game.kind(),
+        phase: Phase::Playing,
+        version: 40,
+        seat,
+        player: player(seat.index()),
+        away: false,
+        game: game.view(seat),
+        legal: game.legal_actions(seat),
+        your_turn: game.awaiting().contains(&seat),
+        deadline: None,
+        last_trick: None,
+        last_deal: None,
+    };
+    let faces = |game: &Game, seat: Seat| {
+        let h = hand(game, seat);
+        let info = info(game.kind(), 40, false);
+        let screen = outputs::hand_screen(&h, &info, CardSet::EMPTY, HandLayout::MiniApp);
+        let faces: Vec<_> = screen.keyboard.buttons().filter_map(|b| b.card).collect();
+        assert!(!faces.is_empty(), "seat {seat:?} shows its cards");
+        faces
+    };
+    let kozel = Game::new(GameKind::Kozel, GameOptions::default(), 11);
+    let leader = kozel.awaiting()[0];
+    assert!(faces(&kozel, leader).iter().all(|f| f.playable));
+    let other = Seat::new((leader.index() as u8 + 1) % 4).unwrap();
+    assert!(faces(&kozel, other).iter().all(|f| !f.playable));
+
+    let mut hearts = Game::new(GameKind::Hearts, GameOptions::default(), 11);
+    // Everyone passes their three lowest cards; then the play begins.
+    for s in 0..4u8 {
+        let seat = Seat::new(s).unwrap();
+        let pass = hearts.legal_actions(seat)[0];
+        hearts.apply(seat, pass).unwrap();
+    }
+    let on_turn = hearts.awaiting()[0];
+    let cards = faces(&hearts, on_turn);
+    assert!(cards.iter().any(|f| f.playable) && cards.iter().any(|f| !f.playable));
+    assert!(cards.iter().all(|f| f.playable != f.barred), "{cards:?}");
+}

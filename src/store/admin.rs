@@ -266,7 +266,9 @@ pub(super) fn read_error(url: &str, error: OpenError) -> OpenError {
         Some(path) if damaged => OpenError::Damaged {
             path,
             cause: match error {
-                OpenError::Store(StoreError::Db(sqlx::Error::Database(e))) => e.message().to_owned(),
+                OpenError::Store(StoreError::Db(sqlx::Error::Database(e))) => {
+                    e.message().to_owned()
+                }
                 e => e.to_string(),
             },
         },

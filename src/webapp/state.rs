@@ -7,10 +7,10 @@
 
 use serde::Serialize;
 
-use crate::cards::{Card, CardSet, Suit};
+use crate::cards::{Card, Suit};
 use crate::front::Front;
 use crate::front::action::{Press, TableAction};
-use crate::front::games::{Played, front_for};
+use crate::front::games::Played;
 use crate::front::outputs::time_left;
 use crate::front::rich::Rich;
 use crate::front::screen::{ButtonTarget, Screen};
@@ -260,40 +260,30 @@ pub fn build(
 
 fn hand_json(front: &Front, hand: &HandView, view: &TableView) -> HandJson {
     let screen = front.hand_screen_alone(hand, view);
-    let game = front_for(&hand.game);
-    // Every card some move open now puts down (Kozel's sets, Hearts'
-    // passes); Hearts' one-card plays are checked one by one below.
-    let movable: CardSet = hand
-        .legal
-        .iter()
-        .filter_map(|a| game.card_set(*a))
-        .fold(CardSet::EMPTY, |acc, s| acc | s);
     let mut cards = Vec::new();
     let mut moves = Vec::new();
     for b in screen.keyboard.buttons() {
         let ButtonTarget::Press(press) = b.target else {
             continue;
         };
-        let action = match press {
-            Press::Table { action, .. } => Some(action),
-            Press::Chat { .. } => None,
-        };
-        match (b.card, action) {
-            (Some(face), Some(action)) => {
-                let playable = movable.contains(face.card)
-                    || game.action(action).is_some_and(|a| hand.legal.contains(&a));
-                cards.push(CardJson {
-                    face: self::face(face.card),
-                    selected: face.selected,
-                    playable,
-                    mark: face.marks(),
-                    press: press.encode(),
-                });
-            }
-            _ => moves.push(MoveJson {
+        match b.card {
+            Some(face) => cards.push(CardJson {
+                face: self::face(face.card),
+                selected: face.selected,
+                playable: face.playable,
+                mark: face.marks(),
+                press: press.encode(),
+            }),
+            None => moves.push(MoveJson {
                 label: b.label.clone(),
                 press: press.encode(),
-                minor: matches!(action, Some(TableAction::Clear)),
+                minor: matches!(
+                    press,
+                    Press::Table {
+                        action: TableAction::Clear,
+                        ..
+                    }
+                ),
             }),
         }
     }

@@ -1,4 +1,5 @@
-//! One [`Commit`]'s rows, written the same way on both backends: the
+//! A [`Commit`]: a transition serialized into the rows it writes, and
+//! those rows written the same way on both backends ([`write_one`]): the
 //! SQLite writer runs it in a savepoint of its group transaction, the
 //! PostgreSQL store in a transaction of its own. What differs between the
 //! two is around this body (how transactions are grouped and retried),
@@ -6,9 +7,342 @@
 
 use super::StoreError;
 use super::sql::{Sql, args};
-use super::writer::{Commit, ShownWrite, StatsWrite};
 use crate::table::storage::HandTokenChange;
-use crate::table::{ChatKey, TableId};
+use crate::table::{
+    Announcement, ChatKey, Counters, Effect, Lang, Platform, Player, TableEvent, TableId,
+    Timestamp, Transition, stats_delta,
+};
+
+/// A transition serialized for the writer. Building it (JSON encoding)
+/// happens on the caller's task, not the writer's.
+#[derive(Debug)]
+pub struct Commit {
+    pub(super) at: i64,
+    pub(super) dedup: Option<DedupRow>,
+    pub(super) tables: Vec<TableWrite>,
+    pub(super) moved_chat: Option<(ChatKey, ChatKey)>,
+    pub(super) players: Vec<PlayerWrite>,
+    pub(super) stats: Vec<StatsWrite>,
+    pub(super) chat_lang: Option<(ChatKey, Lang)>,
+    pub(super) message_ref: Option<MessageRefWrite>,
+    pub(super) shown: Option<ShownWrite>,
+    /// A change to the kept hand tokens (the `hand_tokens` migration).
+    pub(super) hand_token: Option<HandTokenChange>,
+    /// Announcements a chat is owed (the `owed_outputs` migration).
+    pub(super) owed: Vec<OwedWrite>,
+    /// An owed announcement the chat got.
+    pub(super) owed_sent: Option<OwedWrite>,
+}
+
+/// One row of `owed_outputs`.
+#[derive(Debug)]
+pub(super) struct OwedWrite {
+    pub(super) platform: &'static str,
+    pub(super) table_id: i64,
+    pub(super) chat_id: String,
+    /// The JSON of the announcement.
+    pub(super) json: String,
+}
+
+/// What a front-end's messages show, as hashes (the `shown_hash` migration).
+#[derive(Debug)]
+pub(super) enum ShownWrite {
+    /// Forget every hash of the platform.
+    Clear { platform: &'static str },
+    /// (table, chat id, hash) of messages recorded in `message_refs`; a
+    /// `None` hash: not known.
+    Set {
+        platform: &'static str,
+        rows: Vec<(i64, String, Option<i64>)>,
+    },
+}
+
+#[derive(Debug)]
+pub(super) struct MessageRefWrite {
+    pub(super) platform: &'static str,
+    pub(super) table_id: i64,
+    pub(super) chat_id: String,
+    /// `None` forgets the message.
+    pub(super) message_id: Option<i64>,
+    /// What the message shows (`None`: not known).
+    pub(super) shown: Option<i64>,
+}
+
+#[derive(Debug)]
+pub(super) struct PlayerWrite {
+    pub(super) platform: &'static str,
+    pub(super) player: Player,
+}
+
+/// Counters to add; `user: None` is the chat's row.
+#[derive(Debug)]
+pub(super) struct StatsWrite {
+    pub(super) platform: &'static str,
+    pub(super) chat_id: String,
+    pub(super) game: &'static str,
+    pub(super) user: Option<String>,
+    pub(super) add: Counters,
+}
+
+#[derive(Debug)]
+pub(super) struct DedupRow {
+    pub(super) key: String,
+    pub(super) table_id: Option<i64>,
+    pub(super) first_version: i64,
+    pub(super) last_version: i64,
+}
+
+#[derive(Debug)]
+pub(super) struct TableWrite {
+    pub(super) id: i64,
+    pub(super) before: Option<i64>,
+    pub(super) version: i64,
+    pub(super) platform: &'static str,
+    pub(super) chat_id: String,
+    pub(super) game: &'static str,
+    pub(super) phase: &'static str,
+    pub(super) deadline: Option<i64>,
+    pub(super) snapshot: String,
+    pub(super) created_at: i64,
+    pub(super) events: Vec<EventWrite>,
+}
+
+#[derive(Debug)]
+pub(super) struct EventWrite {
+    pub(super) version: i64,
+    pub(super) kind: &'static str,
+    pub(super) json: String,
+}
+
+fn to_i64(v: u64) -> Result<i64, StoreError> {
+    i64::try_from(v).map_err(|_| StoreError::Corrupt(format!("version {v} out of range")))
+}
+
+impl Commit {
+    /// Serializes what `transition` changed, under de-duplication key `dedup`.
+    pub fn new(
+        transition: &Transition,
+        dedup: Option<&str>,
+        now: Timestamp,
+    ) -> Result<Commit, StoreError> {
+        let mut tables = Vec::with_capacity(transition.changes.len());
+        let mut players = Vec::new();
+        let mut stats = Vec::new();
+        for change in &transition.changes {
+            let t = &change.table;
+            let platform = t.chat().platform().as_str();
+            for e in &change.events {
+                if let TableEvent::Seated { player, .. } = e {
+                    players.push(PlayerWrite {
+                        platform,
+                        player: player.clone(),
+                    });
+                }
+            }
+            let delta = stats_delta(t, &change.events);
+            if !delta.is_empty() {
+                let row = |user: Option<String>, add: Counters| StatsWrite {
+                    platform,
+                    chat_id: t.chat().id(),
+                    game: t.kind().as_str(),
+                    user,
+                    add,
+                };
+                stats.push(row(None, delta.chat));
+                for (user, add) in delta.players {
+                    stats.push(row(Some(user.to_string()), add));
+                }
+            }
+            let mut events = Vec::with_capacity(change.events.len());
+            for (i, e) in change.events.iter().enumerate() {
+                events.push(EventWrite {
+                    version: to_i64(change.first_version() + i as u64)?,
+                    kind: e.name(),
+                    json: serde_json::to_string(e)?,
+                });
+            }
+            tables.push(TableWrite {
+                id: t.id().0,
+                before: change.before.map(to_i64).transpose()?,
+                version: to_i64(t.version())?,
+                platform: t.chat().platform().as_str(),
+                chat_id: t.chat().id(),
+                game: t.kind().as_str(),
+                phase: t.phase().as_str(),
+                deadline: t.deadline().map(Timestamp::millis),
+                snapshot: serde_json::to_string(t)?,
+                created_at: t.created_at().millis(),
+                events,
+            });
+        }
+        let dedup = match dedup {
+            None => None,
+            Some(key) => {
+                let main = transition.changes.last();
+                Some(DedupRow {
+                    key: key.to_owned(),
+                    table_id: main.map(|c| c.table.id().0),
+                    first_version: main.map_or(Ok(1), |c| to_i64(c.first_version()))?,
+                    last_version: main.map_or(Ok(0), |c| to_i64(c.table.version()))?,
+                })
+            }
+        };
+        let mut owed = Vec::new();
+        for e in &transition.effects {
+            if let Effect::Announce {
+                chat,
+                table,
+                announcement,
+            } = e
+                && announcement.is_owed()
+            {
+                owed.push(OwedWrite {
+                    platform: chat.platform().as_str(),
+                    table_id: table.0,
+                    chat_id: chat.id(),
+                    json: serde_json::to_string(announcement)?,
+                });
+            }
+        }
+        Ok(Commit {
+            at: now.millis(),
+            dedup,
+            tables,
+            moved_chat: transition.moved_chat.clone(),
+            players,
+            stats,
+            chat_lang: transition.chat_language.clone(),
+            message_ref: None,
+            shown: None,
+            hand_token: None,
+            owed,
+            owed_sent: None,
+        })
+    }
+
+    /// The chat got an owed announcement of `table` (its oldest row with
+    /// that content is deleted).
+    pub fn owed_sent(
+        platform: Platform,
+        table: crate::table::TableId,
+        announcement: &Announcement,
+        now: Timestamp,
+    ) -> Result<Commit, StoreError> {
+        Ok(Commit {
+            owed_sent: Some(OwedWrite {
+                platform: platform.as_str(),
+                table_id: table.0,
+                chat_id: String::new(),
+                json: serde_json::to_string(announcement)?,
+            }),
+            ..Commit::nothing(now)
+        })
+    }
+
+    /// Records a person's name and language outside any table command
+    /// (a front-end learning the language they chose, say).
+    pub fn player(platform: crate::table::Platform, player: &Player, now: Timestamp) -> Commit {
+        Commit {
+            players: vec![PlayerWrite {
+                platform: platform.as_str(),
+                player: player.clone(),
+            }],
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records the language a chat chose.
+    pub fn chat_language(chat: &ChatKey, lang: Lang, now: Timestamp) -> Commit {
+        Commit {
+            chat_lang: Some((chat.clone(), lang)),
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records (or with `None` forgets) the message a front-end shows a
+    /// table with in `chat_id` (the chat itself, or a person's private chat).
+    pub fn message_ref(
+        platform: crate::table::Platform,
+        table: crate::table::TableId,
+        chat_id: &str,
+        message_id: Option<i64>,
+        shown: Option<i64>,
+        now: Timestamp,
+    ) -> Commit {
+        Commit {
+            message_ref: Some(MessageRefWrite {
+                platform: platform.as_str(),
+                table_id: table.0,
+                chat_id: chat_id.to_owned(),
+                message_id,
+                shown,
+            }),
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records what messages show (`Some`), or forgets it all (`None`).
+    pub fn shown_hashes(
+        platform: crate::table::Platform,
+        rows: Option<Vec<(crate::table::TableId, String, i64)>>,
+        now: Timestamp,
+    ) -> Commit {
+        let platform = platform.as_str();
+        Commit {
+            shown: Some(match rows {
+                None => ShownWrite::Clear { platform },
+                Some(rows) => ShownWrite::Set {
+                    platform,
+                    rows: rows
+                        .into_iter()
+                        .map(|(t, c, h)| (t.0, c, Some(h)))
+                        .collect(),
+                },
+            }),
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// Records what messages show, a `None` hash as not known.
+    pub fn mark_shown(
+        platform: crate::table::Platform,
+        rows: Vec<crate::table::storage::ShownRow>,
+        now: Timestamp,
+    ) -> Commit {
+        Commit {
+            shown: Some(ShownWrite::Set {
+                platform: platform.as_str(),
+                rows: rows.into_iter().map(|(t, c, h)| (t.0, c, h)).collect(),
+            }),
+            ..Commit::nothing(now)
+        }
+    }
+
+    /// A change to the kept hand tokens.
+    pub fn hand_token(change: HandTokenChange, now: Timestamp) -> Commit {
+        Commit {
+            hand_token: Some(change),
+            ..Commit::nothing(now)
+        }
+    }
+
+    fn nothing(now: Timestamp) -> Commit {
+        Commit {
+            at: now.millis(),
+            dedup: None,
+            tables: Vec::new(),
+            moved_chat: None,
+            players: Vec::new(),
+            stats: Vec::new(),
+            chat_lang: None,
+            message_ref: None,
+            shown: None,
+            hand_token: None,
+            owed: Vec::new(),
+            owed_sent: None,
+        }
+    }
+}
 
 const INSERT_COMMAND: &str =
     "INSERT INTO commands (dedup_key, table_id, first_version, last_version, at)

@@ -36,6 +36,7 @@ use crate::table::{ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent,
 
 pub use crate::table::storage::{PlayerStats, RecordedCommand, StoreHealth};
 pub use admin::{SqliteClaim, Who, check_exists, claim_sqlite, database_path, diagnose};
+pub use commit::Commit;
 pub use copy::{Copied, copy_store};
 pub use export::{Exported, export_chat};
 pub use postgres::PgStore;
@@ -43,7 +44,6 @@ pub use queries::{Db, Queries};
 #[cfg(any(test, feature = "dev-tools"))]
 pub use service::ServiceStore;
 pub use sqlite::{MIGRATOR, Store};
-pub use writer::Commit;
 
 /// Which database a URL names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

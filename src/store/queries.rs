@@ -11,8 +11,8 @@ use std::future::Future;
 use sqlx::postgres::PgPool;
 use sqlx::sqlite::SqlitePool;
 
+use super::commit::Commit;
 use super::stats::StatsRow;
-use super::writer::Commit;
 use super::{
     ChatRow, CommandRow, EventRow, SnapshotRow, StoreError, decode_snapshot, replay_log,
     version_of, writes_decoded, writes_encoded,

@@ -31,7 +31,7 @@ use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::watch;
 
-use super::writer::Commit;
+use super::commit::Commit;
 use super::{OpenError, StoreError, StoreHealth, StoreOptions};
 use crate::table::TableId;
 

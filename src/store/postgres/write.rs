@@ -4,7 +4,7 @@
 use sqlx::postgres::PgPool;
 
 use super::super::StoreError;
-use super::super::writer::Commit;
+use super::super::commit::Commit;
 
 /// How often a transaction the server aborted to break a deadlock or a
 /// serialization failure is tried again before the commit fails.

@@ -19,7 +19,7 @@ use crate::delivery::pacing::instant_of;
 use crate::delivery::restore::Restored;
 use crate::table::runtime::TableService;
 use crate::table::storage::{HandTokenChange, HandTokenRow, StorageError};
-use crate::table::{Announcement, Phase, Platform, TableId, TableView};
+use crate::table::{Announcement, Phase, Platform, TableId, TableView, Timestamp};
 
 /// Holds in `news` the announcements owed to `platform`'s chats that a
 /// stop (or a kill) left unsent: they wait for their table's next render,
@@ -115,7 +115,7 @@ pub async fn restore(
         None => Vec::new(),
         Some(life) => {
             let now = service.now();
-            match hand_tokens(service, platform, life).await {
+            match hand_tokens(service, platform, life, now).await {
                 Ok(rows) => rows
                     .into_iter()
                     .map(|row| {
@@ -138,21 +138,22 @@ pub async fn restore(
     }
 }
 
-/// The hand tokens of `platform`'s open tables younger than `life`; older
-/// ones are forgotten first.
+/// The hand tokens of `platform`'s open tables younger than `life` as of
+/// `now`; older ones are forgotten first.
 async fn hand_tokens(
     service: &TableService,
     platform: Platform,
     life: Duration,
+    now: Timestamp,
 ) -> Result<Vec<HandTokenRow>, StorageError> {
     let life = i64::try_from(life.as_millis()).unwrap_or(i64::MAX);
-    let since = service.now().plus_millis(life.saturating_neg());
+    let since = now.plus_millis(life.saturating_neg());
     let expired = HandTokenChange::Expired {
         platform,
         before: since,
     };
     let records = service.records();
-    records.change_hand_token(expired, service.now()).await?;
+    records.change_hand_token(expired, now).await?;
     records.hand_tokens(platform, since).await
 }
 

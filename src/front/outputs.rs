@@ -90,9 +90,25 @@ pub fn hand_screen(
     selection: CardSet,
     layout: HandLayout,
 ) -> Screen {
-    // The tricks and the deal's end as of the hand's own state, even if the
-    // table view given is of another moment.
+    // The hand is drawn as of its own state, even if the table view given
+    // is of another moment (a delivery may draw a newer hand with the view
+    // it has): its buttons carry the hand's version, so a press acts on
+    // the state it shows, and whether an AI player stands in for this seat
+    // is the hand's to say, as are the tricks and the deal's end.
+    let mut seats = info.seats.clone();
+    seats[hand.seat] = Some(match &info.seats[hand.seat] {
+        _ if hand.away => Occupant::StandIn {
+            name: hand.player.name.clone(),
+        },
+        Some(Occupant::Human { reachable, .. }) => Occupant::Human {
+            name: hand.player.name.clone(),
+            reachable: *reachable,
+        },
+        _ => Occupant::human(hand.player.name.clone()),
+    });
     let info = &TableInfo {
+        version: hand.version,
+        seats,
         last_trick: hand.last_trick.clone(),
         last_deal: hand.last_deal.clone(),
         ..info.clone()

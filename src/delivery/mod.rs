@@ -41,6 +41,7 @@ pub mod burial;
 pub mod content;
 pub mod engine;
 pub mod gate;
+pub mod interaction;
 pub mod lane;
 pub mod latest;
 pub mod news;

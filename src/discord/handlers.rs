@@ -21,6 +21,9 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::Shared;
+use crate::delivery::interaction::{
+    CommandStep, PressFirst, Said, Seen, Sorted, command_answer, press_answer,
+};
 use crate::front::Reply;
 use crate::front::action::{MenuPick, Press};
 use crate::front::core::{BotCommand, Origin};
@@ -277,46 +280,50 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
             .command(shared, &s.player, &s.origin, command, dedup),
     )
     .await;
-    // (message, ephemeral): what concerns the sender alone only they see.
-    let mut says: Vec<(Message, bool)> = Vec::new();
-    // A table brought back is posted after what is said about it, so it
-    // stays the channel's newest message.
-    let mut brought = Vec::new();
-    for r in replies {
-        match r {
-            Reply::Say(screen) => says.push((markup::public(&screen, None, None), false)),
-            Reply::Tell(screen) => says.push((markup::public(&screen, None, None), true)),
-            Reply::Popup(t) => says.push((text(&t), true)),
-            Reply::Render(o) => shared.notify(Local::Output(o)),
-            Reply::BringTable(v) => brought.push(v),
-            Reply::CloseMenu | Reply::ReplaceMenu(_) | Reply::Seated { .. } => {}
-        }
+    let sorted = Sorted::of(replies, None);
+    for o in sorted.outputs {
+        shared.notify(Local::Output(o));
     }
+    // What concerns the sender alone only they see.
+    let said = (sorted.said.into_iter())
+        .map(|w| {
+            let seen = w.seen();
+            let m = match w {
+                Said::Chat(screen) | Said::Sender(screen) => markup::public(&screen, None, None),
+                Said::Note(t) => text(&t),
+            };
+            (m, seen)
+        })
+        .collect();
     // A command that opened a table shows it as the table message; the
     // interaction itself only needs a quiet, private acknowledgement.
-    let acknowledgement = says.is_empty();
-    let (first, ephemeral) = says.first().cloned().unwrap_or_else(|| (text("✅"), true));
-    if late && ephemeral != defer_privately {
-        // The deferred "thinking…" note was not seen by whom the answer is
-        // for (public for the sender alone, or the reverse): it goes, and
-        // the answer follows as a message of its own.
-        let client = shared.http.interaction(shared.app);
-        let r = client.delete_response(&i.token).await;
-        super::calls::record("delete_response", &r);
-        if let Err(e) = r {
-            tracing::warn!(error = %e, "removing a deferred answer failed");
-        }
-        if !acknowledgement {
-            followup(shared, &i.token, &first, ephemeral).await;
-        }
+    let deferred = late.then_some(if defer_privately {
+        Seen::Sender
     } else {
-        answer_with(shared, i, late, &first, ephemeral).await;
+        Seen::Chat
+    });
+    for step in command_answer(said, text("✅"), deferred) {
+        match step {
+            CommandStep::Answer(m, seen) => {
+                answer_with(shared, i, late, &m, seen == Seen::Sender).await;
+            }
+            CommandStep::DeleteDeferred => {
+                let client = shared.http.interaction(shared.app);
+                let r = client.delete_response(&i.token).await;
+                super::calls::record("delete_response", &r);
+                if let Err(e) = r {
+                    tracing::warn!(error = %e, "removing a deferred answer failed");
+                }
+            }
+            CommandStep::FollowUp(m, seen) => {
+                followup(shared, &i.token, &m, seen == Seen::Sender).await;
+            }
+        }
     }
-    for (m, ephemeral) in says.iter().skip(1) {
-        followup(shared, &i.token, m, *ephemeral).await;
-    }
-    for v in brought {
-        shared.notify(Local::BringTable(v));
+    // A table brought back is posted after what is said about it, so it
+    // stays the channel's newest message.
+    for v in sorted.bring {
+        shared.notify(Local::BringTable(Box::new(v)));
     }
 }
 
@@ -402,61 +409,44 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
                     .press(shared, &s.player, &origin, data, dedup)
                     .await
             }
-            Ask::Cards(values) if !from_hand => {
-                let _ = values;
+            Ask::Cards(_) if !from_hand => {
                 vec![Reply::Popup(tr(lang, key::ERR_BAD_BUTTON, &Args::new()))]
             }
             Ask::Cards(values) => cards(shared, &s.player, &origin, values, dedup).await,
         };
+        let mut sorted = Sorted::of(replies, from_hand.then_some(&s.player.id));
+        for o in sorted.outputs.drain(..) {
+            shared.notify(Local::Output(o));
+        }
+        for v in sorted.bring.drain(..) {
+            shared.notify(Local::BringTable(Box::new(v)));
+        }
         // What the hand shows after the press: the message pressed on is
-        // updated in the answer itself.
-        let mut hand_now = None;
-        let mut popups = Vec::new();
-        let mut says = Vec::new();
-        let mut close = false;
-        // What a closed menu shows instead of its buttons, if not its text.
-        let mut closing = None;
-        let mut seated = None;
-        let mut table_of_hand = None;
-        for r in replies {
-            match r {
-                Reply::Render(Output::RenderHand(h)) if from_hand && h.player.id == s.player.id => {
-                    table_of_hand = Some(h.table);
-                    hand_now = hand_message(shared, &h).await;
-                }
-                Reply::Render(o) => shared.notify(Local::Output(o)),
-                Reply::BringTable(v) => shared.notify(Local::BringTable(v)),
-                Reply::Popup(t) => popups.push(t),
-                Reply::Tell(screen) => popups.push(markup::public(&screen, None, None).content),
-                Reply::Say(screen) => says.push(markup::public(&screen, None, None)),
-                Reply::CloseMenu => close = true,
-                Reply::ReplaceMenu(screen) => {
-                    close = true;
-                    closing = Some(markup::public(&screen, None, None).content);
-                }
-                Reply::Seated { text: t, .. } => seated = Some(markup::public(&t, None, None)),
-            }
-        }
-        // A move from the hand changed it: show the state after the move.
-        if from_hand
-            && hand_now.is_none()
-            && popups.is_empty()
-            && let Some(table) = pressed_table(c.custom_id.as_str(), &c.values)
-            && let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await
-        {
-            table_of_hand = Some(table);
-            hand_now = hand_message(shared, &h).await;
-        }
-        (
-            hand_now,
-            table_of_hand,
-            popups,
-            says,
-            (close, closing),
-            seated,
-        )
+        // updated in the answer itself. A move from the hand changed it
+        // even when no reply drew it: the state after the move.
+        let quiet = !sorted.said.iter().any(|w| w.seen() == Seen::Sender);
+        let own = match sorted.own_hand.take() {
+            Some(h) => Some(*h),
+            None if from_hand && quiet => match pressed_table(c.custom_id.as_str(), &c.values) {
+                Some(table) => shared
+                    .front
+                    .service()
+                    .hand_of(table, &s.player.id)
+                    .await
+                    .ok()
+                    .flatten(),
+                None => None,
+            },
+            None => None,
+        };
+        let table_of_hand = own.as_ref().map(|h| h.table);
+        let hand_now = match &own {
+            Some(h) => hand_message(shared, h).await,
+            None => None,
+        };
+        (hand_now, table_of_hand, sorted)
     };
-    let ((mut hand_now, table_of_hand, popups, says, (close, closing), seated), late) = in_time(
+    let ((mut hand_now, table_of_hand, sorted), late) = in_time(
         shared,
         i,
         defer_after,
@@ -464,18 +454,6 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         work,
     )
     .await;
-    let mut popups = popups.into_iter();
-    // A menu that did its job shows its closing text (or keeps its own)
-    // without components.
-    let closed_menu = close.then(|| Message {
-        content: closing.unwrap_or_else(|| {
-            i.message
-                .as_ref()
-                .map(|m| m.content.clone())
-                .unwrap_or_default()
-        }),
-        components: Vec::<Component>::new(),
-    });
     // The answer changes the hand: the store's record of what it shows is
     // made unknown first (one short write, and only when it held another
     // hash), so a kill before the new token is kept leaves no hash behind
@@ -500,34 +478,44 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     {
         (updated_hand, hand_now) = (Some(hash_of(m)), None);
     }
-    use InteractionResponseType::{ChannelMessageWithSource, DeferredUpdateMessage, UpdateMessage};
     if let Some(m) = &hand_now {
         updated_hand = Some(hash_of(m));
     }
-    let update = hand_now.as_ref().or(closed_menu.as_ref());
+    // A menu that did its job shows its closing text (or keeps its own)
+    // without components.
+    let closed_menu = sorted.closed_menu.map(|closing| Message {
+        content: match closing {
+            Some(screen) => markup::public(&screen, None, None).content,
+            None => (i.message.as_ref())
+                .map(|m| m.content.clone())
+                .unwrap_or_default(),
+        },
+        components: Vec::<Component>::new(),
+    });
+    let (mut notes, mut says) = (Vec::new(), Vec::new());
+    for said in sorted.said {
+        match said {
+            Said::Note(t) => notes.push(text(&t)),
+            Said::Sender(screen) => notes.push(text(&markup::public(&screen, None, None).content)),
+            Said::Chat(screen) => says.push(markup::public(&screen, None, None)),
+        }
+    }
+    let seated = sorted.seated.map(|t| markup::public(&t, None, None));
+    let plan = press_answer(hand_now.or(closed_menu), notes, seated, says, late);
     // Whether the answer reached Discord (an interaction it never took an
-    // answer for has no original response to edit), and whether the
-    // original response is then the pressed message (an update, or a
-    // deferred one) rather than a new ephemeral note. An update keeps the
+    // answer for has no original response to edit). An update keeps the
     // message's own flags (ephemeral stays so).
-    let (answered, original_is_pressed) = if late {
-        // Deferred as an update of the pressed message: edit it now.
-        let edited = match update {
-            Some(m) => edit_original(shared, &i.token, m).await,
-            None => true,
-        };
-        (edited, true)
-    } else {
-        let (kind, body, pressed) = if let Some(m) = update {
-            (UpdateMessage, Some(data(m, false)), true)
-        } else if let Some(p) = popups.next() {
-            (ChannelMessageWithSource, Some(data(&text(&p), true)), false)
-        } else if let Some(m) = &seated {
-            (ChannelMessageWithSource, Some(data(m, true)), false)
-        } else {
-            (DeferredUpdateMessage, None, true)
-        };
-        (respond(shared, i, kind, body).await, pressed)
+    use InteractionResponseType::{ChannelMessageWithSource, DeferredUpdateMessage, UpdateMessage};
+    let answered = match (&plan.first, late) {
+        (PressFirst::Update(m), true) => edit_original(shared, &i.token, m).await,
+        (PressFirst::Quiet, true) => true,
+        (PressFirst::Update(m), false) => {
+            respond(shared, i, UpdateMessage, Some(data(m, false))).await
+        }
+        (PressFirst::Note(m), _) => {
+            respond(shared, i, ChannelMessageWithSource, Some(data(m, true))).await
+        }
+        (PressFirst::Quiet, false) => respond(shared, i, DeferredUpdateMessage, None).await,
     };
     // The pressed hand message is now this interaction's original response:
     // its token edits the hand from now on. Not when the answer never
@@ -535,47 +523,29 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     // one would be refused (10015) and the hand would stop following the
     // game until its person pressed My hand.
     if from_hand
-        && original_is_pressed
-        && !answered
+        && plan.original_is_pressed()
         && let Some(table) = table_of_hand
     {
-        drop(hand_turn);
-        // The hand shows what it showed before the press: the outbox
-        // draws the state after it through the older token.
-        if let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await {
-            shared.notify(Local::Output(Output::RenderHand(Box::new(h))));
-        }
-    } else if from_hand
-        && original_is_pressed
-        && let Some(table) = table_of_hand
-    {
-        // What the message shows is known only when no outbox edit of it
-        // can still land after this answer: it held the hand's turn.
-        let shown = updated_hand.filter(|_| hand_turn.is_some());
-        if let Some(at) = shared.arrival(i.id.get()) {
+        if answered && let Some(at) = shared.arrival(i.id.get()) {
+            // What the message shows is known only when no outbox edit of
+            // it can still land after this answer: it held the hand's turn.
+            let shown = updated_hand.filter(|_| hand_turn.is_some());
             let token = (i.token.clone(), at);
             let place = (&s.player.id, table);
             shared.tokens.given(place, token, shown, pressed).await;
         }
         drop(hand_turn);
-        // An edit of this hand still in flight may land after the answer
-        // with an older state: the outbox draws it again if so (nothing is
-        // sent when the message already shows the newest state).
+        // Unanswered, the hand shows what it showed before the press, and
+        // the outbox draws the state after it through the older token.
+        // Answered, an edit of this hand still in flight may land after the
+        // answer with an older state: the outbox draws it again if so
+        // (nothing is sent when the message already shows the newest).
         if let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await {
             shared.notify(Local::Output(Output::RenderHand(Box::new(h))));
         }
     }
-    for p in popups {
-        followup(shared, &i.token, &text(&p), true).await;
-    }
-    // The seat note went out as the answer unless something else did.
-    if (late || hand_now.is_some() || close)
-        && let Some(m) = &seated
-    {
-        followup(shared, &i.token, m, true).await;
-    }
-    for m in says {
-        followup(shared, &i.token, &m, false).await;
+    for (m, seen) in plan.follow_ups {
+        followup(shared, &i.token, &m, seen == Seen::Sender).await;
     }
 }
 

@@ -11,13 +11,17 @@ WORKDIR /src
 # Nothing may swallow its exit status: a failing dependency build must fail
 # the image build (it once failed on every build, unnoticed).
 COPY Cargo.toml Cargo.lock build.rs ./
+# Every workspace member's manifest (Cargo.toml's `members`), at its place.
+COPY crates/cards/Cargo.toml crates/cards/
+COPY crates/kozel/Cargo.toml crates/kozel/
+COPY crates/hearts/Cargo.toml crates/hearts/
 COPY docker/stub-targets.sh docker/
 RUN sh docker/stub-targets.sh . && cargo build --release --locked --bin kozyr
 COPY . .
-# Touch the real crate roots so Cargo sees them as newer than the stubs it
+# Touch the real crate roots (the workspace's members too) so Cargo sees them as newer than the stubs it
 # built, whatever modification times the build context carries. The release
 # profile strips the binary (Cargo.toml).
-RUN touch src/main.rs src/lib.rs && cargo build --release --locked --bin kozyr \
+RUN touch src/main.rs src/lib.rs crates/*/src/lib.rs && cargo build --release --locked --bin kozyr \
     && mkdir -p /data-skeleton
 
 FROM gcr.io/distroless/cc-debian12:nonroot

@@ -4,7 +4,7 @@
 # (cached until Cargo.toml or Cargo.lock change). Cargo refuses a manifest
 # whose targets have no source, so every `[[bin]]`, `[[bench]]`, `[[test]]`
 # and `[[example]]` gets a stub at its `path`, or at the place Cargo looks
-# for it by name. `tests/admin.rs` runs this on a copy of the manifest and
+# for it by name, and each workspace member under `crates/` an empty library. `tests/admin.rs` runs this on a copy of the manifest and
 # checks that Cargo accepts the result, so a new kind of target cannot
 # quietly break the cache again.
 #
@@ -16,6 +16,14 @@ test -f Cargo.toml || { echo "stub-targets: no Cargo.toml in $(pwd)" >&2; exit 1
 mkdir -p src
 echo 'fn main() {}' > src/main.rs
 : > src/lib.rs
+# The workspace's library crates (crates/*, each manifest copied before
+# this runs): an empty library root each.
+for manifest in crates/*/Cargo.toml; do
+    [ -f "$manifest" ] || continue
+    member=$(dirname "$manifest")
+    mkdir -p "$member/src"
+    : > "$member/src/lib.rs"
+done
 
 # One line per target: "<kind> <name> <path or ->".
 awk '

@@ -7,7 +7,7 @@
 //! Discord, and [`loadtest`].
 
 pub mod ai;
-pub mod cards;
+pub use kozyr_cards as cards;
 pub mod config;
 pub mod delivery;
 pub mod discord;
@@ -18,9 +18,9 @@ pub mod fakediscord;
 pub mod front;
 pub mod game;
 pub mod health;
-pub mod hearts;
+pub use kozyr_hearts as hearts;
 pub mod i18n;
-pub mod kozel;
+pub use kozyr_kozel as kozel;
 #[cfg(feature = "dev-tools")]
 pub mod loadtest;
 pub mod metrics;

@@ -75,10 +75,28 @@ fn the_docker_dependency_layer_accepts_every_target_in_cargo_toml() {
             .expect("run cargo");
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
+    // The workspace's members besides the root package.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let members: Vec<String> = (manifest.lines())
+        .find(|l| l.starts_with("members = ["))
+        .expect("Cargo.toml names its workspace members on one line")
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|m| *m != ".")
+        .map(str::to_owned)
+        .collect();
+    assert!(!members.is_empty());
     let copy = || {
         let dir = tempfile::tempdir().unwrap();
         for f in ["Cargo.toml", "Cargo.lock", "build.rs"] {
             std::fs::copy(root.join(f), dir.path().join(f)).unwrap();
+        }
+        // The members' manifests, as the Dockerfile copies them.
+        for m in &members {
+            let to = dir.path().join(m);
+            std::fs::create_dir_all(&to).unwrap();
+            std::fs::copy(root.join(m).join("Cargo.toml"), to.join("Cargo.toml")).unwrap();
         }
         dir
     };
@@ -102,12 +120,22 @@ fn the_docker_dependency_layer_accepts_every_target_in_cargo_toml() {
     std::fs::create_dir_all(bare.path().join("src")).unwrap();
     std::fs::write(bare.path().join("src/main.rs"), "fn main() {}").unwrap();
     std::fs::write(bare.path().join("src/lib.rs"), "").unwrap();
+    for m in &members {
+        std::fs::create_dir_all(bare.path().join(m).join("src")).unwrap();
+        std::fs::write(bare.path().join(m).join("src/lib.rs"), "").unwrap();
+    }
     let said = check(bare.path());
     assert!(said.contains("can't find"), "{said}");
 
     // And the Dockerfile uses the script, with nothing hiding a failure.
     let dockerfile = std::fs::read_to_string(root.join("Dockerfile")).unwrap();
     assert!(dockerfile.contains("COPY docker/stub-targets.sh docker/"));
+    for m in &members {
+        assert!(
+            dockerfile.contains(&format!("COPY {m}/Cargo.toml {m}/")),
+            "the Dockerfile does not copy {m}'s manifest"
+        );
+    }
     assert!(
         dockerfile.contains("RUN sh docker/stub-targets.sh . && cargo build --release --locked")
     );

@@ -12,7 +12,15 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 600;
 
 /// The folders whose files' words count as names the codemap may use.
-const SOURCES: [&str; 6] = ["src", "tests", "benches", "migrations", "locales", "deploy"];
+const SOURCES: [&str; 7] = [
+    "src",
+    "crates",
+    "tests",
+    "benches",
+    "migrations",
+    "locales",
+    "deploy",
+];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -86,11 +94,11 @@ fn code_spans(text: &str) -> Vec<String> {
     spans
 }
 
-/// Whether some file of `src/` or `tests/` ends with `tail`
+/// Whether some file of `src/`, `crates/` or `tests/` ends with `tail`
 /// (`postgres/inbox.rs`).
 fn files_named(tail: &str) -> bool {
     let mut files = Vec::new();
-    for dir in ["src", "tests", "benches"] {
+    for dir in ["src", "crates", "tests", "benches"] {
         files_under(&root().join(dir), &mut files);
     }
     files
@@ -103,6 +111,7 @@ fn stale(span: &str, words: &HashSet<String>) -> Option<String> {
     let span = span.trim();
     let path_like = [
         "src/",
+        "crates/",
         "tests/",
         "docs/",
         "migrations/",

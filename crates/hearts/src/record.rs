@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Event, HeartsOptions, Match, PassDirection};
-use crate::cards::{CardSet, Seat};
+use kozyr_cards::{CardSet, Seat};
 
 /// One deal of one game, as written to a records file.
 ///

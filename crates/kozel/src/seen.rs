@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DealResult, Event, Team};
-use crate::cards::{Card, CardSet, Seat};
+use kozyr_cards::{Card, CardSet, Seat};
 
 /// An [`Event`] as one seat (or an onlooker) saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,8 +59,8 @@ impl Event {
     /// only the number of cards for everyone else's.
     ///
     /// ```
-    /// use kozyr::cards::{CardSet, Seat};
-    /// use kozyr::kozel::{Event, SeenEvent};
+    /// use kozyr_cards::{CardSet, Seat};
+    /// use kozyr_kozel::{Event, SeenEvent};
     /// let (s0, s1) = (Seat::new(0).unwrap(), Seat::new(1).unwrap());
     /// let cards: CardSet = "AS TS".parse().unwrap();
     /// let pass = Event::Pass { seat: s1, cards };

@@ -10,7 +10,7 @@ use super::{Card, Rank, Suit};
 /// few instructions, which is what lets the AI play out many deals.
 ///
 /// ```
-/// use kozyr::cards::{CardSet, Suit};
+/// use kozyr_cards::{CardSet, Suit};
 /// let hand: CardSet = "AS TS 6H".parse().unwrap();
 /// assert_eq!(hand.len(), 3);
 /// assert_eq!(hand.of_suit(Suit::Spades).len(), 2);

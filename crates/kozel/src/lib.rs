@@ -14,7 +14,7 @@ mod trick;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cards::{Card, CardSet, Rank, Seat, Suit};
+use kozyr_cards::{Card, CardSet, Rank, Seat, Suit};
 
 pub use deal::{Deal, DealError, DealResult, Deck, DeckError, TableCards, View};
 pub use record::KozelRecord;
@@ -64,7 +64,7 @@ pub const fn strength(rank: Rank) -> Option<u8> {
 /// Card points: 6–9 → 0, J → 2, Q → 3, K → 4, 10 → 10, A → 11.
 ///
 /// ```
-/// use kozyr::kozel::{deck, points};
+/// use kozyr_kozel::{deck, points};
 /// assert_eq!(deck().iter().map(points).sum::<u32>(), 120);
 /// ```
 pub const fn points(card: Card) -> u32 {
@@ -88,8 +88,8 @@ pub fn points_of(cards: CardSet) -> u32 {
 /// suits cannot be compared, so neither beats the other.
 ///
 /// ```
-/// use kozyr::cards::{Card, Suit};
-/// use kozyr::kozel::beats;
+/// use kozyr_cards::{Card, Suit};
+/// use kozyr_kozel::beats;
 /// let c = |s: &str| s.parse::<Card>().unwrap();
 /// assert!(beats(c("TC"), c("KC"), Suit::Hearts)); // the ten ranks above the king
 /// assert!(beats(c("6H"), c("AS"), Suit::Hearts)); // any trump beats any non-trump

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
 
 fn seat(i: u8) -> Seat {
     Seat::ALL[i as usize]

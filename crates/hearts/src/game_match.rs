@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     Action, Deal, DealScore, DealView, Event, HeartsOptions, RuleError, Standing, rank, score_deal,
 };
-use crate::cards::{PerSeat, Seat};
+use kozyr_cards::{PerSeat, Seat};
 
 /// One game of Hearts: deals until someone has `end_score` points at the
 /// end of a deal. The first dealer is random; the dealer moves one seat
@@ -16,8 +16,8 @@ use crate::cards::{PerSeat, Seat};
 /// table service rebuild a game from its event log.
 ///
 /// ```
-/// use kozyr::cards::Seat;
-/// use kozyr::hearts::{Action, Event, HeartsOptions, Match, Phase};
+/// use kozyr_cards::Seat;
+/// use kozyr_hearts::{Action, Event, HeartsOptions, Match, Phase};
 /// let mut game = Match::new(HeartsOptions::default(), 42);
 /// assert_eq!(game.deal().phase(), Phase::Passing);
 /// // Everyone passes their first three legal choices; then the 2♣ leads.
@@ -85,8 +85,8 @@ impl Match {
     /// their numbers, and the dealer keeps moving clockwise from `deal`'s.
     ///
     /// ```
-    /// use kozyr::cards::{CardSet, PerSeat, Seat, Suit};
-    /// use kozyr::hearts::{Deal, HeartsOptions, Match};
+    /// use kozyr_cards::{CardSet, PerSeat, Seat, Suit};
+    /// use kozyr_hearts::{Deal, HeartsOptions, Match};
     /// let by_suit = PerSeat(Suit::ALL.map(|s| CardSet::FULL.of_suit(s)));
     /// let deal = Deal::from_hands(by_suit, Seat::new(0).unwrap(), 4).unwrap();
     /// let game = Match::from_deal(HeartsOptions::default(), 1, deal, PerSeat([90, 12, 40, 99])).unwrap();

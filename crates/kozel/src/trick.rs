@@ -1,14 +1,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::beats;
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
 
 /// Whether `cards` can be paired one-to-one with `target` so that each of
 /// `cards` beats its partner. Tries every pairing (at most 4! = 24).
 ///
 /// ```
-/// use kozyr::cards::{CardSet, Suit};
-/// use kozyr::kozel::can_beat;
+/// use kozyr_cards::{CardSet, Suit};
+/// use kozyr_kozel::can_beat;
 /// let s = |x: &str| x.parse::<CardSet>().unwrap();
 /// // 7♥ (trump) takes the A♠ and the K♠ takes the Q♠: order does not matter.
 /// assert!(can_beat(s("KS 7H"), s("AS QS"), Suit::Hearts));
@@ -19,7 +19,7 @@ pub fn can_beat(cards: CardSet, target: CardSet, trump: Suit) -> bool {
     if cards.len() != target.len() || cards.is_empty() || cards.len() > 4 {
         return false;
     }
-    let mut mine = [Card::new(crate::cards::Rank::Two, Suit::Spades); 4];
+    let mut mine = [Card::new(kozyr_cards::Rank::Two, Suit::Spades); 4];
     let mut theirs = mine;
     for (slot, c) in mine.iter_mut().zip(cards) {
         *slot = c;

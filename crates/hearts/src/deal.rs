@@ -6,7 +6,7 @@ use super::{
     Action, Event, HAND_SIZE, PASS_SIZE, POINT_CARDS, PassDirection, RuleError, TRICKS,
     TWO_OF_CLUBS, points_of,
 };
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
 
 const DECK_LEN: usize = 52;
 
@@ -59,8 +59,8 @@ pub enum DealError {
 /// [`super::Match`] scores it with [`super::score_deal`].
 ///
 /// ```
-/// use kozyr::cards::{CardSet, Seat};
-/// use kozyr::hearts::{Action, Deal, Phase, RuleError};
+/// use kozyr_cards::{CardSet, Seat};
+/// use kozyr_hearts::{Action, Deal, Phase, RuleError};
 /// use rand::SeedableRng;
 /// let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7);
 /// let mut deal = Deal::shuffled(&mut rng, Seat::new(0).unwrap(), 1).unwrap();
@@ -142,8 +142,8 @@ impl Deal {
     /// pass direction.
     ///
     /// ```
-    /// use kozyr::cards::{Card, CardSet, Seat};
-    /// use kozyr::hearts::{Deal, DealError, PassDirection, Phase};
+    /// use kozyr_cards::{Card, CardSet, Seat};
+    /// use kozyr_hearts::{Deal, DealError, PassDirection, Phase};
     /// let deck: Vec<Card> = CardSet::FULL.iter().collect();
     /// let dealer = Seat::new(3).unwrap();
     /// let deal = Deal::new(&deck, dealer, 4).unwrap();
@@ -166,8 +166,8 @@ impl Deal {
     /// together the whole deck.
     ///
     /// ```
-    /// use kozyr::cards::{CardSet, PerSeat, Seat, Suit};
-    /// use kozyr::hearts::{Deal, DealError};
+    /// use kozyr_cards::{CardSet, PerSeat, Seat, Suit};
+    /// use kozyr_hearts::{Deal, DealError};
     /// let by_suit = PerSeat(Suit::ALL.map(|s| CardSet::FULL.of_suit(s)));
     /// let deal = Deal::from_hands(by_suit, Seat::new(0).unwrap(), 4).unwrap();
     /// // Seat 3 holds the clubs, so it leads the two of clubs.
@@ -352,8 +352,8 @@ impl Deal {
     /// heart lead, too). Set before the first card is played.
     ///
     /// ```
-    /// use kozyr::cards::{CardSet, PerSeat, Seat, Suit};
-    /// use kozyr::hearts::{Action, Deal};
+    /// use kozyr_cards::{CardSet, PerSeat, Seat, Suit};
+    /// use kozyr_hearts::{Action, Deal};
     /// let by_suit = PerSeat(Suit::ALL.map(|s| CardSet::FULL.of_suit(s)));
     /// let deal = Deal::from_hands(by_suit, Seat::new(0).unwrap(), 4).unwrap();
     /// assert!(!deal.any_heart_breaks());
@@ -395,8 +395,8 @@ impl Deal {
     /// What `seat` may see.
     ///
     /// ```
-    /// use kozyr::cards::{CardSet, PerSeat, Seat, Suit};
-    /// use kozyr::hearts::{Action, Deal};
+    /// use kozyr_cards::{CardSet, PerSeat, Seat, Suit};
+    /// use kozyr_hearts::{Action, Deal};
     /// let by_suit = PerSeat(Suit::ALL.map(|s| CardSet::FULL.of_suit(s)));
     /// let mut deal = Deal::from_hands(by_suit, Seat::new(0).unwrap(), 4).unwrap();
     /// let clubs = Seat::new(3).unwrap();
@@ -434,8 +434,8 @@ impl Deal {
     /// The cards `seat` may play now; empty when it is not its turn to play.
     ///
     /// ```
-    /// use kozyr::cards::{CardSet, PerSeat, Seat, Suit};
-    /// use kozyr::hearts::Deal;
+    /// use kozyr_cards::{CardSet, PerSeat, Seat, Suit};
+    /// use kozyr_hearts::Deal;
     /// let by_suit = PerSeat(Suit::ALL.map(|s| CardSet::FULL.of_suit(s)));
     /// let deal = Deal::from_hands(by_suit, Seat::new(0).unwrap(), 4).unwrap();
     /// assert_eq!(deal.legal_plays(Seat::new(3).unwrap()).to_string(), "2C");

@@ -1,7 +1,7 @@
 //! The Hearts ("Copas") rules engine: four players each for themselves,
 //! 52 cards, fewest points wins.
 //!
-//! Pure and deterministic, in the same shape as [`crate::kozel`]:
+//! Pure and deterministic, in the same shape as the Kozel engine (`kozyr-kozel`):
 //! [`Deal::apply`] and [`Match::apply`] take a seat and an [`Action`], and
 //! either return the [`Event`]s that happened or a [`RuleError`] — in which
 //! case nothing changed. Randomness comes in only as a seed ([`Match::new`])
@@ -20,7 +20,7 @@ mod seen;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cards::{Card, CardSet, PerSeat, Rank, Seat, Suit};
+use kozyr_cards::{Card, CardSet, PerSeat, Rank, Seat, Suit};
 
 pub use deal::{CompletedTrick, Deal, DealError, DealView, Phase};
 pub use game_match::{Match, MatchError, View};
@@ -49,8 +49,8 @@ pub const POINT_CARDS: CardSet = CardSet::from_bits_truncate(
 /// Card points: a heart is 1, the queen of spades 13, anything else 0.
 ///
 /// ```
-/// use kozyr::cards::CardSet;
-/// use kozyr::hearts::{DEAL_POINTS, points};
+/// use kozyr_cards::CardSet;
+/// use kozyr_hearts::{DEAL_POINTS, points};
 /// assert_eq!(points("QS".parse().unwrap()), 13);
 /// assert_eq!(points("2H".parse().unwrap()), 1);
 /// assert_eq!(points("AS".parse().unwrap()), 0);
@@ -69,8 +69,8 @@ pub const fn points(card: Card) -> u32 {
 /// Points of every card in a set, in a couple of instructions.
 ///
 /// ```
-/// use kozyr::cards::CardSet;
-/// use kozyr::hearts::points_of;
+/// use kozyr_cards::CardSet;
+/// use kozyr_hearts::points_of;
 /// assert_eq!(points_of("QS AH 2H KS".parse().unwrap()), 15);
 /// assert_eq!(points_of(CardSet::FULL), 26);
 /// ```
@@ -87,8 +87,8 @@ pub const fn points_of(cards: CardSet) -> u32 {
 /// within a game: left, right, across, no passing, and again.
 ///
 /// ```
-/// use kozyr::cards::Seat;
-/// use kozyr::hearts::PassDirection;
+/// use kozyr_cards::Seat;
+/// use kozyr_hearts::PassDirection;
 /// assert_eq!(PassDirection::for_deal(1), PassDirection::Left);
 /// assert_eq!(PassDirection::for_deal(4), PassDirection::None);
 /// assert_eq!(PassDirection::for_deal(6), PassDirection::Right);
@@ -159,7 +159,7 @@ impl PassDirection {
 /// document: no shooting the moon, game to 100.
 ///
 /// ```
-/// use kozyr::hearts::HeartsOptions;
+/// use kozyr_hearts::HeartsOptions;
 /// let o: HeartsOptions = serde_json::from_str("{}").unwrap();
 /// assert_eq!(o, HeartsOptions { shoot_the_moon: false, end_score: 100, any_heart_breaks: false });
 /// ```
@@ -194,7 +194,7 @@ impl Default for HeartsOptions {
 /// What a player does.
 ///
 /// ```
-/// use kozyr::hearts::Action;
+/// use kozyr_hearts::Action;
 /// let pass: Action = serde_json::from_str(r#"{"pass_cards":["QS","AH","2D"]}"#).unwrap();
 /// assert_eq!(pass, Action::PassCards("QS AH 2D".parse().unwrap()));
 /// let play = Action::Play("2C".parse().unwrap());
@@ -214,8 +214,8 @@ pub enum Action {
 /// log and the deal records; what a seat may see comes from views.
 ///
 /// ```
-/// use kozyr::cards::Seat;
-/// use kozyr::hearts::Event;
+/// use kozyr_cards::Seat;
+/// use kozyr_hearts::Event;
 /// let play = Event::Play { seat: Seat::new(2).unwrap(), card: "2C".parse().unwrap() };
 /// assert_eq!(serde_json::to_string(&play).unwrap(), r#"{"kind":"play","seat":2,"card":"2C"}"#);
 /// let trick = Event::Trick { winner: Seat::new(1).unwrap(), points: 0 };
@@ -271,7 +271,7 @@ pub enum Event {
 /// Why an action was refused, as data a front-end can translate.
 ///
 /// ```
-/// use kozyr::hearts::RuleError;
+/// use kozyr_hearts::RuleError;
 /// let e = RuleError::WrongPassCount { got: 2 };
 /// assert_eq!(e.to_string(), "pass exactly 3 cards, not 2");
 /// assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"error":"wrong_pass_count","got":2}"#);

@@ -3,7 +3,7 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::{Action, Deal, DealResult, Deck, Event, RuleError, Team, View};
-use crate::cards::Seat;
+use kozyr_cards::Seat;
 
 /// Defeat points at which a team has lost the series and is the goat.
 pub const SERIES_LOSS: u32 = 12;
@@ -15,7 +15,7 @@ pub const SERIES_LOSS: u32 = 12;
 /// table service rebuild a series from its event log.
 ///
 /// ```
-/// use kozyr::kozel::{Action, Series};
+/// use kozyr_kozel::{Action, Series};
 /// let mut series = Series::new(42);
 /// let seat = series.deal().to_act().unwrap();
 /// let lead = series.deal().legal_actions(seat)[0];

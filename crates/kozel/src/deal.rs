@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::trick::{Played, Trick};
 use super::{Action, Event, HAND_SIZE, RuleError, Team, can_beat, deck, points_of};
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
 
 const DECK_LEN: usize = 36;
 const STOCK_LEN: usize = 20;
@@ -47,7 +47,7 @@ impl Deck {
 
     /// A shuffled deck with a randomly chosen revealed card.
     pub fn shuffled<R: Rng + ?Sized>(rng: &mut R) -> Deck {
-        let mut cards = [Card::new(crate::cards::Rank::Ace, Suit::Spades); DECK_LEN];
+        let mut cards = [Card::new(kozyr_cards::Rank::Ace, Suit::Spades); DECK_LEN];
         for (slot, c) in cards.iter_mut().zip(deck()) {
             *slot = c;
         }
@@ -115,8 +115,8 @@ pub enum DealError {
 /// failing later:
 ///
 /// ```
-/// use kozyr::cards::Seat;
-/// use kozyr::kozel::{Deal, Deck};
+/// use kozyr_cards::Seat;
+/// use kozyr_kozel::{Deal, Deck};
 /// use rand::SeedableRng;
 /// let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7);
 /// let dealer = Seat::new(0).unwrap();
@@ -188,8 +188,8 @@ impl Deal {
     /// the other 20 cards are the stock.
     ///
     /// ```
-    /// use kozyr::cards::Seat;
-    /// use kozyr::kozel::{Deal, Deck};
+    /// use kozyr_cards::Seat;
+    /// use kozyr_kozel::{Deal, Deck};
     /// use rand::SeedableRng;
     /// let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7);
     /// let dealer = Seat::new(3).unwrap();

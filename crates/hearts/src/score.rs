@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::DEAL_POINTS;
-use crate::cards::{PerSeat, Seat};
+use kozyr_cards::{PerSeat, Seat};
 
 /// How one deal scored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,8 +19,8 @@ pub struct DealScore {
 /// points count as taken.
 ///
 /// ```
-/// use kozyr::cards::{PerSeat, Seat};
-/// use kozyr::hearts::score_deal;
+/// use kozyr_cards::{PerSeat, Seat};
+/// use kozyr_hearts::score_deal;
 /// let all_to_2 = PerSeat([0, 0, 26, 0]);
 /// let on = score_deal(all_to_2, true);
 /// assert_eq!(on.points, PerSeat([26, 26, 0, 26]));
@@ -58,8 +58,8 @@ pub struct Standing {
 /// listed by seat.
 ///
 /// ```
-/// use kozyr::cards::PerSeat;
-/// use kozyr::hearts::rank;
+/// use kozyr_cards::PerSeat;
+/// use kozyr_hearts::rank;
 /// let r = rank(PerSeat([104, 40, 40, 77]));
 /// let places: Vec<(u8, usize, u32)> = r.iter().map(|s| (s.place, s.seat.index(), s.total)).collect();
 /// assert_eq!(places, [(1, 1, 40), (1, 2, 40), (3, 3, 77), (4, 0, 104)]);

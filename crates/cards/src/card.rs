@@ -3,7 +3,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// One of the four suits. The discriminant is the suit's lane in a [`crate::cards::CardSet`].
+/// One of the four suits. The discriminant is the suit's lane in a [`crate::CardSet`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Suit {
     Spades = 0,
@@ -120,10 +120,10 @@ impl Rank {
 }
 
 /// A playing card. Small and `Copy`; its index is `suit * 16 + rank`, the
-/// same bit it occupies in a [`crate::cards::CardSet`].
+/// same bit it occupies in a [`crate::CardSet`].
 ///
 /// ```
-/// use kozyr::cards::{Card, Rank, Suit};
+/// use kozyr_cards::{Card, Rank, Suit};
 /// let c: Card = "TS".parse().unwrap();
 /// assert_eq!(c, Card::new(Rank::Ten, Suit::Spades));
 /// assert_eq!(c.to_string(), "TS");
@@ -145,7 +145,7 @@ impl Card {
         Suit::from_index(self.0 >> 4)
     }
 
-    /// The bit index of this card in a [`crate::cards::CardSet`] (0..64).
+    /// The bit index of this card in a [`crate::CardSet`] (0..64).
     pub const fn index(self) -> u8 {
         self.0
     }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Event, PassDirection, Standing};
-use crate::cards::{Card, CardSet, PerSeat, Seat};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat};
 
 /// An [`Event`] as one seat (or an onlooker) saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,8 +53,8 @@ impl Event {
     /// nobody else's.
     ///
     /// ```
-    /// use kozyr::cards::{CardSet, Seat};
-    /// use kozyr::hearts::{Event, SeenEvent};
+    /// use kozyr_cards::{CardSet, Seat};
+    /// use kozyr_hearts::{Event, SeenEvent};
     /// let (s0, s1) = (Seat::new(0).unwrap(), Seat::new(1).unwrap());
     /// let cards: CardSet = "QS AH 2D".parse().unwrap();
     /// let pass = Event::Passed { seat: s0, to: s1, cards };

@@ -6,7 +6,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::cards::{Card, CardSet, Seat};
+use kozyr_cards::{Card, CardSet, Seat};
 
 fn seat(i: u8) -> Seat {
     Seat::new(i).unwrap()
@@ -38,7 +38,7 @@ fn deal_with(dealer: u8, leader: u8, hands: [&str; 4], stock: &str, trump: &str)
         (5..15).contains(&pos),
         "put the trump card in the middle of the stock"
     );
-    let mut order = [[Card::new(crate::cards::Rank::Six, crate::cards::Suit::Spades); 4]; 4];
+    let mut order = [[Card::new(kozyr_cards::Rank::Six, kozyr_cards::Suit::Spades); 4]; 4];
     for (s, h) in hands.iter().enumerate() {
         assert_eq!(h.len(), 4);
         for (i, c) in h.iter().enumerate() {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// the field is private and deserialization checks the range.
 ///
 /// ```
-/// use kozyr::cards::Seat;
+/// use kozyr_cards::Seat;
 /// let s = Seat::new(3).unwrap();
 /// assert_eq!(s.next(), Seat::new(0).unwrap());
 /// assert_eq!(s.across(), Seat::new(1).unwrap());

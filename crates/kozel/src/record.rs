@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Deal, Event, Series, Team};
-use crate::cards::{Card, CardSet, Seat};
+use kozyr_cards::{Card, CardSet, Seat};
 
 /// One deal as the record format describes it (`docs/RECORDS.md`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,6 +15,7 @@ COPY Cargo.toml Cargo.lock build.rs ./
 COPY crates/cards/Cargo.toml crates/cards/
 COPY crates/kozel/Cargo.toml crates/kozel/
 COPY crates/hearts/Cargo.toml crates/hearts/
+COPY crates/game/Cargo.toml crates/game/
 COPY docker/stub-targets.sh docker/
 RUN sh docker/stub-targets.sh . && cargo build --release --locked --bin kozyr
 COPY . .

@@ -16,7 +16,7 @@ pub mod fakebot;
 #[cfg(feature = "dev-tools")]
 pub mod fakediscord;
 pub mod front;
-pub mod game;
+pub use kozyr_game as game;
 pub mod health;
 pub use kozyr_hearts as hearts;
 pub mod i18n;

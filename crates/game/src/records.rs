@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::{Game, GameEvent};
-use crate::hearts;
-use crate::kozel::{self, KozelRecord};
+use kozyr_hearts as hearts;
+use kozyr_kozel::{self as kozel, KozelRecord};
 
 /// One finished deal's record, in its game's format.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

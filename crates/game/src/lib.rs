@@ -8,8 +8,9 @@ pub mod records;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cards::{Card, CardSet, PerSeat, Seat};
-use crate::{hearts, kozel};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat};
+use kozyr_hearts as hearts;
+use kozyr_kozel as kozel;
 
 /// Which game a table plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -44,7 +45,7 @@ impl std::str::FromStr for GameKind {
 /// their defaults, so options saved before a game gained one still load.
 ///
 /// ```
-/// use kozyr::game::GameOptions;
+/// use kozyr_game::GameOptions;
 /// let o: GameOptions = serde_json::from_str("{}").unwrap();
 /// assert_eq!(o.hearts.end_score, 100);
 /// assert!(!o.hearts.shoot_the_moon);
@@ -227,7 +228,7 @@ impl Game {
     /// most dangerous cards. `None` when `seat` is not awaited.
     ///
     /// ```
-    /// use kozyr::game::{Game, GameKind, GameOptions};
+    /// use kozyr_game::{Game, GameKind, GameOptions};
     /// let game = Game::new(GameKind::Kozel, GameOptions::default(), 9);
     /// let seat = game.awaiting()[0];
     /// let safe = game.safe_action(seat).unwrap();

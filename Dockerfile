@@ -16,6 +16,8 @@ COPY crates/cards/Cargo.toml crates/cards/
 COPY crates/kozel/Cargo.toml crates/kozel/
 COPY crates/hearts/Cargo.toml crates/hearts/
 COPY crates/game/Cargo.toml crates/game/
+COPY crates/ai/Cargo.toml crates/ai/
+COPY crates/sim/Cargo.toml crates/sim/
 COPY docker/stub-targets.sh docker/
 RUN sh docker/stub-targets.sh . && cargo build --release --locked --bin kozyr
 COPY . .

@@ -6,7 +6,7 @@
 //! [`fakebot`], a fake Telegram Bot API server, [`fakediscord`], a fake
 //! Discord, and [`loadtest`].
 
-pub mod ai;
+pub use kozyr_ai as ai;
 pub use kozyr_cards as cards;
 pub mod config;
 pub mod delivery;
@@ -28,7 +28,7 @@ pub mod outlet;
 pub mod replica;
 pub mod run;
 pub mod serve;
-pub mod sim;
+pub use kozyr_sim as sim;
 pub mod startup;
 pub mod store;
 pub mod table;

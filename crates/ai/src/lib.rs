@@ -14,7 +14,7 @@ mod table_agent;
 
 use std::time::Duration;
 
-use crate::cards::Seat;
+use kozyr_cards::Seat;
 
 #[cfg(test)]
 pub(crate) use agent::every_agent;

@@ -27,7 +27,7 @@ pub trait Agent<G: Rules>: Send {
 /// take (`docs/AI.md`): the one list of names, for every game.
 ///
 /// ```
-/// use kozyr::ai::AgentKind;
+/// use kozyr_ai::AgentKind;
 /// let kind: AgentKind = "search".parse().unwrap();
 /// assert_eq!(kind, AgentKind::Search);
 /// assert_eq!(kind.to_string(), "search");
@@ -37,7 +37,9 @@ pub trait Agent<G: Rules>: Send {
 ///     "unknown player `genius` (known players: random, heuristic, search)"
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+// The command line names the players (`kozyr arena --players …`).
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum AgentKind {
     /// Uniform among the legal actions.
     Random,
@@ -114,7 +116,7 @@ pub struct UnknownAgent {
 /// (Kozel's molodka) it plays half the time it is asked.
 ///
 /// ```
-/// use kozyr::ai::RandomAgent;
+/// use kozyr_ai::RandomAgent;
 /// let mut agent = RandomAgent::new(7);
 /// let pick = agent.pick(&[1, 2, 3]).unwrap();
 /// assert!([1, 2, 3].contains(&pick));

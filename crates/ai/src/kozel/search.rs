@@ -1,15 +1,15 @@
 //! The strong player: determinized Monte Carlo search (the loop is
-//! [`crate::ai::search`]). What is Kozel's own: the sampler
+//! [`crate::search`]). What is Kozel's own: the sampler
 //! ([`super::sample`]), the rules of thumb as the playout policy, and the
 //! score — defeat points given minus taken, for the seat's team.
 
 use super::Observation;
 use super::heuristic::{HeuristicAgent, Situation};
 use super::sample::Sampler;
-use crate::ai::search::{Playout, Search};
-use crate::ai::{Agent, Budget};
-use crate::cards::Seat;
-use crate::kozel::{Action, Deal, DealResult, Event, SERIES_LOSS, Series, Team};
+use crate::search::{Playout, Search};
+use crate::{Agent, Budget};
+use kozyr_cards::Seat;
+use kozyr_kozel::{Action, Deal, DealResult, Event, SERIES_LOSS, Series, Team};
 
 /// Weight of the card-point margin next to the defeat points: enough to
 /// tell apart actions that end the same way, never enough to outweigh them.

@@ -1,6 +1,6 @@
 //! The shape the two games share, as the AI sees it: the [`Rules`] trait,
-//! implemented once by [`crate::kozel::Series`] and once by
-//! [`crate::hearts::Match`] (in `ai::kozel` and `ai::hearts`), and what is
+//! implemented once by [`kozyr_kozel::Series`] and once by
+//! [`kozyr_hearts::Match`] (in `ai::kozel` and `ai::hearts`), and what is
 //! built on it once for both — what a seat has [`Seen`], the [`DealLog`]
 //! drivers keep, and [`next_move`].
 
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::search::Playout;
 use super::{Agent, Budget, Decision};
-use crate::cards::Seat;
+use kozyr_cards::Seat;
 
 /// A game as its AI players need it: a game in progress (a Kozel series,
 /// a Hearts match) with its actions, its events, what a seat sees of each
@@ -120,8 +120,8 @@ impl<G: Rules> Eq for Seen<G> {}
 /// [`Seen`], which keeps only what that seat saw.
 ///
 /// ```
-/// use kozyr::ai::DealLog;
-/// use kozyr::kozel::Series;
+/// use kozyr_ai::DealLog;
+/// use kozyr_kozel::Series;
 /// let mut series = Series::new(1);
 /// let mut log = DealLog::default();
 /// let seat = series.to_act().unwrap();
@@ -193,8 +193,8 @@ impl<G: Rules> Eq for DealLog<G> {}
 /// `on_decision` hears about every question asked.
 ///
 /// ```
-/// use kozyr::ai::{AgentConfig, AgentKind, DealLog, next_move};
-/// use kozyr::hearts::{HeartsOptions, Match};
+/// use kozyr_ai::{AgentConfig, AgentKind, DealLog, next_move};
+/// use kozyr_hearts::{HeartsOptions, Match};
 /// let mut game = Match::new(HeartsOptions::default(), 1);
 /// let config = AgentConfig::deterministic(1);
 /// let mut agents = [1, 2, 3, 4].map(|seed| AgentKind::Random.agent::<Match>(seed, &config));

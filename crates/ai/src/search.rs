@@ -14,7 +14,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::Budget;
-use crate::cards::Seat;
+use kozyr_cards::Seat;
 
 /// Sampled deals per decision are capped so a generous time budget is not
 /// spent refining an average that has long settled (late in a Hearts deal

@@ -16,8 +16,8 @@ use rand::{Rng, RngExt};
 
 use super::Observation;
 use super::heuristic::Situation;
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
-use crate::hearts::{Action, Deal, POINT_CARDS, PassDirection, Phase, SeenEvent};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_hearts::{Action, Deal, POINT_CARDS, PassDirection, Phase, SeenEvent};
 
 /// Samples deals consistent with one seat's observation.
 #[derive(Clone, Debug)]

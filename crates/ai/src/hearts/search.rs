@@ -1,5 +1,5 @@
 //! The strong Hearts player: determinized Monte Carlo search, the loop
-//! shared with Kozel ([`crate::ai::search`]). Each sampled deal (see
+//! shared with Kozel ([`crate::search`]). Each sampled deal (see
 //! [`super::sample`]) is played out once per candidate action with the
 //! rules of thumb; the action that takes the fewest points on average wins.
 //! While passing, the candidates are the sets of three among the five cards
@@ -8,10 +8,10 @@
 use super::Observation;
 use super::heuristic::{HeuristicAgent, Situation};
 use super::sample::Sampler;
-use crate::ai::search::{Playout, Search};
-use crate::ai::{Agent, Budget};
-use crate::cards::{CardSet, Seat};
-use crate::hearts::{Action, Deal, Event, Match, Phase, score_deal};
+use crate::search::{Playout, Search};
+use crate::{Agent, Budget};
+use kozyr_cards::{CardSet, Seat};
+use kozyr_hearts::{Action, Deal, Event, Match, Phase, score_deal};
 
 /// Pass candidates are drawn from this many of the most dangerous cards.
 const PASS_POOL: usize = 5;

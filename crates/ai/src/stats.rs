@@ -20,7 +20,7 @@ impl Estimate {
     /// which is sound for the hundreds of samples the arena plays.
     ///
     /// ```
-    /// use kozyr::ai::Estimate;
+    /// use kozyr_ai::Estimate;
     /// let e = Estimate::of(&[1.0, 2.0, 3.0, 4.0]);
     /// assert_eq!(e.mean, 2.5);
     /// let half = 1.96 * (5.0f64 / 3.0).sqrt() / 2.0;
@@ -56,7 +56,7 @@ impl Estimate {
     /// honest near 0 and 1 where the normal approximation collapses.
     ///
     /// ```
-    /// use kozyr::ai::Estimate;
+    /// use kozyr_ai::Estimate;
     /// let e = Estimate::share(400, 400);
     /// assert_eq!(e.mean, 1.0);
     /// assert!(e.low > 0.99 && e.low < 1.0 && e.high == 1.0);
@@ -95,7 +95,7 @@ impl fmt::Display for Estimate {
 /// The `q`-quantile (0.0–1.0) of `sorted` by the nearest-rank method.
 ///
 /// ```
-/// use kozyr::ai::percentile;
+/// use kozyr_ai::percentile;
 /// let v: Vec<u32> = (1..=100).collect();
 /// assert_eq!(percentile(&v, 0.5), Some(50));
 /// assert_eq!(percentile(&v, 0.99), Some(99));

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use super::seeds::{derive_seed, game_seed};
 use super::{Agent, AgentConfig, AgentKind, DealLog, Estimate, Rules, next_move, percentile};
-use crate::game::{GameKind, GameOptions};
-use crate::hearts::Match;
-use crate::kozel::{Series, Team};
+use kozyr_game::{GameKind, GameOptions};
+use kozyr_hearts::Match;
+use kozyr_kozel::{Series, Team};
 
 /// What to play.
 #[derive(Clone, Debug)]

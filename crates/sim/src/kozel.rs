@@ -3,10 +3,10 @@
 use std::io::Write;
 
 use super::{SimError, SimOptions, Summary, derive_seed};
-use crate::ai::kozel::{DealLog, KozelAgent};
-use crate::ai::{AgentConfig, AgentKind, Budget, next_move};
-pub use crate::kozel::KozelRecord;
-use crate::kozel::Series;
+use kozyr_ai::kozel::{DealLog, KozelAgent};
+use kozyr_ai::{AgentConfig, AgentKind, Budget, next_move};
+pub use kozyr_kozel::KozelRecord;
+use kozyr_kozel::Series;
 
 /// Plays one series between `agents` and hands each finished deal's record to `sink`.
 pub fn play_series(

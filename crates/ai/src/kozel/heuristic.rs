@@ -11,9 +11,9 @@
 
 use super::Observation;
 use super::knowledge::Knowledge;
-use crate::ai::Agent;
-use crate::cards::{Card, CardSet, Seat, Suit};
-use crate::kozel::{
+use crate::Agent;
+use kozyr_cards::{Card, CardSet, Seat, Suit};
+use kozyr_kozel::{
     Action, Deal, RANKS_LOW_TO_HIGH, Series, TableCards, Team, View, deck, points, strength,
 };
 

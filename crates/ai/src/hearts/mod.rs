@@ -5,16 +5,16 @@
 //! other seats' passes stay hidden), so it cannot peek.
 //!
 //! The deal log, the random player and the search loop are shared with
-//! Kozel (`crate::ai`); here is what is Hearts' own: the [`Rules`]
+//! Kozel (the crate root); here is what is Hearts' own: the [`Rules`]
 //! implementation for [`Match`], the rules of thumb and the sampler.
 
 mod heuristic;
 mod sample;
 mod search;
 
-use crate::ai::{Agent, Budget, Rules, Seen};
-use crate::cards::{CardSet, Seat};
-use crate::hearts::{Action, Event, Match, RuleError, SeenEvent, View};
+use crate::{Agent, Budget, Rules, Seen};
+use kozyr_cards::{CardSet, Seat};
+use kozyr_hearts::{Action, Event, Match, RuleError, SeenEvent, View};
 
 pub use heuristic::HeuristicAgent;
 pub use search::SearchAgent;
@@ -28,8 +28,8 @@ pub type HeartsAgent = dyn Agent<Match>;
 /// The events of the deal in play; hands out each seat's [`Observation`].
 ///
 /// ```
-/// use kozyr::ai::hearts::DealLog;
-/// use kozyr::hearts::{HeartsOptions, Match, SeenEvent};
+/// use kozyr_ai::hearts::DealLog;
+/// use kozyr_hearts::{HeartsOptions, Match, SeenEvent};
 /// let mut game = Match::new(HeartsOptions::default(), 1);
 /// let mut log = DealLog::default();
 /// let seat = game.awaiting().next().unwrap();
@@ -38,14 +38,14 @@ pub type HeartsAgent = dyn Agent<Match>;
 /// let seen = log.observation(&game, seat.next());
 /// assert!(matches!(seen.history[0], SeenEvent::Passed { cards: None, .. }));
 /// ```
-pub type DealLog = crate::ai::DealLog<Match>;
+pub type DealLog = crate::DealLog<Match>;
 
 impl Rules for Match {
     type Action = Action;
     type Event = Event;
     type SeenEvent = SeenEvent;
     type View = View;
-    type Deal = crate::hearts::Deal;
+    type Deal = kozyr_hearts::Deal;
     type Error = RuleError;
 
     const EMPTY_ACTION: Action = Action::PassCards(CardSet::EMPTY);

@@ -5,10 +5,10 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::{AgentConfig, AgentKind, Rules, Seen, UnknownAgent, hearts, kozel};
-use crate::cards::Seat;
-use crate::game::{Game, GameAction, GameEvent};
-use crate::hearts::Match;
-use crate::kozel::Series;
+use kozyr_cards::Seat;
+use kozyr_game::{Game, GameAction, GameEvent};
+use kozyr_hearts::Match;
+use kozyr_kozel::Series;
 
 /// What one seat may know of either game when it decides: its view and the
 /// current deal's events as that seat saw them.
@@ -76,7 +76,7 @@ impl TableAgent {
     /// string, or an [`AgentKind`] already parsed (see [`TableAgent::of`]).
     ///
     /// ```
-    /// use kozyr::ai::{AgentConfig, AgentKind, TableAgent};
+    /// use kozyr_ai::{AgentConfig, AgentKind, TableAgent};
     /// let agent = TableAgent::new("heuristic", AgentConfig::default()).unwrap();
     /// assert_eq!(agent.kind(), AgentKind::Heuristic);
     /// assert!(TableAgent::new(&AgentKind::Search, AgentConfig::default()).is_ok());
@@ -153,7 +153,7 @@ impl TableAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{GameKind, GameOptions};
+    use kozyr_game::{GameKind, GameOptions};
 
     /// Plays a whole game of each kind with the table agent at every seat,
     /// through the game interface and a deal log kept as the service keeps it.
@@ -198,7 +198,7 @@ mod tests {
         };
         assert!(matches!(
             seen.history.as_slice(),
-            [crate::kozel::SeenEvent::DealStarted { .. }]
+            [kozyr_kozel::SeenEvent::DealStarted { .. }]
         ));
     }
 }

@@ -13,18 +13,18 @@
 //! give the same records.
 
 use super::{SimError, SimOptions, Summary};
-use crate::ai::hearts::{DealLog, Observation};
-use crate::ai::{AgentConfig, AgentKind, Budget, Rules};
-use crate::cards::Seat;
-use crate::hearts::{Action, HeartsOptions, Match};
+use kozyr_ai::hearts::{DealLog, Observation};
+use kozyr_ai::{AgentConfig, AgentKind, Budget, Rules};
+use kozyr_cards::Seat;
+use kozyr_hearts::{Action, HeartsOptions, Match};
 
-pub use crate::hearts::DealRecord;
+pub use kozyr_hearts::DealRecord;
 
 /// Plays one game of Hearts from `seed` and returns one record per deal.
 ///
 /// ```
-/// use kozyr::hearts::HeartsOptions;
-/// use kozyr::sim::hearts::{play_game, random_chooser};
+/// use kozyr_hearts::HeartsOptions;
+/// use kozyr_sim::hearts::{play_game, random_chooser};
 /// let records = play_game("t", 1, HeartsOptions::default(), 5, random_chooser(9)).unwrap();
 /// let last = records.last().unwrap();
 /// assert!(last.game_over && last.total_points.iter().any(|&t| t >= 100));
@@ -68,14 +68,14 @@ where
 }
 
 /// A chooser that picks uniformly among the legal actions, from its own
-/// seeded generator: the [`crate::ai::RandomAgent`].
+/// seeded generator: the [`kozyr_ai::RandomAgent`].
 pub fn random_chooser(seed: u64) -> impl FnMut(Seat, &Observation, &[Action]) -> Action {
-    let mut agent = crate::ai::RandomAgent::new(seed);
+    let mut agent = kozyr_ai::RandomAgent::new(seed);
     // Never asked with nothing to choose; an empty pass is refused cleanly.
     move |_, _, legal| agent.pick(legal).unwrap_or(Match::EMPTY_ACTION)
 }
 
-pub use crate::ai::seeds::game_seed;
+pub use kozyr_ai::seeds::game_seed;
 
 /// One seat's decision maker.
 type Chooser = Box<dyn FnMut(Seat, &Observation, &[Action]) -> Action>;

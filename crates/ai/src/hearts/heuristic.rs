@@ -9,9 +9,9 @@
 //! that would catch it, then high hearts, then high cards.
 
 use super::Observation;
-use crate::ai::Agent;
-use crate::cards::{Card, CardSet, Rank, Seat, Suit};
-use crate::hearts::{
+use crate::Agent;
+use kozyr_cards::{Card, CardSet, Rank, Seat, Suit};
+use kozyr_hearts::{
     Action, DealView, Match, PASS_SIZE, POINT_CARDS, Phase, QUEEN_OF_SPADES, SeenEvent, points_of,
 };
 
@@ -98,7 +98,7 @@ impl Situation {
     }
 
     /// The situation of `seat` in a deal the search has sampled.
-    pub fn in_deal(deal: &crate::hearts::Deal, seat: Seat) -> Situation {
+    pub fn in_deal(deal: &kozyr_hearts::Deal, seat: Seat) -> Situation {
         Situation::new(&deal.view(seat), [false; 4])
     }
 
@@ -271,8 +271,8 @@ fn non_empty_or(a: CardSet, b: CardSet) -> CardSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cards::PerSeat;
-    use crate::hearts::PassDirection;
+    use kozyr_cards::PerSeat;
+    use kozyr_hearts::PassDirection;
 
     fn view(hand: &str, table: &[&str], played: &str) -> DealView {
         let leader = Seat::ALL[1];

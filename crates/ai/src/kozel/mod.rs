@@ -6,7 +6,7 @@
 //! so an agent cannot peek however it is written.
 //!
 //! The deal log, the random player and the search loop are shared with
-//! Hearts (`crate::ai`); here is what is Kozel's own: the [`Rules`]
+//! Hearts (the crate root); here is what is Kozel's own: the [`Rules`]
 //! implementation for [`Series`], the rules of thumb, the card memory and
 //! the sampler.
 
@@ -15,9 +15,9 @@ mod knowledge;
 mod sample;
 mod search;
 
-use crate::ai::{Agent, Budget, Rules, Seen};
-use crate::cards::{CardSet, Seat};
-use crate::kozel::{Action, Event, RuleError, SeenEvent, Series, SeriesView};
+use crate::{Agent, Budget, Rules, Seen};
+use kozyr_cards::{CardSet, Seat};
+use kozyr_kozel::{Action, Event, RuleError, SeenEvent, Series, SeriesView};
 
 pub use heuristic::HeuristicAgent;
 pub use search::SearchAgent;
@@ -30,14 +30,14 @@ pub type Observation = Seen<Series>;
 pub type KozelAgent = dyn Agent<Series>;
 
 /// The events of the deal in play; hands out each seat's [`Observation`].
-pub type DealLog = crate::ai::DealLog<Series>;
+pub type DealLog = crate::DealLog<Series>;
 
 impl Rules for Series {
     type Action = Action;
     type Event = Event;
     type SeenEvent = SeenEvent;
     type View = SeriesView;
-    type Deal = crate::kozel::Deal;
+    type Deal = kozyr_kozel::Deal;
     type Error = RuleError;
 
     const EMPTY_ACTION: Action = Action::Lead(CardSet::EMPTY);

@@ -1,8 +1,8 @@
 //! Card memory: where a seat knows the cards to be, from what it saw.
 
 use super::Observation;
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
-use crate::kozel::{SeenEvent, Team, deck, points_of};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_kozel::{SeenEvent, Team, deck, points_of};
 
 /// What one seat knows about the 36 cards at the moment it decides.
 #[derive(Clone, Debug, PartialEq, Eq)]

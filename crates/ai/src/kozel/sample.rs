@@ -18,8 +18,8 @@ use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 
 use super::Observation;
-use crate::cards::{Card, CardSet, PerSeat, Seat};
-use crate::kozel::{Action, Deal, Deck, Event, SeenEvent, deck};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat};
+use kozyr_kozel::{Action, Deal, Deck, Event, SeenEvent, deck};
 
 const DECK_LEN: usize = 36;
 const HAND_TOKENS: u8 = 16;

@@ -8,14 +8,14 @@ use rand::{RngExt, SeedableRng};
 
 use super::sample::Sampler;
 use super::*;
-use crate::ai::arena::{self, ArenaOptions};
-use crate::ai::{AgentConfig, AgentKind};
-use crate::cards::{Card, CardSet, PerSeat};
-use crate::game::{GameKind, GameOptions};
-use crate::hearts::{Deal, HeartsOptions, Phase};
+use crate::arena::{self, ArenaOptions};
+use crate::{AgentConfig, AgentKind};
+use kozyr_cards::{Card, CardSet, PerSeat};
+use kozyr_game::{GameKind, GameOptions};
+use kozyr_hearts::{Deal, HeartsOptions, Phase};
 
 fn test_agents(seed: u64) -> Vec<(&'static str, Box<HeartsAgent>)> {
-    crate::ai::every_agent::<Match>(seed, 3)
+    crate::every_agent::<Match>(seed, 3)
 }
 
 proptest! {
@@ -103,7 +103,7 @@ fn agents_never_see_hidden_cards() {
         // Relabel within each suit, so that who may follow suit is unchanged.
         let mut hidden: Vec<Card> = Vec::new();
         let mut relabelled: Vec<Card> = Vec::new();
-        for suit in crate::cards::Suit::ALL {
+        for suit in kozyr_cards::Suit::ALL {
             let mut of_suit: Vec<Card> = (!seen_cards).of_suit(suit).iter().collect();
             hidden.extend(&of_suit);
             of_suit.shuffle(&mut rng);

@@ -1,5 +1,5 @@
 //! Seeds derived from a run's seed, shared by the arena here and the
-//! record simulator (`crate::sim`, which builds on `ai`), so that the same
+//! record simulator (`kozyr-sim`, which builds on `ai`), so that the same
 //! arguments always give the same games.
 
 use rand::rngs::Xoshiro256PlusPlus;
@@ -7,7 +7,7 @@ use rand::{RngExt, SeedableRng};
 
 /// A seed for one series or one player, derived from the run's seed so
 /// that the same arguments always give the same file.
-pub(crate) fn derive_seed(seed: u64, a: u64, b: u64) -> u64 {
+pub fn derive_seed(seed: u64, a: u64, b: u64) -> u64 {
     // splitmix64 over the inputs: cheap, well mixed, stable forever.
     let mut z = seed
         .wrapping_add(a.wrapping_mul(0x9E37_79B9_7F4A_7C15))

@@ -77,9 +77,12 @@ fn the_docker_dependency_layer_accepts_every_target_in_cargo_toml() {
     };
     // The workspace's members besides the root package.
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let members: Vec<String> = (manifest.lines())
-        .find(|l| l.starts_with("members = ["))
-        .expect("Cargo.toml names its workspace members on one line")
+    let list = manifest
+        .split_once("\nmembers = [")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .expect("Cargo.toml names its workspace members")
+        .0;
+    let members: Vec<String> = list
         .split('"')
         .skip(1)
         .step_by(2)

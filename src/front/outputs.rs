@@ -11,27 +11,35 @@ use super::present::{self, HandInfo, HandLayout, Occupant, TableInfo};
 use super::screen::{ButtonTarget, Screen};
 use crate::cards::{CardSet, PerSeat};
 use crate::i18n::{Args, Lang, key, tr_html};
-use crate::table::{Announcement, HandView, Phase, SeatState, TableView, Timestamp, UserId};
+use crate::table::{
+    Announcement, HandView, Phase, Player, SeatState, TableView, Timestamp, UserId,
+};
 
 /// How long until `deadline`, never negative.
 pub fn time_left(deadline: Timestamp, now: Timestamp) -> Duration {
     Duration::from_millis(u64::try_from(deadline.millis() - now.millis()).unwrap_or(0))
 }
 
+/// A person in their seat as screens name them: the AI player standing in
+/// while they are away.
+fn person(player: &Player, away: bool, reachable: bool) -> Occupant {
+    let name = player.name.clone();
+    if away {
+        Occupant::StandIn { name }
+    } else {
+        Occupant::Human { name, reachable }
+    }
+}
+
 /// Who sits where, and the rest of what every screen of the table shows.
-/// The one place seats become [`Occupant`]s, so the table message, hands,
-/// results and `/score` name everyone alike (AI players included).
+/// Seats become [`Occupant`]s here and through [`person`] alone, so the
+/// table message, hands, results and `/score` name everyone alike (AI
+/// players included).
 pub fn table_info(view: &TableView, unreachable: &dyn Fn(&UserId) -> bool) -> TableInfo {
     let mut ai = 0u8;
     let seats = PerSeat::from_fn(|s| match &view.seats[s] {
         SeatState::Empty => None,
-        SeatState::Person { player, away: true } => Some(Occupant::StandIn {
-            name: player.name.clone(),
-        }),
-        SeatState::Person { player, .. } => Some(Occupant::Human {
-            name: player.name.clone(),
-            reachable: !unreachable(&player.id),
-        }),
+        SeatState::Person { player, away } => Some(person(player, *away, !unreachable(&player.id))),
         SeatState::Ai => {
             ai += 1;
             Some(Occupant::Ai { number: ai })
@@ -96,16 +104,14 @@ pub fn hand_screen(
     // the state it shows, and whether an AI player stands in for this seat
     // is the hand's to say, as are the tricks and the deal's end.
     let mut seats = info.seats.clone();
-    seats[hand.seat] = Some(match &info.seats[hand.seat] {
-        _ if hand.away => Occupant::StandIn {
-            name: hand.player.name.clone(),
-        },
-        Some(Occupant::Human { reachable, .. }) => Occupant::Human {
-            name: hand.player.name.clone(),
-            reachable: *reachable,
-        },
-        _ => Occupant::human(hand.player.name.clone()),
-    });
+    let reachable = !matches!(
+        info.seats[hand.seat],
+        Some(Occupant::Human {
+            reachable: false,
+            ..
+        })
+    );
+    seats[hand.seat] = Some(person(&hand.player, hand.away, reachable));
     let info = &TableInfo {
         version: hand.version,
         seats,

@@ -3,18 +3,14 @@
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 //!
 //! The `dev-tools` feature (off by default, on for tests and benches) adds
-//! [`fakebot`], a fake Telegram Bot API server, [`fakediscord`], a fake
-//! Discord, and [`loadtest`].
+//! [`loadtest`], the load generator, which drives the bot through the
+//! strict fakes of `kozyr-test-kit` (`crates/test-kit`).
 
 pub use kozyr_ai as ai;
 pub use kozyr_cards as cards;
 pub mod config;
 pub mod delivery;
 pub mod discord;
-#[cfg(feature = "dev-tools")]
-pub mod fakebot;
-#[cfg(feature = "dev-tools")]
-pub mod fakediscord;
 pub mod front;
 pub use kozyr_game as game;
 pub mod health;

@@ -132,7 +132,7 @@ fn html_messages_are_valid_telegram_html_and_plain_ones_hold_no_markup() {
                 );
             } else {
                 let out = tr_html(lang, key, &args);
-                let parsed = crate::fakebot::parse_html(&out)
+                let parsed = kozyr_test_kit::fakebot::parse_html(&out)
                     .unwrap_or_else(|e| panic!("{lang} `{}`: {e}\n{out}", key.id()));
                 if !key.args().is_empty() && key.args().iter().any(|(_, k)| *k == ArgKind::Text) {
                     assert!(

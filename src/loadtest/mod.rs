@@ -34,13 +34,15 @@ use teloxide::types::{ChatId, MessageId, UserId};
 
 use crate::cards::CardSet;
 use crate::config::Config;
-use crate::fakebot::{CallbackAnswer, FakeBot, FakeBotConfig, LimitHits, SimError, UserSpec};
 use crate::front::action::{Press, TableAction};
 use crate::game::{GameAction, GameView};
 use crate::hearts;
 use crate::kozel;
 use crate::table::{ChatKey, Phase, Platform, Table, TableId};
 use crate::telegram::bot::{self, Tuning};
+use kozyr_test_kit::fakebot::{
+    CallbackAnswer, FakeBot, FakeBotConfig, LimitHits, SimError, UserSpec,
+};
 
 /// What can go wrong while the simulated people play.
 #[derive(Debug, thiserror::Error)]
@@ -417,7 +419,7 @@ pub struct LoadReport {
     pub peak_rss_kib: Option<u64>,
     pub db_bytes: u64,
     /// On PostgreSQL: how the fake's webhook deliveries went, by replica.
-    pub webhook: Option<crate::fakebot::WebhookDeliveries>,
+    pub webhook: Option<kozyr_test_kit::fakebot::WebhookDeliveries>,
     /// Mini App people: press of a move → its answer, which the page shows
     /// (their own screen current).
     pub webapp_actor: Quantiles,

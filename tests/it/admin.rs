@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
 use kozyr::config::{Config, PLACEHOLDER_TOKEN};
-use kozyr::fakebot::Fault;
 use kozyr::game::GameKind;
 use kozyr::loadtest::Driver;
 use kozyr::store::{Opened, Store, StoreOptions};
@@ -26,6 +25,7 @@ use kozyr::table::{
     UserId,
 };
 use kozyr::telegram::bot::start;
+use kozyr_test_kit::fakebot::Fault;
 
 use crate::support::store::{TestStore, on_postgres, sqlite_url};
 use crate::support::telegram::fake_with_token;

@@ -330,7 +330,7 @@ fn kozyr_run_help_lists_every_variable_with_its_default_and_hides_secrets() {
 #[test]
 fn a_busy_discord_endpoint_names_its_variable() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let discord = rt.block_on(kozyr::fakediscord::FakeDiscord::start());
+    let discord = rt.block_on(kozyr_test_kit::fakediscord::FakeDiscord::start());
     let public: String = ed25519_dalek::SigningKey::from_bytes(&[9; 32])
         .verifying_key()
         .as_bytes()
@@ -345,7 +345,7 @@ fn a_busy_discord_endpoint_names_its_variable() {
         dir.path(),
         &["run"],
         &[
-            ("DISCORD_TOKEN", kozyr::fakediscord::TOKEN),
+            ("DISCORD_TOKEN", kozyr_test_kit::fakediscord::TOKEN),
             ("DISCORD_API_URL", &discord.api_url()),
             ("DISCORD_GATEWAY_URL", &discord.gateway_url()),
             ("DISCORD_PUBLIC_KEY", &public),

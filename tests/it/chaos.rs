@@ -9,11 +9,11 @@
 use std::time::Duration;
 
 use crate::support::store::Log;
-use kozyr::fakebot::{FakeBot, Fault};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::loadtest::{Driver, deal_no};
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::start;
+use kozyr_test_kit::fakebot::{FakeBot, Fault};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::ChatId;

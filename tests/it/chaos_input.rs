@@ -7,13 +7,13 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kozyr::fakebot::{Fault, LONE_SURROGATE};
 use kozyr::front::action::TableAction;
 use kozyr::game::GameAction;
 use kozyr::hearts;
 use kozyr::table::{SeatState, Table};
 use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::listener::PressRates;
+use kozyr_test_kit::fakebot::{Fault, LONE_SURROGATE};
 
 use crate::support::telegram::{NAMES, Setup, WAIT, World};
 use crate::support::{eventually, fast_tuning, press_data};
@@ -324,7 +324,7 @@ async fn one_persons_flood_does_not_hold_up_another_chat() {
         pick(99),
         latencies.last().unwrap()
     );
-    let too_fast = |a: &&kozyr::fakebot::CallbackAnswer| {
+    let too_fast = |a: &&kozyr_test_kit::fakebot::CallbackAnswer| {
         a.text
             .as_deref()
             .is_some_and(|t| t.starts_with("Too many presses"))

@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
 use kozyr::delivery::pacing::{BotBudget, PacerConfig};
-use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::{DriveError, Driver, deal_no};
 use kozyr::table::{Mover, Phase, Platform, TableEvent, TableId};
 use kozyr::telegram::bot::Tuning;
+use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use tokio::sync::Mutex;
@@ -340,7 +340,7 @@ fn queued_result() {
         )
         .await;
         fake.inject(
-            kozyr::fakebot::Fault::too_many_requests(60)
+            kozyr_test_kit::fakebot::Fault::too_many_requests(60)
                 .method("sendMessage")
                 .chat(d.group)
                 .times(1),

@@ -1,5 +1,5 @@
 //! The Discord shell end to end, without network: the strict fake Discord
-//! (`kozyr::fakediscord`), the real twilight gateway and HTTP clients, the
+//! (`kozyr_test_kit::fakediscord`), the real twilight gateway and HTTP clients, the
 //! real front-end, table service and SQLite store. Four people open a
 //! table with a slash command, sit down and play a whole Kozel deal and a
 //! whole Hearts deal by clicking only what they see: the public table
@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use kozyr::config::Config;
 use kozyr::discord::bot::start;
-use kozyr::fakediscord::TOKEN;
 use kozyr::front::action::TableAction;
 use kozyr::game::GameAction;
 use kozyr::kozel;
 use kozyr::table::Phase;
+use kozyr_test_kit::fakediscord::TOKEN;
 
 use crate::support::discord::{CHANNEL, WAIT, World, deal_no, open_and_start, press, tuning};
 use crate::support::play::Play;
@@ -526,7 +526,7 @@ async fn the_http_interactions_endpoint_checks_signatures() {
             .send()
     };
     let ping =
-        serde_json::json!({"id": "1", "application_id": kozyr::fakediscord::APP_ID.to_string(),
+        serde_json::json!({"id": "1", "application_id": kozyr_test_kit::fakediscord::APP_ID.to_string(),
         "type": 1, "token": "t", "version": 1, "entitlements": [],
         "authorizing_integration_owners": {}, "attachment_size_limit": 0})
         .to_string();

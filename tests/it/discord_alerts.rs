@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use kozyr::fakediscord::Seen;
+use kozyr_test_kit::fakediscord::Seen;
 
 use crate::support::discord::{CHANNEL, World, open_and_start};
 use crate::support::eventually;

@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use kozyr::fakediscord::User;
 use kozyr::front::action::TableAction;
 use kozyr::front::press_limits::PressRates;
+use kozyr_test_kit::fakediscord::User;
 
 use crate::support::discord::{CHANNEL, WAIT, World, open_and_seat, open_and_start, press};
 use crate::support::eventually;
@@ -337,7 +337,7 @@ async fn an_announcement_that_failed_is_still_owed_after_a_restart() {
         w.fake
             .seen_by(&w.users[1], CHANNEL)
             .into_iter()
-            .filter(|m| m.author == kozyr::fakediscord::APP_ID && m.buttons.is_empty())
+            .filter(|m| m.author == kozyr_test_kit::fakediscord::APP_ID && m.buttons.is_empty())
             .filter(|m| !m.ephemeral)
             .map(|m| m.content)
             .collect()

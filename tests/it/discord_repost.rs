@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use kozyr::delivery::burial::BURIED_AFTER;
 use kozyr::discord::bot::start;
-use kozyr::fakediscord::{APP_ID, Seen};
 use kozyr::front::action::TableAction;
 use kozyr::table::{Phase, TableId, TurnTimer};
+use kozyr_test_kit::fakediscord::{APP_ID, Seen};
 
 use crate::support::discord::{
     CHANNEL, WAIT, World, deal_no, discord_config, open_and_start, tuning,

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use kozyr::fakediscord::{GUILD_ID, TOKEN, User, shard_of};
+use kozyr_test_kit::fakediscord::{GUILD_ID, TOKEN, User, shard_of};
 
 use crate::support::discord::{CHANNEL, WAIT, World, open_and_start};
 use crate::support::{Running, db_url, eventually, kozyr, run_to_end};

@@ -19,10 +19,10 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
-use kozyr::fakediscord::{FakeDiscord, GUILD_ID, Seen, TOKEN, User, shard_of};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::store::{PgStore, StoreOptions};
 use kozyr::table::{Mover, Phase, TableEvent, TableId};
+use kozyr_test_kit::fakediscord::{FakeDiscord, GUILD_ID, Seen, TOKEN, User, shard_of};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use tokio::sync::Mutex;

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use kozyr::fakebot::{Author, FakeBot, FakeBotConfig, Fault, MemberStatus, OutputKind, UserSpec};
+use kozyr_test_kit::fakebot::{
+    Author, FakeBot, FakeBotConfig, Fault, MemberStatus, OutputKind, UserSpec,
+};
 use teloxide::dispatching::UpdateFilterExt;
 use teloxide::prelude::*;
 use teloxide::types::{

@@ -156,7 +156,7 @@ fn help_update(update_id: u32, user: u64) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_standby_takes_webhook_updates_and_the_serving_replica_handles_them() {
     use crate::support::replicas::{Replica, free_port, serving_after};
-    use kozyr::fakebot::{FakeBot, FakeBotConfig, UserSpec};
+    use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig, UserSpec};
 
     const TOKEN: &str = "123456:INBOX-fake-token-kozyr-inbox-tests-0123456";
     let url = crate::support::postgres::fresh_url();

@@ -383,3 +383,56 @@ fn the_crates_depend_only_on_what_their_layer_may_use() {
         );
     }
 }
+
+/// The test kit (`crates/test-kit`: the strict fakes of Telegram and
+/// Discord) is a tool, never part of the product: it knows no kozyr crate
+/// (a fake speaks its platform's protocol, whatever bot talks to it), no
+/// crate of the workspace depends on it, and the product names it only as
+/// an optional dependency of `dev-tools` (the load generator) and for its
+/// own tests.
+#[test]
+fn the_test_kit_is_no_part_of_the_product() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dependencies = |manifest: &str| -> Vec<String> {
+        let mut section = "";
+        let mut named = Vec::new();
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') {
+                section = line;
+            } else if section == "[dependencies]" {
+                named.push(line.to_owned());
+            }
+        }
+        named
+    };
+    let kit = std::fs::read_to_string(root.join("crates/test-kit/Cargo.toml")).unwrap();
+    let kit_names = dependencies(&kit);
+    assert!(!kit_names.is_empty(), "crates/test-kit names no dependency");
+    for line in &kit_names {
+        assert!(
+            !line.starts_with("kozyr"),
+            "the test kit depends on a kozyr crate: {line}"
+        );
+    }
+    for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.ends_with("test-kit") {
+            continue;
+        }
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest.contains("kozyr-test-kit"),
+            "{} depends on the test kit",
+            dir.display()
+        );
+    }
+    let product = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    for line in dependencies(&product) {
+        if line.starts_with("kozyr-test-kit") {
+            assert!(
+                line.contains("optional = true"),
+                "the product depends on the test kit: {line}"
+            );
+        }
+    }
+}

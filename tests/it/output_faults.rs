@@ -6,11 +6,11 @@
 
 use std::time::Duration;
 
-use kozyr::fakebot::{FakeBot, Fault, OutputKind};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::loadtest::Driver;
 use kozyr::table::Phase;
 use kozyr::telegram::bot::Tuning;
+use kozyr_test_kit::fakebot::{FakeBot, Fault, OutputKind};
 use teloxide::types::{ChatId, MessageId};
 
 use crate::support::telegram::{Setup, WAIT, World};
@@ -282,8 +282,10 @@ async fn new_where_the_table_message_is_gone_shows_the_table_again() {
 
 /// The newest message in `chat` that shows a Kozel deal in play: the
 /// table message.
-fn table_message_in(fake: &FakeBot, chat: ChatId) -> Option<kozyr::fakebot::FakeMessage> {
+fn table_message_in(fake: &FakeBot, chat: ChatId) -> Option<kozyr_test_kit::fakebot::FakeMessage> {
     fake.messages(chat).into_iter().rev().find(|m| {
-        m.author == kozyr::fakebot::Author::Bot && !m.deleted && m.text.starts_with("Kozel · deal")
+        m.author == kozyr_test_kit::fakebot::Author::Bot
+            && !m.deleted
+            && m.text.starts_with("Kozel · deal")
     })
 }

@@ -10,11 +10,11 @@
 use kozyr::store::Queries;
 use std::time::Duration;
 
-use kozyr::fakebot::FakeBotConfig;
 use kozyr::game::{GameKind, GameView};
 use kozyr::loadtest::{Driver, deal_no};
 use kozyr::store::{Opened, PgStore, StoreOptions};
 use kozyr::table::{Mover, Phase, Table, TableEvent};
+use kozyr_test_kit::fakebot::FakeBotConfig;
 
 use crate::support::play::Play;
 use crate::support::postgres::fresh_url;

@@ -17,10 +17,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::loadtest::deal_no;
 use kozyr::store::{PgStore, StoreOptions};
 use kozyr::table::Phase;
+use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
@@ -325,7 +325,7 @@ async fn receiver(refuse: usize) -> (url::Url, Arc<std::sync::Mutex<(usize, Vec<
 /// dropped and never counted twice; `getUpdates` is refused meanwhile.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fake_delivers_each_update_by_webhook_until_one_answers_200() {
-    use kozyr::fakebot::UserSpec;
+    use kozyr_test_kit::fakebot::UserSpec;
     use teloxide::payloads::SetWebhookSetters;
     use teloxide::requests::Requester;
 

@@ -9,12 +9,12 @@
 
 use std::time::Duration;
 
-use kozyr::fakebot::{FakeBot, FakeBotConfig};
 use kozyr::front::action::Press;
 use kozyr::loadtest::Driver;
 use kozyr::store::StoreOptions;
 use kozyr::table::storage::TableStore;
 use kozyr::table::{Phase, Platform, Table};
+use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig};
 
 use crate::support::eventually;
 use crate::support::telegram::{KillWorld, is_child, parent_runtime, run_child_bot};
@@ -167,7 +167,7 @@ fn telegram_after_a_kill_nothing_unchanged_is_sent_and_screens_stay_current() {
 mod discord {
     use std::time::Duration;
 
-    use kozyr::fakediscord::FakeDiscord;
+    use kozyr_test_kit::fakediscord::FakeDiscord;
 
     use crate::support::discord::{World, open_and_start};
     use crate::support::eventually;

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use crate::support::store::Log;
 use kozyr::config::Config;
-use kozyr::fakebot::Fault;
-use kozyr::fakebot::OutputKind;
 use kozyr::front::action::TableAction;
 use kozyr::game::{GameAction, GameView};
 use kozyr::kozel;
 use kozyr::table::{Phase, TableId};
 use kozyr::telegram::bot::start;
+use kozyr_test_kit::fakebot::Fault;
+use kozyr_test_kit::fakebot::OutputKind;
 use teloxide::types::MessageId;
 
 use crate::support::play::Play;
@@ -484,7 +484,7 @@ async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_re
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_there() {
-    use kozyr::fakebot::MemberStatus;
+    use kozyr_test_kit::fakebot::MemberStatus;
     let mut w = world().await;
     w.fake.user_says(w.group, w.users[0], "/kozel").unwrap();
     w.lobby_button("2").await;
@@ -530,8 +530,8 @@ async fn a_bot_removed_from_the_group_stops_its_table_and_sends_nothing_more_the
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reminder_goes_to_the_players_chat_not_to_the_group() {
-    use kozyr::fakebot::OutputKind;
     use kozyr::table::{Awaited, Output, TimerSpec};
+    use kozyr_test_kit::fakebot::OutputKind;
     let mut w = world().await;
     let id = open_and_start(&w, "/kozel").await;
     let t = w.table(id).await;
@@ -699,14 +699,15 @@ async fn a_group_hears_its_own_language_whoever_asks() {
     let mut w = world().await;
     let ivan = w
         .fake
-        .add_user(kozyr::fakebot::UserSpec::new("Ivan").language("ru"));
+        .add_user(kozyr_test_kit::fakebot::UserSpec::new("Ivan").language("ru"));
     let group = w.fake.add_group("Mixed table", &[w.users[0], ivan]);
-    let bot_says = |f: &kozyr::fakebot::FakeBot| -> Vec<kozyr::fakebot::FakeMessage> {
-        f.messages(group)
-            .into_iter()
-            .filter(|m| m.author == kozyr::fakebot::Author::Bot)
-            .collect()
-    };
+    let bot_says =
+        |f: &kozyr_test_kit::fakebot::FakeBot| -> Vec<kozyr_test_kit::fakebot::FakeMessage> {
+            f.messages(group)
+                .into_iter()
+                .filter(|m| m.author == kozyr_test_kit::fakebot::Author::Bot)
+                .collect()
+        };
     // A group that never had a table: the sender's language.
     w.fake.user_says(group, ivan, "/help").unwrap();
     let first = w

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use kozyr::delivery::pacing::PacerConfig;
-use kozyr::fakebot::{FakeBot, FakeBotConfig, LimitHits, UserSpec};
+use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig, LimitHits, UserSpec};
 use teloxide::RequestError;
 use teloxide::prelude::*;
 use teloxide::types::ChatId;
@@ -70,8 +70,8 @@ async fn the_fake_limits_private_chats_and_the_whole_bot() {
 
 // ------------------------------------------------------ the whole bot --
 
-use kozyr::fakebot::Author;
 use kozyr::telegram::bot::Tuning;
+use kozyr_test_kit::fakebot::Author;
 
 use crate::support::eventually;
 use crate::support::telegram::{MINUTE, Setup, World, real_limits, strict_fake};
@@ -280,12 +280,12 @@ async fn a_restart_keeps_the_window_a_groups_urgent_writes_filled() {
 mod in_flight {
     use std::time::Duration;
 
-    use kozyr::fakebot::FakeBotConfig;
     use kozyr::front::action::{Press, TableAction};
     use kozyr::game::GameAction;
     use kozyr::kozel;
     use kozyr::loadtest::Driver;
     use kozyr::table::{TableEvent, TableId};
+    use kozyr_test_kit::fakebot::FakeBotConfig;
     use sqlx::Connection;
 
     use crate::support::store::{Log, on_postgres};
@@ -465,7 +465,7 @@ mod in_flight {
 // ------------------------------------------ the live table at the bottom --
 
 /// The newest message of the bot in `chat` and its id.
-fn newest_from_bot(fake: &FakeBot, chat: ChatId) -> Option<kozyr::fakebot::FakeMessage> {
+fn newest_from_bot(fake: &FakeBot, chat: ChatId) -> Option<kozyr_test_kit::fakebot::FakeMessage> {
     fake.last_bot_message(chat)
 }
 

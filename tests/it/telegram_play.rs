@@ -17,11 +17,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kozyr::cards::{Card, CardSet, Seat};
-use kozyr::fakebot::FakeMessage;
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::{Game, GameAction, GameView};
 use kozyr::table::{Table, TrickCards, TrickTaken};
 use kozyr::{hearts, kozel};
+use kozyr_test_kit::fakebot::FakeMessage;
 
 use crate::support::fast_tuning;
 use crate::support::telegram::{Setup, World, card_toggle, deal_no, real_limits, strict_fake};
@@ -74,7 +74,7 @@ fn is_table(m: &FakeMessage, title: &str) -> bool {
     m.text.starts_with(title)
 }
 
-fn card_of(b: &kozyr::fakebot::Button) -> Option<(TableAction, Card)> {
+fn card_of(b: &kozyr_test_kit::fakebot::Button) -> Option<(TableAction, Card)> {
     match b.callback_data().map(Press::parse) {
         Some(Ok(Press::Table { action, .. })) => action.card().map(|c| (action, c)),
         _ => None,

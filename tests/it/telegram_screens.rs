@@ -17,11 +17,11 @@
 use std::time::{Duration, Instant};
 
 use kozyr::cards::{CardSet, Seat};
-use kozyr::fakebot::{FakeBotConfig, FakeMessage, LimitHits};
 use kozyr::game::{Game, GameAction, GameKind, GameOptions, GameView};
 use kozyr::kozel;
 use kozyr::table::Table;
 use kozyr::telegram::bot::Tuning;
+use kozyr_test_kit::fakebot::{FakeBotConfig, FakeMessage, LimitHits};
 use teloxide::types::{ChatId, MessageId, UserId};
 
 use crate::support::fast_tuning;

@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use kozyr::fakebot::Author;
 use kozyr::telegram::bot::Tuning;
+use kozyr_test_kit::fakebot::Author;
 use teloxide::types::MessageId;
 
 use crate::support::fast_tuning;
@@ -178,6 +178,9 @@ async fn every_idle_turn_brings_exactly_one_notifying_message() {
         tokio::time::sleep(Duration::from_millis(300)).await;
         seen[seat] = newest(&w, seat);
     }
-    assert_eq!(w.fake.limit_hits(), kozyr::fakebot::LimitHits::default());
+    assert_eq!(
+        w.fake.limit_hits(),
+        kozyr_test_kit::fakebot::LimitHits::default()
+    );
     w.stop().await;
 }

@@ -533,7 +533,7 @@ async fn an_open_mini_app_holds_the_chat_hand_through_a_new_deal() {
         w.hand_at(other, id, t.version()).await;
     }
     let after = w.fake.messages(w.dm(watcher));
-    let shown = |ms: &[kozyr::fakebot::FakeMessage]| {
+    let shown = |ms: &[kozyr_test_kit::fakebot::FakeMessage]| {
         ms.iter()
             .map(|m| (m.id, m.edits, m.deleted))
             .collect::<Vec<_>>()
@@ -1195,8 +1195,8 @@ async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_p
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_pages_go_on_after_the_bot_is_killed_behind_a_proxy() {
     use crate::support::telegram::{KillWorld, TOKEN, table_of};
-    use kozyr::fakebot::FakeBotConfig;
     use kozyr::loadtest::Driver;
+    use kozyr_test_kit::fakebot::FakeBotConfig;
 
     let world = KillWorld::new(FakeBotConfig::default(), 0).await;
     let addr: SocketAddr = std::net::TcpListener::bind("127.0.0.1:0")

@@ -19,9 +19,9 @@
 
 use std::time::Duration;
 
-use kozyr::fakebot::FakeMessage;
-use kozyr::fakediscord::Seen;
 use kozyr::table::Phase;
+use kozyr_test_kit::fakebot::FakeMessage;
+use kozyr_test_kit::fakediscord::Seen;
 use teloxide::types::ChatId;
 
 use crate::support::discord::{self as dc, CHANNEL, open_and_start};

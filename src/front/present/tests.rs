@@ -5,9 +5,6 @@ use rand::{RngExt, SeedableRng};
 
 use super::*;
 use crate::cards::{Card, CardSet, PerSeat, Seat};
-use crate::fakebot::{
-    MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LEN, parse_html, utf16_len,
-};
 use crate::front::action::{Press, TableAction};
 use crate::front::games::{hand, table};
 use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView};
@@ -15,6 +12,9 @@ use crate::hearts as h;
 use crate::i18n::Lang;
 use crate::kozel::{self as k, Action, Event};
 use crate::table::TableId;
+use kozyr_test_kit::fakebot::{
+    MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LEN, parse_html, utf16_len,
+};
 
 fn seat(i: u8) -> Seat {
     Seat::new(i).unwrap()

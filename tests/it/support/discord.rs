@@ -1,5 +1,5 @@
 //! The Discord world every Discord test plays in: the strict fake Discord
-//! (`kozyr::fakediscord`), four people in one channel, and the bot — in
+//! (`kozyr_test_kit::fakediscord`), four people in one channel, and the bot — in
 //! this process or as `kozyr run` in a child process — with what people do
 //! there: click what they see on the table message and in their own
 //! ephemeral hand, pick cards from its menu, and wait for the table to move.
@@ -11,13 +11,13 @@ use std::time::Duration;
 use kozyr::cards::Card;
 use kozyr::config::Config;
 use kozyr::discord::bot::{RunningDiscord, Tuning, start};
-use kozyr::fakediscord::{FakeDiscord, Seen, TOKEN, User};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::front::press_limits::PressRates;
 use kozyr::game::GameAction;
 use kozyr::hearts;
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{ChatKey, Phase, Table, TableId};
+use kozyr_test_kit::fakediscord::{FakeDiscord, Seen, TOKEN, User};
 
 pub use kozyr::loadtest::deal_no;
 

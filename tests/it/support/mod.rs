@@ -27,7 +27,6 @@ use std::time::Duration;
 use kozyr::cards::CardSet;
 use kozyr::config::Config;
 use kozyr::delivery::pacing::{BotBudget, PacerConfig};
-use kozyr::fakebot::FakeBot;
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
 use kozyr::table::runtime::ServiceOptions;
@@ -35,6 +34,7 @@ use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, Table, User
 use kozyr::telegram::bot::Tuning;
 use kozyr::telegram::listener::PressRates;
 use kozyr::{hearts, kozel};
+use kozyr_test_kit::fakebot::FakeBot;
 
 /// The source files of module `dir` of the product: `src/<dir>.rs` if
 /// there is one, and every `.rs` file below `src/<dir>/`, tests too;

@@ -12,12 +12,12 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
-use kozyr::fakebot::FakeBot;
 use kozyr::front::action::Press;
 use kozyr::loadtest::{DriveError, Driver};
 use kozyr::store::PgStore;
 use kozyr::table::records::deal_records;
 use kozyr::table::{Mover, Phase, TableEvent, TableId, Timestamp};
+use kozyr_test_kit::fakebot::FakeBot;
 use tokio::sync::Mutex;
 
 use super::{eventually, kozyr, run_to_end};

@@ -10,7 +10,6 @@ use std::time::Duration;
 use kozyr::cards::Card;
 use kozyr::config::Config;
 use kozyr::delivery::pacing::{BotBudget, PacerConfig};
-use kozyr::fakebot::{Author, Button, FakeBot, FakeBotConfig, FakeMessage, UserSpec};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
 use kozyr::loadtest::Driver;
@@ -18,6 +17,7 @@ use kozyr::table::runtime::{ServiceOptions, TableService};
 use kozyr::table::{ChatKey, Phase, Platform, Table, TableId, TurnTimer};
 use kozyr::telegram::bot::{RunningBot, Tuning, start};
 use kozyr::{hearts, kozel};
+use kozyr_test_kit::fakebot::{Author, Button, FakeBot, FakeBotConfig, FakeMessage, UserSpec};
 use teloxide::types::{ChatId, MessageId, UserId};
 
 use super::store::TestStore;

@@ -28,7 +28,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
-//! use kozyr::fakebot::{FakeBot, UserSpec};
+//! use kozyr_test_kit::fakebot::{FakeBot, UserSpec};
 //! use teloxide::prelude::*;
 //!
 //! let fake = FakeBot::start().await?;

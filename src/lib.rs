@@ -15,7 +15,7 @@ pub mod front;
 pub use kozyr_game as game;
 pub mod health;
 pub use kozyr_hearts as hearts;
-pub mod i18n;
+pub use kozyr_i18n as i18n;
 pub use kozyr_kozel as kozel;
 #[cfg(feature = "dev-tools")]
 pub mod loadtest;

@@ -12,15 +12,7 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 600;
 
 /// The folders whose files' words count as names the codemap may use.
-const SOURCES: [&str; 7] = [
-    "src",
-    "crates",
-    "tests",
-    "benches",
-    "migrations",
-    "locales",
-    "deploy",
-];
+const SOURCES: [&str; 6] = ["src", "crates", "tests", "benches", "migrations", "deploy"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -117,7 +109,6 @@ fn stale(span: &str, words: &HashSet<String>) -> Option<String> {
         "migrations/",
         "benches/",
         "deploy/",
-        "locales/",
         "scripts/",
         ".ci/",
     ];

@@ -4,10 +4,10 @@ use super::*;
 
 /// The fluent sources, to check them as text beside what the loader does.
 const SOURCES: [(Lang, &str); 4] = [
-    (Lang::En, include_str!("../../locales/en/main.ftl")),
-    (Lang::Ru, include_str!("../../locales/ru/main.ftl")),
-    (Lang::Pt, include_str!("../../locales/pt/main.ftl")),
-    (Lang::Ro, include_str!("../../locales/ro/main.ftl")),
+    (Lang::En, include_str!("../locales/en/main.ftl")),
+    (Lang::Ru, include_str!("../locales/ru/main.ftl")),
+    (Lang::Pt, include_str!("../locales/pt/main.ftl")),
+    (Lang::Ro, include_str!("../locales/ro/main.ftl")),
 ];
 
 /// Message id → the variables its body references, from the source text.
@@ -288,7 +288,7 @@ fn sample_with(lang: Lang, key: Key, name: &str, n: i64) -> (Args, String) {
 }
 
 /// Every message of every language in one file to read in review
-/// (`src/i18n/snapshots/messages.txt`): each with a feminine, a masculine
+/// (`crates/i18n/src/snapshots/messages.txt`): each with a feminine, a masculine
 /// and an undeclinable name, and its counts at 1, 2, 5 and 21. A change to
 /// any text shows there in context; `UPDATE_EXPECT=1` writes it anew.
 #[test]
@@ -339,8 +339,11 @@ fn const_name(id: &str) -> String {
     id.to_ascii_uppercase().replace('-', "_")
 }
 
-/// The product's source: every `.rs` under `src/` but the i18n module and
-/// the tests (test files, and each file's `#[cfg(test)]` module).
+/// The product's source: every `.rs` of the workspace's root package
+/// (`src/`) and of its crates (`crates/*/src/`) but this crate, the test
+/// kit and the tests (test files, and each file's `#[cfg(test)]` module).
+/// Read from the workspace: the texts are this crate's, their users every
+/// other's.
 fn product_source() -> String {
     fn walk(dir: &std::path::Path, out: &mut String) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -351,11 +354,10 @@ fn product_source() -> String {
         for path in entries {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if path.is_dir() {
-                if name != "tests" && name != "i18n" {
+                if name != "tests" {
                     walk(&path, out);
                 }
-            } else if name.ends_with(".rs")
-                && !matches!(name.as_str(), "tests.rs" | "snapshots.rs" | "i18n.rs")
+            } else if name.ends_with(".rs") && !matches!(name.as_str(), "tests.rs" | "snapshots.rs")
             {
                 let text = std::fs::read_to_string(&path).unwrap();
                 let product = text.split("#[cfg(test)]").next().unwrap_or_default();
@@ -363,10 +365,23 @@ fn product_source() -> String {
             }
         }
     }
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut out = String::new();
-    walk(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut out,
+    walk(&workspace.join("src"), &mut out);
+    let mut crates: Vec<_> = std::fs::read_dir(workspace.join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("i18n") && !p.ends_with("test-kit"))
+        .collect();
+    crates.sort();
+    assert!(!crates.is_empty(), "no crates beside this one");
+    for krate in crates {
+        walk(&krate.join("src"), &mut out);
+    }
+    assert!(
+        out.contains("key::"),
+        "the product's source was not found under {}",
+        workspace.display()
     );
     out
 }
@@ -375,7 +390,7 @@ fn product_source() -> String {
 /// times: every key is used by the product itself, not only by tests.
 #[test]
 fn every_message_is_used_by_the_product() {
-    let i18n = include_str!("../i18n.rs");
+    let i18n = include_str!("lib.rs");
     // The module's own code, before the list of keys.
     let own = i18n.split("macro_rules! keys").next().unwrap_or_default();
     let product = product_source() + own;

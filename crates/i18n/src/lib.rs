@@ -1,5 +1,5 @@
 //! User-facing text in English, Russian, Portuguese and Romanian, from the
-//! fluent files under `locales/` (compiled in with fluent-templates).
+//! fluent files under this crate's `locales/` (compiled in with fluent-templates).
 //!
 //! Every message is named by a [`Key`] constant in [`key`], which also
 //! lists the variables the message takes, so tests can check that every key
@@ -12,7 +12,7 @@
 //! buttons, popups, command descriptions — hold no markup at all.
 //!
 //! ```
-//! use kozyr::i18n::{Args, Lang, key, tr};
+//! use kozyr_i18n::{Args, Lang, key, tr};
 //! let ru = Lang::from_telegram(Some("ru-RU"));
 //! assert_eq!(tr(ru, key::TABLE_STOCK, &Args::new().num("count", 3)), "В колоде: 3 карты");
 //! assert_eq!(tr(ru, key::TABLE_STOCK, &Args::new().num("count", 5)), "В колоде: 5 карт");
@@ -100,7 +100,7 @@ impl Lang {
     /// Romanian.
     ///
     /// ```
-    /// use kozyr::i18n::Lang;
+    /// use kozyr_i18n::Lang;
     /// assert_eq!(Lang::from_code("pt-br"), Some(Lang::Pt));
     /// assert_eq!(Lang::from_code("RO"), Some(Lang::Ro));
     /// assert_eq!(Lang::from_code("de"), None);
@@ -263,7 +263,7 @@ impl Args {
 /// Escapes text for Telegram's HTML parse mode.
 ///
 /// ```
-/// assert_eq!(kozyr::i18n::escape_html("<Tom & \"Jerry\">"), "&lt;Tom &amp; &quot;Jerry&quot;&gt;");
+/// assert_eq!(kozyr_i18n::escape_html("<Tom & \"Jerry\">"), "&lt;Tom &amp; &quot;Jerry&quot;&gt;");
 /// ```
 pub fn escape_html(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

@@ -27,6 +27,6 @@ pub mod serve;
 pub use kozyr_sim as sim;
 pub mod startup;
 pub mod store;
-pub mod table;
+pub use kozyr_table as table;
 pub mod telegram;
 pub mod webapp;

@@ -11,6 +11,43 @@
 //! read and their decoding. SQLite is `sqlite`'s, PostgreSQL
 //! [`postgres`]'; their common queries [`Queries`]'. See
 //! `docs/ARCHITECTURE.md` (`src/store/`, and the table service's invariants).
+//!
+//! A table service over a SQLite store: a command in, acknowledged once
+//! committed, and its render out.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use kozyr::game::GameKind;
+//! use kozyr::store::{Store, StoreOptions};
+//! use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
+//! use kozyr::table::*;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let url = format!("sqlite://{}", dir.path().join("kozyr.db").display());
+//! let store = Store::open(&StoreOptions::new(url)).await.unwrap();
+//! let (service, mut effects) = TableService::builder(store).start().await.unwrap();
+//!
+//! let chat = ChatKey::new(Platform::Telegram, "-100").unwrap();
+//! let ann = Player::new(UserId::new("42").unwrap(), "Ann", Lang::En);
+//! let create = Request {
+//!     target: Target::Chat(chat.clone()),
+//!     actor: Actor::person(ann),
+//!     command: Command::Create {
+//!         kind: GameKind::Kozel,
+//!         settings: Settings::default(),
+//!         title: "Friday cards".into(),
+//!         sit: true,
+//!     },
+//!     dedup: Some(DedupKey::update(Platform::Telegram, 1001)),
+//! };
+//! let ack = service.submit(create.clone()).await.unwrap();
+//! // A second delivery of the same update is answered, not applied again.
+//! assert!(service.submit(create).await.unwrap().duplicate);
+//! // The front-end renders what comes out of the channel.
+//! let Some(Output::RenderTable(view)) = effects.recv().await else { panic!() };
+//! assert_eq!(Some(view.id), ack.table);
+//! # });
+//! ```
 
 mod admin;
 mod commit;

@@ -8,13 +8,6 @@ use super::{PlayerStats, Store, StoreError};
 use crate::game::GameKind;
 use crate::table::{ChatKey, Counters, Lang, Platform, Player, Timestamp, UserId};
 
-impl Counters {
-    /// Average final score per series (Hearts), once one was played.
-    pub fn average_points(&self) -> Option<f64> {
-        (self.series_played > 0).then(|| self.points as f64 / self.series_played as f64)
-    }
-}
-
 #[derive(FromRow)]
 pub(super) struct StatsRow {
     user_id: String,

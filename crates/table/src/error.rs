@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 
-use crate::cards::Seat;
-use crate::game::GameError;
+use kozyr_cards::Seat;
+use kozyr_game::GameError;
 
 /// Why a command was refused. Nothing changed. Front-ends translate these
 /// into the user's language, so each is data, not prose.

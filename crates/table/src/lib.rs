@@ -12,9 +12,9 @@
 //! store implements), turn timers and AI players.
 //!
 //! ```
-//! use kozyr::cards::Seat;
-//! use kozyr::game::GameKind;
-//! use kozyr::table::*;
+//! use kozyr_cards::Seat;
+//! use kozyr_game::GameKind;
+//! use kozyr_table::*;
 //!
 //! let chat = ChatKey::new(Platform::Telegram, "-100").unwrap();
 //! let ann = Player::new(UserId::new("1").unwrap(), "Ann", Lang::En);

@@ -1,5 +1,5 @@
 //! What the table service needs from a store, as a trait the service owns:
-//! the store implements it (today SQLite, [`crate::store::Store`]; a
+//! the store implements it (today SQLite, `kozyr::store::Store`; a
 //! second backend implements the same trait), so the service names no
 //! database and the store depends on the table's types, not the reverse.
 //!
@@ -17,7 +17,7 @@ use super::{
     Announcement, ChatKey, Counters, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp,
     Transition, UserId,
 };
-use crate::game::GameKind;
+use kozyr_game::GameKind;
 
 /// The future a [`TableStore`] call returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StorageError>> + Send + 'a>>;

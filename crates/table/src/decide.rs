@@ -7,8 +7,8 @@ use super::error::TableError;
 use super::event::{Mover, TableEvent};
 use super::model::{ChatKey, Phase, SeatState, Settings};
 use super::state::{TIMEOUTS_BEFORE_AI, Table};
-use crate::cards::Seat;
-use crate::game::{GameAction, Milestone};
+use kozyr_cards::Seat;
+use kozyr_game::{GameAction, Milestone};
 
 /// Longest table title kept (chat names come from users).
 const MAX_TITLE_CHARS: usize = 128;
@@ -40,7 +40,7 @@ pub struct Transition {
     /// The chat got a new id: its history follows (from, to).
     pub moved_chat: Option<(ChatKey, ChatKey)>,
     /// The chat chose a language (kept for the chat, table or not).
-    pub chat_language: Option<(ChatKey, crate::i18n::Lang)>,
+    pub chat_language: Option<(ChatKey, kozyr_i18n::Lang)>,
 }
 
 impl Transition {

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{DealEnd, TrickCards, TrickPlay, TrickTaken};
-use crate::game::{GameEvent, TrickStep};
+use kozyr_game::{GameEvent, TrickStep};
 
 /// What everyone at a table has seen of the tricks of the deal in play.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,14 +5,14 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::GameOptions;
-pub use crate::i18n::Lang;
+use kozyr_game::GameOptions;
+pub use kozyr_i18n::Lang;
 
 /// Milliseconds since the Unix epoch. The service never reads the clock:
 /// every command brings its own `now`.
 ///
 /// ```
-/// use kozyr::table::Timestamp;
+/// use kozyr_table::Timestamp;
 /// let t = Timestamp::from_millis(1_000);
 /// assert_eq!(t.plus_secs(2).millis(), 3_000);
 /// ```
@@ -95,7 +95,7 @@ fn canonical<T: FromStr + ToString>(s: &str) -> Result<T, IdError> {
 /// The text form — `platform` plus `id()` — is what the store keeps.
 ///
 /// ```
-/// use kozyr::table::{ChatKey, Platform};
+/// use kozyr_table::{ChatKey, Platform};
 /// let chat = ChatKey::new(Platform::Telegram, "-1001234").unwrap();
 /// assert_eq!(chat, ChatKey::Telegram(-1001234));
 /// assert_eq!(chat.id(), "-1001234");
@@ -174,7 +174,7 @@ impl fmt::Display for ChatKey {
 /// in front.
 ///
 /// ```
-/// use kozyr::table::UserId;
+/// use kozyr_table::UserId;
 /// let ann = UserId::new("42").unwrap();
 /// assert_eq!(ann, UserId::Telegram(42));
 /// assert_eq!(UserId::Discord(7).to_string(), "discord:7");
@@ -286,7 +286,7 @@ impl SeatState {
 /// A turn timer, in whole seconds.
 ///
 /// ```
-/// use kozyr::table::TurnTimer;
+/// use kozyr_table::TurnTimer;
 /// assert_eq!(TurnTimer::from_secs(60).unwrap().secs(), 60);
 /// assert!(TurnTimer::from_secs(1).is_none());
 /// ```
@@ -398,7 +398,7 @@ impl FromStr for Phase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "cards", rename_all = "snake_case")]
 pub enum TrickCards {
-    FaceUp(crate::cards::CardSet),
+    FaceUp(kozyr_cards::CardSet),
     /// Passed face down (Kozel): only their number is public.
     FaceDown(u32),
 }
@@ -406,7 +406,7 @@ pub enum TrickCards {
 /// One play on a trick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TrickPlay {
-    pub seat: crate::cards::Seat,
+    pub seat: kozyr_cards::Seat,
     pub cards: TrickCards,
 }
 
@@ -416,7 +416,7 @@ pub struct TrickPlay {
 /// misses how a trick ended.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TrickTaken {
-    pub winner: crate::cards::Seat,
+    pub winner: kozyr_cards::Seat,
     pub points: u32,
     #[serde(default)]
     pub plays: Vec<TrickPlay>,
@@ -427,7 +427,7 @@ pub struct TrickTaken {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealEnd {
     /// The game's deal-over event (its result and scores).
-    pub result: crate::game::GameEvent,
+    pub result: kozyr_game::GameEvent,
     /// The deal's last trick.
     pub last_trick: Option<TrickTaken>,
 }

@@ -4,14 +4,14 @@
 use super::error::ReplayError;
 use super::event::TableEvent;
 use super::state::Table;
-pub use crate::game::records::DealRecord;
-use crate::game::records::DealRecorder;
+pub use kozyr_game::records::DealRecord;
+use kozyr_game::records::DealRecorder;
 
 /// Replays `log` (a table's whole log, from its creation) and returns the
 /// record of every deal finished in it, in order.
 ///
 /// ```
-/// use kozyr::table::records::deal_records;
+/// use kozyr_table::records::deal_records;
 /// assert!(deal_records(&[]).is_err());
 /// ```
 pub fn deal_records(log: &[TableEvent]) -> Result<Vec<DealRecord>, ReplayError> {

@@ -3,8 +3,8 @@ use serde::{Deserialize, Serialize};
 use super::model::{
     ChatKey, DealEnd, Phase, Player, SeatState, Settings, TableId, Timestamp, TrickTaken, UserId,
 };
-use crate::cards::{PerSeat, Seat};
-use crate::game::{GameAction, GameEvent, GameKind, GameView, Milestone};
+use kozyr_cards::{PerSeat, Seat};
+use kozyr_game::{GameAction, GameEvent, GameKind, GameView, Milestone};
 
 /// What a front-end (or the service's runtime) must do after a command.
 /// Render effects carry the state to render, so a front-end that paces its
@@ -205,7 +205,7 @@ pub struct AiMove {
     pub seat: Seat,
     pub version: u64,
     /// What the seat may know: never the game state itself.
-    pub observation: crate::ai::Observation,
+    pub observation: kozyr_ai::Observation,
     pub legal: Vec<GameAction>,
     /// Not the seat's turn: `legal` are out-of-turn plays (a Kozel
     /// molodka) the agent may make or let pass

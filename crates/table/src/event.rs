@@ -1,8 +1,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{ChatKey, Player, Settings, TableId, Timestamp, UserId};
-use crate::cards::Seat;
-use crate::game::{GameAction, GameEvent, GameKind};
+use kozyr_cards::Seat;
+use kozyr_game::{GameAction, GameEvent, GameKind};
 
 /// Who made a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

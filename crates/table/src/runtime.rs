@@ -18,39 +18,9 @@
 //! - Chats idle for [`ServiceOptions::idle_after`] are dropped from memory and
 //!   reloaded from the store on their next command.
 //!
-//! ```
-//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! use kozyr::game::GameKind;
-//! use kozyr::store::{Store, StoreOptions};
-//! use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
-//! use kozyr::table::*;
-//!
-//! let dir = tempfile::tempdir().unwrap();
-//! let url = format!("sqlite://{}", dir.path().join("kozyr.db").display());
-//! let store = Store::open(&StoreOptions::new(url)).await.unwrap();
-//! let (service, mut effects) = TableService::builder(store).start().await.unwrap();
-//!
-//! let chat = ChatKey::new(Platform::Telegram, "-100").unwrap();
-//! let ann = Player::new(UserId::new("42").unwrap(), "Ann", Lang::En);
-//! let create = Request {
-//!     target: Target::Chat(chat.clone()),
-//!     actor: Actor::person(ann),
-//!     command: Command::Create {
-//!         kind: GameKind::Kozel,
-//!         settings: Settings::default(),
-//!         title: "Friday cards".into(),
-//!         sit: true,
-//!     },
-//!     dedup: Some(DedupKey::update(Platform::Telegram, 1001)),
-//! };
-//! let ack = service.submit(create.clone()).await.unwrap();
-//! // A second delivery of the same update is answered, not applied again.
-//! assert!(service.submit(create).await.unwrap().duplicate);
-//! // The front-end renders what comes out of the channel.
-//! let Some(Output::RenderTable(view)) = effects.recv().await else { panic!() };
-//! assert_eq!(Some(view.id), ack.table);
-//! # });
-//! ```
+//! A whole service over the SQLite store, from a command to its render,
+//! is the example in `kozyr::store`'s docs (the store implements this
+//! crate's trait, so this crate cannot name it).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -65,10 +35,10 @@ use super::{
     Actor, ChatKey, Command, Context, Effect, HandView, Output, Platform, Table, TableError,
     TableEvent, TableId, TableView, TimerSpec, Timestamp, UserId, decide,
 };
-use crate::ai::{AgentConfig, AgentKind, Observation, TableAgent};
-use crate::game::GameAction;
-use crate::game::GameKind;
-use crate::i18n::Lang;
+use kozyr_ai::{AgentConfig, AgentKind, Observation, TableAgent};
+use kozyr_game::GameAction;
+use kozyr_game::GameKind;
+use kozyr_i18n::Lang;
 
 /// Chooses moves for AI seats. Runs on Tokio's blocking pool, so it may
 /// think for a while; it sees only the seat's view.
@@ -85,7 +55,7 @@ pub trait SeatAgent: Send + Sync + 'static {
 }
 
 /// Picks uniformly among the legal moves: the `random` player of `src/ai`
-/// ([`crate::ai::RandomAgent`]), seeded at random for each move.
+/// ([`kozyr_ai::RandomAgent`]), seeded at random for each move.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RandomSeat;
 
@@ -209,8 +179,8 @@ pub struct Request {
 /// a delivery repeated across an upgrade is still recognised.
 ///
 /// ```
-/// use kozyr::table::Platform;
-/// use kozyr::table::runtime::DedupKey;
+/// use kozyr_table::Platform;
+/// use kozyr_table::runtime::DedupKey;
 /// assert_eq!(DedupKey::update(Platform::Telegram, 7).as_str(), "tg:update:7");
 /// assert_eq!(DedupKey::callback(Platform::Discord, "99").as_str(), "dc:callback:99");
 /// ```
@@ -523,7 +493,7 @@ impl TableService {
             &ctx,
         )
         .inspect_err(|e| {
-            crate::metrics::command_refused(request.command.name(), e.reason());
+            kozyr_metrics::command_refused(request.command.name(), e.reason());
             super::journal::refused(chat, &request.actor, &request.command, e);
         })?;
         if let Err(e) = self
@@ -551,7 +521,7 @@ impl TableService {
         let ack = ack_of(&transition);
         self.dispatch(transition.effects, None);
         let took = started.elapsed();
-        crate::metrics::command_done(&moves_by(&transition.changes), took);
+        kozyr_metrics::command_done(&moves_by(&transition.changes), took);
         super::journal::committed(
             chat,
             &request.actor,
@@ -828,7 +798,7 @@ impl TableService {
             &request.command,
             &ctx,
         )
-        .inspect_err(|e| crate::metrics::command_refused(request.command.name(), e.reason()))?;
+        .inspect_err(|e| kozyr_metrics::command_refused(request.command.name(), e.reason()))?;
         if let Err(e) = self
             .inner
             .store

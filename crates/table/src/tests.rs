@@ -2,9 +2,9 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::cards::Seat;
-use crate::game::{GameAction, GameKind};
-use crate::kozel;
+use kozyr_cards::Seat;
+use kozyr_game::{GameAction, GameKind};
+use kozyr_kozel as kozel;
 
 fn seat(i: u8) -> Seat {
     Seat::new(i).unwrap()
@@ -436,12 +436,12 @@ fn moves_are_checked_for_seat_version_turn_and_rules() {
         }
     );
     let hand = c.table().game().unwrap().view(other);
-    let crate::game::GameView::Kozel(v) = hand else {
+    let kozyr_game::GameView::Kozel(v) = hand else {
         panic!("a Kozel view")
     };
     let out_of_turn = Command::Act {
         seat: other,
-        action: GameAction::Kozel(kozel::Action::Lead(crate::cards::CardSet::single(
+        action: GameAction::Kozel(kozel::Action::Lead(kozyr_cards::CardSet::single(
             v.deal.hand.first().unwrap(),
         ))),
         version,
@@ -451,23 +451,23 @@ fn moves_are_checked_for_seat_version_turn_and_rules() {
         matches!(
             e,
             TableError::NotYourTurn
-                | TableError::Illegal(crate::game::GameError::Kozel(kozel::RuleError::NotYourTurn))
+                | TableError::Illegal(kozyr_game::GameError::Kozel(kozel::RuleError::NotYourTurn))
         ),
         "{e:?}"
     );
     let not_in_hand = c.table().game().unwrap().view(other);
-    let crate::game::GameView::Kozel(theirs) = not_in_hand else {
+    let kozyr_game::GameView::Kozel(theirs) = not_in_hand else {
         panic!("a Kozel view")
     };
     let foreign = theirs.deal.hand.first().unwrap();
     let bad = Command::Act {
         seat: turn,
-        action: GameAction::Kozel(kozel::Action::Lead(crate::cards::CardSet::single(foreign))),
+        action: GameAction::Kozel(kozel::Action::Lead(kozyr_cards::CardSet::single(foreign))),
         version,
     };
     assert_eq!(
         c.err(&turn_actor, bad),
-        TableError::Illegal(crate::game::GameError::Kozel(kozel::RuleError::NotInHand {
+        TableError::Illegal(kozyr_game::GameError::Kozel(kozel::RuleError::NotInHand {
             card: foreign
         }))
     );
@@ -548,7 +548,7 @@ fn a_whole_series_then_a_rematch() {
     let table = c.table();
     assert_eq!(table.phase(), Phase::Finished);
     assert_eq!(table.deadline(), None);
-    let crate::game::Game::Kozel(series) = table.game().unwrap() else {
+    let kozyr_game::Game::Kozel(series) = table.game().unwrap() else {
         panic!("a Kozel game")
     };
     assert_eq!(chat_totals.series_played, 1);
@@ -842,7 +842,7 @@ fn hearts_passing_is_simultaneous_and_times_out_together() {
     assert_eq!(c.table().awaiting().len(), 1);
     assert_eq!(c.table().deadline(), Some(c.now.plus_secs(60)));
     let public = c.table().view();
-    let Some(crate::game::GameView::Hearts(v)) = public.game else {
+    let Some(kozyr_game::GameView::Hearts(v)) = public.game else {
         panic!("a Hearts view");
     };
     assert!(v.deal.hand.is_empty() && v.deal.passed.is_none() && v.deal.received.is_none());
@@ -852,7 +852,7 @@ fn hearts_passing_is_simultaneous_and_times_out_together() {
 fn safe_moves_are_legal_and_cheap() {
     for seed in 0..30 {
         for kind in [GameKind::Kozel, GameKind::Hearts] {
-            let mut game = crate::game::Game::new(kind, Default::default(), seed);
+            let mut game = kozyr_game::Game::new(kind, Default::default(), seed);
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             for _ in 0..60 {
                 let Some(&s) = game.awaiting().first() else {
@@ -865,19 +865,17 @@ fn safe_moves_are_legal_and_cheap() {
                     // Kozel: one card on a lead, never a beat.
                     GameAction::Kozel(kozel::Action::Lead(c)) => assert_eq!(c.len(), 1),
                     GameAction::Kozel(kozel::Action::Pass(_)) => {}
-                    GameAction::Hearts(crate::hearts::Action::Play(card)) => {
+                    GameAction::Hearts(kozyr_hearts::Action::Play(card)) => {
                         let lowest = legal
                             .iter()
                             .filter_map(|a| match a {
-                                GameAction::Hearts(crate::hearts::Action::Play(c)) => {
-                                    Some(c.rank())
-                                }
+                                GameAction::Hearts(kozyr_hearts::Action::Play(c)) => Some(c.rank()),
                                 _ => None,
                             })
                             .min();
                         assert_eq!(Some(card.rank()), lowest);
                     }
-                    GameAction::Hearts(crate::hearts::Action::PassCards(c)) => {
+                    GameAction::Hearts(kozyr_hearts::Action::PassCards(c)) => {
                         assert_eq!(c.len(), 3)
                     }
                     other => panic!("not a safe move: {other:?}"),
@@ -957,7 +955,7 @@ fn ai_seats_are_asked_about_a_molodka_out_of_turn() {
         let t = c.play(ai, molodka);
         let played = t.changes[0].events.iter().any(|e| {
             matches!(e, TableEvent::Acted { events, .. }
-                if events.iter().any(|g| matches!(g, crate::game::GameEvent::Kozel(kozel::Event::Molodka { .. }))))
+                if events.iter().any(|g| matches!(g, kozyr_game::GameEvent::Kozel(kozel::Event::Molodka { .. }))))
         });
         assert!(played);
         assert_eq!(c.table().trick().len(), 1, "the molodka is the lead");

@@ -1,8 +1,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{ChatKey, Player, Settings, TableId, Timestamp, UserId};
-use crate::cards::Seat;
-use crate::game::{GameAction, GameKind};
+use kozyr_cards::Seat;
+use kozyr_game::{GameAction, GameKind};
 
 /// Who sends a command.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,7 +102,7 @@ pub enum Command {
     /// The chat's language, for its messages and its tables (the open one
     /// too), kept even while the chat has no table.
     SetLanguage {
-        lang: crate::i18n::Lang,
+        lang: kozyr_i18n::Lang,
     },
 }
 

@@ -3,7 +3,7 @@
 use super::event::TableEvent;
 use super::model::{SeatState, UserId};
 use super::state::Table;
-use crate::cards::Seat;
+use kozyr_cards::Seat;
 
 /// Counters kept per chat, game and player (and per chat and game, with
 /// the per-player fields left at zero).
@@ -20,6 +20,13 @@ pub struct Counters {
     pub eggs_deals: i64,
     /// Final scores summed over series (Hearts).
     pub points: i64,
+}
+
+impl Counters {
+    /// Average final score per series (Hearts), once one was played.
+    pub fn average_points(&self) -> Option<f64> {
+        (self.series_played > 0).then(|| self.points as f64 / self.series_played as f64)
+    }
 }
 
 impl Counters {
@@ -73,7 +80,7 @@ pub fn stats_delta(after: &Table, events: &[TableEvent]) -> StatsDelta {
                     c.eggs_deals += i64::from(deal.eggs);
                 }
             }
-            if ge.milestone() == Some(crate::game::Milestone::Series) {
+            if ge.milestone() == Some(kozyr_game::Milestone::Series) {
                 let Some(series) = after.game().and_then(|g| g.series_outcome()) else {
                     continue;
                 };

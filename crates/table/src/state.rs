@@ -7,8 +7,8 @@ use super::model::{
     ChatKey, DealEnd, Phase, SeatState, Settings, TableId, Timestamp, TrickPlay, TrickTaken, UserId,
 };
 use super::tricks::Tricks;
-use crate::cards::{PerSeat, Seat};
-use crate::game::{Game, GameKind};
+use kozyr_cards::{PerSeat, Seat};
+use kozyr_game::{Game, GameKind};
 
 /// Turn timeouts in a row after which an AI player takes the seat over.
 pub const TIMEOUTS_BEFORE_AI: u8 = 3;
@@ -53,7 +53,7 @@ pub struct Table {
     /// The events of the deal in play, for the AI players' observations
     /// (derived: format 2).
     #[serde(default)]
-    deal_log: crate::ai::GameDealLog,
+    deal_log: kozyr_ai::GameDealLog,
     version: u64,
     created_at: Timestamp,
 }

@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use crate::game::GameEvent;
+use kozyr_game::GameEvent;
 
 use super::{Actor, Change, ChatKey, Command, Mover, TableError, TableEvent};
 
@@ -125,10 +125,8 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
-    use crate::game::GameKind;
-    use crate::table::{
-        Context, Phase, Player, Settings, Table, TableId, Timestamp, UserId, decide,
-    };
+    use crate::{Context, Phase, Player, Settings, Table, TableId, Timestamp, UserId, decide};
+    use kozyr_game::GameKind;
 
     /// Log lines in memory, as `KOZYR_LOG_FORMAT=json` writes them.
     #[derive(Clone, Default)]
@@ -153,7 +151,7 @@ mod tests {
 
     fn person(i: u32) -> Actor {
         let id = UserId::new(i.to_string()).unwrap();
-        Actor::person(Player::new(id, &format!("P{i}"), crate::i18n::Lang::En))
+        Actor::person(Player::new(id, &format!("P{i}"), kozyr_i18n::Lang::En))
     }
 
     /// Runs `command` through `decide` and the journal, as the runtime does.
@@ -181,7 +179,7 @@ mod tests {
             .with_writer(lines.clone())
             .finish();
         tracing::subscriber::with_default(subscriber, || {
-            let chat = ChatKey::new(crate::table::Platform::Telegram, "-100").unwrap();
+            let chat = ChatKey::new(crate::Platform::Telegram, "-100").unwrap();
             let mut open = None;
             let settings = Settings {
                 turn_timer: None,
@@ -201,7 +199,7 @@ mod tests {
             run(&chat, &mut open, &person(1), Command::Start);
             // The first deal, by safe moves.
             let deal_over = |t: &Table| match t.game().map(|g| g.public_view()) {
-                Some(crate::game::GameView::Kozel(v)) => v.deal_no > 1,
+                Some(kozyr_game::GameView::Kozel(v)) => v.deal_no > 1,
                 _ => true,
             };
             let mut moves = 0;

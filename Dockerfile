@@ -10,7 +10,7 @@ WORKDIR /src
 # manifest with a missing target); tests/admin.rs checks it still does.
 # Nothing may swallow its exit status: a failing dependency build must fail
 # the image build (it once failed on every build, unnoticed).
-COPY Cargo.toml Cargo.lock build.rs ./
+COPY Cargo.toml Cargo.lock ./
 # Every workspace member's manifest (Cargo.toml's `members`), at its place.
 COPY crates/cards/Cargo.toml crates/cards/
 COPY crates/kozel/Cargo.toml crates/kozel/
@@ -21,6 +21,7 @@ COPY crates/sim/Cargo.toml crates/sim/
 COPY crates/metrics/Cargo.toml crates/metrics/
 COPY crates/i18n/Cargo.toml crates/i18n/
 COPY crates/table/Cargo.toml crates/table/
+COPY crates/store/Cargo.toml crates/store/
 COPY crates/test-kit/Cargo.toml crates/test-kit/
 COPY docker/stub-targets.sh docker/
 RUN sh docker/stub-targets.sh . && cargo build --release --locked --bin kozyr

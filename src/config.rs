@@ -78,12 +78,8 @@ pub enum UpdateMode {
     },
 }
 
-/// SQLite's `synchronous` setting for the store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Synchronous {
-    Full,
-    Normal,
-}
+/// SQLite's `synchronous` setting, the store's own type.
+pub use crate::store::Synchronous;
 
 /// How log lines are written (`KOZYR_LOG_FORMAT`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -598,6 +594,15 @@ pub enum ConfigError {
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://kozyr.db";
 
 impl Config {
+    /// The store of this configuration (`DATABASE_URL`,
+    /// `KOZYR_SQLITE_SYNCHRONOUS`).
+    pub fn store_options(&self) -> crate::store::StoreOptions {
+        crate::store::StoreOptions {
+            synchronous: self.synchronous,
+            ..crate::store::StoreOptions::new(self.database_url.clone())
+        }
+    }
+
     /// Reads the configuration through `var`, e.g. `|k| std::env::var(k).ok()`.
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let get = |k: &str| {
@@ -922,6 +927,11 @@ mod tests {
         );
         let c = check(&[("TELOXIDE_TOKEN", TOKEN)], Ok(())).unwrap();
         assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
+        // The default is a file in the working directory.
+        assert_eq!(
+            crate::store::database_path(&c.database_url),
+            Some(std::path::absolute("kozyr.db").unwrap())
+        );
         assert_eq!(c.update_mode, UpdateMode::LongPolling);
         assert_eq!(c.default_turn_timer, TurnTimer::from_secs(60));
         assert_eq!(c.default_language, Lang::En);

@@ -26,7 +26,7 @@ pub mod run;
 pub mod serve;
 pub use kozyr_sim as sim;
 pub mod startup;
-pub mod store;
+pub use kozyr_store as store;
 pub use kozyr_table as table;
 pub mod telegram;
 pub mod webapp;

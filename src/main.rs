@@ -360,7 +360,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         // The database first: a folder the bot cannot write is the admin's
         // to fix, and is said at once rather than after waiting for the
         // network.
-        kozyr::store::open(&kozyr::store::StoreOptions::from_config(&config))
+        kozyr::store::open(&config.store_options())
             .await
             .map_err(|e| e.to_string())?
             .close()
@@ -370,7 +370,7 @@ fn run(args: RunArgs) -> Result<(), String> {
             // never waits behind the bot's readers.
             let options = kozyr::store::StoreOptions {
                 readers: 1,
-                ..kozyr::store::StoreOptions::from_config(&config)
+                ..config.store_options()
             };
             let store = kozyr::store::Opened::open_existing(&options)
                 .await

@@ -4,10 +4,7 @@
 //! records in one line; this module adds the HTTP endpoint, which alone
 //! needs axum. `docs/OPERATIONS.md` lists the metrics with example alerts.
 
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::State;
@@ -26,16 +23,6 @@ pub enum MetricsError {
         error: std::io::Error,
     },
 }
-
-/// Counts the tables not closed at a scrape: (platform, phase, how many)
-/// for every pair. Given by whoever can read them (the store), so this
-/// module, which every layer records into, imports none of them.
-pub type CountTables = Arc<
-    dyn Fn() -> Pin<
-            Box<dyn Future<Output = Result<Vec<(&'static str, &'static str, i64)>, String>> + Send>,
-        > + Send
-        + Sync,
->;
 
 #[derive(Clone)]
 struct Scrape {

@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use crate::config::{Config, UpdateMode};
 use crate::discord::bot::Gateway;
 use crate::store::postgres::leadership::{LeaseError, ServingLease};
-use crate::store::{Backend, PgStore, StoreOptions};
+use crate::store::{Backend, PgStore};
 use crate::table::Platform;
 use crate::table::storage::Inbox;
 use crate::telegram::webhook::Intake;
@@ -215,7 +215,7 @@ async fn take_updates(
         return Ok(None);
     };
     let url = url::Url::parse(url).map_err(|e| ReplicaError::Intake(e.to_string()))?;
-    let store = crate::store::open(&StoreOptions::from_config(config))
+    let store = crate::store::open(&config.store_options())
         .await
         .map_err(|e| ReplicaError::Intake(e.to_string()))?;
     let inbox = Inbox::new(store.clone(), Platform::Telegram);
@@ -238,7 +238,7 @@ async fn standby_shards(
     // The webhook intake's store when there is one: one pool per standby.
     let store = match store {
         Some(store) => store,
-        None => match PgStore::open(&StoreOptions::from_config(&config)).await {
+        None => match PgStore::open(&config.store_options()).await {
             Ok(s) => std::sync::Arc::new(s),
             Err(e) => {
                 tracing::warn!(error = %e, "standing by without Discord shards: the inbox cannot be opened");

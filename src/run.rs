@@ -12,7 +12,7 @@ use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
 use crate::config::Config;
 use crate::front::Front;
 use crate::front::core::Defaults;
-use crate::store::{Backend, PgStore, Store, StoreOptions};
+use crate::store::{Backend, PgStore, Store};
 use crate::table::Output;
 use crate::table::runtime::{Builder, SeatAgent, ServiceError, ServiceOptions, TableService};
 use crate::table::storage::StorageError;
@@ -21,7 +21,7 @@ use crate::table::storage::StorageError;
 /// PostgreSQL by its scheme; `KOZYR_SQLITE_SYNCHRONOUS`) and sets up a
 /// service over it.
 pub async fn service_builder(config: &Config) -> Result<Builder, ServiceError> {
-    let options = StoreOptions::from_config(config);
+    let options = config.store_options();
     let builder = match Backend::of(&options.url).map_err(StorageError::from)? {
         Backend::Sqlite => {
             TableService::builder(Store::open(&options).await.map_err(StorageError::from)?)

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 600;
 
 /// The folders whose files' words count as names the codemap may use.
-const SOURCES: [&str; 6] = ["src", "crates", "tests", "benches", "migrations", "deploy"];
+const SOURCES: [&str; 5] = ["src", "crates", "tests", "benches", "deploy"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -39,7 +39,7 @@ fn source_words() -> HashSet<String> {
     for dir in SOURCES {
         files_under(&root().join(dir), &mut files);
     }
-    for f in ["build.rs", "Cargo.toml", ".env.example", "Dockerfile"] {
+    for f in ["Cargo.toml", ".env.example", "Dockerfile"] {
         files.push(root().join(f));
     }
     let mut words = HashSet::new();
@@ -102,15 +102,7 @@ fn files_named(tail: &str) -> bool {
 fn stale(span: &str, words: &HashSet<String>) -> Option<String> {
     let span = span.trim();
     let path_like = [
-        "src/",
-        "crates/",
-        "tests/",
-        "docs/",
-        "migrations/",
-        "benches/",
-        "deploy/",
-        "scripts/",
-        ".ci/",
+        "src/", "crates/", "tests/", "docs/", "benches/", "deploy/", "scripts/", ".ci/",
     ];
     if path_like.iter().any(|p| span.starts_with(p)) {
         if span.contains(['<', '*', ' ']) {

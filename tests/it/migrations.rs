@@ -65,7 +65,7 @@ async fn migrations_apply_to_an_empty_database() {
     let store = Store::open(&StoreOptions::new(&url)).await.unwrap();
     store.close().await;
     assert_eq!(applied(&url).await, all_versions());
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/store/migrations");
     // Each backend has its own set, and nothing lies beside them.
     let mut sets: Vec<String> = std::fs::read_dir(&root)
         .unwrap()

@@ -321,3 +321,17 @@ pub fn db_commit(took: Duration, commands: usize) {
     ::metrics::histogram!(DB_COMMIT_SECONDS).record(took.as_secs_f64());
     ::metrics::histogram!(DB_COMMIT_COMMANDS).record(commands as f64);
 }
+
+/// Counts the tables not closed at a scrape: (platform, phase, how many)
+/// for every pair. Given by whoever can read them (the store), so this
+/// module, which every layer records into, imports none of them.
+pub type CountTables = std::sync::Arc<
+    dyn Fn() -> std::pin::Pin<
+            Box<
+                dyn std::future::Future<
+                        Output = Result<Vec<(&'static str, &'static str, i64)>, String>,
+                    > + Send,
+            >,
+        > + Send
+        + Sync,
+>;

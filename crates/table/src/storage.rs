@@ -362,8 +362,9 @@ pub trait TableStore: DeliveryRecords + InboxRows + Send + Sync + 'static {
     fn close(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 
     /// The store as itself, for tests and tools that need the backend's
-    /// own calls (`kozyr::store::ServiceStore`).
-    #[cfg(any(test, feature = "dev-tools"))]
+    /// own calls (`kozyr::store::ServiceStore`). Always declared, so that a
+    /// backend implements the same trait whichever features are on; only
+    /// the calls that hand out the store are for tests and tools.
     fn as_any(&self) -> &dyn std::any::Any;
 }
 

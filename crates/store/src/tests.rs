@@ -1,7 +1,7 @@
 use super::*;
-use crate::game::GameKind;
-use crate::store::Queries;
-use crate::table::{
+use crate::Queries;
+use kozyr_game::GameKind;
+use kozyr_table::{
     Actor, Command, Context, Lang, Player, Settings, Timestamp, Transition, UserId, decide,
 };
 
@@ -248,8 +248,10 @@ async fn old_dedup_keys_are_pruned() {
 }
 
 #[test]
-fn the_default_database_is_a_file_in_the_working_directory() {
-    let o = StoreOptions::new(crate::config::DEFAULT_DATABASE_URL);
+fn a_relative_sqlite_url_is_a_file_in_the_working_directory() {
+    // The form of `kozyr::config::DEFAULT_DATABASE_URL` (the
+    // configuration's test checks it names `kozyr.db` here).
+    let o = StoreOptions::new("sqlite://kozyr.db");
     assert_eq!(
         o.connect_options().unwrap().get_filename(),
         std::path::Path::new("kozyr.db")

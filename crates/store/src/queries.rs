@@ -17,11 +17,11 @@ use super::{
     ChatRow, CommandRow, EventRow, SnapshotRow, StoreError, decode_snapshot, replay_log,
     version_of, writes_decoded, writes_encoded,
 };
-use crate::game::GameKind;
-use crate::table::storage::{
+use kozyr_game::GameKind;
+use kozyr_table::storage::{
     HandTokenChange, HandTokenRow, InboxEntry, PlayerStats, RecordedCommand, Secret, ShownRow,
 };
-use crate::table::{
+use kozyr_table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp,
     Transition, UserId,
 };

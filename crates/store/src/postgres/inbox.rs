@@ -1,5 +1,5 @@
 //! The inbox on PostgreSQL (see the `inbox` migration and
-//! [`crate::table::storage::Inbox`]): any replica puts, the serving one
+//! [`kozyr_table::storage::Inbox`]): any replica puts, the serving one
 //! reads. A put commits its row and a `NOTIFY kozyr_inbox` (payload: the
 //! platform) in one transaction, so the serving replica's `LISTEN` hears
 //! of a row only once it can be read.
@@ -10,8 +10,8 @@ use sqlx::postgres::PgListener;
 use tokio::sync::watch;
 
 use super::PgStore;
-use crate::store::StoreError;
-use crate::table::{Platform, Timestamp};
+use crate::StoreError;
+use kozyr_table::{Platform, Timestamp};
 
 /// The channel a put notifies.
 const CHANNEL: &str = "kozyr_inbox";

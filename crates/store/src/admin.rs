@@ -7,7 +7,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::{CopyError, OpenError, Store, StoreError, StoreOptions};
-use crate::table::{Phase, Platform};
+use kozyr_table::{Phase, Platform};
 
 /// The file behind a `sqlite://PATH` URL, made absolute so messages name
 /// it whatever folder the command ran in. `None` for in-memory databases.
@@ -424,7 +424,7 @@ impl Store {
 
 impl Store {
     /// [`Store::open_tables_by_phase`] as the metrics endpoint counts tables.
-    pub fn table_counter(self) -> crate::metrics::CountTables {
+    pub fn table_counter(self) -> kozyr_metrics::CountTables {
         super::Opened::Sqlite(self).table_counter()
     }
 }
@@ -451,7 +451,7 @@ pub(super) fn every_platform_and_phase(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Queries;
+    use crate::Queries;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

@@ -15,7 +15,7 @@ use sqlx::{ConnectOptions, Connection};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{Commit, Db, OpenError, Queries, StoreError, StoreHealth, StoreOptions, admin, writer};
-use crate::table::TableId;
+use kozyr_table::TableId;
 
 /// The SQLite migrations in `migrations/sqlite/`, embedded at build time.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");

@@ -141,7 +141,7 @@ impl Writer {
         let commits: Vec<&Commit> = group.iter().map(|(c, _)| &**c).collect();
         let started = std::time::Instant::now();
         let written = self.attempt(&commits).await;
-        crate::metrics::db_commit(started.elapsed(), commits.len());
+        kozyr_metrics::db_commit(started.elapsed(), commits.len());
         match written {
             Ok(outcomes) => {
                 for ((_, reply), outcome) in group.drain(..).zip(outcomes) {

@@ -10,12 +10,12 @@ use std::pin::Pin;
 use tokio::sync::watch;
 
 use super::{OpenError, PgStore, Queries, Store, StoreError};
-use crate::game::GameKind;
-use crate::table::storage::{
+use kozyr_game::GameKind;
+use kozyr_table::storage::{
     DeliveryRecords, HandTokenChange, HandTokenRow, InboxEntry, InboxRows, MessageRow, PlayerStats,
     RecordedCommand, ShownRow, StorageError, StoreFuture, StoreHealth, TableStore,
 };
-use crate::table::{
+use kozyr_table::{
     Announcement, ChatKey, Lang, Phase, Platform, Table, TableEvent, TableId, Timestamp, Transition,
 };
 
@@ -332,7 +332,6 @@ macro_rules! service_store {
                     Box::pin(<S as BackendQueries>::close(self.clone()))
                 }
 
-                #[cfg(any(test, feature = "dev-tools"))]
                 fn as_any(&self) -> &dyn std::any::Any {
                     self
                 }
@@ -349,15 +348,15 @@ service_store!(PgStore);
 /// The SQLite store behind a running service, for tests and tools that
 /// read it directly (`service.store().events(id)`); front-ends read views
 /// through the service instead, and the product has no such call.
-#[cfg(any(test, feature = "dev-tools"))]
+#[cfg(feature = "dev-tools")]
 pub trait ServiceStore {
     /// The service's store. Panics when the service runs on another
     /// backend: a test's mistake, never a user's.
     fn store(&self) -> &Store;
 }
 
-#[cfg(any(test, feature = "dev-tools"))]
-impl ServiceStore for crate::table::runtime::TableService {
+#[cfg(feature = "dev-tools")]
+impl ServiceStore for kozyr_table::runtime::TableService {
     fn store(&self) -> &Store {
         match self.storage().as_any().downcast_ref::<Store>() {
             Some(store) => store,

@@ -1,5 +1,5 @@
 //! The inbox on SQLite (see the `inbox` migration and
-//! [`crate::table::storage::Inbox`]): one process serves a SQLite file, so
+//! [`kozyr_table::storage::Inbox`]): one process serves a SQLite file, so
 //! the wake-up is a counter in this process.
 //!
 //! A put is one INSERT in autocommit on a pool connection, not a job for
@@ -8,7 +8,7 @@
 //! (WAL, the store's `synchronous`) when the statement returns.
 
 use super::{Store, StoreError};
-use crate::table::{Platform, Timestamp};
+use kozyr_table::{Platform, Timestamp};
 
 impl Store {
     /// Writes an update under its platform's id; true when it is new.

@@ -1,6 +1,6 @@
 //! Persistence for the table service: snapshots, the append-only event
 //! log, de-duplication keys, statistics. Two backends implement the
-//! service's [`crate::table::storage::TableStore`], chosen by the scheme of
+//! service's [`kozyr_table::storage::TableStore`], chosen by the scheme of
 //! `DATABASE_URL` ([`open`]): SQLite ([`Store`], `sqlite`; the embedded
 //! default) and PostgreSQL ([`PgStore`], [`postgres`]). Each has its own
 //! append-only migrations (`migrations/sqlite/`, `migrations/postgres/`)
@@ -10,17 +10,17 @@
 //! holds what both share: [`StoreOptions`], [`StoreError`], the rows as
 //! read and their decoding. SQLite is `sqlite`'s, PostgreSQL
 //! [`postgres`]'; their common queries [`Queries`]'. See
-//! `docs/ARCHITECTURE.md` (`src/store/`, and the table service's invariants).
+//! `docs/ARCHITECTURE.md` (`crates/store/`, and the table service's invariants).
 //!
 //! A table service over a SQLite store: a command in, acknowledged once
 //! committed, and its render out.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! use kozyr::game::GameKind;
-//! use kozyr::store::{Store, StoreOptions};
-//! use kozyr::table::runtime::{DedupKey, Request, TableService, Target};
-//! use kozyr::table::*;
+//! use kozyr_game::GameKind;
+//! use kozyr_store::{Store, StoreOptions};
+//! use kozyr_table::runtime::{DedupKey, Request, TableService, Target};
+//! use kozyr_table::*;
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let url = format!("sqlite://{}", dir.path().join("kozyr.db").display());
@@ -68,17 +68,16 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, FromRow};
 
-use crate::config::Synchronous;
-use crate::table::{ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId};
+use kozyr_table::{ChatKey, Phase, Platform, SNAPSHOT_FORMAT, Table, TableEvent, TableId};
 
-pub use crate::table::storage::{PlayerStats, RecordedCommand, StoreHealth};
 pub use admin::{SqliteClaim, Who, check_exists, claim_sqlite, database_path, diagnose};
 pub use commit::Commit;
 pub use copy::{Copied, copy_store};
 pub use export::{Exported, export_chat};
+pub use kozyr_table::storage::{PlayerStats, RecordedCommand, StoreHealth};
 pub use postgres::PgStore;
 pub use queries::{Db, Queries};
-#[cfg(any(test, feature = "dev-tools"))]
+#[cfg(feature = "dev-tools")]
 pub use service::ServiceStore;
 pub use sqlite::{MIGRATOR, Store};
 
@@ -110,7 +109,7 @@ impl Backend {
 /// as the table service's store.
 pub async fn open(
     options: &StoreOptions,
-) -> Result<std::sync::Arc<dyn crate::table::storage::TableStore>, OpenError> {
+) -> Result<std::sync::Arc<dyn kozyr_table::storage::TableStore>, OpenError> {
     Ok(match Backend::of(&options.url)? {
         Backend::Sqlite => std::sync::Arc::new(Store::open(options).await?),
         Backend::Postgres => std::sync::Arc::new(PgStore::open(options).await?),
@@ -136,7 +135,7 @@ impl Opened {
     }
 
     /// [`Opened::open_tables_by_phase`] as the metrics endpoint counts tables.
-    pub fn table_counter(self) -> crate::metrics::CountTables {
+    pub fn table_counter(self) -> kozyr_metrics::CountTables {
         std::sync::Arc::new(move || {
             let store = self.clone();
             Box::pin(async move {
@@ -198,6 +197,14 @@ pub struct StoreOptions {
     pub page_limit: Option<u32>,
 }
 
+/// SQLite's `synchronous` setting for the store
+/// (`KOZYR_SQLITE_SYNCHRONOUS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synchronous {
+    Full,
+    Normal,
+}
+
 impl StoreOptions {
     /// Durable defaults: `synchronous = FULL`, a 5 s busy timeout.
     pub fn new(url: impl Into<String>) -> StoreOptions {
@@ -207,15 +214,6 @@ impl StoreOptions {
             busy_timeout: Duration::from_secs(5),
             readers: 4,
             page_limit: None,
-        }
-    }
-
-    /// The database of a bot's configuration (`DATABASE_URL`,
-    /// `KOZYR_SQLITE_SYNCHRONOUS`).
-    pub fn from_config(config: &crate::config::Config) -> StoreOptions {
-        StoreOptions {
-            synchronous: config.synchronous,
-            ..StoreOptions::new(config.database_url.clone())
         }
     }
 

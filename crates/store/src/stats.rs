@@ -5,8 +5,8 @@ use std::str::FromStr;
 use sqlx::FromRow;
 
 use super::{PlayerStats, Store, StoreError};
-use crate::game::GameKind;
-use crate::table::{ChatKey, Counters, Lang, Platform, Player, Timestamp, UserId};
+use kozyr_game::GameKind;
+use kozyr_table::{ChatKey, Counters, Lang, Platform, Player, Timestamp, UserId};
 
 #[derive(FromRow)]
 pub(super) struct StatsRow {

@@ -7,8 +7,8 @@
 
 use super::StoreError;
 use super::sql::{Sql, args};
-use crate::table::storage::HandTokenChange;
-use crate::table::{
+use kozyr_table::storage::HandTokenChange;
+use kozyr_table::{
     Announcement, ChatKey, Counters, Effect, Lang, Platform, Player, TableEvent, TableId,
     Timestamp, Transition, stats_delta,
 };
@@ -224,7 +224,7 @@ impl Commit {
     /// that content is deleted).
     pub fn owed_sent(
         platform: Platform,
-        table: crate::table::TableId,
+        table: kozyr_table::TableId,
         announcement: &Announcement,
         now: Timestamp,
     ) -> Result<Commit, StoreError> {
@@ -241,7 +241,7 @@ impl Commit {
 
     /// Records a person's name and language outside any table command
     /// (a front-end learning the language they chose, say).
-    pub fn player(platform: crate::table::Platform, player: &Player, now: Timestamp) -> Commit {
+    pub fn player(platform: kozyr_table::Platform, player: &Player, now: Timestamp) -> Commit {
         Commit {
             players: vec![PlayerWrite {
                 platform: platform.as_str(),
@@ -262,8 +262,8 @@ impl Commit {
     /// Records (or with `None` forgets) the message a front-end shows a
     /// table with in `chat_id` (the chat itself, or a person's private chat).
     pub fn message_ref(
-        platform: crate::table::Platform,
-        table: crate::table::TableId,
+        platform: kozyr_table::Platform,
+        table: kozyr_table::TableId,
         chat_id: &str,
         message_id: Option<i64>,
         shown: Option<i64>,
@@ -283,8 +283,8 @@ impl Commit {
 
     /// Records what messages show (`Some`), or forgets it all (`None`).
     pub fn shown_hashes(
-        platform: crate::table::Platform,
-        rows: Option<Vec<(crate::table::TableId, String, i64)>>,
+        platform: kozyr_table::Platform,
+        rows: Option<Vec<(kozyr_table::TableId, String, i64)>>,
         now: Timestamp,
     ) -> Commit {
         let platform = platform.as_str();
@@ -305,8 +305,8 @@ impl Commit {
 
     /// Records what messages show, a `None` hash as not known.
     pub fn mark_shown(
-        platform: crate::table::Platform,
-        rows: Vec<crate::table::storage::ShownRow>,
+        platform: kozyr_table::Platform,
+        rows: Vec<kozyr_table::storage::ShownRow>,
         now: Timestamp,
     ) -> Commit {
         Commit {

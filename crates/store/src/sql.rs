@@ -49,7 +49,7 @@ impl<'a> From<Option<&'a str>> for Arg<'a> {
 /// The arguments of a statement, in placeholder order.
 macro_rules! args {
     ($($v:expr),* $(,)?) => {
-        &[$($crate::store::sql::Arg::from($v)),*]
+        &[$($crate::sql::Arg::from($v)),*]
     };
 }
 pub(super) use args;
@@ -71,10 +71,10 @@ macro_rules! bound {
         let mut q = sqlx::query($sql);
         for a in $args {
             q = match *a {
-                $crate::store::sql::Arg::Int(v) => q.bind(v),
-                $crate::store::sql::Arg::MaybeInt(v) => q.bind(v),
-                $crate::store::sql::Arg::Text(v) => q.bind(v),
-                $crate::store::sql::Arg::MaybeText(v) => q.bind(v),
+                $crate::sql::Arg::Int(v) => q.bind(v),
+                $crate::sql::Arg::MaybeInt(v) => q.bind(v),
+                $crate::sql::Arg::Text(v) => q.bind(v),
+                $crate::sql::Arg::MaybeText(v) => q.bind(v),
             };
         }
         q

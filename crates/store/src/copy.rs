@@ -16,7 +16,7 @@ use tokio_stream::StreamExt;
 
 use super::export::export_chat;
 use super::{Backend, CopyError, PgStore, Store, StoreError, StoreOptions};
-use crate::table::{ChatKey, Platform};
+use kozyr_table::{ChatKey, Platform};
 
 /// A column's type, as both schemas have it.
 #[derive(Clone, Copy)]

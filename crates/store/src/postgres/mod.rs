@@ -33,7 +33,7 @@ use tokio::sync::watch;
 
 use super::commit::Commit;
 use super::{OpenError, StoreError, StoreHealth, StoreOptions};
-use crate::table::TableId;
+use kozyr_table::TableId;
 
 /// The PostgreSQL migrations in `migrations/postgres/`, embedded at build time.
 pub static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -174,7 +174,7 @@ impl PgStore {
     pub async fn commit_prepared(&self, commit: Commit) -> Result<(), StoreError> {
         let started = std::time::Instant::now();
         let written = write::commit(&self.pool, &commit).await;
-        crate::metrics::db_commit(started.elapsed(), 1);
+        kozyr_metrics::db_commit(started.elapsed(), 1);
         match written {
             Ok(outcome) => {
                 if *self.health_tx.borrow() != StoreHealth::Healthy {
@@ -217,7 +217,7 @@ impl PgStore {
 #[cfg(test)]
 mod tests {
     use super::redacted;
-    use crate::store::{Backend, OpenError};
+    use crate::{Backend, OpenError};
 
     #[test]
     fn the_scheme_chooses_the_backend() {

@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use super::{CopyError, Queries, Store, StoreError};
-use crate::table::records::{DealRecord, deal_records, deal_records_and_current};
-use crate::table::{ChatKey, TableId};
+use kozyr_table::records::{DealRecord, deal_records, deal_records_and_current};
+use kozyr_table::{ChatKey, TableId};
 
 impl Store {
     /// The records of every deal finished at `table`, in order.

@@ -11,7 +11,7 @@ pub use kozyr_cards as cards;
 pub mod config;
 pub mod delivery;
 pub mod discord;
-pub mod front;
+pub use kozyr_front as front;
 pub use kozyr_game as game;
 pub mod health;
 pub use kozyr_hearts as hearts;

@@ -10,35 +10,7 @@ use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo};
 
 use super::deeplink::DeepLink;
 use crate::front::live::LiveApp;
-use crate::front::rich::Rich;
 use crate::front::{ButtonTarget, Screen};
-use crate::i18n::escape_html;
-
-/// Telegram HTML for rich text: `<b>`, `<i>`, `<code>`, everything else escaped.
-///
-/// ```
-/// use kozyr::front::rich::Rich;
-/// let r = Rich::from_markup("<b>Ann &amp; Bob</b> <i>lead</i> <code>10♠</code>");
-/// assert_eq!(kozyr::telegram::markup::html(&r), "<b>Ann &amp; Bob</b> <i>lead</i> <code>10♠</code>");
-/// ```
-pub fn html(rich: &Rich) -> String {
-    let mut out = String::new();
-    for span in rich.spans() {
-        let s = span.style;
-        let tags: Vec<&str> = [(s.bold, "b"), (s.italic, "i"), (s.mono, "code")]
-            .into_iter()
-            .filter_map(|(on, tag)| on.then_some(tag))
-            .collect();
-        for t in &tags {
-            out.push_str(&format!("<{t}>"));
-        }
-        out.push_str(&escape_html(&span.text));
-        for t in tags.iter().rev() {
-            out.push_str(&format!("</{t}>"));
-        }
-    }
-    out
-}
 
 /// A screen as Telegram sends it: HTML text and the inline keyboard
 /// (`None` when the screen has no buttons).
@@ -94,7 +66,7 @@ impl Message {
             .filter(|row| !row.is_empty())
             .collect();
         Message {
-            html: html(&screen.rich()),
+            html: screen.rich().html(),
             keyboard: (!rows.is_empty()).then(|| InlineKeyboardMarkup::new(rows)),
         }
     }

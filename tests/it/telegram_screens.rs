@@ -631,3 +631,71 @@ async fn every_menu_closes_when_its_job_is_done() {
     assert!(w.fake.unanswered_callbacks().is_empty());
     w.stop().await;
 }
+
+/// The lobby's text and buttons are in `front::snapshots::lobbies`; here:
+/// an onboarding button becomes a Telegram deep link that seats the person,
+/// and a bot name that cannot make a link drops the button, not the screen.
+#[test]
+fn lobby_onboarding_buttons_become_deep_links() {
+    use kozyr::cards::PerSeat;
+    use kozyr::front::ButtonTarget;
+    use kozyr::front::present::{Occupant, TableInfo, lobby};
+    use kozyr::i18n::Lang;
+    use kozyr::table::TableId;
+    use kozyr::telegram::deeplink::DeepLink;
+    use kozyr::telegram::markup::Message;
+
+    let seat = |i| Seat::new(i).unwrap();
+    let mut seats = PerSeat::from_fn(|s| Some(Occupant::human(NAMES[s.index()])));
+    seats[seat(3)] = Some(Occupant::Human {
+        name: "<Eve>".into(),
+        reachable: false,
+    });
+    let t = TableInfo {
+        table: TableId(i64::MAX),
+        version: 9,
+        game: GameKind::Kozel,
+        seats,
+        turn_allowance: None,
+        last_trick: None,
+        last_deal: None,
+    };
+    let r = lobby(Lang::En, &t, NAMES[0]);
+    let onboard: Vec<_> = r
+        .keyboard
+        .buttons()
+        .filter(|b| matches!(b.target, ButtonTarget::Onboard { .. }))
+        .collect();
+    assert_eq!(onboard.len(), 1);
+    assert_eq!(
+        onboard[0].target,
+        ButtonTarget::Onboard {
+            table: TableId(i64::MAX),
+            seat: seat(3)
+        }
+    );
+    let url = Message::of(&r, "kozyr_bot")
+        .keyboard
+        .unwrap()
+        .inline_keyboard
+        .iter()
+        .flatten()
+        .find_map(|b| match &b.kind {
+            teloxide::types::InlineKeyboardButtonKind::Url(u) => Some(u.to_string()),
+            _ => None,
+        })
+        .unwrap();
+    let payload = url.strip_prefix("https://t.me/kozyr_bot?start=").unwrap();
+    assert_eq!(
+        DeepLink::parse(payload),
+        Ok(DeepLink::Join {
+            table: TableId(i64::MAX),
+            seat: Some(seat(3))
+        })
+    );
+    let bad = Message::of(&r, "no");
+    let buttons = bad
+        .keyboard
+        .map_or(0, |k| k.inline_keyboard.iter().flatten().count());
+    assert_eq!(buttons, r.keyboard.buttons().count() - 1);
+}

@@ -38,10 +38,16 @@ use kozyr_test_kit::fakebot::FakeBot;
 
 /// The source files of module `dir` of the product: `src/<dir>.rs` if
 /// there is one, and every `.rs` file below `src/<dir>/`, tests too;
-/// sorted. Panics when there are none (a module renamed away would leave
-/// a check over its files with nothing to check).
+/// sorted. A `dir` under `crates/` is a path in the workspace instead
+/// (`crates/front/src/select`). Panics when there are none (a module
+/// renamed away would leave a check over its files with nothing to check).
 pub fn source_files(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = if dir.starts_with("crates/") {
+        workspace.to_path_buf()
+    } else {
+        workspace.join("src")
+    };
     let file = root.join(format!("{dir}.rs"));
     let mut out = Vec::new();
     if file.is_file() {
@@ -61,7 +67,11 @@ pub fn source_files(dir: &str) -> Vec<PathBuf> {
             }
         }
     }
-    assert!(!out.is_empty(), "no source under src/{dir}");
+    assert!(
+        !out.is_empty(),
+        "no source under {}",
+        root.join(dir).display()
+    );
     out.sort();
     out
 }

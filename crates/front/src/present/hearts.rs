@@ -1,16 +1,16 @@
 //! Hearts' table message, hand message, results and popups.
 
-use crate::front::screen::{Button, CardFace, Keyboard};
+use crate::screen::{Button, CardFace, Keyboard};
 
 use super::{
     HandInfo, Occupant, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
     suit_name, trick_taken_lines,
 };
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
-use crate::front::action::TableAction;
-use crate::game::GameEvent;
-use crate::hearts::{Action, Event, PassDirection, Phase, RuleError, Standing, View};
-use crate::i18n::{Args, Lang, key, tr};
+use crate::action::TableAction;
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_game::GameEvent;
+use kozyr_hearts::{Action, Event, PassDirection, Phase, RuleError, Standing, View};
+use kozyr_i18n::{Args, Lang, key, tr};
 
 /// Cards per row of hand buttons: 13 cards make rows of 5, 5 and 3.
 const CARDS_PER_ROW: usize = 5;

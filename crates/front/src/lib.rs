@@ -10,7 +10,7 @@
 //! - [`present`]: screens from game views, one module per game.
 //! - [`games`]: [`games::GameFront`], the one trait a game implements to
 //!   plug in (its table, hand and results screens, its presses).
-//! - [`outputs`]: the service's [`crate::table::Output`]s as screens.
+//! - [`outputs`]: the service's [`kozyr_table::Output`]s as screens.
 //! - [`core`]: [`core::Front`] — commands and presses → service commands,
 //!   card selections, refusal texts; what to show back, and to whom.
 //! - [`live`]: [`live::LiveViews`] — who watches a table through a live

@@ -1,14 +1,14 @@
 //! A small rich-text model: runs of text, each bold, italic or monospace
 //! (or a mix). Presenters write kozyr markup — `<b>`, `<i>`, `<code>` and
 //! the four escapes `&lt; &gt; &amp; &quot;` (everything a person typed is
-//! escaped by [`crate::i18n::tr_html`]) — and [`Rich::from_markup`] turns it
+//! escaped by [`kozyr_i18n::tr_html`]) — and [`Rich::from_markup`] turns it
 //! into [`Span`]s, so no platform ever sees another platform's markup.
 //!
 //! Parsing never fails: a tag kozyr does not write, or a stray `<` or `&`,
 //! is kept as literal text, and an unclosed tag ends with the text.
 //!
 //! ```
-//! use kozyr::front::rich::{Rich, Span, Style};
+//! use kozyr_front::rich::{Rich, Span, Style};
 //! let r = Rich::from_markup("<b>Ann</b> &amp; Bob");
 //! assert_eq!(r.spans(), &[
 //!     Span { text: "Ann".into(), style: Style { bold: true, ..Style::PLAIN } },
@@ -117,6 +117,34 @@ impl Rich {
     pub fn plain(&self) -> String {
         self.spans.iter().map(|s| s.text.as_str()).collect()
     }
+
+    /// Back to the markup [`Rich::from_markup`] reads (Telegram's HTML
+    /// subset): each span's styles as `<b>`, `<i>`, `<code>`, its text
+    /// escaped.
+    ///
+    /// ```
+    /// use kozyr_front::rich::Rich;
+    /// let r = Rich::from_markup("<b>Ann &amp; Bob</b> <i>lead</i> <code>10♠</code>");
+    /// assert_eq!(r.html(), "<b>Ann &amp; Bob</b> <i>lead</i> <code>10♠</code>");
+    /// ```
+    pub fn html(&self) -> String {
+        let mut out = String::new();
+        for span in &self.spans {
+            let s = span.style;
+            let tags: Vec<&str> = [(s.bold, "b"), (s.italic, "i"), (s.mono, "code")]
+                .into_iter()
+                .filter_map(|(on, tag)| on.then_some(tag))
+                .collect();
+            for t in &tags {
+                out.push_str(&format!("<{t}>"));
+            }
+            out.push_str(&kozyr_i18n::escape_html(&span.text));
+            for t in tags.iter().rev() {
+                out.push_str(&format!("</{t}>"));
+            }
+        }
+        out
+    }
 }
 
 /// `<name>` or `</name>` at the start of `s`: (its length, name, closing).
@@ -185,7 +213,7 @@ mod tests {
             "x&y",
             "ünï©ødé 🂡",
         ] {
-            let r = Rich::from_markup(&crate::i18n::escape_html(text));
+            let r = Rich::from_markup(&kozyr_i18n::escape_html(text));
             assert_eq!(r.plain(), text);
             assert!(r.spans().iter().all(|s| s.style == Style::PLAIN));
         }

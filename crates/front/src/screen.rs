@@ -12,8 +12,8 @@
 
 use super::action::Press;
 use super::rich::Rich;
-use crate::cards::{Card, Seat};
-use crate::table::TableId;
+use kozyr_cards::{Card, Seat};
+use kozyr_table::TableId;
 
 /// A message to send or to edit in.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -258,7 +258,7 @@ mod tests {
         let press = Press::Table {
             table: TableId(1),
             version: 1,
-            action: crate::front::action::TableAction::Toggle(ten),
+            action: crate::action::TableAction::Toggle(ten),
         };
         let b = Button::card(all, press);
         assert_eq!((b.label.as_str(), b.card), ("✗✓⚔10♠★", Some(all)));

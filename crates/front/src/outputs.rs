@@ -1,4 +1,4 @@
-//! The table service's [`Output`](crate::table::Output)s as screens: the
+//! The table service's [`Output`](kozyr_table::Output)s as screens: the
 //! table message, a hand, an announcement, a reminder. Pure functions of
 //! the views and a few facts the front-end keeps (who cannot be reached,
 //! names it learned, the time).
@@ -9,11 +9,9 @@ use super::action::Press;
 use super::games::{self, front_of};
 use super::present::{self, HandInfo, HandLayout, Occupant, TableInfo};
 use super::screen::{ButtonTarget, Screen};
-use crate::cards::{CardSet, PerSeat};
-use crate::i18n::{Args, Lang, key, tr_html};
-use crate::table::{
-    Announcement, HandView, Phase, Player, SeatState, TableView, Timestamp, UserId,
-};
+use kozyr_cards::{CardSet, PerSeat};
+use kozyr_i18n::{Args, Lang, key, tr_html};
+use kozyr_table::{Announcement, HandView, Phase, Player, SeatState, TableView, Timestamp, UserId};
 
 /// How long until `deadline`, never negative.
 pub fn time_left(deadline: Timestamp, now: Timestamp) -> Duration {
@@ -206,7 +204,7 @@ pub fn announcement_screen(
             key::TIMER_HANDED_TO_AI,
             Args::new()
                 .text("name", present::clean_name(&player.name))
-                .num("count", i64::from(crate::table::TIMEOUTS_BEFORE_AI)),
+                .num("count", i64::from(kozyr_table::TIMEOUTS_BEFORE_AI)),
         ),
         Announcement::TakenBack { player, .. } => text(
             key::TIMER_TOOK_BACK,

@@ -9,7 +9,7 @@
 //! Telegram's 4,096) and every press under 64 bytes (tested over random games).
 //!
 //! Game-specific parts live in one module per game ([`kozel`], [`hearts`]);
-//! [`crate::front::games`] plugs them in behind one trait.
+//! [`crate::games`] plugs them in behind one trait.
 
 pub mod hearts;
 pub mod kozel;
@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use super::action::{Press, TableAction};
 use super::screen::{Button, Screen};
-use crate::cards::{Card, CardSet, PerSeat, Seat, Suit};
-use crate::game::{GameError, GameKind};
-use crate::i18n::{Args, Key, Lang, escape_html, key, tr, tr_html};
-use crate::table::{DealEnd, TableId, TrickCards, TrickTaken};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat, Suit};
+use kozyr_game::{GameError, GameKind};
+use kozyr_i18n::{Args, Key, Lang, escape_html, key, tr, tr_html};
+use kozyr_table::{DealEnd, TableId, TrickCards, TrickTaken};
 
 pub use lobby::{
     SettingsInfo, game_menu, game_name, language_menu, language_set, lobby, settings,
@@ -196,11 +196,11 @@ pub enum HandLayout {
     MiniApp,
 }
 
-impl From<crate::front::HandPlace> for HandLayout {
-    fn from(place: crate::front::HandPlace) -> HandLayout {
+impl From<crate::HandPlace> for HandLayout {
+    fn from(place: crate::HandPlace) -> HandLayout {
         match place {
-            crate::front::HandPlace::PrivateChat => HandLayout::PrivateChat,
-            crate::front::HandPlace::HandButton => HandLayout::UnderTable,
+            crate::HandPlace::PrivateChat => HandLayout::PrivateChat,
+            crate::HandPlace::HandButton => HandLayout::UnderTable,
         }
     }
 }
@@ -277,7 +277,7 @@ const BACK: &str = "🂠";
 fn play_text(game: GameKind, cards: CardSet) -> String {
     let mut v: Vec<Card> = cards.iter().collect();
     match game {
-        GameKind::Kozel => v.sort_by_key(|c| (c.suit(), crate::kozel::strength(c.rank()))),
+        GameKind::Kozel => v.sort_by_key(|c| (c.suit(), kozyr_kozel::strength(c.rank()))),
         GameKind::Hearts => v = hearts::sorted(cards),
     }
     glyphs(v)
@@ -332,7 +332,7 @@ fn last_trick_lines(lang: Lang, info: &TableInfo, out: &mut Vec<String>) {
 }
 
 /// Cards as people read them, in the order given: `10♠ K♠`.
-fn glyphs(cards: impl IntoIterator<Item = crate::cards::Card>) -> String {
+fn glyphs(cards: impl IntoIterator<Item = kozyr_cards::Card>) -> String {
     cards
         .into_iter()
         .map(|c| c.glyph())

@@ -5,11 +5,12 @@
 use super::action::TableAction;
 use super::present::{self, HandInfo, TableInfo};
 use super::screen::Screen;
-use crate::cards::{Card, CardSet, Seat};
-use crate::game::{GameAction, GameEvent, GameKind, GameView};
-use crate::i18n::{Args, Lang, key, tr, tr_html};
-use crate::table::Settings;
-use crate::{hearts, kozel};
+use kozyr_cards::{Card, CardSet, Seat};
+use kozyr_game::{GameAction, GameEvent, GameKind, GameView};
+use kozyr_hearts as hearts;
+use kozyr_i18n::{Args, Lang, key, tr, tr_html};
+use kozyr_kozel as kozel;
+use kozyr_table::Settings;
 
 /// What the front-end needs to know of one game.
 pub trait GameFront: Sync {

@@ -4,14 +4,14 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::cards::{Card, CardSet, PerSeat, Seat};
-use crate::front::action::{Press, TableAction};
-use crate::front::games::{hand, table};
-use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView};
-use crate::hearts as h;
-use crate::i18n::Lang;
-use crate::kozel::{self as k, Action, Event};
-use crate::table::TableId;
+use crate::action::{Press, TableAction};
+use crate::games::{hand, table};
+use kozyr_cards::{Card, CardSet, PerSeat, Seat};
+use kozyr_game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView};
+use kozyr_hearts as h;
+use kozyr_i18n::Lang;
+use kozyr_kozel::{self as k, Action, Event};
+use kozyr_table::TableId;
 use kozyr_test_kit::fakebot::{
     MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_CALLBACK_DATA, MAX_TEXT_LEN, parse_html, utf16_len,
 };
@@ -51,7 +51,7 @@ fn info(version: u64, hostile: bool) -> TableInfo {
 /// (and a bit stricter: the HTML source also fits), and against Discord's
 /// 2,000 characters.
 fn check_limits(r: &Screen) {
-    let html = crate::telegram::markup::html(&r.rich());
+    let html = r.rich().html();
     let parsed = parse_html(&html).unwrap_or_else(|e| panic!("{e}\n{html}"));
     assert!(
         utf16_len(&parsed.text) <= MAX_TEXT_LEN,
@@ -122,7 +122,7 @@ fn every_rendering_of_random_games_fits_telegram() {
         t.game = kind;
         // Cards only some seats may know: (who may see them, the cards).
         let mut secret: Vec<(Vec<Seat>, CardSet)> = Vec::new();
-        let mut tricks = crate::table::Tricks::default();
+        let mut tricks = kozyr_table::Tricks::default();
         let mut steps = 0;
         while !game.is_over() && steps < 700 {
             steps += 1;
@@ -144,8 +144,8 @@ fn every_rendering_of_random_games_fits_telegram() {
                 .flat_map(|d| d.last_trick.iter())
                 .flat_map(|trick| trick.plays.iter())
                 .filter_map(|p| match p.cards {
-                    crate::table::TrickCards::FaceUp(c) => Some(c),
-                    crate::table::TrickCards::FaceDown(_) => None,
+                    kozyr_table::TrickCards::FaceUp(c) => Some(c),
+                    kozyr_table::TrickCards::FaceDown(_) => None,
                 })
                 .flat_map(CardSet::iter)
                 .collect();
@@ -385,8 +385,7 @@ fn check_hearts_buttons(r: &Screen, legal: &[h::Action], selection: CardSet) {
     // Every card button carries its card; the marked ones are exactly the
     // cards that may not be played on the seat's turn.
     for b in r.keyboard.buttons() {
-        let crate::front::screen::ButtonTarget::Press(Press::Table { action, .. }) = b.target
-        else {
+        let crate::screen::ButtonTarget::Press(Press::Table { action, .. }) = b.target else {
             continue;
         };
         if let TableAction::HeartsPlay(c) = action {
@@ -581,7 +580,7 @@ fn the_table_message_shows_turn_timer_trick_and_score() {
     .unwrap();
     let mut t = info(1, false);
     t.turn_allowance = Some(Duration::from_secs(45));
-    t.last_trick = Some(crate::table::TrickTaken {
+    t.last_trick = Some(kozyr_table::TrickTaken {
         winner: seat(2),
         points: 21,
         plays: Vec::new(),
@@ -664,58 +663,6 @@ fn passed_cards_show_as_backs() {
     );
 }
 
-/// The lobby's text and buttons are in `front::snapshots::lobbies`; here:
-/// an onboarding button becomes a Telegram deep link that seats the person.
-#[test]
-fn lobby_onboarding_buttons_become_deep_links() {
-    let mut t = info(9, false);
-    t.seats[seat(3)] = Some(Occupant::Human {
-        name: "<Eve>".into(),
-        reachable: false,
-    });
-    let r = lobby(Lang::En, &t, "Alice");
-    check_limits(&r);
-    let onboard: Vec<_> = r
-        .keyboard
-        .buttons()
-        .filter(|b| matches!(b.target, crate::front::ButtonTarget::Onboard { .. }))
-        .collect();
-    assert_eq!(onboard.len(), 1);
-    assert_eq!(
-        onboard[0].target,
-        crate::front::ButtonTarget::Onboard {
-            table: TableId(i64::MAX),
-            seat: seat(3)
-        }
-    );
-    let tg = crate::telegram::markup::Message::of(&r, "kozyr_bot");
-    let url = tg
-        .keyboard
-        .unwrap()
-        .inline_keyboard
-        .iter()
-        .flatten()
-        .find_map(|b| match &b.kind {
-            teloxide::types::InlineKeyboardButtonKind::Url(u) => Some(u.to_string()),
-            _ => None,
-        })
-        .unwrap();
-    let payload = url.strip_prefix("https://t.me/kozyr_bot?start=").unwrap();
-    assert_eq!(
-        crate::telegram::deeplink::DeepLink::parse(payload),
-        Ok(crate::telegram::deeplink::DeepLink::Join {
-            table: TableId(i64::MAX),
-            seat: Some(seat(3))
-        })
-    );
-    // A bot name that cannot make a link drops the button, not the screen.
-    let bad = crate::telegram::markup::Message::of(&r, "no");
-    let buttons = bad
-        .keyboard
-        .map_or(0, |k| k.inline_keyboard.iter().flatten().count());
-    assert_eq!(buttons, r.keyboard.buttons().count() - 1);
-}
-
 #[test]
 fn results_name_the_teams_and_the_goat() {
     let t = info(1, false);
@@ -781,16 +728,16 @@ fn every_rule_error_has_a_short_popup() {
     for lang in Lang::ALL {
         let mut seen = std::collections::BTreeSet::new();
         for e in &errors {
-            let text = rule_error(lang, &crate::game::GameError::Kozel(e.clone()));
+            let text = rule_error(lang, &kozyr_game::GameError::Kozel(e.clone()));
             assert!(!text.is_empty() && text.chars().count() <= 200, "{text}");
             assert!(seen.insert(text), "two errors read the same in {lang}");
         }
-        assert!(!rule_error(lang, &crate::game::GameError::WrongGame).is_empty());
+        assert!(!rule_error(lang, &kozyr_game::GameError::WrongGame).is_empty());
     }
     assert_eq!(
         rule_error(
             Lang::En,
-            &crate::game::GameError::Kozel(k::RuleError::CannotBeat {
+            &kozyr_game::GameError::Kozel(k::RuleError::CannotBeat {
                 target: "KS QS".parse().unwrap()
             })
         ),
@@ -799,7 +746,7 @@ fn every_rule_error_has_a_short_popup() {
     assert_eq!(
         rule_error(
             Lang::Ru,
-            &crate::game::GameError::Kozel(k::RuleError::WrongCount {
+            &kozyr_game::GameError::Kozel(k::RuleError::WrongCount {
                 expected: 2,
                 got: 1
             })
@@ -1033,7 +980,7 @@ fn hearts_results_and_popups() {
         h::RuleError::StillPassing,
         h::RuleError::MustLeadTwoOfClubs,
         h::RuleError::MustFollowSuit {
-            suit: crate::cards::Suit::Diamonds,
+            suit: kozyr_cards::Suit::Diamonds,
         },
         h::RuleError::NoPointsOnFirstTrick,
         h::RuleError::HeartsNotBroken,
@@ -1041,7 +988,7 @@ fn hearts_results_and_popups() {
     for lang in Lang::ALL {
         let mut seen = std::collections::BTreeSet::new();
         for e in errors {
-            let text = rule_error(lang, &crate::game::GameError::Hearts(e));
+            let text = rule_error(lang, &kozyr_game::GameError::Hearts(e));
             assert!(!text.is_empty() && text.chars().count() <= 200, "{text}");
             assert!(seen.insert(text), "two errors read the same in {lang}");
         }
@@ -1049,8 +996,8 @@ fn hearts_results_and_popups() {
     assert_eq!(
         rule_error(
             Lang::Pt,
-            &crate::game::GameError::Hearts(h::RuleError::MustFollowSuit {
-                suit: crate::cards::Suit::Diamonds
+            &kozyr_game::GameError::Hearts(h::RuleError::MustFollowSuit {
+                suit: kozyr_cards::Suit::Diamonds
             })
         ),
         "Siga o naipe: jogue ouros."

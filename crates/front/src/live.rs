@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio::sync::watch;
 
-use crate::table::{TableId, UserId};
+use kozyr_table::{TableId, UserId};
 
 /// Where the Mini App is, once it is served (`KOZYR_WEBAPP_URL`,
 /// `KOZYR_WEBAPP_SHORT_NAME`).

@@ -33,8 +33,8 @@
 //! ```
 //!
 //! ```
-//! use kozyr::front::action::{Press, TableAction};
-//! use kozyr::table::TableId;
+//! use kozyr_front::action::{Press, TableAction};
+//! use kozyr_table::TableId;
 //! let c = Press::Table { table: TableId(42), version: 7, action: TableAction::Toggle("TS".parse().unwrap()) };
 //! assert_eq!(c.encode(), "t16.7.cTS");
 //! assert_eq!(Press::parse("t16.7.cTS"), Ok(c));
@@ -43,10 +43,10 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::cards::{Card, CardSet, Seat};
-use crate::game::GameKind;
-use crate::i18n::Lang;
-use crate::table::{TableId, UserId};
+use kozyr_cards::{Card, CardSet, Seat};
+use kozyr_game::GameKind;
+use kozyr_i18n::Lang;
+use kozyr_table::{TableId, UserId};
 
 /// The longest button data, in bytes: Telegram's limit (Discord's is 100).
 pub const MAX_LEN: usize = 64;
@@ -131,8 +131,8 @@ impl TableAction {
     /// show such buttons otherwise (Discord: a select menu of cards).
     ///
     /// ```
-    /// use kozyr::cards::Card;
-    /// use kozyr::front::action::TableAction;
+    /// use kozyr_cards::Card;
+    /// use kozyr_front::action::TableAction;
     /// let c: Card = "QS".parse().unwrap();
     /// assert_eq!(TableAction::HeartsPlay(c).card(), Some(c));
     /// assert_eq!(TableAction::Toggle(c).card(), Some(c));
@@ -510,7 +510,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::cards::Suit;
+    use kozyr_cards::Suit;
 
     fn check(c: Press, expect: &str) {
         assert_eq!(c.encode(), expect);
@@ -679,9 +679,8 @@ mod tests {
     }
 
     fn any_card() -> impl Strategy<Value = Card> {
-        (0u8..4, 0u8..13).prop_map(|(s, r)| {
-            Card::new(crate::cards::Rank::ALL[r as usize], Suit::ALL[s as usize])
-        })
+        (0u8..4, 0u8..13)
+            .prop_map(|(s, r)| Card::new(kozyr_cards::Rank::ALL[r as usize], Suit::ALL[s as usize]))
     }
 
     fn any_set() -> impl Strategy<Value = CardSet> {

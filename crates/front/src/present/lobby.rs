@@ -1,14 +1,14 @@
 //! Messages around the game: the lobby, the game menu, settings, the
 //! language picker and the stop prompt.
 
-use crate::front::screen::{Button, Keyboard};
+use crate::screen::{Button, Keyboard};
 
 use super::{Occupant, Screen, TableInfo, button, line, short};
-use crate::cards::Seat;
-use crate::front::action::{ChatAction, Press, TableAction};
-use crate::game::GameKind;
-use crate::i18n::{Args, Lang, key, tr};
-use crate::kozel::Team;
+use crate::action::{ChatAction, Press, TableAction};
+use kozyr_cards::Seat;
+use kozyr_game::GameKind;
+use kozyr_i18n::{Args, Lang, key, tr};
+use kozyr_kozel::Team;
 
 /// Turn timer choices offered in the settings, in seconds.
 pub const TIMER_CHOICES: [u32; 3] = [30, 60, 120];
@@ -17,7 +17,7 @@ pub const END_SCORE_CHOICES: [u32; 2] = [50, 100];
 
 /// The game's name in `lang`.
 pub fn game_name(lang: Lang, game: GameKind) -> String {
-    crate::front::games::front_of(game).name(lang)
+    crate::games::front_of(game).name(lang)
 }
 
 fn seat_line(lang: Lang, info: &TableInfo, seat: Seat) -> String {
@@ -303,7 +303,7 @@ pub fn language_menu(lang: Lang, version: u64) -> Screen {
 }
 
 /// `/stop`: are you sure? Its buttons answer for `asker` only
-/// ([`crate::front::action::asker_number`]).
+/// ([`crate::action::asker_number`]).
 pub fn stop_prompt(lang: Lang, info: &TableInfo, asker: u64) -> Screen {
     let data = |confirm| info.callback(TableAction::Stop { confirm, asker });
     Screen {

@@ -28,11 +28,11 @@ use super::outputs;
 use super::place::HandPlace;
 use super::present::{self, SettingsInfo, lobby::END_SCORE_CHOICES};
 use super::screen::Screen;
-use crate::cards::{CardSet, Seat};
-use crate::game::GameKind;
-use crate::i18n::{Args, Key, Lang, key, tr, tr_html};
-use crate::table::runtime::{Ack, DedupKey, Request, ServiceError, TableService, Target};
-use crate::table::{
+use kozyr_cards::{CardSet, Seat};
+use kozyr_game::GameKind;
+use kozyr_i18n::{Args, Key, Lang, key, tr, tr_html};
+use kozyr_table::runtime::{Ack, DedupKey, Request, ServiceError, TableService, Target};
+use kozyr_table::{
     Actor, ChatKey, Command, HandView, Output, Player, Settings, TableError, TableId, TableView,
     TurnTimer, UserId,
 };
@@ -80,8 +80,8 @@ impl BotCommand {
     /// its person, which only the shell knows.
     ///
     /// ```
-    /// use kozyr::front::core::BotCommand;
-    /// use kozyr::game::GameKind;
+    /// use kozyr_front::core::BotCommand;
+    /// use kozyr_game::GameKind;
     /// assert_eq!(BotCommand::parse("new", "Hearts"), Some(BotCommand::New(Some(GameKind::Hearts))));
     /// assert_eq!(BotCommand::parse("kozel", ""), Some(BotCommand::New(Some(GameKind::Kozel))));
     /// assert_eq!(BotCommand::parse("new", "chess"), Some(BotCommand::New(None)));
@@ -385,14 +385,14 @@ impl Front {
     /// The table message for `view`. A closed table's card selections are
     /// forgotten here: nothing can be pressed at it any more.
     pub fn table_screen(&self, view: &TableView) -> Screen {
-        if view.phase == crate::table::Phase::Closed {
+        if view.phase == kozyr_table::Phase::Closed {
             lock(&self.selections).retain(|(_, t), _| *t != view.id);
         }
         let screen = self.table_screen_alone(view);
         // A direct link to the Mini App, only for an app registered with
         // BotFather: a group cannot hold a `web_app` button.
         match self.live.app() {
-            Some(app) if app.short_name.is_some() && view.phase == crate::table::Phase::Playing => {
+            Some(app) if app.short_name.is_some() && view.phase == kozyr_table::Phase::Playing => {
                 let label = tr(view.settings.lang, key::WEBAPP_LINK, &Args::new());
                 Screen {
                     keyboard: screen
@@ -411,7 +411,7 @@ impl Front {
     pub fn hand_screen(&self, hand: &HandView, view: &TableView) -> Screen {
         let layout = HandPlace::of(&view.chat).into();
         let screen = outputs::hand_screen(hand, &self.info(view), self.selection(hand), layout);
-        if self.live.app().is_none() || hand.phase == crate::table::Phase::Closed {
+        if self.live.app().is_none() || hand.phase == kozyr_table::Phase::Closed {
             return screen;
         }
         let label = tr(hand.player.lang, key::WEBAPP_OPEN, &Args::new());
@@ -447,14 +447,14 @@ impl Front {
     pub fn announcement(
         &self,
         view: &TableView,
-        announcement: &crate::table::Announcement,
+        announcement: &kozyr_table::Announcement,
     ) -> Option<Screen> {
         outputs::announcement_screen(view, &self.info(view), announcement, &|u| self.name_of(u))
     }
 
     /// The private reminders for a turn timer close to running out:
     /// (person, screen) for everyone awaited who can be reached.
-    pub fn reminders(&self, spec: &crate::table::TimerSpec) -> Vec<(Player, Screen)> {
+    pub fn reminders(&self, spec: &kozyr_table::TimerSpec) -> Vec<(Player, Screen)> {
         let left = outputs::time_left(spec.deadline, self.service.now());
         spec.awaiting
             .iter()

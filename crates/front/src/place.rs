@@ -3,8 +3,8 @@
 //! come in a private message" would be wrong where they are a message only
 //! the person sees under the table, and "My hand" where no such button is).
 
-use crate::i18n::{Key, key};
-use crate::table::{ChatKey, Platform};
+use kozyr_i18n::{Key, key};
+use kozyr_table::{ChatKey, Platform};
 
 /// Where the people at a chat's tables see their cards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,8 +23,8 @@ impl HandPlace {
     /// the one place that says so.
     ///
     /// ```
-    /// use kozyr::front::HandPlace;
-    /// use kozyr::table::ChatKey;
+    /// use kozyr_front::HandPlace;
+    /// use kozyr_table::ChatKey;
     /// assert_eq!(HandPlace::of(&ChatKey::Telegram(-100)), HandPlace::PrivateChat);
     /// assert_eq!(HandPlace::of(&ChatKey::Discord(7)), HandPlace::HandButton);
     /// ```

@@ -15,10 +15,10 @@ use super::action::Press;
 use super::present::{self, HandInfo, HandLayout, Occupant, SettingsInfo, TableInfo};
 use super::screen::{ButtonTarget, Screen};
 use super::{games, outputs};
-use crate::cards::{CardSet, PerSeat, Seat};
-use crate::game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView, Milestone};
-use crate::i18n::Lang;
-use crate::table::{
+use kozyr_cards::{CardSet, PerSeat, Seat};
+use kozyr_game::{Game, GameAction, GameEvent, GameKind, GameOptions, GameView, Milestone};
+use kozyr_i18n::Lang;
+use kozyr_table::{
     Announcement, ChatKey, Phase, Player, SeatState, Settings, TableId, TableView, Timestamp,
     UserId,
 };
@@ -1158,7 +1158,7 @@ fn table_view(lang: Lang, game: &Game) -> TableView {
 #[test]
 fn words_follow_where_the_hands_are() {
     use super::HandPlace;
-    use crate::i18n::{Args, key, tr, tr_html};
+    use kozyr_i18n::{Args, key, tr, tr_html};
     let game = &Game::new(GameKind::Kozel, GameOptions::default(), 11);
     /// The screen on Telegram, a `·` line, then on Discord.
     fn both(screen: impl Fn(Lang, &ChatKey) -> String) -> impl Fn(Lang) -> Screen {
@@ -1325,7 +1325,7 @@ fn words_follow_where_the_hands_are() {
                 key::ERR_NOT_YOUR_QUESTION,
                 key::ERR_OTHER_CHAT,
             ]
-            .map(|k| crate::i18n::escape_html(&tr(l, k, &Args::new())));
+            .map(|k| kozyr_i18n::escape_html(&tr(l, k, &Args::new())));
             let told = tr_html(
                 l,
                 key::TOLD_IN_GROUP,
@@ -1578,8 +1578,8 @@ fn announcements_and_reminders() {
 
 #[test]
 fn refusals() {
-    use crate::table::TableError;
-    use crate::table::runtime::ServiceError;
+    use kozyr_table::TableError;
+    use kozyr_table::runtime::ServiceError;
     let errors = [
         TableError::NotYourTurn,
         TableError::SeatTaken { seat: seat(1) },
@@ -1595,7 +1595,7 @@ fn refusals() {
                 .iter()
                 .map(|e| super::core::refusal(l, &ServiceError::Rejected(e.clone())))
                 .collect();
-            Screen::text(crate::i18n::escape_html(&lines.join("\n")))
+            Screen::text(kozyr_i18n::escape_html(&lines.join("\n")))
         },
         expect![[r#"
             ── en
@@ -1623,10 +1623,10 @@ fn refusals() {
     // A move the rules refuse says why, in the mover's language.
     let game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
     let s = game.awaiting()[0];
-    let wrong = GameAction::Kozel(crate::kozel::Action::Pass(CardSet::EMPTY));
+    let wrong = GameAction::Kozel(kozyr_kozel::Action::Pass(CardSet::EMPTY));
     let err = game.clone().apply(s, wrong).unwrap_err();
     check(
-        |l| Screen::text(crate::i18n::escape_html(&present::rule_error(l, &err))),
+        |l| Screen::text(kozyr_i18n::escape_html(&present::rule_error(l, &err))),
         expect![[r#"
             ── en
             Select at least one card first.
@@ -1650,7 +1650,7 @@ fn refusals() {
 /// tricks as the table service does.
 fn play_tracked(
     game: &mut Game,
-    tricks: &mut crate::table::Tricks,
+    tricks: &mut kozyr_table::Tricks,
     mut stop: impl FnMut(&[GameEvent]) -> bool,
 ) -> Vec<GameEvent> {
     for _ in 0..10_000 {
@@ -1659,7 +1659,7 @@ fn play_tracked(
         let beat = legal
             .iter()
             .copied()
-            .find(|a| matches!(a, GameAction::Kozel(crate::kozel::Action::Beat(_))));
+            .find(|a| matches!(a, GameAction::Kozel(kozyr_kozel::Action::Beat(_))));
         let a = beat.or_else(|| game.safe_action(s)).unwrap();
         let events = game.apply(s, a).unwrap();
         for e in &events {
@@ -1672,7 +1672,7 @@ fn play_tracked(
     panic!("never stopped");
 }
 
-fn with_tricks(mut info: TableInfo, tricks: &crate::table::Tricks) -> TableInfo {
+fn with_tricks(mut info: TableInfo, tricks: &kozyr_table::Tricks) -> TableInfo {
     info.last_trick = tricks.last_trick.clone();
     info.last_deal = tricks.last_deal.clone();
     info
@@ -1681,7 +1681,7 @@ fn with_tricks(mut info: TableInfo, tricks: &crate::table::Tricks) -> TableInfo 
 #[test]
 fn a_kozel_trick_stays_shown_with_its_cards() {
     let mut game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
-    let mut tricks = crate::table::Tricks::default();
+    let mut tricks = kozyr_table::Tricks::default();
     // A trick with a beat and a pass in it.
     play_tracked(&mut game, &mut tricks, |events| {
         events.iter().any(|e| e.trick_taken().is_some())
@@ -1791,7 +1791,7 @@ fn a_kozel_trick_stays_shown_with_its_cards() {
 #[test]
 fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
     let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
-    let mut tricks = crate::table::Tricks::default();
+    let mut tricks = kozyr_table::Tricks::default();
     let over = play_tracked(&mut game, &mut tricks, |events| {
         events.iter().any(|e| e.deal_outcome().is_some())
     });
@@ -2021,7 +2021,7 @@ fn a_new_deal_shows_the_last_one_ended_in_hands_not_on_the_table() {
 #[test]
 fn a_hearts_hand_on_its_turn_after_a_trick() {
     let mut game = Game::new(GameKind::Hearts, GameOptions::default(), 5);
-    let mut tricks = crate::table::Tricks::default();
+    let mut tricks = kozyr_table::Tricks::default();
     // Past the passing and two tricks, into the third.
     let mut taken = 0;
     play_tracked(&mut game, &mut tricks, |events| {
@@ -2095,7 +2095,7 @@ fn a_hearts_hand_on_its_turn_after_a_trick() {
 /// others none; Hearts in play: the cards not barred on the seat's turn.
 #[test]
 fn a_hands_cards_say_which_a_move_puts_down() {
-    let hand = |game: &Game, seat: Seat| crate::table::HandView {
+    let hand = |game: &Game, seat: Seat| kozyr_table::HandView {
         table: TableId(7),
         chat: ChatKey::Telegram(-100),
         title: "Friday".into(),
@@ -2149,7 +2149,7 @@ fn a_hands_cards_say_which_a_move_puts_down() {
 fn a_hand_is_drawn_as_of_its_own_state_whatever_the_view() {
     let game = Game::new(GameKind::Kozel, GameOptions::default(), 11);
     let seat = game.awaiting()[0];
-    let hand = |away: bool| crate::table::HandView {
+    let hand = |away: bool| kozyr_table::HandView {
         table: TableId(7),
         chat: ChatKey::Telegram(-100),
         title: "Friday".into(),
@@ -2190,7 +2190,7 @@ fn a_hand_is_drawn_as_of_its_own_state_whatever_the_view() {
     assert!(versions(&present).iter().all(|v| *v == 41), "{present:?}");
 
     let away = outputs::hand_screen(&hand(true), &older, CardSet::EMPTY, HandLayout::PrivateChat);
-    use crate::i18n::{Args, key, tr};
+    use kozyr_i18n::{Args, key, tr};
     let take_back = tr(Lang::En, key::BTN_TAKE_BACK, &Args::new());
     assert!(
         away.keyboard.buttons().any(|b| b.label == take_back),

@@ -1,16 +1,16 @@
 //! Kozel's table message, hand message, results and popups.
 
-use crate::front::screen::{Button, CardFace, Keyboard, MoveMark};
+use crate::screen::{Button, CardFace, Keyboard, MoveMark};
 
 use super::{
     BACK, HandInfo, Screen, TableInfo, button, glyphs, last_trick_lines, line, shown_seconds,
     suit_name, trick_taken_lines,
 };
-use crate::cards::{Card, CardSet, Seat, Suit};
-use crate::front::action::TableAction;
-use crate::game::GameEvent;
-use crate::i18n::{Args, Lang, key, tr, tr_html};
-use crate::kozel::{
+use crate::action::TableAction;
+use kozyr_cards::{Card, CardSet, Seat, Suit};
+use kozyr_game::GameEvent;
+use kozyr_i18n::{Args, Lang, key, tr, tr_html};
+use kozyr_kozel::{
     Action, DealResult, RuleError, SERIES_LOSS, SeriesView, TableCards, Team, strength,
 };
 
@@ -308,7 +308,7 @@ pub fn hand(lang: Lang, info: &HandInfo, v: &SeriesView, legal: &[Action]) -> Sc
 /// taken, so nobody is dealt new cards without seeing how the deal ended.
 fn previous_deal_lines(lang: Lang, t: &TableInfo, v: &SeriesView, out: &mut Vec<String>) {
     let Some(end) = &t.last_deal else { return };
-    let GameEvent::Kozel(crate::kozel::Event::DealOver(result)) = &end.result else {
+    let GameEvent::Kozel(kozyr_kozel::Event::DealOver(result)) = &end.result else {
         return;
     };
     // The view is the next deal's, unless this deal ended the series.

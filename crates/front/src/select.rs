@@ -3,8 +3,8 @@
 //! card, the number of cards the moves open to the seat take.
 
 use super::games::front_of;
-use crate::game::GameAction;
-use crate::table::HandView;
+use kozyr_game::GameAction;
+use kozyr_table::HandView;
 
 /// How many cards a selection may hold for the moves `hand` allows now: a
 /// Kozel lead of 1–4, a beat or pass of exactly the trick's width, the
@@ -12,10 +12,10 @@ use crate::table::HandView;
 /// the seat's turn, or a move of one card, which a press makes at once).
 ///
 /// ```
-/// use kozyr::game::GameAction;
-/// use kozyr::hearts::Action;
+/// use kozyr_game::GameAction;
+/// use kozyr_hearts::Action;
 /// let three = "2C 3C 4C".parse().unwrap();
-/// assert_eq!(kozyr::front::select::bounds(&[GameAction::Hearts(Action::PassCards(three))]), Some((3, 3)));
+/// assert_eq!(kozyr_front::select::bounds(&[GameAction::Hearts(Action::PassCards(three))]), Some((3, 3)));
 /// ```
 pub fn bounds(legal: &[GameAction]) -> Option<(usize, usize)> {
     let sizes = legal
@@ -36,7 +36,7 @@ pub fn bounds_of(hand: &HandView) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kozel::Action;
+    use kozyr_kozel::Action;
 
     #[test]
     fn kozel_leads_span_their_sizes_and_nothing_is_none() {

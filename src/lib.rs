@@ -9,7 +9,7 @@
 pub use kozyr_ai as ai;
 pub use kozyr_cards as cards;
 pub mod config;
-pub mod delivery;
+pub use kozyr_delivery as delivery;
 pub mod discord;
 pub use kozyr_front as front;
 pub use kozyr_game as game;

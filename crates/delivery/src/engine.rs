@@ -38,8 +38,8 @@ use super::alerts::TurnAlerts;
 use super::content::{Landed, Recorded, Write, Writes};
 use super::latest::Latest;
 use super::transport::{self, Failure, Next, Policy, Recipient};
-use crate::i18n::Lang;
-use crate::table::{Announcement, ChatKey, HandView, Phase, SeatState, TableId, TableView, UserId};
+use kozyr_i18n::Lang;
+use kozyr_table::{Announcement, ChatKey, HandView, Phase, SeatState, TableId, TableView, UserId};
 
 /// A message's id on its platform.
 pub type MessageId = u64;

@@ -1,13 +1,13 @@
 //! What a platform's output starts from after a restart (or when this
 //! process takes over delivery from one that died): which message shows
 //! each table, what it shows, and the hand tokens that still edit
-//! people's hands, as `crate::outlet::service` reads them once from the
+//! people's hands, as the application's `src/outlet/service.rs` reads them once from the
 //! service; and which of a kill's doubtful posts is kept.
 
 use std::time::Duration;
 
-use crate::table::TableId;
-use crate::table::storage::HandTokenRow;
+use kozyr_table::TableId;
+use kozyr_table::storage::HandTokenRow;
 
 /// A platform's messages as the last run left them.
 #[derive(Debug, Default)]
@@ -16,7 +16,7 @@ pub struct Restored {
     /// person's hand) in a chat, edited again rather than posted anew.
     pub messages: Vec<(TableId, String, i64)>,
     /// (table, chat, content hash): what that message shows, as recorded
-    /// while it changed ([`crate::delivery::content::Recorded`]: a hash is
+    /// while it changed ([`crate::content::Recorded`]: a hash is
     /// made unknown before each call that changes it, so one read here is
     /// true even after a kill). Messages not known are left out.
     pub shown: Vec<(TableId, String, i64)>,

@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use crate::table::{TableId, UserId};
+use kozyr_table::{TableId, UserId};
 
 /// How long without a press or a message before a person counts as not
 /// looking. Longer than a thinking person's pause within a trick and than

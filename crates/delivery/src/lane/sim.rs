@@ -26,11 +26,11 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::cards::{PerSeat, Seat};
-use crate::delivery::content::Write;
-use crate::delivery::pacing::{Limits, PacerConfig};
-use crate::game::GameKind;
-use crate::table::{Player, SeatState, Settings};
+use crate::content::Write;
+use crate::pacing::{Limits, PacerConfig};
+use kozyr_cards::{PerSeat, Seat};
+use kozyr_game::GameKind;
+use kozyr_table::{Player, SeatState, Settings};
 
 const GROUP: i64 = -9;
 const PRIVATE: i64 = 7;
@@ -209,7 +209,7 @@ fn view(table: TableId, version: u64) -> TableView {
 }
 
 fn hand(table: TableId, version: u64, your_turn: bool) -> HandView {
-    let game = crate::game::Game::new(GameKind::Kozel, crate::game::GameOptions::default(), 3);
+    let game = kozyr_game::Game::new(GameKind::Kozel, kozyr_game::GameOptions::default(), 3);
     let seat = Seat::ALL[0];
     HandView {
         table,

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use crate::game::Milestone;
-use crate::table::{Announcement, TableId};
+use kozyr_game::Milestone;
+use kozyr_table::{Announcement, TableId};
 
 /// Whether an announcement opens a deal (the series' first, or the next
 /// one after a deal ended): the live table is then posted anew below it.

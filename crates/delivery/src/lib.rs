@@ -4,7 +4,7 @@
 //! The front makes screens; the shells know ids, markup and their
 //! platform's calls. Between them, the decisions every platform needs are
 //! made here, sans-IO (time comes in as an input, nothing here awaits;
-//! `crate::outlet` is the loop that does):
+//! the application's `src/outlet` is the loop that does):
 //!
 //! - [`pacing`]: the scheduler — latest state wins per message, nothing
 //!   that changes nothing goes out, per-chat and bot-wide limits,
@@ -32,9 +32,9 @@
 //! Each platform is a transport beneath these: it maps its failures into a
 //! [`transport::Failure`] and does what [`transport::Policy::next`] says.
 //! Telegram executes what the [`lane::PacedLane`] decides, in Bot API
-//! calls (`telegram/outbox.rs`); Discord lets twilight keep its per-route
+//! calls (`src/telegram/outbox.rs`); Discord lets twilight keep its per-route
 //! buckets and executes what the [`engine::Engine`] decides
-//! (`discord/outbox.rs`).
+//! (`src/discord/outbox.rs`).
 
 pub mod alerts;
 pub mod burial;

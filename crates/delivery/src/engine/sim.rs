@@ -20,10 +20,10 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::cards::{PerSeat, Seat};
-use crate::game::GameKind;
-use crate::i18n::Lang;
-use crate::table::{Announcement, Player, SeatState, Settings, UserId};
+use kozyr_cards::{PerSeat, Seat};
+use kozyr_game::GameKind;
+use kozyr_i18n::Lang;
+use kozyr_table::{Announcement, Player, SeatState, Settings, UserId};
 
 const PERSON: UserId = UserId::Discord(7);
 
@@ -618,7 +618,7 @@ fn a_deal_start_posts_the_table_anew_below_its_news_and_strips_the_old() {
 }
 
 fn hand(version: u64) -> HandView {
-    let game = crate::game::Game::new(GameKind::Kozel, crate::game::GameOptions::default(), 3);
+    let game = kozyr_game::Game::new(GameKind::Kozel, kozyr_game::GameOptions::default(), 3);
     let seat = Seat::ALL[0];
     HandView {
         table: TABLES[0],

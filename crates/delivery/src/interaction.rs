@@ -4,9 +4,9 @@
 //! sees each, and what goes to the outbox. Pure: the shell makes the calls
 //! in the order given, with its own markup.
 
-use crate::front::Reply;
-use crate::front::screen::Screen;
-use crate::table::{HandView, Output, TableView, UserId};
+use kozyr_front::Reply;
+use kozyr_front::screen::Screen;
+use kozyr_table::{HandView, Output, TableView, UserId};
 
 /// Who sees a message sent in answer to an interaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -337,7 +337,7 @@ mod tests {
 
     #[test]
     fn a_hand_drawn_again_for_its_presser_is_the_answers() {
-        use crate::front::screen::Screen;
+        use kozyr_front::screen::Screen;
         let note = Reply::Popup("no".into());
         let say = Reply::Say(Screen::text("hi".to_owned()));
         let s = Sorted::of(vec![note, say, Reply::CloseMenu], None);

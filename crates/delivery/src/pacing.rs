@@ -40,7 +40,7 @@
 //!
 //! ```
 //! use std::time::{Duration, Instant};
-//! use kozyr::delivery::pacing::{Outcome, Output, Pacer, PacerConfig};
+//! use kozyr_delivery::pacing::{Outcome, Output, Pacer, PacerConfig};
 //!
 //! let mut pacer = Pacer::new(PacerConfig::default());
 //! let t0 = Instant::now();
@@ -256,7 +256,7 @@ impl Freshness {
         if list.len() < 1_000_000 {
             list.push(took);
         }
-        crate::metrics::output_staleness(label, took);
+        kozyr_metrics::output_staleness(label, took);
     }
 }
 
@@ -896,7 +896,7 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
             self.bucket.take(self.limits.budget, now);
             // The time waited, from when it was queued (due minus its head start).
             let queued = due.map(|d| d.checked_sub(prio.allowance()).unwrap_or(d));
-            crate::metrics::output_wait(
+            kozyr_metrics::output_wait(
                 prio.label(),
                 queued.map_or(Duration::ZERO, |q| now.saturating_duration_since(q)),
             );

@@ -33,8 +33,8 @@ use super::engine::MessageId;
 use super::news::{News, starts_a_deal};
 use super::pacing::{Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket};
 use super::transport::{self, Failure, Next, Policy, Recipient};
-use crate::i18n::Lang;
-use crate::table::{Announcement, ChatKey, HandView, Output, Phase, TableId, TableView, UserId};
+use kozyr_i18n::Lang;
+use kozyr_table::{Announcement, ChatKey, HandView, Output, Phase, TableId, TableView, UserId};
 
 /// A message in the platform's markup, as the lane needs to know it.
 pub trait Markup: Clone + PartialEq {
@@ -971,11 +971,11 @@ where
                 } else {
                     "private"
                 };
-                crate::metrics::pacer_waiting(lane, self.queue.chats_waiting_in(class));
+                kozyr_metrics::pacer_waiting(lane, self.queue.chats_waiting_in(class));
             }
             let by_priority = self.queue.outputs_waiting();
             for (prio, n) in Priority::ALL.into_iter().zip(by_priority) {
-                crate::metrics::scheduler_queue(prio.label(), n);
+                kozyr_metrics::scheduler_queue(prio.label(), n);
             }
             return None;
         };
@@ -1141,7 +1141,7 @@ where
             },
             Ok(m) => Ok(m),
         };
-        crate::metrics::api_call(
+        kozyr_metrics::api_call(
             host.name(),
             method,
             result.as_ref().map_or_else(|(f, _)| f.label(), |_| "ok"),
@@ -1274,7 +1274,7 @@ where
                     self.stale.entry((chat, table.0)).or_insert(stale);
                 }
                 if let Outcome::RetryAfter(pause) = outcome {
-                    crate::metrics::pacer_pause(self.label(&chat), pause)
+                    kozyr_metrics::pacer_pause(self.label(&chat), pause)
                 }
                 // Dropped for good: not owed any more (it would fail again).
                 if let (Outcome::Failed | Outcome::Gone, Some((table, a))) = (outcome, &p.owed) {

@@ -20,7 +20,7 @@ pub use kozyr_kozel as kozel;
 #[cfg(feature = "dev-tools")]
 pub mod loadtest;
 pub mod metrics;
-pub mod outlet;
+pub use kozyr_outlet as outlet;
 pub mod replica;
 pub mod run;
 pub mod serve;

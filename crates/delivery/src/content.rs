@@ -24,7 +24,7 @@
 //! write, after the call, so the acting person's hand waits for at most one.
 //!
 //! A call waits for its write at most [`RECORD_WAIT`]
-//! (`waited` in the application's `src/outlet`): a store
+//! (`kozyr_outlet::waited`, above): a store
 //! that slow is failing, and the screens do not wait for it. The write
 //! still lands, and the record stays on the safe side — a hash it may hold
 //! is made unknown again before the next change — so only a kill while

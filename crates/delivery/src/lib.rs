@@ -4,7 +4,7 @@
 //! The front makes screens; the shells know ids, markup and their
 //! platform's calls. Between them, the decisions every platform needs are
 //! made here, sans-IO (time comes in as an input, nothing here awaits;
-//! the application's `src/outlet` is the loop that does):
+//! `kozyr-outlet`, above it, is the loop that does):
 //!
 //! - [`pacing`]: the scheduler — latest state wins per message, nothing
 //!   that changes nothing goes out, per-chat and bot-wide limits,

@@ -1,7 +1,7 @@
 //! What a platform's output starts from after a restart (or when this
 //! process takes over delivery from one that died): which message shows
 //! each table, what it shows, and the hand tokens that still edit
-//! people's hands, as the application's `src/outlet/service.rs` reads them once from the
+//! people's hands, as `kozyr_outlet::service` reads them once from the
 //! service; and which of a kill's doubtful posts is kept.
 
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! The outbox of a platform whose decisions are a
-//! [`crate::delivery::engine::Engine`]'s (Discord's): it feeds the engine
+//! [`kozyr_delivery::engine::Engine`]'s (Discord's): it feeds the engine
 //! the service's outputs and the handlers' work with the loop's `now`,
 //! words the announcements held for each render ([`News`]), runs each job
 //! the engine polls on a task of its own ([`super::jobs`]), makes its
@@ -20,11 +20,11 @@ use tokio::sync::mpsc;
 use super::hand_tokens::HandTokens;
 use super::jobs::{self, TableCalls};
 use super::service::{self, forget_owed};
-use crate::delivery::engine::{Engine, Job, PingJob, Rendered, StoreWrite, TableDone, TableJob};
-use crate::delivery::news::News;
-use crate::delivery::transport::Failure;
-use crate::front::{Front, Screen};
-use crate::table::{ChatKey, HandView, Output, Platform, TableId, TableView, UserId};
+use kozyr_delivery::engine::{Engine, Job, PingJob, Rendered, StoreWrite, TableDone, TableJob};
+use kozyr_delivery::news::News;
+use kozyr_delivery::transport::Failure;
+use kozyr_front::{Front, Screen};
+use kozyr_table::{ChatKey, HandView, Output, Platform, TableId, TableView, UserId};
 
 /// How long an outbox edit of a hand waits for an answer to a press on it
 /// to go first; past this it goes anyway.

@@ -3,7 +3,7 @@
 //! calls, wakes it when its scheduler says, and at a stop lets it drain
 //! for a while and record what its messages show. With [`service`], the
 //! reads a start makes. Everything here awaits, so that nothing in
-//! `crate::delivery` does: the decisions are there, the time and the
+//! `kozyr_delivery` does: the decisions are there, the time and the
 //! tasks here and in the shells.
 
 pub mod answer;
@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
-use crate::delivery::content::{RECORD_WAIT, Write};
-use crate::table::Output;
+use kozyr_delivery::content::{RECORD_WAIT, Write};
+use kozyr_table::Output;
 
 /// A platform's outbox as the driver sees it: inputs in, calls started by
 /// `transmit`, each call's end reported back through `finished`.
@@ -136,7 +136,7 @@ pub async fn run<O: Outbox>(
 
 /// Runs `write` (`true`: it landed) on a task of its own and waits for it
 /// at most [`RECORD_WAIT`]; past that it goes on without being waited for
-/// ([`crate::delivery::content`]: the record stays on the safe side).
+/// ([`kozyr_delivery::content`]: the record stays on the safe side).
 pub async fn waited(write: impl Future<Output = bool> + Send + 'static) -> Write {
     match tokio::time::timeout(RECORD_WAIT, tokio::spawn(write)).await {
         Ok(Ok(true)) => Write::Landed,

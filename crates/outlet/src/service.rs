@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::lock;
-use crate::delivery::burial::Burials;
-use crate::delivery::news::News;
-use crate::delivery::pacing::instant_of;
-use crate::delivery::restore::Restored;
-use crate::table::runtime::TableService;
-use crate::table::storage::{HandTokenChange, HandTokenRow, StorageError};
-use crate::table::{Announcement, Phase, Platform, TableId, TableView, Timestamp};
+use kozyr_delivery::burial::Burials;
+use kozyr_delivery::news::News;
+use kozyr_delivery::pacing::instant_of;
+use kozyr_delivery::restore::Restored;
+use kozyr_table::runtime::TableService;
+use kozyr_table::storage::{HandTokenChange, HandTokenRow, StorageError};
+use kozyr_table::{Announcement, Phase, Platform, TableId, TableView, Timestamp};
 
 /// Holds in `news` the announcements owed to `platform`'s chats that a
 /// stop (or a kill) left unsent: they wait for their table's next render,

@@ -1,4 +1,4 @@
-//! Carries out a [`crate::delivery::engine::Engine`]'s table and ping
+//! Carries out a [`kozyr_delivery::engine::Engine`]'s table and ping
 //! jobs through a platform's calls ([`TableCalls`]): the order of a job's
 //! calls, what each result means for the next, and the store writes
 //! around them are the same on every platform, so a shell only says how
@@ -6,14 +6,14 @@
 
 use std::future::Future;
 
-use crate::delivery::engine::{
+use crate::service::{self, forget_owed, mark_shown};
+use crate::waited;
+use kozyr_delivery::engine::{
     self, Outcome, PingJob, StoreWrite, Strip, TableCall, TableDone, TableJob,
 };
-use crate::delivery::transport::{self, Failure};
-use crate::outlet::service::{self, forget_owed, mark_shown};
-use crate::outlet::waited;
-use crate::table::runtime::TableService;
-use crate::table::{ChatKey, Platform, TableId};
+use kozyr_delivery::transport::{self, Failure};
+use kozyr_table::runtime::TableService;
+use kozyr_table::{ChatKey, Platform, TableId};
 
 /// A platform's calls on a chat's messages, as the engine's jobs use
 /// them. `M`: a table message; `N`: a worded announcement. Each call

@@ -15,13 +15,13 @@ use tokio::sync::mpsc;
 
 use super::service::{self, mark_shown, restore, save_writes};
 use super::waited;
-use crate::delivery::content::Landed;
-use crate::delivery::lane::{Action, Done, Effect, Host, PacedLane, Restored};
-use crate::delivery::pacing::{Class, Limits, Priority, unix_ms};
-use crate::delivery::transport::{Failure, Policy};
-use crate::front::Front;
-use crate::front::Screen;
-use crate::table::{ChatKey, Output, Platform};
+use kozyr_delivery::content::Landed;
+use kozyr_delivery::lane::{Action, Done, Effect, Host, PacedLane, Restored};
+use kozyr_delivery::pacing::{Class, Limits, Priority, unix_ms};
+use kozyr_delivery::transport::{Failure, Policy};
+use kozyr_front::Front;
+use kozyr_front::Screen;
+use kozyr_table::{ChatKey, Output, Platform};
 
 /// A platform under a [`PacedOutbox`]. Its chats are `i64`s.
 pub trait PacedPlatform: Host<i64, Message: Clone + Send + Sync> + Send + Sync + 'static {

@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use crate::delivery::transport::Failure;
+use kozyr_delivery::transport::Failure;
 
 /// Runs `work`; if it has not finished after `defer_after` (zero: at
 /// once), `defer` goes first, so the platform's deadline is kept. The

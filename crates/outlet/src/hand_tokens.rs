@@ -8,7 +8,7 @@
 //! each hand shows, so a process that starts after a kill — or takes over
 //! delivery — keeps editing every open hand until its token expires. What
 //! a hand shows is made unknown there before each change of it and
-//! recorded after ([`crate::delivery::content::Recorded`]'s rule). Tokens
+//! recorded after ([`kozyr_delivery::content::Recorded`]'s rule). Tokens
 //! are secrets: never logged.
 
 use std::collections::HashMap;
@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{lock, waited};
-use crate::delivery::content::Write;
-use crate::delivery::transport::Failure;
-use crate::table::runtime::TableService;
-use crate::table::storage::{HandTokenChange, HandTokenRow, Secret};
-use crate::table::{TableId, UserId};
+use kozyr_delivery::content::Write;
+use kozyr_delivery::transport::Failure;
+use kozyr_table::runtime::TableService;
+use kozyr_table::storage::{HandTokenChange, HandTokenRow, Secret};
+use kozyr_table::{TableId, UserId};
 
 /// A person's newest answer on their hand message: its token edits the
 /// hand. No `Debug`: the token is a secret.
@@ -75,7 +75,7 @@ impl HandTokens {
     /// from then), as the newest of `user`'s hand at `table` — showing
     /// `shown` on `message` when known —, in the store too (one short write
     /// after the answer went, waited for at most
-    /// [`crate::delivery::content::RECORD_WAIT`]).
+    /// [`kozyr_delivery::content::RECORD_WAIT`]).
     pub async fn given(
         &self,
         (user, table): (&UserId, TableId),
@@ -172,7 +172,7 @@ impl HandTokens {
 
     /// Records in the store what the hand shows through `token` (`None`:
     /// not known), waiting for it at most
-    /// [`crate::delivery::content::RECORD_WAIT`].
+    /// [`kozyr_delivery::content::RECORD_WAIT`].
     async fn store_shown(
         &self,
         user: &UserId,
@@ -191,7 +191,7 @@ impl HandTokens {
     }
 
     /// Makes `change` in the store, waited for at most
-    /// [`crate::delivery::content::RECORD_WAIT`]; `failed` is logged if it
+    /// [`kozyr_delivery::content::RECORD_WAIT`]; `failed` is logged if it
     /// fails.
     async fn change(&self, table: TableId, change: HandTokenChange, failed: &'static str) -> Write {
         let service = self.service.clone();

@@ -1,5 +1,5 @@
 //! The serving process's reader of a platform's inbox
-//! ([`crate::table::storage::Inbox`]), one for every platform: each
+//! ([`kozyr_table::storage::Inbox`]), one for every platform: each
 //! waiting row is handed to the shell once, in order, and deleted once the
 //! shell says it was handled, so a process killed in between leaves it to
 //! the next serving one (whose de-duplication applies it once). The shell
@@ -13,8 +13,8 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
-use crate::table::runtime::{Clock, SystemClock};
-use crate::table::storage::{Inbox, InboxEntry};
+use kozyr_table::runtime::{Clock, SystemClock};
+use kozyr_table::storage::{Inbox, InboxEntry};
 
 /// How often the inbox is read without a wake-up (a `NOTIFY` lost with its
 /// connection, a row left by a process that cannot notify this one).

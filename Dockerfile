@@ -25,6 +25,7 @@ COPY crates/store/Cargo.toml crates/store/
 COPY crates/front/Cargo.toml crates/front/
 COPY crates/delivery/Cargo.toml crates/delivery/
 COPY crates/outlet/Cargo.toml crates/outlet/
+COPY crates/webapp/Cargo.toml crates/webapp/
 COPY crates/test-kit/Cargo.toml crates/test-kit/
 COPY docker/stub-targets.sh docker/
 RUN sh docker/stub-targets.sh . && cargo build --release --locked --bin kozyr

@@ -29,4 +29,4 @@ pub mod startup;
 pub use kozyr_store as store;
 pub use kozyr_table as table;
 pub mod telegram;
-pub mod webapp;
+pub use kozyr_webapp as webapp;

@@ -7,15 +7,15 @@
 
 use serde::Serialize;
 
-use crate::cards::{Card, Suit};
-use crate::front::Front;
-use crate::front::action::{Press, TableAction};
-use crate::front::games::Played;
-use crate::front::outputs::time_left;
-use crate::front::rich::Rich;
-use crate::front::screen::{ButtonTarget, Screen};
-use crate::i18n::{Args, Lang, key, tr};
-use crate::table::{HandView, Phase, SeatState, TableView, Timestamp};
+use kozyr_cards::{Card, Suit};
+use kozyr_front::Front;
+use kozyr_front::action::{Press, TableAction};
+use kozyr_front::games::Played;
+use kozyr_front::outputs::time_left;
+use kozyr_front::rich::Rich;
+use kozyr_front::screen::{ButtonTarget, Screen};
+use kozyr_i18n::{Args, Lang, key, tr};
+use kozyr_table::{HandView, Phase, SeatState, TableView, Timestamp};
 
 /// The whole state of one person's page; every event carries all of it,
 /// so a page that missed some catches up with the next.
@@ -130,8 +130,8 @@ fn face(c: Card) -> FaceJson {
     }
 }
 
-fn board_json(game: &crate::game::GameView) -> BoardJson {
-    let b = crate::front::games::board(game);
+fn board_json(game: &kozyr_game::GameView) -> BoardJson {
+    let b = kozyr_front::games::board(game);
     BoardJson {
         plays: b
             .plays
@@ -222,7 +222,7 @@ pub fn build(
     seq: u64,
 ) -> State {
     // AI players named as the texts name them ("🤖 AI 2"), not a bare 🤖.
-    let info = crate::front::outputs::table_info(view, &|_| false);
+    let info = kozyr_front::outputs::table_info(view, &|_| false);
     let seats = view
         .seats
         .iter()

@@ -2,7 +2,7 @@
 //! page inside Telegram — one more front-end under the same [`Front`],
 //! in this one folder. No shell imports it, and it imports no shell: what
 //! the Telegram shell must know of it (whose Mini App is open, where it
-//! is served) goes through [`crate::front::live`].
+//! is served) goes through [`kozyr_front::live`].
 //!
 //! An axum server (`KOZYR_WEBAPP_LISTEN`, behind the admin's proxy at
 //! `KOZYR_WEBAPP_URL`) serves:
@@ -13,7 +13,7 @@
 //! - `GET /api/state?table=N` — [`state::State`] as JSON.
 //! - `GET /api/events?table=N&auth=…` — server-sent events: the whole
 //!   state at once and after every change of the table (fed by
-//!   [`crate::front::live::LiveViews`]), so a page that reconnects
+//!   [`kozyr_front::live::LiveViews`]), so a page that reconnects
 //!   catches up by itself. While it is open, the person's chat hand is
 //!   not edited (the Telegram shell's lane holds it: `delivery::lane`).
 //! - `POST /api/press` — `{table, press, id}`: a hand's button as the chat
@@ -48,15 +48,15 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::front::Front;
-use crate::front::Reply;
-use crate::front::action::Press;
-use crate::front::core::{Admins, Origin};
-use crate::front::live::LiveApp;
-use crate::front::press_limits::{PressLimits, PressRates};
-use crate::i18n::{Args, Lang, key, tr};
-use crate::table::runtime::DedupKey;
-use crate::table::{ChatKey, Platform, Player, TableId, UserId};
+use kozyr_front::Front;
+use kozyr_front::Reply;
+use kozyr_front::action::Press;
+use kozyr_front::core::{Admins, Origin};
+use kozyr_front::live::LiveApp;
+use kozyr_front::press_limits::{PressLimits, PressRates};
+use kozyr_i18n::{Args, Lang, key, tr};
+use kozyr_table::runtime::DedupKey;
+use kozyr_table::{ChatKey, Platform, Player, TableId, UserId};
 
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");

@@ -2,9 +2,8 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the codemap and the invariants.
 //!
-//! The `dev-tools` feature (off by default, on for tests and benches) adds
-//! [`loadtest`], the load generator, which drives the bot through the
-//! strict fakes of `kozyr-test-kit` (`crates/test-kit`).
+//! The load generator is a tool beside the product (`crates/loadtest`,
+//! `kozyr-loadtest`): it depends on this library, never the other way.
 
 pub use kozyr_ai as ai;
 pub use kozyr_cards as cards;
@@ -17,8 +16,6 @@ pub mod health;
 pub use kozyr_hearts as hearts;
 pub use kozyr_i18n as i18n;
 pub use kozyr_kozel as kozel;
-#[cfg(feature = "dev-tools")]
-pub mod loadtest;
 pub mod metrics;
 pub use kozyr_outlet as outlet;
 pub mod replica;

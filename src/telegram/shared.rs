@@ -161,7 +161,7 @@ impl Shared {
         f(&mut lock(&self.freshness));
     }
 
-    /// How fresh the delivered messages were so far (`kozyr loadtest`).
+    /// How fresh the delivered messages were so far (`kozyr-loadtest`).
     pub fn freshness(&self) -> Freshness {
         lock(&self.freshness).clone()
     }

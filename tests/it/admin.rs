@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 use kozyr::cards::Seat;
 use kozyr::config::{Config, PLACEHOLDER_TOKEN};
 use kozyr::game::GameKind;
-use kozyr::loadtest::Driver;
 use kozyr::store::{Opened, Store, StoreOptions};
 use kozyr::table::runtime::{Request, TableService, Target};
 use kozyr::table::{
@@ -25,6 +24,7 @@ use kozyr::table::{
     UserId,
 };
 use kozyr::telegram::bot::start;
+use kozyr_loadtest::Driver;
 use kozyr_test_kit::fakebot::Fault;
 
 use crate::support::store::{TestStore, on_postgres, sqlite_url};

@@ -13,7 +13,7 @@ use std::process::Command as Process;
 use std::time::Duration;
 
 use kozyr::config::SETTINGS;
-use kozyr::loadtest::Driver;
+use kozyr_loadtest::Driver;
 
 use crate::support::telegram::fake_with_token;
 use crate::support::{Running, db_url, kozyr};

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use crate::support::store::Log;
 use kozyr::front::action::{Press, TableAction};
-use kozyr::loadtest::{Driver, deal_no};
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::start;
+use kozyr_loadtest::{Driver, deal_no};
 use kozyr_test_kit::fakebot::{FakeBot, Fault};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};

@@ -12,9 +12,9 @@
 use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
-use kozyr::loadtest::{Driver, deal_no};
 use kozyr::table::{Mover, Phase, Table, TableEvent, TableId};
 use kozyr::telegram::bot::Tuning;
+use kozyr_loadtest::{Driver, deal_no};
 use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};

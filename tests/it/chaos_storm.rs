@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
 use kozyr::delivery::pacing::{BotBudget, PacerConfig};
-use kozyr::loadtest::{DriveError, Driver, deal_no};
 use kozyr::table::{Mover, Phase, Platform, TableEvent, TableId};
 use kozyr::telegram::bot::Tuning;
+use kozyr_loadtest::{DriveError, Driver, deal_no};
 use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};

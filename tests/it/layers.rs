@@ -456,11 +456,13 @@ fn the_crates_depend_only_on_what_their_layer_may_use() {
 }
 
 /// The test kit (`crates/test-kit`: the strict fakes of Telegram and
-/// Discord) is a tool, never part of the product: it knows no kozyr crate
-/// (a fake speaks its platform's protocol, whatever bot talks to it), no
-/// crate of the workspace depends on it but for its tests, and the product
-/// names it only as an optional dependency of `dev-tools` (the load
-/// generator) and for its own tests.
+/// Discord) and the load generator (`crates/loadtest`) are tools, never
+/// part of the product: the kit knows no kozyr crate (a fake speaks its
+/// platform's protocol, whatever bot talks to it); no crate of the
+/// product names either but for its own tests (dev-dependencies); only
+/// the load generator, a tool itself, uses the kit; and the load
+/// generator is no default member, so building the product never unifies
+/// its `dev-tools` in.
 #[test]
 fn the_test_kit_is_no_part_of_the_product() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -470,7 +472,7 @@ fn the_test_kit_is_no_part_of_the_product() {
         for line in manifest.lines().map(str::trim) {
             if line.starts_with('[') {
                 section = line;
-            } else if section == "[dependencies]" && !line.starts_with('#') {
+            } else if section == "[dependencies]" && !line.starts_with('#') && !line.is_empty() {
                 named.push(line.to_owned());
             }
         }
@@ -485,28 +487,33 @@ fn the_test_kit_is_no_part_of_the_product() {
             "the test kit depends on a kozyr crate: {line}"
         );
     }
+    let tools = ["test-kit", "loadtest"];
+    let mut product = vec![root.join("Cargo.toml")];
     for entry in std::fs::read_dir(root.join("crates")).unwrap() {
         let dir = entry.unwrap().path();
-        if dir.ends_with("test-kit") {
-            continue;
+        if !tools.iter().any(|t| dir.ends_with(t)) {
+            product.push(dir.join("Cargo.toml"));
         }
-        // As a dev-dependency, for a crate's own tests, it may.
-        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        assert!(
-            !dependencies(&manifest)
-                .iter()
-                .any(|l| l.starts_with("kozyr-test-kit")),
-            "{} depends on the test kit",
-            dir.display()
-        );
     }
-    let product = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    for line in dependencies(&product) {
-        if line.starts_with("kozyr-test-kit") {
+    assert!(product.len() > 10, "the product's manifests: {product:?}");
+    for path in &product {
+        let manifest = std::fs::read_to_string(path).unwrap();
+        for line in dependencies(&manifest) {
             assert!(
-                line.contains("optional = true"),
-                "the product depends on the test kit: {line}"
+                !line.starts_with("kozyr-test-kit") && !line.starts_with("kozyr-loadtest"),
+                "{} depends on a tool: {line}",
+                path.display()
             );
         }
     }
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let default_members = workspace
+        .split("default-members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("the workspace names its default members");
+    assert!(
+        default_members.contains("crates/test-kit") && !default_members.contains("crates/loadtest"),
+        "the load generator is a default member: {default_members}"
+    );
 }

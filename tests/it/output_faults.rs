@@ -7,9 +7,9 @@
 use std::time::Duration;
 
 use kozyr::front::action::{Press, TableAction};
-use kozyr::loadtest::Driver;
 use kozyr::table::Phase;
 use kozyr::telegram::bot::Tuning;
+use kozyr_loadtest::Driver;
 use kozyr_test_kit::fakebot::{FakeBot, Fault, OutputKind};
 use teloxide::types::{ChatId, MessageId};
 

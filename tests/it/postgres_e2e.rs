@@ -11,9 +11,9 @@ use kozyr::store::Queries;
 use std::time::Duration;
 
 use kozyr::game::{GameKind, GameView};
-use kozyr::loadtest::{Driver, deal_no};
 use kozyr::store::{Opened, PgStore, StoreOptions};
 use kozyr::table::{Mover, Phase, Table, TableEvent};
+use kozyr_loadtest::{Driver, deal_no};
 use kozyr_test_kit::fakebot::FakeBotConfig;
 
 use crate::support::play::Play;

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use kozyr::loadtest::deal_no;
 use kozyr::store::{PgStore, StoreOptions};
 use kozyr::table::Phase;
+use kozyr_loadtest::deal_no;
 use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};

@@ -7,9 +7,9 @@
 use kozyr::store::Queries;
 use std::time::{Duration, Instant};
 
-use kozyr::loadtest::deal_no;
 use kozyr::store::{PgStore, StoreOptions};
 use kozyr::table::{Phase, Table, TableEvent, TableId};
+use kozyr_loadtest::deal_no;
 
 use crate::support::eventually;
 use crate::support::postgres::fresh_url;
@@ -30,7 +30,7 @@ async fn table(store: &PgStore, id: TableId) -> Table {
 
 /// Presses the awaited seat's safe move until the table has moved past
 /// `t` (a press refused or lost while a replica took over is made again).
-async fn one_move(store: &PgStore, d: &kozyr::loadtest::Driver, id: TableId) -> Table {
+async fn one_move(store: &PgStore, d: &kozyr_loadtest::Driver, id: TableId) -> Table {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let t = table(store, id).await;

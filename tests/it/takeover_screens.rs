@@ -10,10 +10,10 @@
 use std::time::Duration;
 
 use kozyr::front::action::Press;
-use kozyr::loadtest::Driver;
 use kozyr::store::StoreOptions;
 use kozyr::table::storage::TableStore;
 use kozyr::table::{Phase, Platform, Table};
+use kozyr_loadtest::Driver;
 use kozyr_test_kit::fakebot::{FakeBot, FakeBotConfig};
 
 use crate::support::eventually;

@@ -283,8 +283,8 @@ mod in_flight {
     use kozyr::front::action::{Press, TableAction};
     use kozyr::game::GameAction;
     use kozyr::kozel;
-    use kozyr::loadtest::Driver;
     use kozyr::table::{TableEvent, TableId};
+    use kozyr_loadtest::Driver;
     use kozyr_test_kit::fakebot::FakeBotConfig;
     use sqlx::Connection;
 
@@ -532,10 +532,10 @@ async fn each_deal_starts_with_the_live_table_at_the_bottom() {
     .await;
 
     // Play to the end of the deal.
-    let deal = kozyr::loadtest::deal_no(&t);
+    let deal = kozyr_loadtest::deal_no(&t);
     loop {
         let t = service.table(id).await.unwrap().unwrap();
-        if kozyr::loadtest::deal_no(&t) != deal || t.phase() != kozyr::table::Phase::Playing {
+        if kozyr_loadtest::deal_no(&t) != deal || t.phase() != kozyr::table::Phase::Playing {
             break;
         }
         d.play_safe(&t, Duration::ZERO).await.unwrap();

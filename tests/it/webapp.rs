@@ -1195,7 +1195,7 @@ async fn an_open_page_comes_back_by_itself_after_the_server_went_away_behind_a_p
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_pages_go_on_after_the_bot_is_killed_behind_a_proxy() {
     use crate::support::telegram::{KillWorld, TOKEN, table_of};
-    use kozyr::loadtest::Driver;
+    use kozyr_loadtest::Driver;
     use kozyr_test_kit::fakebot::FakeBotConfig;
 
     let world = KillWorld::new(FakeBotConfig::default(), 0).await;

@@ -230,7 +230,7 @@ pub const HANDS_EVERY: u32 = 16;
 
 /// How long messages showed an out-of-date state: from the first change
 /// not yet sent to the delivery of a message showing it (or a later state),
-/// by whose message it was. Read by `kozyr loadtest`; also in the metrics
+/// by whose message it was. Read by `kozyr-loadtest`; also in the metrics
 /// (`kozyr_output_staleness_seconds`).
 #[derive(Clone, Debug, Default)]
 pub struct Freshness {

@@ -19,7 +19,7 @@ use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{ChatKey, Phase, Table, TableId};
 use kozyr_test_kit::fakediscord::{FakeDiscord, Seen, TOKEN, User};
 
-pub use kozyr::loadtest::deal_no;
+pub use kozyr_loadtest::deal_no;
 
 use super::store::TestStore;
 use super::{db_url, eventually, move_buttons, moved_past};

@@ -5,7 +5,7 @@
 
 use kozyr::table::{Phase, Table, TableId};
 
-pub use kozyr::loadtest::deal_no;
+pub use kozyr_loadtest::deal_no;
 
 /// What a platform's `World` does for the play helpers.
 // The futures are awaited in place by tests, never spawned: whether they

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use kozyr::cards::Seat;
 use kozyr::front::action::Press;
-use kozyr::loadtest::{DriveError, Driver};
 use kozyr::store::PgStore;
 use kozyr::table::records::deal_records;
 use kozyr::table::{Mover, Phase, TableEvent, TableId, Timestamp};
+use kozyr_loadtest::{DriveError, Driver};
 use kozyr_test_kit::fakebot::FakeBot;
 use tokio::sync::Mutex;
 
@@ -208,7 +208,7 @@ pub async fn open_groups(
             .await
             .expect("read")
             .expect("an open table");
-        groups.push((d, t.id(), kozyr::loadtest::deal_no(&t)));
+        groups.push((d, t.id(), kozyr_loadtest::deal_no(&t)));
     }
     groups
 }

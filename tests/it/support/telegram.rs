@@ -12,18 +12,18 @@ use kozyr::config::Config;
 use kozyr::delivery::pacing::{BotBudget, PacerConfig};
 use kozyr::front::action::{Press, TableAction};
 use kozyr::game::GameAction;
-use kozyr::loadtest::Driver;
 use kozyr::table::runtime::{ServiceOptions, TableService};
 use kozyr::table::{ChatKey, Phase, Platform, Table, TableId, TurnTimer};
 use kozyr::telegram::bot::{RunningBot, Tuning, start};
 use kozyr::{hearts, kozel};
+use kozyr_loadtest::Driver;
 use kozyr_test_kit::fakebot::{Author, Button, FakeBot, FakeBotConfig, FakeMessage, UserSpec};
 use teloxide::types::{ChatId, MessageId, UserId};
 
 use super::store::TestStore;
 use super::{bot_config, fast_tuning, move_buttons, moved_past, press_data};
 
-pub use kozyr::loadtest::deal_no;
+pub use kozyr_loadtest::deal_no;
 
 /// How long people wait for the bot unless the [`Setup`] says otherwise.
 pub const WAIT: Duration = Duration::from_secs(10);

@@ -1,4 +1,4 @@
-//! `kozyr loadtest`: the whole bot against the fake Bot API on loopback.
+//! `kozyr-loadtest`: the whole bot against the fake Bot API on loopback.
 //!
 //! T groups of four simulated people open a Kozel table, sit down and play
 //! whole deals by pressing the buttons the bot sent them (a one-card
@@ -9,7 +9,7 @@
 //! handler tree, the store and the paced outbox.
 //!
 //! With `--webapp-share`, that share of the people play through the
-//! Mini App's HTTP API instead (`crate::webapp`: signed init data, the
+//! Mini App's HTTP API instead (`kozyr::webapp`: signed init data, the
 //! event stream open all along, each press a POST): their chat hands are
 //! then held by the Telegram shell, and the report adds how soon their
 //! screens show a move ([`WebPerson`]).
@@ -32,14 +32,14 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use teloxide::types::{ChatId, MessageId, UserId};
 
-use crate::cards::CardSet;
-use crate::config::Config;
-use crate::front::action::{Press, TableAction};
-use crate::game::{GameAction, GameView};
-use crate::hearts;
-use crate::kozel;
-use crate::table::{ChatKey, Phase, Platform, Table, TableId};
-use crate::telegram::bot::{self, Tuning};
+use kozyr::cards::CardSet;
+use kozyr::config::Config;
+use kozyr::front::action::{Press, TableAction};
+use kozyr::game::{GameAction, GameView};
+use kozyr::hearts;
+use kozyr::kozel;
+use kozyr::table::{ChatKey, Phase, Platform, Table, TableId};
+use kozyr::telegram::bot::{self, Tuning};
 use kozyr_test_kit::fakebot::{
     CallbackAnswer, FakeBot, FakeBotConfig, LimitHits, SimError, UserSpec,
 };
@@ -301,7 +301,7 @@ pub fn deal_no(t: &Table) -> u32 {
     }
 }
 
-/// `kozyr loadtest` options.
+/// `kozyr-loadtest` options.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {
     pub tables: u32,
@@ -380,7 +380,7 @@ impl fmt::Display for Quantiles {
     }
 }
 
-/// What `kozyr loadtest` measured.
+/// What `kozyr-loadtest` measured.
 #[derive(Clone, Debug)]
 pub struct LoadReport {
     pub options: LoadOptions,
@@ -596,11 +596,11 @@ pub enum LoadError {
     #[error("the fake Bot API server: {0}")]
     Fake(#[from] std::io::Error),
     #[error("configuration: {0}")]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] kozyr::config::ConfigError),
     #[error("the bot: {0}")]
     Bot(#[from] bot::BotError),
     #[error("the Mini App: {0}")]
-    WebApp(#[from] crate::webapp::WebAppError),
+    WebApp(#[from] kozyr::webapp::WebAppError),
     #[error("replicas: {0}")]
     Replicas(String),
 }
@@ -683,7 +683,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
         Some(plan) => {
             fake.deliver_to(plan.hooks());
             let serving =
-                crate::replica::stand_by(&config, &replicas::heartbeat(heartbeats.path()))
+                kozyr::replica::stand_by(&config, &replicas::heartbeat(heartbeats.path()))
                     .await
                     .map_err(|e| LoadError::Replicas(e.to_string()))?
                     .ok_or_else(|| LoadError::Replicas("stopped by a signal".into()))?;
@@ -694,14 +694,14 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let tuning = if options.unlimited {
         Tuning {
             drain_for: Duration::from_secs(120),
-            budget: crate::delivery::pacing::BotBudget::UNLIMITED,
-            private_pacing: crate::delivery::pacing::PacerConfig::unpaced(),
+            budget: kozyr::delivery::pacing::BotBudget::UNLIMITED,
+            private_pacing: kozyr::delivery::pacing::PacerConfig::unpaced(),
             ..Tuning::default()
         }
     } else {
         Tuning {
             drain_for: Duration::from_secs(120),
-            budget: crate::delivery::pacing::BotBudget::per_second(options.rate),
+            budget: kozyr::delivery::pacing::BotBudget::per_second(options.rate),
             ..Tuning::default()
         }
     };
@@ -715,12 +715,12 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
     let service = running.service().clone();
     let shared = running.shared().clone();
     let webapp = if options.webapp_share > 0.0 {
-        let app = crate::front::live::LiveApp {
+        let app = kozyr::front::live::LiveApp {
             url: "https://loadtest.invalid/".into(),
             short_name: None,
         };
         let listen = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        Some(crate::webapp::serve(listen, shared.front.clone(), &token, app).await?)
+        Some(kozyr::webapp::serve(listen, shared.front.clone(), &token, app).await?)
     } else {
         None
     };
@@ -776,7 +776,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
             let mut pages: Vec<Option<WebPerson>> = Vec::new();
             for (i, user) in driver.users.iter().enumerate() {
                 pages.push(if web[i] {
-                    let init = crate::webapp::auth::sign_user(
+                    let init = kozyr::webapp::auth::sign_user(
                         user.0,
                         &format!("T{n} {}", i + 1),
                         "en",

@@ -1,4 +1,4 @@
-//! `kozyr loadtest --postgres URL --replicas N`: the bot as an admin runs
+//! `kozyr-loadtest --postgres URL --replicas N`: the bot as an admin runs
 //! it past one machine. This process holds the serving lease and serves
 //! (so the report's freshness and the people's view of the tables come
 //! from the serving replica); N − 1 standbys are `kozyr run` child
@@ -98,8 +98,9 @@ pub struct Standbys {
 }
 
 impl Standbys {
-    /// Starts replicas 1.. of `plan` from the `kozyr` binary (this one,
-    /// or `KOZYR_BIN`), once this process holds the lease, and waits
+    /// Starts replicas 1.. of `plan` from the `kozyr` binary (the one
+    /// built beside this tool, or `KOZYR_BIN`), once this process holds
+    /// the lease, and waits
     /// until each one's webhook server takes connections.
     pub async fn start(
         plan: &Plan,
@@ -109,8 +110,16 @@ impl Standbys {
     ) -> Result<Standbys, LoadError> {
         let program = match std::env::var_os("KOZYR_BIN") {
             Some(p) => PathBuf::from(p),
-            None => std::env::current_exe()?,
+            None => std::env::current_exe()?
+                .with_file_name(format!("kozyr{}", std::env::consts::EXE_SUFFIX)),
         };
+        if !program.is_file() {
+            return Err(LoadError::Replicas(format!(
+                "no kozyr binary at {} to start them from: \
+                 `cargo build --release --bin kozyr` first, or set KOZYR_BIN",
+                program.display()
+            )));
+        }
         let dir = ScratchDir::new("standbys")?;
         let mut children = Vec::new();
         for replica in 1..plan.listens.len() {

@@ -26,6 +26,7 @@ COPY crates/front/Cargo.toml crates/front/
 COPY crates/delivery/Cargo.toml crates/delivery/
 COPY crates/outlet/Cargo.toml crates/outlet/
 COPY crates/webapp/Cargo.toml crates/webapp/
+COPY crates/config/Cargo.toml crates/config/
 COPY crates/test-kit/Cargo.toml crates/test-kit/
 COPY crates/loadtest/Cargo.toml crates/loadtest/
 COPY docker/stub-targets.sh docker/

@@ -7,7 +7,7 @@
 
 pub use kozyr_ai as ai;
 pub use kozyr_cards as cards;
-pub mod config;
+pub use kozyr_config as config;
 pub use kozyr_delivery as delivery;
 pub mod discord;
 pub use kozyr_front as front;
@@ -19,10 +19,10 @@ pub use kozyr_kozel as kozel;
 pub mod metrics;
 pub use kozyr_outlet as outlet;
 pub mod replica;
-pub mod run;
+pub use kozyr_config::run;
 pub mod serve;
+pub use kozyr_config::startup;
 pub use kozyr_sim as sim;
-pub mod startup;
 pub use kozyr_store as store;
 pub use kozyr_table as table;
 pub mod telegram;

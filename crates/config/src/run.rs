@@ -1,21 +1,21 @@
 //! What starting the bot needs whatever its platforms: the table service
 //! over the store the configuration names, with one set of service options
 //! and the AI player; and the signals that stop it. Shared by `kozyr run`
-//! ([`crate::serve`], one service for every platform) and each shell's own
+//! (`serve` in the root package, one service for every platform) and each shell's own
 //! start (tests, tools), so no shell borrows another's start-up and the
 //! table service itself never reads the configuration nor names a store.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::ai::{AgentConfig, AgentKind, Budget, TableAgent};
-use crate::config::Config;
-use crate::front::Front;
-use crate::front::core::Defaults;
-use crate::store::{Backend, PgStore, Store};
-use crate::table::Output;
-use crate::table::runtime::{Builder, SeatAgent, ServiceError, ServiceOptions, TableService};
-use crate::table::storage::StorageError;
+use crate::Config;
+use kozyr_ai::{AgentConfig, AgentKind, Budget, TableAgent};
+use kozyr_front::Front;
+use kozyr_front::core::Defaults;
+use kozyr_store::{Backend, PgStore, Store};
+use kozyr_table::Output;
+use kozyr_table::runtime::{Builder, SeatAgent, ServiceError, ServiceOptions, TableService};
+use kozyr_table::storage::StorageError;
 
 /// Opens the database the configuration names (`DATABASE_URL`: SQLite or
 /// PostgreSQL by its scheme; `KOZYR_SQLITE_SYNCHRONOUS`) and sets up a

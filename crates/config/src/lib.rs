@@ -3,14 +3,22 @@
 //!
 //! Parsing takes a lookup function rather than reading the process
 //! environment, so tests can feed it anything.
+//!
+//! Beside it, what every platform's start needs from a configuration and
+//! names no platform: [`startup`] (waiting for a platform that is not up
+//! yet) and [`run`] (the table service over the store the configuration
+//! names) — so a shell's crate names this one, never the application.
+
+pub mod run;
+pub mod startup;
 
 use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::ai::AgentKind;
-use crate::i18n::Lang;
-use crate::table::TurnTimer;
+use kozyr_ai::AgentKind;
+use kozyr_i18n::Lang;
+use kozyr_table::TurnTimer;
 
 /// A Telegram bot token. Its `Debug` and `Display` never show the secret.
 #[derive(Clone, PartialEq, Eq)]
@@ -20,7 +28,7 @@ impl Token {
     /// Checks the shape BotFather gives tokens: `<bot id>:<secret>`.
     ///
     /// ```
-    /// use kozyr::config::Token;
+    /// use kozyr_config::Token;
     /// assert!(Token::parse("123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11").is_ok());
     /// assert!(Token::parse("not a token").is_err());
     /// assert_eq!(format!("{:?}", Token::parse("1:abcdefghijklmnopqrstuvwxyz0123456789").unwrap()), "Token(1:***)");
@@ -79,7 +87,7 @@ pub enum UpdateMode {
 }
 
 /// SQLite's `synchronous` setting, the store's own type.
-pub use crate::store::Synchronous;
+pub use kozyr_store::Synchronous;
 
 /// How log lines are written (`KOZYR_LOG_FORMAT`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +139,7 @@ impl DiscordToken {
     /// separated by dots, the first the application's id in base64.
     ///
     /// ```
-    /// use kozyr::config::DiscordToken;
+    /// use kozyr_config::DiscordToken;
     /// let t = DiscordToken::parse("MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789").unwrap();
     /// assert_eq!(t.application_id(), 123456789012345678);
     /// assert_eq!(t.to_string(), "123456789012345678.***");
@@ -596,10 +604,10 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://kozyr.db";
 impl Config {
     /// The store of this configuration (`DATABASE_URL`,
     /// `KOZYR_SQLITE_SYNCHRONOUS`).
-    pub fn store_options(&self) -> crate::store::StoreOptions {
-        crate::store::StoreOptions {
+    pub fn store_options(&self) -> kozyr_store::StoreOptions {
+        kozyr_store::StoreOptions {
             synchronous: self.synchronous,
-            ..crate::store::StoreOptions::new(self.database_url.clone())
+            ..kozyr_store::StoreOptions::new(self.database_url.clone())
         }
     }
 
@@ -678,7 +686,7 @@ impl Config {
         }
 
         let database_url = get("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.into());
-        // SQLite, or PostgreSQL for a bot that outgrew one file (`crate::store::Backend`).
+        // SQLite, or PostgreSQL for a bot that outgrew one file (`kozyr_store::Backend`).
         if !["sqlite:", "postgres://", "postgresql://"]
             .iter()
             .any(|scheme| database_url.starts_with(scheme))
@@ -929,7 +937,7 @@ mod tests {
         assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
         // The default is a file in the working directory.
         assert_eq!(
-            crate::store::database_path(&c.database_url),
+            kozyr_store::database_path(&c.database_url),
             Some(std::path::absolute("kozyr.db").unwrap())
         );
         assert_eq!(c.update_mode, UpdateMode::LongPolling);
@@ -1157,7 +1165,7 @@ mod tests {
             ),
         );
         // The example file's line is what a copied .env holds.
-        let example = include_str!("../.env.example");
+        let example = include_str!("../../../.env.example");
         assert!(example.contains(&format!("TELOXIDE_TOKEN={PLACEHOLDER_TOKEN}\n")));
     }
 
@@ -1273,8 +1281,8 @@ mod tests {
         let listed: std::collections::BTreeSet<String> =
             SETTINGS.iter().map(|s| s.var.to_owned()).collect();
         assert_eq!(*asked.lock().unwrap(), listed);
-        let example = include_str!("../.env.example");
-        let readme = include_str!("../README.md");
+        let example = include_str!("../../../.env.example");
+        let readme = include_str!("../../../README.md");
         for s in SETTINGS {
             assert!(
                 example.contains(&format!("{}=", s.var)),

@@ -25,5 +25,5 @@ pub use kozyr_config::startup;
 pub use kozyr_sim as sim;
 pub use kozyr_store as store;
 pub use kozyr_table as table;
-pub mod telegram;
+pub use kozyr_telegram as telegram;
 pub use kozyr_webapp as webapp;

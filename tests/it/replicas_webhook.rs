@@ -77,7 +77,7 @@ async fn killing_any_replica_in_webhook_mode_loses_doubles_and_bursts_nothing() 
                 ("WEBHOOK_SECRET", SECRET.into()),
                 (
                     "RUST_LOG",
-                    "warn,kozyr::replica=info,kozyr::telegram::webhook=debug".into(),
+                    "warn,kozyr::replica=info,kozyr_telegram::webhook=debug".into(),
                 ),
             ]
         })

@@ -32,7 +32,7 @@
 //! Each platform is a transport beneath these: it maps its failures into a
 //! [`transport::Failure`] and does what [`transport::Policy::next`] says.
 //! Telegram executes what the [`lane::PacedLane`] decides, in Bot API
-//! calls (`src/telegram/outbox.rs`); Discord lets twilight keep its per-route
+//! calls (`kozyr-telegram`'s `outbox.rs`); Discord lets twilight keep its per-route
 //! buckets and executes what the [`engine::Engine`] decides
 //! (`src/discord/outbox.rs`).
 

@@ -2,16 +2,16 @@
 
 use teloxide::types::BotCommand;
 
-use crate::i18n::{Args, Lang, tr};
+use kozyr_i18n::{Args, Lang, tr};
 
 /// Every command kozyr answers, with the key of its description.
-pub use crate::front::core::COMMAND_MENU as COMMANDS;
+pub use kozyr_front::core::COMMAND_MENU as COMMANDS;
 
 /// The command menu in `lang`.
 ///
 /// ```
-/// use kozyr::i18n::Lang;
-/// let ru = kozyr::telegram::commands::bot_commands(Lang::Ru);
+/// use kozyr_i18n::Lang;
+/// let ru = kozyr_telegram::commands::bot_commands(Lang::Ru);
 /// assert_eq!(ru[0].command, "new");
 /// assert_eq!(ru[0].description, "Открыть стол (Козёл или Червы)");
 /// ```

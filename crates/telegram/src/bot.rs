@@ -17,13 +17,13 @@ use super::commands::bot_commands;
 use super::listener::{self, Handled};
 use super::shared::Local;
 pub use super::shared::Shared;
-use crate::config::{Config, UpdateMode};
-use crate::delivery::pacing::{BotBudget, Limits, PacerConfig};
-use crate::front::Front;
-use crate::i18n::Lang;
-use crate::outlet::paced::PacedOutbox;
-use crate::startup::{Backoff, Verdict, retry};
-use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
+use kozyr_config::startup::{Backoff, Verdict, retry};
+use kozyr_config::{Config, UpdateMode};
+use kozyr_delivery::pacing::{BotBudget, Limits, PacerConfig};
+use kozyr_front::Front;
+use kozyr_i18n::Lang;
+use kozyr_outlet::paced::PacedOutbox;
+use kozyr_table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
 
 /// How long a stopping dispatcher may finish the updates in hand.
 const DISPATCHER_GRACE: Duration = Duration::from_secs(5);
@@ -50,7 +50,7 @@ pub struct Tuning {
     /// doubles; the fourth in a row stops the group's table).
     pub chat_not_found_retry: Duration,
     /// Turn alerts: a person quiet this long when their turn comes gets
-    /// their hand posted anew, which notifies ([`crate::delivery::alerts`]);
+    /// their hand posted anew, which notifies ([`kozyr_delivery::alerts`]);
     /// `None`: never.
     pub turn_alerts: Option<Duration>,
 }
@@ -61,13 +61,13 @@ impl Default for Tuning {
             group_pacing: PacerConfig::group(),
             private_pacing: PacerConfig::private(),
             budget: BotBudget::TELEGRAM,
-            service: crate::run::service_options(),
-            agent: crate::run::default_agent(),
+            service: kozyr_config::run::service_options(),
+            agent: kozyr_config::run::default_agent(),
             poll_timeout: Duration::from_secs(30),
             drain_for: Duration::from_secs(5),
             press_rates: listener::PressRates::PEOPLE,
             chat_not_found_retry: Duration::from_secs(5),
-            turn_alerts: Some(crate::delivery::alerts::QUIET),
+            turn_alerts: Some(kozyr_delivery::alerts::QUIET),
         }
     }
 }
@@ -112,7 +112,7 @@ pub struct RunningBot {
     poller: Option<JoinHandle<()>>,
     /// The webhook intake, in webhook mode.
     webhook: Option<super::webhook::Intake>,
-    outbox: crate::outlet::Running,
+    outbox: kozyr_outlet::Running,
     conflicts: Arc<AtomicU64>,
     /// Whether this bot started the table service (and stops it).
     owns_service: bool,
@@ -207,7 +207,7 @@ impl RunningBot {
 /// effects runner, registers the command menus and starts polling.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotError> {
     let (front, effects) =
-        crate::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
+        kozyr_config::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
     match start_on(config, tuning, front.clone(), effects, None).await {
         Ok(mut running) => {
             running.owns_service = true;
@@ -230,7 +230,7 @@ pub async fn start_on(
     config: &Config,
     tuning: Tuning,
     front: Arc<Front>,
-    effects: mpsc::UnboundedReceiver<crate::table::Output>,
+    effects: mpsc::UnboundedReceiver<kozyr_table::Output>,
     intake: Option<super::webhook::Intake>,
 ) -> Result<RunningBot, BotError> {
     let token = config.token.as_ref().ok_or(BotError::NoToken)?;
@@ -264,7 +264,7 @@ pub async fn start_on(
         private: tuning.private_pacing,
         budget: tuning.budget,
     };
-    let outbox = crate::outlet::start(
+    let outbox = kozyr_outlet::start(
         |now| {
             let (retry, alerts) = (tuning.chat_not_found_retry, tuning.turn_alerts);
             PacedOutbox::new(shared.clone(), limits, retry, alerts, now)
@@ -335,7 +335,7 @@ pub async fn start_on(
             let inbox = shared
                 .front
                 .service()
-                .inbox(crate::table::Platform::Telegram);
+                .inbox(kozyr_table::Platform::Telegram);
             // Listening before Telegram is told where to deliver.
             let intake = match intake {
                 Some(intake) => intake,
@@ -394,7 +394,7 @@ pub async fn bind_intake(
     listen: std::net::SocketAddr,
     url: &url::Url,
     secret: Option<String>,
-    inbox: crate::table::storage::Inbox,
+    inbox: kozyr_table::storage::Inbox,
 ) -> Result<super::webhook::Intake, BotError> {
     super::webhook::bind(listen, url.path(), secret, inbox)
         .await

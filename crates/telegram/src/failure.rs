@@ -1,5 +1,5 @@
 //! What a failed Bot API call means, in the delivery engine's neutral
-//! terms ([`crate::delivery::transport::Failure`]): the Telegram shell only
+//! terms ([`kozyr_delivery::transport::Failure`]): the Telegram shell only
 //! maps; what happens next is decided once, in `delivery::transport`.
 //!
 //! teloxide 0.17 names many errors, but some of today's Bot API texts
@@ -9,14 +9,14 @@
 
 use teloxide::{ApiError, RequestError};
 
-use crate::delivery::transport::Failure;
+use kozyr_delivery::transport::Failure;
 
 /// Counts a Bot API call in the metrics, with what its failure meant.
 pub fn record_call<T>(method: &'static str, result: &Result<T, RequestError>) {
     let outcome = result
         .as_ref()
         .map_or_else(|e| classify(e).label(), |_| "ok");
-    crate::metrics::api_call("telegram", method, outcome);
+    kozyr_metrics::api_call("telegram", method, outcome);
 }
 
 /// Classifies a failed request.

@@ -1,7 +1,7 @@
 //! Webhook mode: Telegram POSTs each update to an HTTPS URL (a reverse
 //! proxy in front of kozyr terminates TLS). This axum server is the
 //! *intake*: it writes each update to the inbox in the database
-//! ([`crate::table::storage::Inbox`]) and answers 200 only once that row
+//! ([`kozyr_table::storage::Inbox`]) and answers 200 only once that row
 //! committed, so an update Telegram was told it delivered survives a kill
 //! at any moment. Every replica runs it, serving or standing by (a load
 //! balancer picks any); the serving one reads the inbox into the
@@ -31,7 +31,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::listener::{Incoming, parse_update};
-use crate::table::storage::Inbox;
+use kozyr_table::storage::Inbox;
 
 /// The header Telegram puts the secret in.
 pub const SECRET_HEADER: &str = "x-telegram-bot-api-secret-token";

@@ -2,9 +2,9 @@
 
 use teloxide::types::{ChatId, User};
 
-use crate::i18n::Lang;
+use kozyr_i18n::Lang;
 
-use crate::table::{ChatKey, UserId};
+use kozyr_table::{ChatKey, UserId};
 
 pub fn chat_key(chat: ChatId) -> ChatKey {
     ChatKey::Telegram(chat.0)

@@ -1,6 +1,6 @@
 //! Screens as Telegram messages: rich text as Telegram HTML
 //! (`parse_mode = HTML`), buttons as an inline keyboard whose callback
-//! data is the encoded [`Press`](crate::front::action::Press),
+//! data is the encoded [`Press`](kozyr_front::action::Press),
 //! onboarding buttons as deep links to the bot's private chat, and the
 //! Mini App's buttons: a `web_app` button in a private hand, the app's
 //! direct link (`t.me/<bot>/<short name>?startapp=<table>`) under a group's
@@ -9,8 +9,8 @@
 use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo};
 
 use super::deeplink::DeepLink;
-use crate::front::live::LiveApp;
-use crate::front::{ButtonTarget, Screen};
+use kozyr_front::live::LiveApp;
+use kozyr_front::{ButtonTarget, Screen};
 
 /// A screen as Telegram sends it: HTML text and the inline keyboard
 /// (`None` when the screen has no buttons).

@@ -5,17 +5,17 @@
 //! `A-Z a-z 0-9 _ -`; like callback data it comes back untrusted.
 //!
 //! ```
-//! use kozyr::cards::Seat;
-//! use kozyr::telegram::deeplink::DeepLink;
-//! use kozyr::table::TableId;
+//! use kozyr_cards::Seat;
+//! use kozyr_telegram::deeplink::DeepLink;
+//! use kozyr_table::TableId;
 //! let link = DeepLink::Join { table: TableId(42), seat: Seat::new(2) };
 //! assert_eq!(link.payload(), "j16-2");
 //! assert_eq!(link.url("kozyr_bot").unwrap().as_str(), "https://t.me/kozyr_bot?start=j16-2");
 //! assert_eq!(DeepLink::parse("j16-2"), Ok(link));
 //! ```
 
-use crate::cards::Seat;
-use crate::table::TableId;
+use kozyr_cards::Seat;
+use kozyr_table::TableId;
 
 /// Telegram's limit on a start payload, in characters.
 pub const MAX_PAYLOAD: usize = 64;

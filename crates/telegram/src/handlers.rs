@@ -6,7 +6,7 @@
 //! What is Telegram's own stays here: `/cmd@bot` addressing, `/start`
 //! deep links, a group becoming a supergroup, the bot blocked or removed
 //! (`my_chat_member`), answering every callback query. What a command or a
-//! press means is [`crate::front::Front`]'s business.
+//! press means is [`kozyr_front::Front`]'s business.
 
 use std::sync::Arc;
 
@@ -19,11 +19,11 @@ use super::deeplink::DeepLink;
 use super::ids;
 use super::listener::UpdateGuard;
 use super::shared::{Local, Shared};
-use crate::front::core::{BotCommand, Origin};
-use crate::front::{Reply, Screen, present};
-use crate::i18n::{Args, key, tr, tr_html};
-use crate::table::runtime::DedupKey;
-use crate::table::{Platform, Player};
+use kozyr_front::core::{BotCommand, Origin};
+use kozyr_front::{Reply, Screen, present};
+use kozyr_i18n::{Args, key, tr, tr_html};
+use kozyr_table::runtime::DedupKey;
+use kozyr_table::{Platform, Player};
 
 type HandlerResult = Result<(), teloxide::RequestError>;
 

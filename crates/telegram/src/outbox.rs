@@ -1,5 +1,5 @@
 //! The effects runner: carries out, in Bot API calls, what the paced lane
-//! ([`crate::delivery::lane`]) decides for every Telegram message.
+//! ([`kozyr_delivery::lane`]) decides for every Telegram message.
 //!
 //! The lane holds every decision: one pacer for every chat (latest state
 //! wins, at most what Telegram's limits allow, a 429 delays only its
@@ -26,21 +26,21 @@ use super::markup::Message;
 /// The handlers' work for the outbox, under the name it had here.
 use super::shared::Local;
 use super::shared::{Shared, class_of};
-use crate::delivery::content::content_hash as hash_of_parts;
-use crate::delivery::lane::{self, Action, Host, Markup, PacedLane, Wrote};
-use crate::delivery::pacing::{Class, Priority};
-use crate::delivery::transport::Failure;
-use crate::front::live::LiveEvent;
-use crate::front::{Front, Screen, outputs};
-use crate::i18n::Lang;
-use crate::outlet::paced::PacedPlatform;
-use crate::table::{Announcement, ChatKey, HandView, Output, Platform, TableView, UserId};
+use kozyr_delivery::content::content_hash as hash_of_parts;
+use kozyr_delivery::lane::{self, Action, Host, Markup, PacedLane, Wrote};
+use kozyr_delivery::pacing::{Class, Priority};
+use kozyr_delivery::transport::Failure;
+use kozyr_front::live::LiveEvent;
+use kozyr_front::{Front, Screen, outputs};
+use kozyr_i18n::Lang;
+use kozyr_outlet::paced::PacedPlatform;
+use kozyr_table::{Announcement, ChatKey, HandView, Output, Platform, TableView, UserId};
 
 /// A finished Bot API call.
 pub type Done = lane::Done;
 
 impl Markup for Message {
-    /// Its text and its keyboard's JSON ([`crate::delivery::content`]).
+    /// Its text and its keyboard's JSON ([`kozyr_delivery::content`]).
     fn hash(&self) -> i64 {
         let keyboard = self
             .keyboard

@@ -13,13 +13,13 @@ use teloxide::prelude::*;
 use teloxide::types::MessageId;
 use tokio::sync::mpsc;
 
-use crate::delivery::pacing::{Class, Freshness};
-use crate::front::core::Admins;
-use crate::front::live::LiveEvent;
-use crate::front::{Front, Screen};
-use crate::i18n::Lang;
-use crate::outlet::trusted::Trusted;
-use crate::table::{ChatKey, Output, Player, TableId, UserId};
+use kozyr_delivery::pacing::{Class, Freshness};
+use kozyr_front::core::Admins;
+use kozyr_front::live::LiveEvent;
+use kozyr_front::{Front, Screen};
+use kozyr_i18n::Lang;
+use kozyr_outlet::trusted::Trusted;
+use kozyr_table::{ChatKey, Output, Player, TableId, UserId};
 
 /// What the handlers ask of the runner, besides the service's effects.
 #[derive(Clone, Debug)]
@@ -61,7 +61,7 @@ pub enum Local {
     /// Someone looked for the table: its message goes anew to the bottom
     /// of the group (it may have been deleted, which Telegram tells no
     /// bot), the old one losing its buttons.
-    BringTable(Box<crate::table::TableView>),
+    BringTable(Box<kozyr_table::TableView>),
     /// The bot is out of this group: nothing more goes there.
     ChatGone(ChatId),
     /// A person pressed a button, or wrote to the bot in private (`wrote`:

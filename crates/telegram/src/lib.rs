@@ -1,10 +1,10 @@
 //! The Telegram shell: Telegram updates → the front-end's inputs
 //! ([`handlers`]), screens → Bot API calls ([`markup`], [`outbox`]), and
-//! what only Telegram has: its limits for [`crate::delivery::pacing`], deep
+//! what only Telegram has: its limits for [`kozyr_delivery::pacing`], deep
 //! links ([`deeplink`]), command menus ([`commands`]), what failed calls
 //! mean ([`failure`]), long polling that confirms only handled updates
 //! ([`listener`]), webhooks ([`webhook`]), its ids ([`ids`]). It names
-//! no game and never touches the store: see [`crate::front`].
+//! no game and never touches the store: see [`kozyr_front`].
 
 pub mod bot;
 pub mod commands;

@@ -56,10 +56,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
-use crate::i18n::{Args, Lang, key, tr};
-use crate::outlet::in_flight::{Guard, InFlight};
-use crate::outlet::inbox::{Gone, Row};
-use crate::table::storage::InboxEntry;
+use kozyr_i18n::{Args, Lang, key, tr};
+use kozyr_outlet::in_flight::{Guard, InFlight};
+use kozyr_outlet::inbox::{Gone, Row};
+use kozyr_table::storage::InboxEntry;
 
 /// How long a poll waits for a handler to finish before asking again; the
 /// wait doubles while nothing new comes, up to [`RECHECK_MAX`].
@@ -221,7 +221,7 @@ fn poll_client(bot: &Bot, hold: Duration) -> (Bot, Duration) {
 
 // ------------------------------------------------------------ fairness
 
-pub use crate::front::press_limits::{PressLimits, PressRates, Rate};
+pub use kozyr_front::press_limits::{PressLimits, PressRates, Rate};
 
 /// Past this many updates of one chat in flight, more of that chat are
 /// not handed to the dispatcher (whose queue per chat holds 64 and, full,
@@ -550,13 +550,13 @@ async fn poll_loop(
 // ------------------------------------------------------------ the inbox
 
 /// A listener over the webhook's inbox (see [`super::webhook`]), read by
-/// [`crate::outlet::inbox::read`] once the dispatcher listens: each
+/// [`kozyr_outlet::inbox::read`] once the dispatcher listens: each
 /// waiting update goes to the dispatcher in the order received, through
 /// the same [`PressLimits`] as long polling, and its row is deleted once
 /// it was handled ([`Handled::guard`]: committed, refused, answered "too
 /// fast" or dropped).
 pub fn inbox(
-    inbox: crate::table::storage::Inbox,
+    inbox: kozyr_table::storage::Inbox,
     bot: Bot,
     handled: Arc<Handled>,
     default_lang: Lang,
@@ -600,7 +600,7 @@ pub fn inbox(
             a = start_rx => if a.is_err() { return },
             () = &mut stopped => return,
         }
-        crate::outlet::inbox::read(inbox, stopped, STOP_GRACE, take).await;
+        kozyr_outlet::inbox::read(inbox, stopped, STOP_GRACE, take).await;
     });
     (listener(rx, stop_token, start_tx), task)
 }

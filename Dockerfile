@@ -28,6 +28,7 @@ COPY crates/outlet/Cargo.toml crates/outlet/
 COPY crates/webapp/Cargo.toml crates/webapp/
 COPY crates/config/Cargo.toml crates/config/
 COPY crates/telegram/Cargo.toml crates/telegram/
+COPY crates/discord/Cargo.toml crates/discord/
 COPY crates/test-kit/Cargo.toml crates/test-kit/
 COPY crates/loadtest/Cargo.toml crates/loadtest/
 COPY docker/stub-targets.sh docker/

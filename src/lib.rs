@@ -9,7 +9,7 @@ pub use kozyr_ai as ai;
 pub use kozyr_cards as cards;
 pub use kozyr_config as config;
 pub use kozyr_delivery as delivery;
-pub mod discord;
+pub use kozyr_discord as discord;
 pub use kozyr_front as front;
 pub use kozyr_game as game;
 pub mod health;

@@ -34,7 +34,7 @@
 //! Telegram executes what the [`lane::PacedLane`] decides, in Bot API
 //! calls (`kozyr-telegram`'s `outbox.rs`); Discord lets twilight keep its per-route
 //! buckets and executes what the [`engine::Engine`] decides
-//! (`src/discord/outbox.rs`).
+//! (`kozyr-discord`'s `outbox.rs`).
 
 pub mod alerts;
 pub mod burial;

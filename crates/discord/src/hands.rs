@@ -6,8 +6,8 @@ use twilight_model::channel::message::AllowedMentions;
 
 use super::markup::{self, Message};
 use super::shared::Shared;
-use crate::i18n::{Args, key, tr};
-use crate::table::HandView;
+use kozyr_i18n::{Args, key, tr};
+use kozyr_table::HandView;
 
 /// Nobody is pinged by what kozyr posts unless it says so.
 pub fn no_mentions() -> AllowedMentions {
@@ -17,7 +17,7 @@ pub fn no_mentions() -> AllowedMentions {
 /// A hash of a message, to skip edits that change nothing.
 pub fn hash_of(m: &Message) -> i64 {
     let components = serde_json::to_string(&m.components).unwrap_or_default();
-    crate::delivery::content::content_hash([m.content.as_bytes(), components.as_bytes()])
+    kozyr_delivery::content::content_hash([m.content.as_bytes(), components.as_bytes()])
 }
 
 /// A person's hand as a Discord message, with their selection ticked.
@@ -27,7 +27,7 @@ pub async fn hand_message(shared: &Shared, hand: &HandView) -> Option<Message> {
     let lang = hand.player.lang;
     Some(markup::hand(
         &screen,
-        crate::front::select::bounds_of(hand),
+        kozyr_front::select::bounds_of(hand),
         &tr(lang, key::DISCORD_PICK_CARDS, &Args::new()),
     ))
 }

@@ -1,5 +1,5 @@
 //! The bot's REST calls pass through a gate of its own, on loopback, that
-//! keeps Discord's 429s for every later call ([`crate::delivery::gate`]).
+//! keeps Discord's 429s for every later call ([`kozyr_delivery::gate`]).
 //!
 //! twilight 0.18 tries a call answered 429 again at once, and its rate
 //! limiter learns nothing from a global 429 (`X-RateLimit-Global`) or from
@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tokio::task::JoinHandle;
 
-use crate::delivery::gate::{Gate, Scope};
+use kozyr_delivery::gate::{Gate, Scope};
 
 /// Where the calls go without `DISCORD_API_URL`.
 pub const DISCORD: &str = "https://discord.com";

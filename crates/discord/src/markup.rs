@@ -1,6 +1,6 @@
 //! Screens as Discord messages: rich text as Discord markdown, buttons as
 //! message components whose `custom_id` is the encoded
-//! [`Press`](crate::front::action::Press), and a hand's card buttons as one
+//! [`Press`](kozyr_front::action::Press), and a hand's card buttons as one
 //! string select.
 //!
 //! Discord's limits are kept here, so no screen can be refused: at most 5
@@ -13,12 +13,12 @@ use twilight_model::channel::message::component::{
     ActionRow, Button, ButtonStyle, SelectMenu, SelectMenuOption, SelectMenuType,
 };
 
-use crate::cards::{Card, CardSet};
-use crate::front::action::{Press, TableAction};
-use crate::front::rich::Rich;
-use crate::front::screen::CardFace;
-use crate::front::{ButtonTarget, Screen};
-use crate::table::TableId;
+use kozyr_cards::{Card, CardSet};
+use kozyr_front::action::{Press, TableAction};
+use kozyr_front::rich::Rich;
+use kozyr_front::screen::CardFace;
+use kozyr_front::{ButtonTarget, Screen};
+use kozyr_table::TableId;
 
 pub const MAX_ROWS: usize = 5;
 pub const MAX_BUTTONS_PER_ROW: usize = 5;
@@ -65,9 +65,9 @@ fn escape(text: &str) -> String {
 /// everything else escaped.
 ///
 /// ```
-/// use kozyr::front::rich::Rich;
+/// use kozyr_front::rich::Rich;
 /// let r = Rich::from_markup("<b>Ann</b> <i>leads</i> <code>10♠</code> 2*3");
-/// assert_eq!(kozyr::discord::markup::markdown(&r), "**Ann** *leads* `10♠` 2\\*3");
+/// assert_eq!(kozyr_discord::markup::markdown(&r), "**Ann** *leads* `10♠` 2\\*3");
 /// ```
 pub fn markdown(rich: &Rich) -> String {
     let mut out = String::new();
@@ -327,7 +327,7 @@ pub fn hand(screen: &Screen, bounds: Option<(usize, usize)>, placeholder: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::front::{Button, Keyboard};
+    use kozyr_front::{Button, Keyboard};
 
     fn press(action: TableAction) -> Press {
         Press::Table {
@@ -352,7 +352,7 @@ mod tests {
             .map(|s| {
                 Button::press(
                     format!("Seat {s}"),
-                    press(TableAction::TakeSeat(crate::cards::Seat::new(s).unwrap())),
+                    press(TableAction::TakeSeat(kozyr_cards::Seat::new(s).unwrap())),
                 )
             })
             .chain([

@@ -1,5 +1,5 @@
 //! The Discord shell: slash commands and component presses from the
-//! gateway into [`crate::front::Front`], screens out as messages, hands as
+//! gateway into [`kozyr_front::Front`], screens out as messages, hands as
 //! ephemeral replies edited through the player's newest interaction token.
 //! Names no game and never touches the store (`docs/PLATFORMS.md`).
 

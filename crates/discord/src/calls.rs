@@ -1,6 +1,6 @@
 //! A Discord REST call counted in the metrics, and what its failure means
 //! in the delivery engine's neutral terms
-//! ([`crate::delivery::transport::Failure`]): the shell only maps; what
+//! ([`kozyr_delivery::transport::Failure`]): the shell only maps; what
 //! happens next is decided once, in `delivery::transport`.
 
 use std::time::Duration;
@@ -8,7 +8,7 @@ use std::time::Duration;
 use twilight_http::api_error::ApiError;
 use twilight_http::error::{Error as HttpError, ErrorType};
 
-use crate::delivery::transport::Failure;
+use kozyr_delivery::transport::Failure;
 
 /// Discord's JSON error codes that mean something to delivery.
 const UNKNOWN_CHANNEL: u64 = 10003;
@@ -27,7 +27,7 @@ const RATE_LIMITED_PAUSE: Duration = Duration::from_secs(1);
 
 /// Counts a REST call (`method`: twilight's name for it) with its result.
 pub fn record<T>(method: &'static str, result: &Result<T, HttpError>) {
-    crate::metrics::api_call(
+    kozyr_metrics::api_call(
         "discord",
         method,
         result

@@ -2,7 +2,7 @@
 //! connects the gateway shards of its own `DISCORD_SHARDS`, serving or
 //! standing by. A standby's shards write what the serving replica needs
 //! (each `INTERACTION_CREATE` and `MESSAGE_CREATE`) into the inbox
-//! ([`crate::table::storage::Inbox`], platform `discord`, keyed by the
+//! ([`kozyr_table::storage::Inbox`], platform `discord`, keyed by the
 //! interaction's or message's id) with [`put`]; the serving replica reads
 //! the rows in order with [`consume`] and handles them as its own shards'
 //! events: an interaction by the same handlers (answered through the REST
@@ -19,8 +19,8 @@ use tokio::sync::{oneshot, watch};
 use twilight_model::application::interaction::Interaction;
 
 use super::shared::Shared;
-use crate::outlet::inbox::{Gone, Row};
-use crate::table::storage::{Inbox, InboxEntry};
+use kozyr_outlet::inbox::{Gone, Row};
+use kozyr_table::storage::{Inbox, InboxEntry};
 
 /// Past this age an interaction is not handled: Discord wants its answer
 /// within 3 s of the press and has already told the person it failed. Half
@@ -60,7 +60,7 @@ pub enum IntakeError {
     #[error("cannot encode the event: {0}")]
     Encode(#[from] serde_json::Error),
     #[error("the inbox refused the event: {0}")]
-    Store(#[from] crate::table::storage::StorageError),
+    Store(#[from] kozyr_table::storage::StorageError),
 }
 
 /// Writes an event a standby's shard received; resolves once it is
@@ -72,7 +72,7 @@ pub async fn put(inbox: &Inbox, id: u64, received: &Received) -> Result<(), Inta
     Ok(())
 }
 
-/// Reads the inbox's Discord rows until `stop` ([`crate::outlet::inbox`]),
+/// Reads the inbox's Discord rows until `stop` ([`kozyr_outlet::inbox`]),
 /// handling each as an event of the serving replica's own shards: an
 /// interaction on its own task (as from a shard), a message at once (its
 /// count is all there is to do).
@@ -115,7 +115,7 @@ pub async fn consume(
         Ok(Row::Handling(done))
     };
     // An interaction past its window is not worth waiting for at a stop.
-    crate::outlet::inbox::read(inbox, stop, Duration::ZERO, take).await;
+    kozyr_outlet::inbox::read(inbox, stop, Duration::ZERO, take).await;
 }
 
 #[cfg(test)]

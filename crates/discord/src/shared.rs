@@ -16,16 +16,16 @@ use twilight_model::http::interaction::InteractionResponse;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
-use crate::delivery::burial::Burials;
-use crate::front::Front;
-use crate::front::core::Admins;
-use crate::front::press_limits::{PressLimits, PressRates};
-use crate::i18n::Lang;
-use crate::outlet::hand_tokens::HandTokens;
-use crate::table::{ChatKey, TableId, UserId};
+use kozyr_delivery::burial::Burials;
+use kozyr_front::Front;
+use kozyr_front::core::Admins;
+use kozyr_front::press_limits::{PressLimits, PressRates};
+use kozyr_i18n::Lang;
+use kozyr_outlet::hand_tokens::HandTokens;
+use kozyr_table::{ChatKey, TableId, UserId};
 
 /// Work for the outbox from the handlers.
-use crate::outlet::engine::Local;
+use kozyr_outlet::engine::Local;
 
 /// Past this many interactions being handled at once, those whose
 /// handler never finished (it panicked) are looked for and forgotten.

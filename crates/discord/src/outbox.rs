@@ -11,7 +11,7 @@
 //!
 //! The live table stays where people look: when a deal starts (the
 //! series' first and every next one) and when other people's chat has
-//! buried it ([`crate::delivery::burial`]: messages below it, counted from
+//! buried it ([`kozyr_delivery::burial`]: messages below it, counted from
 //! the gateway's MESSAGE_CREATE), the next render posts
 //! it anew at the bottom, after the announcements that came with it, and
 //! the old message is edited once to keep its text without its buttons.
@@ -19,7 +19,7 @@
 //! first of the two would apply; kozyr keeps its gateway connection in
 //! both modes.
 //!
-//! The neutral decisions are [`crate::delivery`]'s, made by its
+//! The neutral decisions are [`kozyr_delivery`]'s, made by its
 //! [`Engine`] under [`EngineOutbox`]: for table messages, their turn
 //! pings and hands — latest wins per message, what a failed call means
 //! and what follows it, announcements before the next render, what each
@@ -45,19 +45,19 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Shared, lock};
-use crate::delivery::engine::{self, Engine, Outcome, Rendered, Strip};
-use crate::delivery::restore::orphans;
-use crate::delivery::transport::{self, Failure};
-use crate::front::action::Press;
-use crate::front::outputs;
-use crate::front::{Front, Screen};
-use crate::i18n::{Args, key, tr};
-use crate::outlet::engine::{EngineOutbox, EnginePlatform};
-use crate::outlet::hand_tokens::HandTokens;
-use crate::outlet::jobs::TableCalls;
-use crate::outlet::service::{self, restore};
-use crate::table::Platform::Discord;
-use crate::table::{ChatKey, HandView, Phase, Platform, SeatState, TableId, TableView, UserId};
+use kozyr_delivery::engine::{self, Engine, Outcome, Rendered, Strip};
+use kozyr_delivery::restore::orphans;
+use kozyr_delivery::transport::{self, Failure};
+use kozyr_front::action::Press;
+use kozyr_front::outputs;
+use kozyr_front::{Front, Screen};
+use kozyr_i18n::{Args, key, tr};
+use kozyr_outlet::engine::{EngineOutbox, EnginePlatform};
+use kozyr_outlet::hand_tokens::HandTokens;
+use kozyr_outlet::jobs::TableCalls;
+use kozyr_outlet::service::{self, restore};
+use kozyr_table::Platform::Discord;
+use kozyr_table::{ChatKey, HandView, Phase, Platform, SeatState, TableId, TableView, UserId};
 
 /// The table messages as the engine sees them: the message and whom it
 /// mentions.
@@ -393,7 +393,7 @@ impl EnginePlatform for Shared {
     }
 }
 
-/// Discord's calls for the engine's jobs ([`crate::outlet::jobs`]).
+/// Discord's calls for the engine's jobs ([`kozyr_outlet::jobs`]).
 impl TableCalls for Shared {
     type Table = TableOut;
     type News = Message;

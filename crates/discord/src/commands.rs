@@ -6,8 +6,8 @@ use twilight_model::application::command::{Command, CommandType};
 use twilight_util::builder::command::CommandBuilder;
 
 use super::ids::locales_of;
-use crate::front::core::COMMAND_MENU;
-use crate::i18n::{Args, Key, Lang, tr};
+use kozyr_front::core::COMMAND_MENU;
+use kozyr_i18n::{Args, Key, Lang, tr};
 
 /// The commands kozyr registers on Discord, with the key of each
 /// description: the front's menu less `/kick`, which needs a reply to a
@@ -22,7 +22,7 @@ pub fn commands() -> impl Iterator<Item = (&'static str, Key)> {
 /// other language kozyr speaks.
 ///
 /// ```
-/// let cmds = kozyr::discord::commands::slash_commands(kozyr::i18n::Lang::En);
+/// let cmds = kozyr_discord::commands::slash_commands(kozyr_i18n::Lang::En);
 /// assert_eq!(cmds[0].name, "new");
 /// let ru = cmds[0].description_localizations.as_ref().unwrap();
 /// assert_eq!(ru["ru"], "Открыть стол (Козёл или Червы)");

@@ -1,5 +1,5 @@
 //! Interactions in: slash commands become [`BotCommand`]s, component
-//! presses go to [`Front::press`](crate::front::Front::press) (the card
+//! presses go to [`Front::press`](kozyr_front::Front::press) (the card
 //! menu to `Front::select_cards`), and every interaction is answered
 //! exactly once within Discord's 3 seconds — at once with what the press
 //! changed (`UPDATE_MESSAGE`), or deferred when the front-end is slow.
@@ -21,17 +21,17 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::Shared;
-use crate::delivery::interaction::{
+use kozyr_delivery::interaction::{
     CommandStep, PressFirst, Said, Seen, Sorted, command_answer, press_answer,
 };
-use crate::front::Reply;
-use crate::front::action::{MenuPick, Press};
-use crate::front::core::{BotCommand, Origin};
-use crate::i18n::{Args, Lang, key, tr};
-use crate::outlet::answer::{self, retried};
-use crate::outlet::engine::Local;
-use crate::table::runtime::DedupKey;
-use crate::table::{ChatKey, Output, Platform, Player, TableId, UserId};
+use kozyr_front::Reply;
+use kozyr_front::action::{MenuPick, Press};
+use kozyr_front::core::{BotCommand, Origin};
+use kozyr_i18n::{Args, Lang, key, tr};
+use kozyr_outlet::answer::{self, retried};
+use kozyr_outlet::engine::Local;
+use kozyr_table::runtime::DedupKey;
+use kozyr_table::{ChatKey, Output, Platform, Player, TableId, UserId};
 
 fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
     InteractionResponseData {
@@ -140,7 +140,7 @@ async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration, arrived
 }
 
 /// Whether a press is within its person's and its channel's rates
-/// ([`crate::front::press_limits`]): one person's flood is answered "too
+/// ([`kozyr_front::press_limits`]): one person's flood is answered "too
 /// fast" at once and never reaches the tables, so it holds up no one else.
 fn admitted(shared: &Shared, i: &Interaction, now: Instant) -> bool {
     match (author(i), channel(i)) {
@@ -331,7 +331,7 @@ async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
 /// sender: opening a table (the table message is the answer; the command
 /// gets a private acknowledgement or refusal), `/stop` (its prompt is the
 /// asker's alone, as is a refusal) and `/kick` (its how-to, or a refusal)
-/// — as [`crate::front::Front::command`] answers them.
+/// — as [`kozyr_front::Front::command`] answers them.
 fn answers_only_the_sender(command: &BotCommand) -> bool {
     matches!(
         command,

@@ -21,15 +21,15 @@ use twilight_model::id::marker::ApplicationMarker;
 use super::gate::GateProxy;
 use super::outbox;
 pub use super::shared::{Shared, TOKEN_LIFE};
-use crate::config::{Config, DiscordConfig, ShardRange};
-use crate::front::Front;
-use crate::front::press_limits::PressRates;
-use crate::i18n::Lang;
-use crate::outlet::service;
-use crate::table::Output;
-use crate::table::Platform;
-use crate::table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
-use crate::table::storage::Inbox;
+use kozyr_config::{Config, DiscordConfig, ShardRange};
+use kozyr_front::Front;
+use kozyr_front::press_limits::PressRates;
+use kozyr_i18n::Lang;
+use kozyr_outlet::service;
+use kozyr_table::Output;
+use kozyr_table::Platform;
+use kozyr_table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
+use kozyr_table::storage::Inbox;
 
 /// Tuning that tests change; `Default` is production.
 #[derive(Clone)]
@@ -53,12 +53,12 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Tuning {
         Tuning {
-            service: crate::run::service_options(),
-            agent: crate::run::default_agent(),
+            service: kozyr_config::run::service_options(),
+            agent: kozyr_config::run::default_agent(),
             token_life: TOKEN_LIFE,
             defer_after: Duration::from_millis(2000),
             drain_for: Duration::from_secs(5),
-            turn_alerts: Some(crate::delivery::alerts::QUIET),
+            turn_alerts: Some(kozyr_delivery::alerts::QUIET),
             press_rates: PressRates::PEOPLE,
         }
     }
@@ -104,7 +104,7 @@ pub struct Gateway {
 /// closed the gateway for good (the token refused, 4004; intents or
 /// shards it will not take). No shard reconnects then, so the process
 /// stops and says why rather than run on deaf.
-pub use crate::startup::Fatal;
+pub use kozyr_config::startup::Fatal;
 
 /// What a gateway close `code` with `reason` means when no shard may
 /// reconnect after it (twilight's `CloseCode::can_reconnect`); `None`
@@ -199,7 +199,7 @@ pub struct RunningDiscord {
     /// Saves the burying counts as they change.
     burials: JoinHandle<()>,
     stop_intake: watch::Sender<bool>,
-    outbox: crate::outlet::Running,
+    outbox: kozyr_outlet::Running,
     /// Whether this shell started the table service (and stops it).
     owns_service: bool,
     /// The HTTP interactions endpoint, with `DISCORD_PUBLIC_KEY`.
@@ -346,7 +346,7 @@ fn client_with(
 /// Starts the Discord shell with its own table service.
 pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningDiscord, DiscordError> {
     let (front, effects) =
-        crate::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
+        kozyr_config::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
     let mut running = start_on(config, &tuning, front.clone(), effects).await;
     if running.is_err() {
         front.service().shutdown().await;
@@ -412,7 +412,7 @@ pub async fn start_serving(
     // Before the outbox decides whether a table is buried: the counts the
     // replica serving before this one saved.
     service::restore_burials(shared.front.service(), Platform::Discord, &shared.burials).await;
-    let outbox = crate::outlet::start(
+    let outbox = kozyr_outlet::start(
         |now| outbox::start(shared.clone(), tuning.turn_alerts, now),
         effects,
         local_rx,
@@ -447,10 +447,7 @@ pub async fn start_serving(
     let (stop_intake, stop_intake_rx) = watch::channel(false);
     let intake = tokio::spawn(super::intake::consume(
         shared.clone(),
-        shared
-            .front
-            .service()
-            .inbox(crate::table::Platform::Discord),
+        shared.front.service().inbox(kozyr_table::Platform::Discord),
         tuning.defer_after,
         stop_intake_rx,
     ));
@@ -636,7 +633,7 @@ async fn shard_loop(
 ) {
     let id = shard.id();
     let label = format!("{}/{}", id.number(), id.total());
-    crate::metrics::gateway_shard(&label, false);
+    kozyr_metrics::gateway_shard(&label, false);
     let wanted = EventTypeFlags::INTERACTION_CREATE
         | EventTypeFlags::READY
         | EventTypeFlags::RESUMED
@@ -682,12 +679,12 @@ async fn shard_loop(
                 if let Route::Serve { shared, .. } = now {
                     shared.set_bot_user(r.user.id.get());
                 }
-                crate::metrics::gateway_shard(&label, true);
+                kozyr_metrics::gateway_shard(&label, true);
                 tracing::info!(user = %r.user.name, shard = %id, "connected to the Discord gateway");
             }
-            Some(Ok(Event::Resumed)) => crate::metrics::gateway_shard(&label, true),
+            Some(Ok(Event::Resumed)) => kozyr_metrics::gateway_shard(&label, true),
             Some(Ok(Event::GatewayClose(frame))) => {
-                crate::metrics::gateway_shard(&label, false);
+                kozyr_metrics::gateway_shard(&label, false);
                 match frame.as_ref().and_then(|f| fatal_close(f.code, &f.reason)) {
                     Some(why) => {
                         tracing::error!(shard = %id, "{why}");
@@ -703,5 +700,5 @@ async fn shard_loop(
         }
     }
     shard.close(twilight_gateway::CloseFrame::NORMAL);
-    crate::metrics::gateway_shard(&label, false);
+    kozyr_metrics::gateway_shard(&label, false);
 }

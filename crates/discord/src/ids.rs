@@ -4,8 +4,8 @@
 use twilight_model::id::Id;
 use twilight_model::id::marker::{ChannelMarker, UserMarker};
 
-use crate::i18n::Lang;
-use crate::table::{ChatKey, UserId};
+use kozyr_i18n::Lang;
+use kozyr_table::{ChatKey, UserId};
 
 /// A channel (or thread) as a chat: one table per channel.
 pub fn chat_key(channel: Id<ChannelMarker>) -> ChatKey {
@@ -35,8 +35,8 @@ pub fn user_of(user: &UserId) -> Option<Id<UserMarker>> {
 /// kozyr's language for a Discord locale (`en-US`, `pt-BR`, `ru`, `ro`).
 ///
 /// ```
-/// use kozyr::discord::ids::lang_of;
-/// use kozyr::i18n::Lang;
+/// use kozyr_discord::ids::lang_of;
+/// use kozyr_i18n::Lang;
 /// assert_eq!(lang_of("pt-BR"), Some(Lang::Pt));
 /// assert_eq!(lang_of("en-GB"), Some(Lang::En));
 /// assert_eq!(lang_of("de"), None);

@@ -16,6 +16,7 @@ pub mod health;
 pub use kozyr_hearts as hearts;
 pub use kozyr_i18n as i18n;
 pub use kozyr_kozel as kozel;
+pub mod logs;
 pub mod metrics;
 pub use kozyr_outlet as outlet;
 pub mod replica;

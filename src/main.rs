@@ -238,26 +238,6 @@ fn database_url() -> String {
         .unwrap_or_else(|| kozyr::config::DEFAULT_DATABASE_URL.to_owned())
 }
 
-/// Installs the log subscriber: `filter` (EnvFilter syntax) in `format`.
-/// Text carries colours only on a terminal without `NO_COLOR`: `docker
-/// logs`, journald and files get plain lines.
-fn init_logs(filter: &str, format: kozyr::config::LogFormat) -> Result<(), String> {
-    use std::io::IsTerminal;
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| format!("RUST_LOG is malformed: {e}"))?;
-    let logs = tracing_subscriber::fmt().with_env_filter(filter);
-    match format {
-        kozyr::config::LogFormat::Text => logs
-            .with_ansi(kozyr::config::log_colours(
-                std::io::stdout().is_terminal(),
-                std::env::var("NO_COLOR").ok().as_deref(),
-            ))
-            .init(),
-        kozyr::config::LogFormat::Json => logs.json().init(),
-    }
-    Ok(())
-}
-
 fn heartbeat(database_url: &str) -> PathBuf {
     kozyr::health::heartbeat_path(
         std::env::var("KOZYR_HEALTH_FILE").ok().as_deref(),
@@ -277,7 +257,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         kozyr::config::Config::from_lookup(|k| args.lookup(k)).map_err(|e| e.to_string())?;
     // The HTTP client's own logs can carry request URLs, which hold the
     // token: they stay at warnings whatever RUST_LOG says.
-    init_logs(
+    kozyr::logs::init(
         &format!(
             "{},reqwest=warn,hyper=warn,hyper_util=warn,twilight_http=warn",
             config.log

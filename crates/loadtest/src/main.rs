@@ -84,17 +84,11 @@ fn main() -> ExitCode {
 /// Errors only unless `RUST_LOG` says more: the report is the output.
 /// `KOZYR_LOG_FORMAT=json` as for the bot.
 fn init_logs() -> Result<(), String> {
-    let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into());
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| format!("RUST_LOG is malformed: {e}"))?;
-    let format = kozyr::config::LogFormat::from_lookup(|k| std::env::var(k).ok())
-        .map_err(|e| e.to_string())?;
-    let logs = tracing_subscriber::fmt().with_env_filter(filter);
-    match format {
-        kozyr::config::LogFormat::Text => logs.init(),
-        kozyr::config::LogFormat::Json => logs.json().init(),
-    }
-    Ok(())
+    kozyr::logs::init(
+        &std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into()),
+        kozyr::config::LogFormat::from_lookup(|k| std::env::var(k).ok())
+            .map_err(|e| e.to_string())?,
+    )
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {

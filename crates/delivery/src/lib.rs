@@ -23,6 +23,8 @@
 //! - [`transport`]: what a failed platform call means, in no platform's
 //!   terms, and the one decision of what happens next (retry when, post
 //!   anew, forget the message, mark the person unreachable, drop);
+//! - [`told`]: where what concerns one person is said, when the bot may
+//!   be unable to write to their private chat;
 //! - [`engine`]: the parts above combined in one state machine that the
 //!   shell only executes, for a platform that keeps its limits itself
 //!   (Discord's table messages, pings and hands);
@@ -47,4 +49,5 @@ pub mod latest;
 pub mod news;
 pub mod pacing;
 pub mod restore;
+pub mod told;
 pub mod transport;

@@ -19,8 +19,9 @@ use super::deeplink::DeepLink;
 use super::ids;
 use super::listener::UpdateGuard;
 use super::shared::{Local, Shared};
+use kozyr_delivery::told::{Here, Told, told};
 use kozyr_front::core::{BotCommand, Origin};
-use kozyr_front::{Reply, Screen, present};
+use kozyr_front::{Reply, Screen};
 use kozyr_i18n::{Args, key, tr, tr_html};
 use kozyr_table::runtime::DedupKey;
 use kozyr_table::{Platform, Player};
@@ -240,68 +241,33 @@ fn perform(
     popup
 }
 
-/// What concerns one person goes to their private chat. Where the bot
-/// knows it cannot write to them (they blocked it, or a message to them
-/// failed), it goes to the chat they wrote in, saying so and why; so does
-/// anything for no one in particular.
+/// What concerns one person goes where they will read it
+/// ([`kozyr_delivery::told`]).
 fn tell(
     shared: &Shared,
     chat: &teloxide::types::Chat,
     from: Option<&Player>,
     screen: Screen,
 ) -> Local {
-    let Some(person) = from else {
-        return Local::Say {
-            chat: chat.id,
-            screen,
-        };
+    let here = Here {
+        chat: chat.id,
+        title: chat.title(),
     };
-    match ids::private_chat_of(&person.id) {
-        Some(private) if private == chat.id => Local::Say {
-            chat: chat.id,
+    let private = from.and_then(|p| ids::private_chat_of(&p.id));
+    let reachable = from.is_some_and(|p| !shared.front.is_unreachable(&p.id));
+    match told(here, from, private, reachable, screen) {
+        Told::Here(chat, screen) => Local::Say { chat, screen },
+        Told::Private {
+            chat,
             screen,
+            group,
+            in_group,
+        } => Local::Tell {
+            chat,
+            screen,
+            group,
+            in_group,
         },
-        // In their private chat it says which group it is about.
-        Some(private) if !shared.front.is_unreachable(&person.id) => {
-            let text = match chat.title() {
-                Some(title) => {
-                    let from = tr_html(
-                        person.lang,
-                        key::TOLD_FROM,
-                        &Args::new().text("group", present::clean_name(title)),
-                    );
-                    format!("{from}\n{}", screen.text)
-                }
-                None => screen.text.clone(),
-            };
-            Local::Tell {
-                chat: private,
-                screen: Screen {
-                    text,
-                    ..screen.clone()
-                },
-                group: chat.id,
-                in_group: told_in_group(person, screen),
-            }
-        }
-        _ => Local::Say {
-            chat: chat.id,
-            screen: told_in_group(person, screen),
-        },
-    }
-}
-
-/// What concerns `person` alone, said in the group because the bot cannot
-/// write to them in private: it says so, and why.
-fn told_in_group(person: &Player, screen: Screen) -> Screen {
-    let why = tr_html(
-        person.lang,
-        key::TOLD_IN_GROUP,
-        &Args::new().text("name", present::clean_name(&person.name)),
-    );
-    Screen {
-        text: format!("{why}\n{}", screen.text),
-        ..screen
     }
 }
 

@@ -652,7 +652,8 @@ async fn shard_loop(
                     defer_after,
                 } => {
                     tokio::spawn(async move {
-                        super::handlers::on_interaction(shared, i.0, defer_after).await;
+                        super::handlers::on_interaction(shared, i.0, defer_after, Duration::ZERO)
+                            .await;
                     });
                 }
                 Route::Inbox(inbox) => {

@@ -102,7 +102,7 @@ async fn interactions(State(e): State<Arc<Endpoint>>, headers: HeaderMap, body: 
     let shared = e.shared.clone();
     let defer_after = e.defer_after;
     tokio::spawn(async move {
-        super::handlers::on_interaction(shared, i, defer_after).await;
+        super::handlers::on_interaction(shared, i, defer_after, Duration::ZERO).await;
     });
     match tokio::time::timeout(ANSWER_WITHIN, rx).await {
         Ok(Ok(answer)) => axum::Json(answer).into_response(),

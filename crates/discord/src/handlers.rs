@@ -43,6 +43,10 @@ fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
     }
 }
 
+/// How long after an interaction arrived a failed first answer (a 5xx, a
+/// connection reset) is still tried again: Discord takes it within 3 s.
+const ANSWER_RETRY_UNTIL: Duration = Duration::from_millis(2_400);
+
 /// How long an answer waits for an outbox edit of the same hand to land
 /// (the interaction must be answered within 3 s; past this, what the hand
 /// shows is taken as unknown and drawn again).
@@ -105,16 +109,48 @@ fn sender(shared: &Shared, i: &Interaction) -> Option<Sender> {
     })
 }
 
-/// Handles one interaction from the gateway.
-pub async fn on_interaction(shared: Arc<Shared>, i: Interaction, defer_after: Duration) {
-    let arrived = Instant::now();
-    shared.arrived(i.id.get(), arrived);
-    handle(&shared, &i, defer_after, arrived).await;
-    shared.handled(i.id.get());
+/// An interaction being handled, with when it arrived: its first answer
+/// is due within Discord's 3 s from then.
+struct Asked {
+    interaction: Interaction,
+    arrived: Instant,
 }
 
-async fn handle(shared: &Shared, i: &Interaction, defer_after: Duration, arrived: Instant) {
-    if i.kind == InteractionType::MessageComponent && !admitted(shared, i, arrived) {
+impl std::ops::Deref for Asked {
+    type Target = Interaction;
+
+    fn deref(&self) -> &Interaction {
+        &self.interaction
+    }
+}
+
+impl Asked {
+    /// By when the first answer must have gone, with room for the
+    /// answer's own trip.
+    fn answer_due(&self) -> Instant {
+        self.arrived + ANSWER_RETRY_UNTIL
+    }
+}
+
+/// Handles one interaction (from the gateway, the HTTP endpoint, or the
+/// inbox, where it `waited` since a standby's shard received it: that
+/// time counts against Discord's 3 s too).
+pub async fn on_interaction(
+    shared: Arc<Shared>,
+    i: Interaction,
+    defer_after: Duration,
+    waited: Duration,
+) {
+    let now = Instant::now();
+    let i = Asked {
+        interaction: i,
+        arrived: now.checked_sub(waited).unwrap_or(now),
+    };
+    handle(&shared, &i, defer_after.saturating_sub(waited)).await;
+}
+
+async fn handle(shared: &Shared, i: &Asked, defer_after: Duration) {
+    if i.kind == InteractionType::MessageComponent && !admitted(shared, i, i.arrived) {
         too_fast(shared, i).await;
         return;
     }
@@ -159,7 +195,7 @@ fn lang_of(shared: &Shared, i: &Interaction) -> Lang {
 }
 
 /// Answers `i` with a note only its sender sees (a refusal); whether it went.
-async fn answer_privately(shared: &Shared, i: &Interaction, note: &str) -> bool {
+async fn answer_privately(shared: &Shared, i: &Asked, note: &str) -> bool {
     respond(
         shared,
         i,
@@ -170,14 +206,14 @@ async fn answer_privately(shared: &Shared, i: &Interaction, note: &str) -> bool 
 }
 
 /// A press over its limits: a note only its presser sees, and nothing else.
-async fn too_fast(shared: &Shared, i: &Interaction) {
+async fn too_fast(shared: &Shared, i: &Asked) {
     let lang = lang_of(shared, i);
     answer_privately(shared, i, &tr(lang, key::ERR_TOO_FAST, &Args::new())).await;
 }
 
 async fn respond(
     shared: &Shared,
-    i: &Interaction,
+    i: &Asked,
     kind: InteractionResponseType,
     data: Option<InteractionResponseData>,
 ) -> bool {
@@ -188,7 +224,7 @@ async fn respond(
     // A failed answer (a 5xx, a connection reset) is tried again while
     // Discord still takes it: people would see "This interaction failed"
     // for a move that counted.
-    let r = retried(shared.answer_due(i.id.get()), || async {
+    let r = retried(Some(i.answer_due()), || async {
         let client = shared.callbacks.interaction(shared.app);
         let r = client.create_response(i.id, &i.token, &answer).await;
         super::calls::record("create_response", &r);
@@ -229,7 +265,7 @@ async fn followup(shared: &Shared, token: &str, m: &Message, ephemeral: bool) {
 /// Returns the result and whether it was deferred.
 async fn in_time<T>(
     shared: &Shared,
-    i: &Interaction,
+    i: &Asked,
     defer_after: Duration,
     deferred: (InteractionResponseType, bool),
     work: impl std::future::Future<Output = T>,
@@ -244,7 +280,7 @@ async fn in_time<T>(
     answer::in_time(defer_after, work, defer).await
 }
 
-async fn command(shared: &Shared, i: &Interaction, defer_after: Duration) {
+async fn command(shared: &Shared, i: &Asked, defer_after: Duration) {
     let Some(InteractionData::ApplicationCommand(cmd)) = &i.data else {
         return;
     };
@@ -346,7 +382,7 @@ enum Ask<'a> {
     Press(&'a str),
 }
 
-async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
+async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
     let Some(InteractionData::MessageComponent(c)) = &i.data else {
         return;
     };
@@ -458,12 +494,11 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     // made unknown first (one short write, and only when it held another
     // hash), so a kill before the new token is kept leaves no hash behind
     // that the hand does not show.
-    if let (Some(m), Some(table), Some(now)) =
-        (&hand_now, table_of_hand, shared.arrival(i.id.get()))
-    {
+    if let (Some(m), Some(table)) = (&hand_now, table_of_hand) {
+        let hash = hash_of(m);
         shared
             .tokens
-            .changing(&s.player.id, table, hash_of(m), now)
+            .changing(&s.player.id, table, hash, i.arrived)
             .await;
     }
     let mut updated_hand = None;
@@ -472,9 +507,8 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
     // hand's turn.
     let pressed = i.message.as_ref().map(|m| m.id.get());
     let known = (table_of_hand.zip(pressed)).filter(|_| hand_turn.is_some());
-    if let (Some(m), Some((table, message)), Some(now)) =
-        (&hand_now, known, shared.arrival(i.id.get()))
-        && (shared.tokens).shows((&s.player.id, table), message, hash_of(m), now)
+    if let (Some(m), Some((table, message))) = (&hand_now, known)
+        && (shared.tokens).shows((&s.player.id, table), message, hash_of(m), i.arrived)
     {
         (updated_hand, hand_now) = (Some(hash_of(m)), None);
     }
@@ -526,11 +560,11 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
         && plan.original_is_pressed()
         && let Some(table) = table_of_hand
     {
-        if answered && let Some(at) = shared.arrival(i.id.get()) {
+        if answered {
             // What the message shows is known only when no outbox edit of
             // it can still land after this answer: it held the hand's turn.
             let shown = updated_hand.filter(|_| hand_turn.is_some());
-            let token = (i.token.clone(), at);
+            let token = (i.token.clone(), i.arrived);
             let place = (&s.player.id, table);
             shared.tokens.given(place, token, shown, pressed).await;
         }
@@ -553,13 +587,7 @@ async fn component(shared: &Shared, i: &Interaction, defer_after: Duration) {
 /// it): the deferred answer becomes `m` when the interaction was deferred
 /// (`late`), else `m` is the response. Whether it went (an edit of the
 /// deferred answer counts as gone).
-async fn answer_with(
-    shared: &Shared,
-    i: &Interaction,
-    late: bool,
-    m: &Message,
-    ephemeral: bool,
-) -> bool {
+async fn answer_with(shared: &Shared, i: &Asked, late: bool, m: &Message, ephemeral: bool) -> bool {
     if late {
         return edit_original(shared, &i.token, m).await;
     }
@@ -626,7 +654,7 @@ async fn cards(
 /// elsewhere would play that table from a chat it does not live in.
 async fn my_hand(
     shared: &Shared,
-    i: &Interaction,
+    i: &Asked,
     user: &UserId,
     (table, channel): (TableId, &ChatKey),
     lang: Lang,
@@ -688,11 +716,9 @@ async fn my_hand(
     let turn = shared.tokens.turn(user, table, HAND_TURN_WAIT).await;
     let shown = answer_with(shared, i, late, &m, true).await;
     if shown {
-        if let Some(at) = shared.arrival(i.id.get()) {
-            let token = (i.token.clone(), at);
-            let shown = Some(hash_of(&m));
-            shared.tokens.given((user, table), token, shown, None).await;
-        }
+        let token = (i.token.clone(), i.arrived);
+        let shown = Some(hash_of(&m));
+        shared.tokens.given((user, table), token, shown, None).await;
         drop(turn);
         // The table message may have asked them to press "My hand".
         if let Ok(Some(view)) = shared.front.service().table_view(table).await {

@@ -104,12 +104,10 @@ pub async fn consume(
                 "an interaction from the inbox is past Discord's answer window: dropped");
             return Ok(Row::Done);
         }
-        // What the standby's delay took is not left to wait before deferring.
-        let defer_after = defer_after.saturating_sub(age);
         let (handled, done) = oneshot::channel::<()>();
         let shared = shared.clone();
         tokio::spawn(async move {
-            super::handlers::on_interaction(shared, *interaction, defer_after).await;
+            super::handlers::on_interaction(shared, *interaction, defer_after, age).await;
             drop(handled);
         });
         Ok(Row::Handling(done))

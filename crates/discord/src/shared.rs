@@ -27,14 +27,6 @@ use kozyr_table::{ChatKey, TableId, UserId};
 /// Work for the outbox from the handlers.
 use kozyr_outlet::engine::Local;
 
-/// Past this many interactions being handled at once, those whose
-/// handler never finished (it panicked) are looked for and forgotten.
-const ARRIVED_LIMIT: usize = 4096;
-
-/// How long after an interaction arrived a failed first answer (a 5xx, a
-/// connection reset) is still tried again: Discord takes it within 3 s.
-pub const ANSWER_RETRY_UNTIL: Duration = Duration::from_millis(2_400);
-
 /// How long a hand's interaction token is used to edit it. Discord keeps a
 /// token 15 minutes; a minute less leaves room for a slow edit.
 pub const TOKEN_LIFE: Duration = Duration::from_secs(14 * 60);
@@ -52,9 +44,6 @@ pub struct Shared {
     /// other people's interactions past Discord's 3 s. Discord does not
     /// count them against the bot's global limit.
     pub callbacks: Arc<Client>,
-    /// Interactions being handled: when each arrived, for the 3 s Discord
-    /// gives its first answer.
-    arrived: Mutex<HashMap<u64, Instant>>,
     /// Each person's and each channel's presses accepted.
     presses: Mutex<PressLimits>,
     pub app: Id<ApplicationMarker>,
@@ -106,40 +95,11 @@ impl Shared {
         Some(tx.send(answer).is_ok())
     }
 
-    /// Interaction `id` arrived `now`; its first answer is due within
-    /// Discord's 3 s from here ([`Shared::answer_due`]).
-    pub fn arrived(&self, id: u64, now: Instant) {
-        let mut arrived = lock(&self.arrived);
-        // One whose handler never finished (it panicked) is forgotten
-        // once its time is long gone.
-        if arrived.len() >= ARRIVED_LIMIT {
-            arrived.retain(|_, at| now.saturating_duration_since(*at) < TOKEN_LIFE);
-        }
-        arrived.insert(id, now);
-    }
-
     /// Whether a press by `user` in `channel` at `now` is within their rates.
     pub fn admit_press(&self, user: u64, channel: u64, now: Instant) -> bool {
         // A channel id is a Discord snowflake (below 2^63): as i64 it
         // keys the channel's bucket.
         lock(&self.presses).admit(user, channel as i64, now)
-    }
-
-    /// Interaction `id` is handled: its time is no longer kept.
-    pub fn handled(&self, id: u64) {
-        lock(&self.arrived).remove(&id);
-    }
-
-    /// When interaction `id` arrived, while it is being handled.
-    pub fn arrival(&self, id: u64) -> Option<Instant> {
-        lock(&self.arrived).get(&id).copied()
-    }
-
-    /// By when interaction `id`'s first answer must have gone, with room
-    /// for the answer's own trip (`None` for one not known to be handled:
-    /// no time to try again).
-    pub fn answer_due(&self, id: u64) -> Option<Instant> {
-        self.arrival(id).map(|at| at + ANSWER_RETRY_UNTIL)
     }
 
     pub fn notify(&self, local: Local) {
@@ -227,7 +187,6 @@ impl Shared {
             front,
             http,
             callbacks,
-            arrived: Mutex::new(HashMap::new()),
             presses: Mutex::new(PressLimits::new(press_rates.person, press_rates.chat)),
             app,
             default_lang,

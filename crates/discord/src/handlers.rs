@@ -425,15 +425,16 @@ async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
         return;
     }
     let dedup = DedupKey::callback(Platform::Discord, &i.id.get().to_string());
-    // A press on a hand holds the turn to change that message until its
-    // answer went, so the outbox's edit that follows knows what it shows.
-    let hand_turn = match (from_hand, pressed_table(c.custom_id.as_str(), &c.values)) {
-        (true, Some(table)) => {
-            shared
-                .tokens
-                .turn(&s.player.id, table, HAND_TURN_WAIT)
-                .await
-        }
+    // A press on a hand is an answer on that message: it holds the turn
+    // to change it until the answer went, so the outbox's edit that
+    // follows knows what it shows.
+    let pressed_table = pressed_table(c.custom_id.as_str(), &c.values);
+    let answering = match (from_hand, pressed_table) {
+        (true, Some(table)) => Some(
+            (shared.tokens)
+                .answering(&s.player.id, table, i.arrived, HAND_TURN_WAIT)
+                .await,
+        ),
         _ => None,
     };
     let work = async {
@@ -461,28 +462,26 @@ async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
         // updated in the answer itself. A move from the hand changed it
         // even when no reply drew it: the state after the move.
         let quiet = !sorted.said.iter().any(|w| w.seen() == Seen::Sender);
-        let own = match sorted.own_hand.take() {
-            Some(h) => Some(*h),
-            None if from_hand && quiet => match pressed_table(c.custom_id.as_str(), &c.values) {
-                Some(table) => shared
-                    .front
-                    .service()
-                    .hand_of(table, &s.player.id)
-                    .await
-                    .ok()
-                    .flatten(),
-                None => None,
-            },
-            None => None,
+        let own = match (sorted.own_hand.take(), &answering) {
+            (Some(h), Some(a)) if h.table == a.table() => Some(*h),
+            // Another table's hand is the outbox's to draw.
+            (Some(h), _) => {
+                shared.notify(Local::Output(Output::RenderHand(h)));
+                None
+            }
+            (None, Some(a)) if quiet => {
+                let hand = shared.front.service().hand_of(a.table(), &s.player.id);
+                hand.await.ok().flatten()
+            }
+            (None, _) => None,
         };
-        let table_of_hand = own.as_ref().map(|h| h.table);
         let hand_now = match &own {
             Some(h) => hand_message(shared, h).await,
             None => None,
         };
-        (hand_now, table_of_hand, sorted)
+        (hand_now, own.is_some(), sorted)
     };
-    let ((mut hand_now, table_of_hand, sorted), late) = in_time(
+    let ((mut hand_now, own_hand, sorted), late) = in_time(
         shared,
         i,
         defer_after,
@@ -490,30 +489,14 @@ async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
         work,
     )
     .await;
-    // The answer changes the hand: the store's record of what it shows is
-    // made unknown first (one short write, and only when it held another
-    // hash), so a kill before the new token is kept leaves no hash behind
-    // that the hand does not show.
-    if let (Some(m), Some(table)) = (&hand_now, table_of_hand) {
-        let hash = hash_of(m);
-        shared
-            .tokens
-            .changing(&s.player.id, table, hash, i.arrived)
-            .await;
-    }
-    let mut updated_hand = None;
-    // A press whose answer draws what its hand shows already (a double
-    // tap, a pick racing a redraw) edits nothing: known while it holds the
-    // hand's turn.
+    // What the hand shows after the answer; an answer that would draw
+    // what the pressed message shows already edits nothing.
     let pressed = i.message.as_ref().map(|m| m.id.get());
-    let known = (table_of_hand.zip(pressed)).filter(|_| hand_turn.is_some());
-    if let (Some(m), Some((table, message))) = (&hand_now, known)
-        && (shared.tokens).shows((&s.player.id, table), message, hash_of(m), i.arrived)
+    let updated_hand = hand_now.as_ref().map(hash_of);
+    if let (Some(hash), Some(a)) = (updated_hand, &answering)
+        && !a.must_draw(hash, pressed).await
     {
-        (updated_hand, hand_now) = (Some(hash_of(m)), None);
-    }
-    if let Some(m) = &hand_now {
-        updated_hand = Some(hash_of(m));
+        hand_now = None;
     }
     // A menu that did its job shows its closing text (or keeps its own)
     // without components.
@@ -556,19 +539,14 @@ async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
     // reached Discord: the hand's older token still edits it, where this
     // one would be refused (10015) and the hand would stop following the
     // game until its person pressed My hand.
-    if from_hand
+    if let Some(a) = answering
+        && own_hand
         && plan.original_is_pressed()
-        && let Some(table) = table_of_hand
     {
+        let table = a.table();
         if answered {
-            // What the message shows is known only when no outbox edit of
-            // it can still land after this answer: it held the hand's turn.
-            let shown = updated_hand.filter(|_| hand_turn.is_some());
-            let token = (i.token.clone(), i.arrived);
-            let place = (&s.player.id, table);
-            shared.tokens.given(place, token, shown, pressed).await;
+            a.went(i.token.clone(), updated_hand, pressed).await;
         }
-        drop(hand_turn);
         // Unanswered, the hand shows what it showed before the press, and
         // the outbox draws the state after it through the older token.
         // Answered, an edit of this hand still in flight may land after the

@@ -293,6 +293,26 @@ impl HandTokens {
         tokio::time::timeout(wait, m.lock_owned()).await.ok()
     }
 
+    /// Begins an answer on `user`'s hand message at `table` to an
+    /// interaction that arrived at `arrived` (a press on the hand, or a
+    /// request for it): the hand's turn is taken first, waited for at most
+    /// `wait` ([`HandAnswer`]).
+    pub async fn answering(
+        &self,
+        user: &UserId,
+        table: TableId,
+        arrived: Instant,
+        wait: Duration,
+    ) -> HandAnswer<'_> {
+        HandAnswer {
+            turn: self.turn(user, table, wait).await,
+            tokens: self,
+            user: user.clone(),
+            table,
+            arrived,
+        }
+    }
+
     /// Forgets a token the platform refused (expired), or a hand that is
     /// gone (`token` `None`); whether one was known.
     pub fn forget(&self, user: &UserId, table: TableId, token: Option<&str>) -> bool {
@@ -319,5 +339,58 @@ impl HandTokens {
             self.unstore(table, None, None);
         }
         lock(&self.locks).retain(|(_, t), _| *t != table);
+    }
+}
+
+/// An answer on a hand message, from before the work it answers until it
+/// went: the record rule around an answer that changes the hand, carried
+/// out here once for every answer.
+///
+/// It holds the hand's turn ([`HandTokens::turn`]), so no outbox edit of
+/// the message lands meanwhile and what the message shows is known once
+/// the answer went (without the turn, it is not). A hash the store holds
+/// is made unknown before the answer changes the hand, and the answer's
+/// token is kept, with what it shows, once it went: from then on that
+/// token edits the hand. Dropped without [`HandAnswer::went`] (the answer
+/// never reached the platform), the hand's older token keeps editing it.
+pub struct HandAnswer<'a> {
+    tokens: &'a HandTokens,
+    user: UserId,
+    table: TableId,
+    /// When the interaction arrived: its token's life counts from then.
+    arrived: Instant,
+    turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl HandAnswer<'_> {
+    pub fn table(&self) -> TableId {
+        self.table
+    }
+
+    /// Whether the answer must draw the hand showing `shown`: not when
+    /// `pressed`, the message pressed on, is known to show it already (a
+    /// double tap, a pick racing a redraw). When it must, a hash the store
+    /// holds for the hand is made unknown first.
+    pub async fn must_draw(&self, shown: i64, pressed: Option<u64>) -> bool {
+        let place = (&self.user, self.table);
+        let shows_it = |message| self.tokens.shows(place, message, shown, self.arrived);
+        if self.turn.is_some() && pressed.is_some_and(shows_it) {
+            return false;
+        }
+        (self.tokens)
+            .changing(&self.user, self.table, shown, self.arrived)
+            .await;
+        true
+    }
+
+    /// The answer went, with `token`: it edits the hand from now on (on
+    /// `message` when known), which shows `shown` if the turn was held.
+    /// The turn goes with it.
+    pub async fn went(self, token: String, shown: Option<i64>, message: Option<u64>) {
+        let shown = shown.filter(|_| self.turn.is_some());
+        let place = (&self.user, self.table);
+        (self.tokens)
+            .given(place, (token, self.arrived), shown, message)
+            .await;
     }
 }

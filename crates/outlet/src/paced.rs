@@ -16,18 +16,69 @@ use tokio::sync::mpsc;
 use super::service::{self, mark_shown, restore, save_writes};
 use super::waited;
 use kozyr_delivery::content::Landed;
-use kozyr_delivery::lane::{Action, Done, Effect, Host, PacedLane, Restored};
+use kozyr_delivery::lane::{Action, Done, Effect, Host, PacedLane, Restored, Wrote};
 use kozyr_delivery::pacing::{Class, Limits, Priority, unix_ms};
 use kozyr_delivery::transport::{Failure, Policy};
 use kozyr_front::Front;
 use kozyr_front::Screen;
-use kozyr_table::{ChatKey, Output, Platform};
+use kozyr_front::live::LiveEvent;
+use kozyr_table::{ChatKey, Output, Platform, TableId, TableView, UserId};
+
+/// What the platform's handlers hand the outbox besides the service's
+/// outputs; chats and messages by the platform's ids.
+#[derive(Clone, Debug)]
+pub enum Local {
+    /// Show this (a selection changed, a table to show again).
+    Output(Output),
+    /// Post this in the chat (a reply to a command or a press).
+    Say { chat: i64, screen: Screen },
+    /// Tell one person privately in `chat`, their private chat; if the bot
+    /// turns out unable to write to them there, `in_group` is posted in
+    /// `group` instead ([`kozyr_delivery::told`]).
+    Tell {
+        chat: i64,
+        screen: Screen,
+        group: i64,
+        in_group: Screen,
+    },
+    /// A menu did its job: it loses its buttons, and shows `screen`
+    /// (without buttons) instead when there is one.
+    CloseMenu {
+        chat: i64,
+        message: u64,
+        screen: Option<Screen>,
+    },
+    /// A person took a seat at `table`: tell them privately. If the bot
+    /// cannot message them, their table shows them a deep link.
+    Seated {
+        table: TableId,
+        user: UserId,
+        screen: Screen,
+    },
+    /// The bot cannot message this person (they blocked it): their tables
+    /// show it, and an AI player takes their seats in play.
+    Unreachable(UserId),
+    /// A person the bot could not reach wrote to it again: their hands are
+    /// posted as fresh messages (the old ones are far up in the chat).
+    Returned(UserId),
+    /// Someone looked for the table: its message goes anew to the bottom
+    /// of the group (it may have been deleted, which the platform tells no
+    /// bot), the old one losing its buttons.
+    BringTable(Box<TableView>),
+    /// The bot is out of this group: nothing more goes there.
+    ChatGone(i64),
+    /// A person pressed a button, or wrote to the bot in private (`wrote`:
+    /// their message). What they wrote brings their hands below it, posted
+    /// anew: the platform tells no bot of a deletion, and a hand that is
+    /// not there cannot be played from.
+    Acted { user: UserId, wrote: Option<Wrote> },
+    /// A person opened, closed or pressed in the Mini App.
+    Live(LiveEvent),
+}
 
 /// A platform under a [`PacedOutbox`]. Its chats are `i64`s.
 pub trait PacedPlatform: Host<i64, Message: Clone + Send + Sync> + Send + Sync + 'static {
     const PLATFORM: Platform;
-    /// The handlers' work for the outbox.
-    type Local: Send;
 
     fn front(&self) -> &Front;
     /// A screen as the platform's message.
@@ -46,14 +97,6 @@ pub trait PacedPlatform: Host<i64, Message: Clone + Send + Sync> + Send + Sync +
     fn method_of(action: &Action<Self::Message>) -> &'static str;
     /// The bot is out of `chat`: its tables stop.
     fn chat_gone(&self, chat: i64) -> impl Future<Output = ()> + Send;
-    /// Hands the lane the handlers' work; an output among it is
-    /// returned, to be taken in as the service's are.
-    fn on_local(
-        &self,
-        lane: &mut PacedLane<i64, Self::Message>,
-        local: Self::Local,
-        now: Instant,
-    ) -> Option<Output>;
 }
 
 pub struct PacedOutbox<P: PacedPlatform> {
@@ -238,16 +281,67 @@ impl<P: PacedPlatform> PacedOutbox<P> {
     }
 }
 
+impl<P: PacedPlatform> PacedOutbox<P> {
+    /// Hands the lane the handlers' work; an output among it is
+    /// returned, to be taken in as the service's are.
+    fn take_local(&mut self, local: Local, now: Instant) -> Option<Output> {
+        let (lane, host) = (&mut self.lane, &*self.platform);
+        match local {
+            Local::Output(o) => return Some(o),
+            // The person who just asked waits for it (a `/stop` prompt, a
+            // command's answer): it goes before the chat's table edits,
+            // which a later one replaces anyway.
+            Local::Say { chat, screen } => {
+                lane.send(chat, host.word(&screen), Priority::Turn, host)
+            }
+            Local::Tell {
+                chat,
+                screen,
+                group,
+                in_group,
+            } => lane.tell(chat, host.word(&screen), group, host.word(&in_group)),
+            Local::CloseMenu {
+                chat,
+                message,
+                screen,
+            } => {
+                let closing = screen.map(|s| host.word(&Screen::text(s.text)));
+                lane.close_menu(chat, message, closing);
+            }
+            Local::Seated {
+                table,
+                user,
+                screen,
+            } => {
+                if let Some(chat) = host.private_chat(&user) {
+                    lane.seated(chat, table, host.word(&screen));
+                }
+            }
+            Local::BringTable(view) => lane.bring_table(*view, now, host),
+            Local::Unreachable(user) => lane.handle_unreachable(&user, None, now, host),
+            Local::Acted { user, wrote } => lane.handle_activity(&user, wrote, now, host),
+            Local::Live(event) => match event {
+                LiveEvent::Opened(user, table) => lane.handle_live(&user, table, true, now, host),
+                LiveEvent::Closed(user, table) => lane.handle_live(&user, table, false, now, host),
+                LiveEvent::Pressed(user) => lane.handle_activity(&user, None, now, host),
+            },
+            Local::Returned(user) => lane.handle_returned(&user, now, host),
+            Local::ChatGone(chat) => lane.forget_chat(chat),
+        }
+        None
+    }
+}
+
 impl<P: PacedPlatform> super::Outbox for PacedOutbox<P> {
-    type Local = P::Local;
+    type Local = Local;
     type Done = Done;
 
     async fn on_output(&mut self, output: Output, now: Instant) {
         PacedOutbox::on_output(self, output, now).await
     }
 
-    async fn on_local(&mut self, local: P::Local, now: Instant) {
-        match self.platform.on_local(&mut self.lane, local, now) {
+    async fn on_local(&mut self, local: Local, now: Instant) {
+        match self.take_local(local, now) {
             Some(output) => PacedOutbox::on_output(self, output, now).await,
             None => self.run(now).await,
         }

@@ -19,6 +19,7 @@ use super::deeplink::DeepLink;
 use super::ids;
 use super::listener::UpdateGuard;
 use super::shared::{Local, Shared};
+use kozyr_delivery::lane::Wrote;
 use kozyr_delivery::told::{Here, Told, told};
 use kozyr_front::core::{BotCommand, Origin};
 use kozyr_front::{Reply, Screen};
@@ -98,7 +99,7 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
         shared.notify(Local::Returned(player.id.clone()));
     }
     if msg.chat.is_private() {
-        let (user, wrote) = (player.id.clone(), Some(msg.id));
+        let (user, wrote) = (player.id.clone(), Some(Wrote(ids::message_key(msg.id))));
         shared.notify(Local::Acted { user, wrote });
     }
     let Some(text) = msg.text() else {
@@ -204,31 +205,13 @@ fn perform(
     for reply in replies {
         match reply {
             Reply::Say(screen) => shared.notify(Local::Say {
-                chat: chat.id,
+                chat: chat.id.0,
                 screen,
             }),
             Reply::Tell(screen) => shared.notify(tell(shared, chat, from, screen)),
             Reply::Popup(text) => popup = Some(text),
-            Reply::CloseMenu => {
-                if let Some(m) = pressed {
-                    shared.close_menu(m.chat().id, m.id());
-                    shared.notify(Local::CloseMenu {
-                        chat: m.chat().id,
-                        message: m.id(),
-                        screen: None,
-                    });
-                }
-            }
-            Reply::ReplaceMenu(screen) => {
-                if let Some(m) = pressed {
-                    shared.close_menu(m.chat().id, m.id());
-                    shared.notify(Local::CloseMenu {
-                        chat: m.chat().id,
-                        message: m.id(),
-                        screen: Some(screen),
-                    });
-                }
-            }
+            Reply::CloseMenu => close_menu(shared, pressed, None),
+            Reply::ReplaceMenu(screen) => close_menu(shared, pressed, Some(screen)),
             Reply::Render(output) => shared.notify(Local::Output(output)),
             Reply::BringTable(view) => shared.notify(Local::BringTable(view)),
             Reply::Seated { table, user, text } => shared.notify(Local::Seated {
@@ -241,6 +224,27 @@ fn perform(
     popup
 }
 
+/// The pressed menu did its job: its buttons act no more, and it loses
+/// them (showing `screen` instead, when there is one).
+fn close_menu(
+    shared: &Shared,
+    pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
+    screen: Option<Screen>,
+) {
+    let Some(m) = pressed else {
+        return;
+    };
+    shared.close_menu(m.chat().id, m.id());
+    if let Some(message) = ids::message_key(m.id()) {
+        let chat = m.chat().id.0;
+        shared.notify(Local::CloseMenu {
+            chat,
+            message,
+            screen,
+        });
+    }
+}
+
 /// What concerns one person goes where they will read it
 /// ([`kozyr_delivery::told`]).
 fn tell(
@@ -250,10 +254,10 @@ fn tell(
     screen: Screen,
 ) -> Local {
     let here = Here {
-        chat: chat.id,
+        chat: chat.id.0,
         title: chat.title(),
     };
-    let private = from.and_then(|p| ids::private_chat_of(&p.id));
+    let private = from.and_then(|p| ids::private_chat_of(&p.id)).map(|c| c.0);
     let reachable = from.is_some_and(|p| !shared.front.is_unreachable(&p.id));
     match told(here, from, private, reachable, screen) {
         Told::Here(chat, screen) => Local::Say { chat, screen },

@@ -1,6 +1,6 @@
 //! Telegram's ids as kozyr's typed ids, converted here and nowhere else.
 
-use teloxide::types::{ChatId, User};
+use teloxide::types::{ChatId, MessageId, User};
 
 use kozyr_i18n::Lang;
 
@@ -38,6 +38,11 @@ pub fn user_of_private_chat(chat: ChatId) -> Option<UserId> {
         .ok()
         .filter(|_| chat.is_user())
         .map(UserId::Telegram)
+}
+
+/// A message id as delivery keeps it (Telegram's are positive).
+pub fn message_key(m: MessageId) -> Option<u64> {
+    u64::try_from(m.0).ok()
 }
 
 /// The language a person's Telegram app is set to, if kozyr speaks it.

@@ -5,16 +5,17 @@
 //! wins, at most what Telegram's limits allow, a 429 delays only its
 //! chat), which message shows each table and what it shows across a kill,
 //! announcements held for the next render, posting anew, what follows a
-//! failed call, and turn alerts; [`PacedOutbox`] runs it. This file gives
-//! it Telegram's ids and markup ([`Host`]), the handlers' work, and each
-//! call ([`PacedPlatform`]).
+//! failed call, and turn alerts. [`kozyr_outlet::paced::PacedOutbox`]
+//! runs it, with the handlers' work ([`kozyr_outlet::paced::Local`]);
+//! this file gives it Telegram's ids and markup ([`Host`]) and each call
+//! ([`PacedPlatform`]).
 //!
 //! Message ids are kept in the store (`message_refs`), so after a restart
 //! the same messages are edited and the buttons on them keep working; a
 //! person the bot cannot message is marked unreachable (the lobby then
 //! shows them a deep link, and the turn timer plays for them).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use teloxide::payloads::{EditMessageTextSetters, SendMessageSetters};
 use teloxide::prelude::Requester;
@@ -23,18 +24,15 @@ use teloxide::types::{ChatId, MessageId, ParseMode};
 use super::failure::classify;
 use super::ids;
 use super::markup::Message;
-/// The handlers' work for the outbox, under the name it had here.
-use super::shared::Local;
 use super::shared::{Shared, class_of};
 use kozyr_delivery::content::content_hash as hash_of_parts;
-use kozyr_delivery::lane::{self, Action, Host, Markup, PacedLane, Wrote};
+use kozyr_delivery::lane::{self, Action, Host, Markup};
 use kozyr_delivery::pacing::{Class, Priority};
 use kozyr_delivery::transport::Failure;
-use kozyr_front::live::LiveEvent;
 use kozyr_front::{Front, Screen, outputs};
 use kozyr_i18n::Lang;
 use kozyr_outlet::paced::PacedPlatform;
-use kozyr_table::{Announcement, ChatKey, HandView, Output, Platform, TableView, UserId};
+use kozyr_table::{Announcement, ChatKey, HandView, Platform, TableView, UserId};
 
 /// A finished Bot API call.
 pub type Done = lane::Done;
@@ -123,14 +121,8 @@ impl Host<i64> for Shared {
     }
 }
 
-/// A Telegram message id as the lane keeps it.
-fn lane_id(m: MessageId) -> Option<u64> {
-    u64::try_from(m.0).ok()
-}
-
 impl PacedPlatform for Shared {
     const PLATFORM: Platform = Platform::Telegram;
-    type Local = Local;
 
     fn front(&self) -> &Front {
         &self.front
@@ -158,65 +150,6 @@ impl PacedPlatform for Shared {
 
     async fn chat_gone(&self, chat: i64) {
         Shared::chat_gone(self, ChatId(chat)).await
-    }
-
-    fn on_local(
-        &self,
-        lane: &mut PacedLane<i64, Message>,
-        local: Local,
-        now: Instant,
-    ) -> Option<Output> {
-        match local {
-            Local::Output(o) => return Some(o),
-            Local::Say { chat, screen } => {
-                // The person who just asked waits for it (a `/stop`
-                // prompt, a command's answer): it goes before the chat's
-                // table edits, which a later one replaces anyway.
-                lane.send(chat.0, self.message(&screen), Priority::Turn, self);
-            }
-            Local::Tell {
-                chat,
-                screen,
-                group,
-                in_group,
-            } => {
-                let (m, fallback) = (self.message(&screen), self.message(&in_group));
-                lane.tell(chat.0, m, group.0, fallback);
-            }
-            Local::CloseMenu {
-                chat,
-                message,
-                screen,
-            } => {
-                let m = screen.map(|s| self.message(&Screen::text(s.text)));
-                if let Some(id) = lane_id(message) {
-                    lane.close_menu(chat.0, id, m);
-                }
-            }
-            Local::Seated {
-                table,
-                user,
-                screen,
-            } => {
-                if let Some(chat) = ids::private_chat_of(&user) {
-                    lane.seated(chat.0, table, self.message(&screen));
-                }
-            }
-            Local::BringTable(view) => lane.bring_table(*view, now, self),
-            Local::Unreachable(user) => lane.handle_unreachable(&user, None, now, self),
-            Local::Acted { user, wrote } => {
-                let wrote = wrote.map(|m| Wrote(lane_id(m)));
-                lane.handle_activity(&user, wrote, now, self);
-            }
-            Local::Live(event) => match event {
-                LiveEvent::Opened(user, table) => lane.handle_live(&user, table, true, now, self),
-                LiveEvent::Closed(user, table) => lane.handle_live(&user, table, false, now, self),
-                LiveEvent::Pressed(user) => lane.handle_activity(&user, None, now, self),
-            },
-            Local::Returned(user) => lane.handle_returned(&user, now, self),
-            Local::ChatGone(chat) => lane.forget_chat(chat.0),
-        }
-        None
     }
 }
 
@@ -267,7 +200,7 @@ async fn deliver(
                 req = req.reply_markup(kb);
             }
             match req.await {
-                Ok(m) => Ok(lane_id(m.id)),
+                Ok(m) => Ok(ids::message_key(m.id)),
                 Err(e) => Err(classify(&e)),
             }
         }

@@ -10,71 +10,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use teloxide::prelude::*;
-use teloxide::types::MessageId;
 use tokio::sync::mpsc;
 
 use kozyr_delivery::pacing::{Class, Freshness};
+use kozyr_front::Front;
 use kozyr_front::core::Admins;
-use kozyr_front::live::LiveEvent;
-use kozyr_front::{Front, Screen};
 use kozyr_i18n::Lang;
 use kozyr_outlet::trusted::Trusted;
-use kozyr_table::{ChatKey, Output, Player, TableId, UserId};
+use kozyr_table::{ChatKey, Player, UserId};
 
-/// What the handlers ask of the runner, besides the service's effects.
-#[derive(Clone, Debug)]
-pub enum Local {
-    /// Show this (a selection changed, a table to show again).
-    Output(Output),
-    /// Post this in the chat (a reply to a command or a press).
-    Say { chat: ChatId, screen: Screen },
-    /// Tell one person privately (`Reply::Tell`) in `chat`, their private
-    /// chat; if the bot turns out unable to write to them there (they never
-    /// started it, or blocked it), `in_group` is posted in `group` instead,
-    /// so what they asked for is never lost.
-    Tell {
-        chat: ChatId,
-        screen: Screen,
-        group: ChatId,
-        in_group: Screen,
-    },
-    /// A menu did its job: it loses its buttons, and shows `screen`
-    /// (without buttons) instead when there is one.
-    CloseMenu {
-        chat: ChatId,
-        message: MessageId,
-        screen: Option<Screen>,
-    },
-    /// A person took a seat at `table`: tell them privately. If the bot
-    /// cannot message them, their table shows them a deep link.
-    Seated {
-        table: TableId,
-        user: UserId,
-        screen: Screen,
-    },
-    /// The bot cannot message this person (they blocked it): their tables
-    /// show it, and an AI player takes their seats in play.
-    Unreachable(UserId),
-    /// A person the bot could not reach wrote to it again: their hands are
-    /// posted as fresh messages (the old ones are far up in the chat).
-    Returned(UserId),
-    /// Someone looked for the table: its message goes anew to the bottom
-    /// of the group (it may have been deleted, which Telegram tells no
-    /// bot), the old one losing its buttons.
-    BringTable(Box<kozyr_table::TableView>),
-    /// The bot is out of this group: nothing more goes there.
-    ChatGone(ChatId),
-    /// A person pressed a button, or wrote to the bot in private (`wrote`:
-    /// their message). What they wrote brings their hands below it, posted
-    /// anew: Telegram tells no bot of a deletion, and a hand that is not
-    /// there cannot be played from.
-    Acted {
-        user: UserId,
-        wrote: Option<MessageId>,
-    },
-    /// A person opened, closed or pressed in the Mini App.
-    Live(LiveEvent),
-}
+/// What the handlers ask of the outbox, besides the service's outputs.
+pub use kozyr_outlet::paced::Local;
 
 /// Which limits a chat has: Telegram's private chats have positive ids
 /// (the user's), groups negative ones.
@@ -196,7 +142,7 @@ impl Shared {
         if !self.set_chat_gone(chat, true) {
             return;
         }
-        self.notify(Local::ChatGone(chat));
+        self.notify(Local::ChatGone(chat.0));
         self.front.chat_gone(&super::ids::chat_key(chat)).await;
     }
 

@@ -7,8 +7,9 @@
 //! its chats and messages look ([`Host`]) and how a call is made
 //! ([`PacedPlatform`]).
 
+use std::collections::{HashSet, VecDeque};
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -18,11 +19,11 @@ use super::waited;
 use kozyr_delivery::content::Landed;
 use kozyr_delivery::lane::{Action, Done, Effect, Host, PacedLane, Restored, Wrote};
 use kozyr_delivery::pacing::{Class, Limits, Priority, unix_ms};
+use kozyr_delivery::told::{Here, Told, told};
 use kozyr_delivery::transport::{Failure, Policy};
-use kozyr_front::Front;
-use kozyr_front::Screen;
 use kozyr_front::live::LiveEvent;
-use kozyr_table::{ChatKey, Output, Platform, TableId, TableView, UserId};
+use kozyr_front::{Front, Reply, Screen};
+use kozyr_table::{ChatKey, Output, Platform, Player, TableId, TableView, UserId};
 
 /// What the platform's handlers hand the outbox besides the service's
 /// outputs; chats and messages by the platform's ids.
@@ -74,6 +75,108 @@ pub enum Local {
     Acted { user: UserId, wrote: Option<Wrote> },
     /// A person opened, closed or pressed in the Mini App.
     Live(LiveEvent),
+}
+
+/// Where one input came from, as the answers to it need to know.
+#[derive(Clone, Copy, Debug)]
+pub struct Asked<'a> {
+    /// The chat it was sent in.
+    pub here: Here<'a, i64>,
+    /// Who sent it (`None`: nobody to answer to in private).
+    pub from: Option<&'a Player>,
+    /// Their private chat with the bot, and whether the bot can write there.
+    pub private: Option<i64>,
+    pub reachable: bool,
+    /// The message pressed on (chat, message), when it was a press.
+    pub pressed: Option<(i64, u64)>,
+}
+
+/// The front's `replies` to one input as the outbox's work, in order, and
+/// the short note that answers the press, if any. What concerns one
+/// person goes where they read it ([`kozyr_delivery::told`]); a menu that
+/// did its job is the pressed message.
+pub fn answers(replies: Vec<Reply>, asked: &Asked<'_>) -> (Vec<Local>, Option<String>) {
+    let (mut work, mut popup) = (Vec::new(), None);
+    let chat = asked.here.chat;
+    for reply in replies {
+        work.push(match reply {
+            Reply::Say(screen) => Local::Say { chat, screen },
+            Reply::Tell(screen) => {
+                let (private, reachable) = (asked.private, asked.reachable);
+                match told(asked.here, asked.from, private, reachable, screen) {
+                    Told::Here(chat, screen) => Local::Say { chat, screen },
+                    Told::Private {
+                        chat,
+                        screen,
+                        group,
+                        in_group,
+                    } => Local::Tell {
+                        chat,
+                        screen,
+                        group,
+                        in_group,
+                    },
+                }
+            }
+            Reply::Popup(text) => {
+                popup = Some(text);
+                continue;
+            }
+            Reply::CloseMenu | Reply::ReplaceMenu(_) => {
+                let Some((chat, message)) = asked.pressed else {
+                    continue;
+                };
+                let screen = match reply {
+                    Reply::ReplaceMenu(screen) => Some(screen),
+                    _ => None,
+                };
+                Local::CloseMenu {
+                    chat,
+                    message,
+                    screen,
+                }
+            }
+            Reply::Render(output) => Local::Output(output),
+            Reply::BringTable(view) => Local::BringTable(view),
+            Reply::Seated { table, user, text } => Local::Seated {
+                table,
+                user,
+                screen: text,
+            },
+        });
+    }
+    (work, popup)
+}
+
+/// How many closed menus are remembered; older ones are forgotten first
+/// (their edits went out long ago).
+const CLOSED_MENUS: usize = 4096;
+
+/// Menus that did their job, by (chat, message), newest last: a press on
+/// one of their buttons (still shown until the paced edit that removes
+/// them goes out, or pressed from an old client) changes nothing.
+#[derive(Debug, Default)]
+pub struct ClosedMenus(Mutex<(HashSet<Menu>, VecDeque<Menu>)>);
+
+/// A menu message: (chat, message).
+type Menu = (i64, u64);
+
+impl ClosedMenus {
+    pub fn close(&self, chat: i64, message: u64) {
+        let (set, order) = &mut *super::lock(&self.0);
+        if set.insert((chat, message)) {
+            order.push_back((chat, message));
+            while order.len() > CLOSED_MENUS {
+                if let Some(old) = order.pop_front() {
+                    set.remove(&old);
+                }
+            }
+        }
+    }
+
+    pub fn is_closed(&self, chat: i64, message: u64) -> bool {
+        super::lock(&self.0).0.contains(&(chat, message))
+    }
 }
 
 /// A platform under a [`PacedOutbox`]. Its chats are `i64`s.
@@ -374,5 +477,82 @@ impl<P: PacedPlatform> super::Outbox for PacedOutbox<P> {
         let rows = self.lane.shown_rows().into_iter();
         let rows = rows.map(|(t, chat, hash)| (t, chat.to_string(), hash));
         service::save_shown(self.platform.front().service(), P::PLATFORM, rows.collect()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each reply becomes the outbox's work, in order; a popup answers the
+    /// press, and a menu closes only when a press names it.
+    #[test]
+    fn the_answers_to_an_input_are_the_outboxs_work_in_order() {
+        // In the default language (English).
+        let ann = Player::new(UserId::Telegram(7), "Ann", Default::default());
+        let asked = Asked {
+            here: Here {
+                chat: -100,
+                title: Some("Friday"),
+            },
+            from: Some(&ann),
+            private: Some(7),
+            reachable: true,
+            pressed: Some((-100, 55)),
+        };
+        let text = |t: &str| Screen::text(t.into());
+        let replies = vec![
+            Reply::Say(text("said")),
+            Reply::Popup("noted".into()),
+            Reply::Tell(text("told")),
+            Reply::ReplaceMenu(text("closed")),
+        ];
+        let show = |work: Vec<Local>| -> Vec<String> {
+            (work.into_iter())
+                .map(|l| match l {
+                    Local::Say { chat, screen } => format!("say {chat} {}", screen.text),
+                    Local::Tell { chat, group, .. } => format!("tell {chat} else {group}"),
+                    Local::CloseMenu {
+                        chat,
+                        message,
+                        screen,
+                    } => format!("close {chat}/{message} {:?}", screen.map(|s| s.text)),
+                    other => format!("{other:?}"),
+                })
+                .collect()
+        };
+        let (work, popup) = answers(replies.clone(), &asked);
+        assert_eq!(popup.as_deref(), Some("noted"));
+        assert_eq!(
+            show(work),
+            [
+                "say -100 said",
+                "tell 7 else -100",
+                "close -100/55 Some(\"closed\")"
+            ]
+        );
+        // Not a press, and a person the bot cannot write to.
+        let asked = Asked {
+            pressed: None,
+            reachable: false,
+            ..asked
+        };
+        let (work, _) = answers(replies, &asked);
+        let work = show(work);
+        assert_eq!(work.len(), 2, "{work:?}");
+        assert!(work[1].starts_with("say -100 ") && work[1].ends_with("\ntold"));
+    }
+
+    #[test]
+    fn a_closed_menu_stays_closed_until_many_newer_ones() {
+        let menus = ClosedMenus::default();
+        menus.close(-100, 1);
+        assert!(menus.is_closed(-100, 1) && !menus.is_closed(-100, 2));
+        for m in 2..=CLOSED_MENUS as u64 {
+            menus.close(-100, m);
+        }
+        assert!(menus.is_closed(-100, 1));
+        menus.close(-100, 0);
+        assert!(!menus.is_closed(-100, 1) && menus.is_closed(-100, 2));
     }
 }

@@ -20,10 +20,11 @@ use super::ids;
 use super::listener::UpdateGuard;
 use super::shared::{Local, Shared};
 use kozyr_delivery::lane::Wrote;
-use kozyr_delivery::told::{Here, Told, told};
+use kozyr_delivery::told::Here;
 use kozyr_front::core::{BotCommand, Origin};
 use kozyr_front::{Reply, Screen};
 use kozyr_i18n::{Args, key, tr, tr_html};
+use kozyr_outlet::paced::{Asked, answers};
 use kozyr_table::runtime::DedupKey;
 use kozyr_table::{Platform, Player};
 
@@ -201,78 +202,24 @@ fn perform(
     pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
     replies: Vec<Reply>,
 ) -> Option<String> {
-    let mut popup = None;
-    for reply in replies {
-        match reply {
-            Reply::Say(screen) => shared.notify(Local::Say {
-                chat: chat.id.0,
-                screen,
-            }),
-            Reply::Tell(screen) => shared.notify(tell(shared, chat, from, screen)),
-            Reply::Popup(text) => popup = Some(text),
-            Reply::CloseMenu => close_menu(shared, pressed, None),
-            Reply::ReplaceMenu(screen) => close_menu(shared, pressed, Some(screen)),
-            Reply::Render(output) => shared.notify(Local::Output(output)),
-            Reply::BringTable(view) => shared.notify(Local::BringTable(view)),
-            Reply::Seated { table, user, text } => shared.notify(Local::Seated {
-                table,
-                user,
-                screen: text,
-            }),
+    let asked = Asked {
+        here: Here {
+            chat: chat.id.0,
+            title: chat.title(),
+        },
+        from,
+        private: from.and_then(|p| ids::private_chat_of(&p.id)).map(|c| c.0),
+        reachable: from.is_some_and(|p| !shared.front.is_unreachable(&p.id)),
+        pressed: pressed.and_then(|m| Some((m.chat().id.0, ids::message_key(m.id())?))),
+    };
+    let (work, popup) = answers(replies, &asked);
+    for local in work {
+        if let Local::CloseMenu { chat, message, .. } = local {
+            shared.closed_menus.close(chat, message);
         }
+        shared.notify(local);
     }
     popup
-}
-
-/// The pressed menu did its job: its buttons act no more, and it loses
-/// them (showing `screen` instead, when there is one).
-fn close_menu(
-    shared: &Shared,
-    pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
-    screen: Option<Screen>,
-) {
-    let Some(m) = pressed else {
-        return;
-    };
-    shared.close_menu(m.chat().id, m.id());
-    if let Some(message) = ids::message_key(m.id()) {
-        let chat = m.chat().id.0;
-        shared.notify(Local::CloseMenu {
-            chat,
-            message,
-            screen,
-        });
-    }
-}
-
-/// What concerns one person goes where they will read it
-/// ([`kozyr_delivery::told`]).
-fn tell(
-    shared: &Shared,
-    chat: &teloxide::types::Chat,
-    from: Option<&Player>,
-    screen: Screen,
-) -> Local {
-    let here = Here {
-        chat: chat.id.0,
-        title: chat.title(),
-    };
-    let private = from.and_then(|p| ids::private_chat_of(&p.id)).map(|c| c.0);
-    let reachable = from.is_some_and(|p| !shared.front.is_unreachable(&p.id));
-    match told(here, from, private, reachable, screen) {
-        Told::Here(chat, screen) => Local::Say { chat, screen },
-        Told::Private {
-            chat,
-            screen,
-            group,
-            in_group,
-        } => Local::Tell {
-            chat,
-            screen,
-            group,
-            in_group,
-        },
-    }
 }
 
 // ------------------------------------------------------------ callbacks
@@ -331,7 +278,8 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
     };
     // A menu that did its job keeps no working buttons, even while the
     // edit that removes them waits for the group's turn.
-    if shared.is_closed_menu(chat.id, message.id()) {
+    let menu = ids::message_key(message.id()).map(|m| (chat.id.0, m));
+    if menu.is_some_and(|(chat, m)| shared.closed_menus.is_closed(chat, m)) {
         return Some(tr(player.lang, key::ERR_MENU_CLOSED, &Args::new()));
     }
     shared.notify(Local::Acted {

@@ -19,6 +19,7 @@ use kozyr_i18n::Lang;
 use kozyr_outlet::trusted::Trusted;
 use kozyr_table::{ChatKey, Player, UserId};
 
+use kozyr_outlet::paced::ClosedMenus;
 /// What the handlers ask of the outbox, besides the service's outputs.
 pub use kozyr_outlet::paced::Local;
 
@@ -52,20 +53,8 @@ pub struct Shared {
     admins: Trusted<(ChatId, teloxide::types::UserId), bool>,
     /// How fresh the messages the outbox delivered were.
     freshness: Mutex<Freshness>,
-    /// Menus that did their job, newest last: a press on one of their
-    /// buttons (still shown until the paced edit that removes them goes
-    /// out, or pressed from an old client) changes nothing.
-    closed_menus: Mutex<ClosedMenus>,
-}
-
-/// How many closed menus are remembered; older ones are forgotten first
-/// (their edits went out long ago).
-const CLOSED_MENUS: usize = 4096;
-
-#[derive(Default)]
-struct ClosedMenus {
-    set: HashSet<(ChatId, teloxide::types::MessageId)>,
-    order: std::collections::VecDeque<(ChatId, teloxide::types::MessageId)>,
+    /// Menus that did their job: a press on one changes nothing.
+    pub(super) closed_menus: ClosedMenus,
 }
 
 /// A std mutex whose holder panicked is still usable: every section here
@@ -82,24 +71,6 @@ impl Shared {
     pub fn player_of(&self, user: &teloxide::types::User) -> Player {
         let lang = super::ids::lang_of(user).unwrap_or(self.default_lang);
         Player::new(super::ids::user_id(user), &user.full_name(), lang)
-    }
-
-    /// The menu `message` did its job: its buttons no longer act.
-    pub(super) fn close_menu(&self, chat: ChatId, message: teloxide::types::MessageId) {
-        let mut c = lock(&self.closed_menus);
-        if c.set.insert((chat, message)) {
-            c.order.push_back((chat, message));
-            while c.order.len() > CLOSED_MENUS {
-                if let Some(old) = c.order.pop_front() {
-                    c.set.remove(&old);
-                }
-            }
-        }
-    }
-
-    /// Whether `message` is a menu that did its job.
-    pub(super) fn is_closed_menu(&self, chat: ChatId, message: teloxide::types::MessageId) -> bool {
-        lock(&self.closed_menus).set.contains(&(chat, message))
     }
 
     /// The outbox records how fresh a delivered message was.
@@ -193,7 +164,7 @@ impl Shared {
             gone: Mutex::new(HashSet::new()),
             admins: Trusted::new(ADMIN_CACHE, ADMIN_CACHE_SOFT_LIMIT),
             freshness: Mutex::new(Freshness::default()),
-            closed_menus: Mutex::new(ClosedMenus::default()),
+            closed_menus: ClosedMenus::default(),
         }
     }
 }

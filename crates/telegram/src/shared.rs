@@ -16,10 +16,10 @@ use kozyr_delivery::pacing::{Class, Freshness};
 use kozyr_front::Front;
 use kozyr_front::core::Admins;
 use kozyr_i18n::Lang;
+use kozyr_outlet::paced::ClosedMenus;
 use kozyr_outlet::trusted::Trusted;
 use kozyr_table::{ChatKey, Player, UserId};
 
-use kozyr_outlet::paced::ClosedMenus;
 /// What the handlers ask of the outbox, besides the service's outputs.
 pub use kozyr_outlet::paced::Local;
 

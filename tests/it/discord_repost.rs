@@ -310,6 +310,41 @@ async fn chat_that_buries_the_table_gets_it_posted_anew_at_the_bottom() {
     w.stop().await;
 }
 
+/// Chat said while the table's post anew was on its way (Discord had
+/// taken the post, its answer had not come back) is below the new message
+/// once the answer comes, and counts toward burying it. It used to be
+/// forgotten then: the count started again from nothing, so under load a
+/// busy channel's count fell behind what people saw (found as a flake of
+/// the test above, whose chat went on while a post was answered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_said_while_the_table_was_posted_anew_counts_below_it() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "kozel").await;
+    let first = live_table(&w, id, None, false).await;
+    let say = |w: &World, k: usize| w.fake.say(&w.users[k % 4], CHANNEL, &format!("chat {k}"));
+    for k in 0..BURIED_AFTER as usize {
+        say(&w, k);
+    }
+    let wf = &w;
+    let counted = |n: u32, what: &'static str| {
+        eventually(WAIT, Duration::from_millis(5), what, move || async move {
+            (chatter(wf) == n).then_some(())
+        })
+    };
+    counted(BURIED_AFTER, "the chat counted").await;
+    // Buried: the next render posts the table anew, and its answer is held.
+    w.fake.hold_answers("POST /channels/:id/messages", 1);
+    one_move(&w, id).await;
+    let live = live_table(&w, id, Some(first.id), false).await;
+    let below: Vec<u64> = (100..103).map(|k| say(&w, k)).collect();
+    assert!(below.iter().all(|&m| m > live.id), "said after the post");
+    counted(BURIED_AFTER + 3, "the three heard before the answer").await;
+    w.fake.release_answers();
+    counted(3, "only the three below the new table").await;
+    w.assert_clean();
+    w.stop().await;
+}
+
 /// (c) The bot's own public messages — answers to slash commands, turn
 /// pings, announcements — come to it as MESSAGE_CREATE too, and never
 /// count toward burying its table. A 10-second turn timer (the shortest)

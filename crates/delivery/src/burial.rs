@@ -5,8 +5,10 @@
 //! bottom. Sans-IO: the shell tells each message and saves the changes
 //! [`Burials::take_changes`] gives.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
+
+use super::engine::MessageId;
 
 /// Other people's messages below the table message after which it counts
 /// as buried: its next render posts it anew at the bottom. A Discord window
@@ -19,7 +21,7 @@ pub const BURIED_AFTER: u32 = 15;
 /// Per chat with a table message: other people's messages below it.
 #[derive(Debug)]
 pub struct Burials<K> {
-    counts: HashMap<K, u32>,
+    chats: HashMap<K, Below>,
     /// Each count as it changed since last taken (`None`: no longer
     /// counted), to be saved.
     changed: HashMap<K, Option<u32>>,
@@ -28,35 +30,63 @@ pub struct Burials<K> {
 impl<K> Default for Burials<K> {
     fn default() -> Self {
         Burials {
-            counts: HashMap::new(),
+            chats: HashMap::new(),
             changed: HashMap::new(),
         }
     }
 }
 
+/// The chat below one table message.
+#[derive(Debug, Default)]
+struct Below {
+    count: u32,
+    /// The table message it is below (0: not known — restored, or watched
+    /// before its post landed). Message ids grow with time, so only a
+    /// message with a higher id was said after it.
+    since: MessageId,
+    /// The newest messages counted, at most [`BURIED_AFTER`]: those said
+    /// while the table's post was on its way are below it once it lands.
+    recent: VecDeque<MessageId>,
+}
+
 impl<K: Copy + Eq + Hash + Ord> Burials<K> {
     /// The counts saved before this start: they go on from there.
     pub fn restore(&mut self, counts: impl IntoIterator<Item = (K, u32)>) {
-        self.counts.extend(counts);
+        for (chat, count) in counts {
+            let below = Below {
+                count,
+                ..Below::default()
+            };
+            self.chats.insert(chat, below);
+        }
     }
 
     /// Starts counting the chat below `chat`'s table message (after a
     /// restart with nothing saved: from now, what came before is unknown).
     pub fn watch(&mut self, chat: K) {
-        self.counts.entry(chat).or_insert(0);
+        self.chats.entry(chat).or_default();
     }
 
-    /// Someone other than the bot wrote in `chat`.
-    pub fn handle_message(&mut self, chat: K) {
-        if let Some(n) = self.counts.get_mut(&chat) {
-            *n = n.saturating_add(1);
-            self.changed.insert(chat, Some(*n));
+    /// Someone other than the bot wrote `message` in `chat`. A message said
+    /// before the table message (one that reached the bot late) is above it.
+    pub fn handle_message(&mut self, chat: K, message: MessageId) {
+        let Some(below) = self.chats.get_mut(&chat) else {
+            return;
+        };
+        if message <= below.since {
+            return;
         }
+        below.count = below.count.saturating_add(1);
+        below.recent.push_back(message);
+        if below.recent.len() > BURIED_AFTER as usize {
+            below.recent.pop_front();
+        }
+        self.changed.insert(chat, Some(below.count));
     }
 
     /// Other people's messages below `chat`'s table message.
     pub fn count(&self, chat: K) -> u32 {
-        self.counts.get(&chat).copied().unwrap_or(0)
+        self.chats.get(&chat).map_or(0, |b| b.count)
     }
 
     /// Whether `chat`'s table message has scrolled out of sight.
@@ -64,15 +94,20 @@ impl<K: Copy + Eq + Hash + Ord> Burials<K> {
         self.count(chat) >= BURIED_AFTER
     }
 
-    /// The table message was posted anew: nothing is below it.
-    pub fn reset(&mut self, chat: K) {
-        self.counts.insert(chat, 0);
-        self.changed.insert(chat, Some(0));
+    /// The table message was posted anew as `posted`: below it is only
+    /// what was said after it, which may have reached the bot while the
+    /// post was on its way.
+    pub fn reset(&mut self, chat: K, posted: MessageId) {
+        let below = self.chats.entry(chat).or_default();
+        below.since = posted;
+        below.recent.retain(|&m| m > posted);
+        below.count = below.recent.len() as u32;
+        self.changed.insert(chat, Some(below.count));
     }
 
     /// `chat` has no live table message any more.
     pub fn unwatch(&mut self, chat: K) {
-        if self.counts.remove(&chat).is_some() {
+        if self.chats.remove(&chat).is_some() {
             self.changed.insert(chat, None);
         }
     }
@@ -101,17 +136,17 @@ mod tests {
     fn a_watched_chat_is_buried_after_its_count_and_a_post_anew_starts_again() {
         let mut b = Burials::default();
         // Not watched: its chat is not counted.
-        b.handle_message(1_u64);
+        b.handle_message(1_u64, 10);
         assert_eq!(b.count(1), 0);
         b.watch(1);
-        for _ in 0..BURIED_AFTER - 1 {
-            b.handle_message(1);
+        for m in 11..10 + u64::from(BURIED_AFTER) {
+            b.handle_message(1, m);
         }
         assert!(!b.is_buried(1));
-        b.handle_message(1);
+        b.handle_message(1, 100);
         assert!(b.is_buried(1));
         assert_eq!(b.take_changes(), vec![(1, Some(BURIED_AFTER))]);
-        b.reset(1);
+        b.reset(1, 200);
         assert!(!b.is_buried(1));
         b.unwatch(1);
         assert_eq!(b.take_changes(), vec![(1, None)]);
@@ -122,12 +157,33 @@ mod tests {
     fn an_unsaved_change_is_tried_again_unless_a_newer_one_came() {
         let mut b = Burials::default();
         b.restore([(1_u64, 3), (2, 5)]);
-        b.handle_message(1);
-        b.handle_message(2);
+        b.handle_message(1, 10);
+        b.handle_message(2, 11);
         let failed = b.take_changes();
         assert_eq!(failed, vec![(1, Some(4)), (2, Some(6))]);
-        b.handle_message(2);
+        b.handle_message(2, 12);
         b.unsaved(failed);
         assert_eq!(b.take_changes(), vec![(1, Some(4)), (2, Some(7))]);
+    }
+
+    /// Discord's ids grow with time: what was said while the table's post
+    /// was on its way is below the table once the post lands, and a message
+    /// from before it that reached the bot late is not.
+    #[test]
+    fn chat_said_while_the_post_was_on_its_way_is_below_it() {
+        let mut b = Burials::default();
+        b.watch(1_u64);
+        for m in 1..=20 {
+            b.handle_message(1, m * 10);
+        }
+        // The post anew got id 175: the messages 180, 190 and 200 came
+        // after it, though the bot heard of them first.
+        b.reset(1, 175);
+        assert_eq!(b.count(1), 3);
+        assert_eq!(b.take_changes(), vec![(1, Some(3))]);
+        b.handle_message(1, 170);
+        assert_eq!(b.count(1), 3, "said before the post: above it");
+        b.handle_message(1, 210);
+        assert_eq!(b.count(1), 4);
     }
 }

@@ -667,7 +667,7 @@ async fn shard_loop(
             Some(Ok(Event::MessageCreate(m))) => {
                 let (channel, author) = (m.channel_id.get(), m.author.id.get());
                 match now {
-                    Route::Serve { shared, .. } => shared.on_message(channel, author),
+                    Route::Serve { shared, .. } => shared.on_message(channel, author, m.id.get()),
                     Route::Inbox(inbox) => {
                         let received = super::intake::Received::message(channel, author);
                         if let Err(e) = super::intake::put(&inbox, m.id.get(), &received).await {

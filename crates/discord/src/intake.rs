@@ -93,8 +93,9 @@ pub async fn consume(
                 return Ok(Row::Done);
             }
         };
+        // The row's key is the message's id (a row without one counts).
         if let Some((channel, author)) = received.message {
-            shared.on_message(channel, author);
+            shared.on_message(channel, author, row.key.parse().unwrap_or(u64::MAX));
         }
         let Some(interaction) = received.interaction else {
             return Ok(Row::Done);

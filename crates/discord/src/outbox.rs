@@ -497,9 +497,9 @@ impl TableCalls for Shared {
 
     fn posted(&self, table: TableId, chat: &ChatKey, message: u64) {
         self.set_live(table, message);
-        // Chat below the table counts from here.
+        // Chat below the table counts from here: what was said after it.
         if let Some(channel) = ids::channel_of(chat) {
-            lock(&self.burials).reset(channel.get());
+            lock(&self.burials).reset(channel.get(), message);
         }
     }
 }

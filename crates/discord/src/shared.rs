@@ -120,12 +120,12 @@ impl Shared {
         author == self.bot_user.load(Ordering::Relaxed) || author == self.app.get()
     }
 
-    /// A message was posted in `channel` by `author` (a gateway
+    /// `message` was posted in `channel` by `author` (a gateway
     /// MESSAGE_CREATE): counted against the channel's table message unless
     /// the bot wrote it (its announcements, pings and answers).
-    pub fn on_message(&self, channel: u64, author: u64) {
+    pub fn on_message(&self, channel: u64, author: u64, message: u64) {
         if !self.is_bot(author) {
-            lock(&self.burials).handle_message(channel);
+            lock(&self.burials).handle_message(channel, message);
         }
     }
 

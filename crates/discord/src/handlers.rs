@@ -428,8 +428,7 @@ async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
     // A press on a hand is an answer on that message: it holds the turn
     // to change it until the answer went, so the outbox's edit that
     // follows knows what it shows.
-    let pressed_table = pressed_table(c.custom_id.as_str(), &c.values);
-    let answering = match (from_hand, pressed_table) {
+    let answering = match (from_hand, pressed_table(c.custom_id.as_str(), &c.values)) {
         (true, Some(table)) => Some(
             (shared.tokens)
                 .answering(&s.player.id, table, i.arrived, HAND_TURN_WAIT)

@@ -96,55 +96,54 @@ pub struct Asked<'a> {
 /// person goes where they read it ([`kozyr_delivery::told`]); a menu that
 /// did its job is the pressed message.
 pub fn answers(replies: Vec<Reply>, asked: &Asked<'_>) -> (Vec<Local>, Option<String>) {
-    let (mut work, mut popup) = (Vec::new(), None);
+    let mut popup = None;
     let chat = asked.here.chat;
-    for reply in replies {
-        work.push(match reply {
-            Reply::Say(screen) => Local::Say { chat, screen },
+    // A menu closes only when the input was a press on it.
+    let close = |screen| {
+        let (chat, message) = asked.pressed?;
+        Some(Local::CloseMenu {
+            chat,
+            message,
+            screen,
+        })
+    };
+    let work = (replies.into_iter())
+        .filter_map(|reply| match reply {
+            Reply::Say(screen) => Some(Local::Say { chat, screen }),
             Reply::Tell(screen) => {
                 let (private, reachable) = (asked.private, asked.reachable);
-                match told(asked.here, asked.from, private, reachable, screen) {
-                    Told::Here(chat, screen) => Local::Say { chat, screen },
-                    Told::Private {
-                        chat,
-                        screen,
-                        group,
-                        in_group,
-                    } => Local::Tell {
-                        chat,
-                        screen,
-                        group,
-                        in_group,
+                Some(
+                    match told(asked.here, asked.from, private, reachable, screen) {
+                        Told::Here(chat, screen) => Local::Say { chat, screen },
+                        Told::Private {
+                            chat,
+                            screen,
+                            group,
+                            in_group,
+                        } => Local::Tell {
+                            chat,
+                            screen,
+                            group,
+                            in_group,
+                        },
                     },
-                }
+                )
             }
             Reply::Popup(text) => {
                 popup = Some(text);
-                continue;
+                None
             }
-            Reply::CloseMenu | Reply::ReplaceMenu(_) => {
-                let Some((chat, message)) = asked.pressed else {
-                    continue;
-                };
-                let screen = match reply {
-                    Reply::ReplaceMenu(screen) => Some(screen),
-                    _ => None,
-                };
-                Local::CloseMenu {
-                    chat,
-                    message,
-                    screen,
-                }
-            }
-            Reply::Render(output) => Local::Output(output),
-            Reply::BringTable(view) => Local::BringTable(view),
-            Reply::Seated { table, user, text } => Local::Seated {
+            Reply::CloseMenu => close(None),
+            Reply::ReplaceMenu(screen) => close(Some(screen)),
+            Reply::Render(output) => Some(Local::Output(output)),
+            Reply::BringTable(view) => Some(Local::BringTable(view)),
+            Reply::Seated { table, user, text } => Some(Local::Seated {
                 table,
                 user,
                 screen: text,
-            },
-        });
-    }
+            }),
+        })
+        .collect();
     (work, popup)
 }
 

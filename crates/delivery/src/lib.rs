@@ -25,6 +25,9 @@
 //!   anew, forget the message, mark the person unreachable, drop);
 //! - [`told`]: where what concerns one person is said, when the bot may
 //!   be unable to write to their private chat;
+//! - [`polling`]: the intake's side — what reaches the handlers (a
+//!   press over its rates, a chat with too many waiting), and a long
+//!   poll's offset, which confirms an update only once it was handled;
 //! - [`engine`]: the parts above combined in one state machine that the
 //!   shell only executes, for a platform that keeps its limits itself
 //!   (Discord's table messages, pings and hands);
@@ -48,6 +51,7 @@ pub mod lane;
 pub mod latest;
 pub mod news;
 pub mod pacing;
+pub mod polling;
 pub mod restore;
 pub mod told;
 pub mod transport;

@@ -16,18 +16,17 @@
 //! applies it once.
 //!
 //! While updates are in flight, `getUpdates` would hand them out again at
-//! once; they are skipped here, and the next poll waits until a handler
-//! finishes or a pause that grows from 50 ms to 0.2 s while nothing new
-//! comes, so a handler stuck on a slow Telegram does not make the loop
-//! spin.
+//! once; they are skipped, and the next poll waits for a handler to
+//! finish, as [`Cursor`] (`kozyr_delivery::polling`) decides: this file makes
+//! the calls and the waits.
 //!
 //! One person, or one chat, cannot hold up the others. Before the
 //! dispatcher (whose queue per chat holds 64 updates and, full, stops
-//! every chat) sees a press, [`PressLimits`] counts it against its
+//! every chat) sees a press, [`polling::admit`] counts it against its
 //! person's and its chat's token bucket; a press over either, or in a chat
-//! with [`CHAT_IN_FLIGHT`] updates already waiting, is answered "too fast"
-//! at once beside the dispatcher and changes nothing. Other updates of such
-//! a chat are dropped. The handlers of the presses let through finish
+//! with too many updates already waiting, is answered "too fast" at once
+//! beside the dispatcher and changes nothing. Other updates of such a chat
+//! are dropped. The handlers of the presses let through finish
 //! quickly, so the offset soon passes a flood.
 //!
 //! The batch is read as JSON values and each update parsed on its own: an
@@ -56,15 +55,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
+use kozyr_delivery::polling::{self, Admission, Cursor};
 use kozyr_i18n::{Args, Lang, key, tr};
 use kozyr_outlet::in_flight::{Guard, InFlight};
 use kozyr_outlet::inbox::{Gone, Row};
 use kozyr_table::storage::InboxEntry;
-
-/// How long a poll waits for a handler to finish before asking again; the
-/// wait doubles while nothing new comes, up to [`RECHECK_MAX`].
-const RECHECK: Duration = Duration::from_millis(50);
-const RECHECK_MAX: Duration = Duration::from_millis(200);
 
 /// How much longer than the long poll's hold the polling client waits for
 /// Telegram's answer.
@@ -223,52 +218,11 @@ fn poll_client(bot: &Bot, hold: Duration) -> (Bot, Duration) {
 
 pub use kozyr_front::press_limits::{PressLimits, PressRates, Rate};
 
-/// Past this many updates of one chat in flight, more of that chat are
-/// not handed to the dispatcher (whose queue per chat holds 64 and, full,
-/// holds up every chat): presses are answered "too fast", anything else
-/// is dropped.
-const CHAT_IN_FLIGHT: usize = 32;
-
-/// What the listener does with an update before the dispatcher sees it.
-enum Gate {
-    Dispatch,
-    /// A press over its limits: answered at once with this popup.
-    TooFast {
-        query: teloxide::types::CallbackQueryId,
-        text: String,
-    },
-    /// Dropped: its chat has too many updates waiting.
-    Drop,
-}
-
-fn gate(
-    update: &Update,
-    limits: &mut PressLimits,
-    handled: &Handled,
-    default_lang: Lang,
-    now: Instant,
-) -> Gate {
-    let chat = update.chat().map(|c| c.id);
-    let backlog = chat.is_some_and(|c| handled.in_chat(&c) >= CHAT_IN_FLIGHT);
-    let UpdateKind::CallbackQuery(q) = &update.kind else {
-        return if backlog { Gate::Drop } else { Gate::Dispatch };
-    };
-    let admitted = !backlog && limits.admit(q.from.id.0, chat.map_or(0, |c| c.0), now);
-    if admitted {
-        return Gate::Dispatch;
-    }
-    let lang = super::ids::lang_of(&q.from).unwrap_or(default_lang);
-    Gate::TooFast {
-        query: q.id.clone(),
-        text: tr(lang, key::ERR_TOO_FAST, &Args::new()),
-    }
-}
-
 /// The dispatcher stopped taking updates: the listener ends.
 #[derive(Debug)]
 struct DispatcherGone;
 
-/// Lets `update` through [`gate`] to the dispatcher (`Some`: resolves once
+/// Lets `update` through [`polling::admit`] to the dispatcher (`Some`: resolves once
 /// it is handled; in flight in `handled` until then), or answers it "too
 /// fast" beside the dispatcher, or drops it (`None`).
 fn admit_or_answer(
@@ -280,14 +234,24 @@ fn admit_or_answer(
     tx: &mpsc::UnboundedSender<Item>,
 ) -> Result<Option<oneshot::Receiver<()>>, DispatcherGone> {
     let id = update.id.0;
-    let now = Instant::now();
-    match gate(&update, limits, handled, default_lang, now) {
-        Gate::Dispatch => {
-            let done = handled.begin(id, update.chat().map(|c| c.id));
+    let chat = update.chat().map(|c| c.id);
+    let waiting = chat.map_or(0, |c| handled.in_chat(&c));
+    let presser = match &update.kind {
+        UpdateKind::CallbackQuery(q) => Some((q.from.id.0, chat.map_or(0, |c| c.0))),
+        _ => None,
+    };
+    match polling::admit(limits, waiting, presser, Instant::now()) {
+        Admission::Dispatch => {
+            let done = handled.begin(id, chat);
             tx.send(Ok(update)).map_err(|_| DispatcherGone)?;
             return Ok(Some(done));
         }
-        Gate::TooFast { query, text } => {
+        Admission::TooFast => {
+            let UpdateKind::CallbackQuery(q) = update.kind else {
+                return Ok(None);
+            };
+            let lang = super::ids::lang_of(&q.from).unwrap_or(default_lang);
+            let text = tr(lang, key::ERR_TOO_FAST, &Args::new());
             // Answered beside the dispatcher, and not held in flight: the
             // press changes nothing, so a kill before the answer loses
             // nothing, while holding it would pin the poll's offset (and
@@ -295,12 +259,12 @@ fn admit_or_answer(
             // and every other chat's updates with it.
             let bot = bot.clone();
             tokio::spawn(async move {
-                if let Err(e) = bot.answer_callback_query(query).text(text).await {
+                if let Err(e) = bot.answer_callback_query(q.id).text(text).await {
                     tracing::debug!(error = %e, "could not answer a press over its limit");
                 }
             });
         }
-        Gate::Drop => {
+        Admission::Drop => {
             tracing::debug!(
                 update = id,
                 "dropping an update: its chat has too many waiting"
@@ -401,15 +365,6 @@ fn listener(
     StatefulListener::new_with_hints(state, stream_of, stop_token_of, Some(hint))
 }
 
-/// The pause after a failed `getUpdates` (teloxide's own backoff: 1 s
-/// doubling to 64 s), or Telegram's `retry_after`.
-fn backoff(e: &teloxide::RequestError, errors: u32) -> Duration {
-    match e {
-        teloxide::RequestError::RetryAfter(s) => s.duration(),
-        _ => Duration::from_secs(1 << errors.min(6)),
-    }
-}
-
 /// What [`polling`] was asked for.
 struct PollOptions {
     timeout: Duration,
@@ -436,22 +391,13 @@ async fn poll_loop(
     };
     let (bot, hold) = poll_client(&bot, timeout);
     let mut limits = PressLimits::new(rates.person, rates.chat);
-    // The id after the newest update handed to the dispatcher.
-    let mut next: u32 = 0;
-    let mut errors = 0;
-    let mut recheck = RECHECK;
+    let mut cursor = Cursor::default();
     'poll: loop {
         let oldest = handled.oldest();
-        let offset = oldest.unwrap_or(next);
-        // With updates in flight Telegram answers at once anyway.
-        let wait = if oldest.is_some() {
-            Duration::ZERO
-        } else {
-            hold
-        };
+        let ask = cursor.ask(oldest, hold);
         let payload = RawGetUpdates {
-            offset: i32::try_from(offset).unwrap_or(i32::MAX),
-            timeout: u32::try_from(wait.as_secs()).unwrap_or(u32::MAX),
+            offset: i32::try_from(ask.offset).unwrap_or(i32::MAX),
+            timeout: u32::try_from(ask.hold.as_secs()).unwrap_or(u32::MAX),
             limit: None,
             allowed_updates: allowed.take(),
         };
@@ -461,17 +407,15 @@ async fn poll_loop(
             () = &mut stopped => break 'poll,
         };
         super::failure::record_call("getUpdates", &result);
-        match result {
+        let pause = match result {
             Ok(batch) => {
-                errors = 0;
                 let mut fresh = 0;
                 for incoming in batch {
-                    if incoming.id().is_some_and(|id| id < next) {
+                    if !cursor.take(incoming.id()) {
                         continue;
                     }
                     match incoming {
                         Incoming::Update(u) => {
-                            next = u.id.0 + 1;
                             fresh += 1;
                             let sent =
                                 admit_or_answer(*u, &bot, &mut limits, &handled, default_lang, &tx);
@@ -479,45 +423,37 @@ async fn poll_loop(
                                 break 'poll;
                             }
                         }
+                        // Skipped: the next offset confirms it.
                         Incoming::Malformed { id, error } => {
-                            // Skipped: the next offset confirms it.
-                            if let Some(id) = id {
-                                next = id + 1;
-                            }
                             tracing::warn!(update = ?id, %error, "skipping an update that cannot be read");
                         }
                     }
                 }
-                if fresh > 0 {
-                    recheck = RECHECK;
-                } else if oldest.is_some() {
+                if let Some(recheck) = cursor.batch_read(fresh, oldest.is_some()) {
                     tokio::select! {
-                        () = finished => recheck = RECHECK,
-                        () = tokio::time::sleep(recheck) => recheck = (recheck * 2).min(RECHECK_MAX),
+                        () = finished => cursor.waited(true),
+                        () = tokio::time::sleep(recheck) => cursor.waited(false),
                         () = &mut stopped => break 'poll,
                     }
                 }
+                continue 'poll;
             }
             // Already logged, without the answer's text (people's names).
-            Err(teloxide::RequestError::InvalidJson { .. }) => {
-                let pause = Duration::from_secs(1 << errors.min(6));
-                errors += 1;
-                tokio::select! {
-                    () = tokio::time::sleep(pause) => {}
-                    () = &mut stopped => break 'poll,
-                }
-            }
+            Err(teloxide::RequestError::InvalidJson { .. }) => cursor.failed(None),
             Err(e) => {
-                let pause = backoff(&e, errors);
-                errors += 1;
+                let retry_after = match &e {
+                    teloxide::RequestError::RetryAfter(s) => Some(s.duration()),
+                    _ => None,
+                };
                 if tx.send(Err(e)).is_err() {
                     break 'poll;
                 }
-                tokio::select! {
-                    () = tokio::time::sleep(pause) => {}
-                    () = &mut stopped => break 'poll,
-                }
+                cursor.failed(retry_after)
             }
+        };
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = &mut stopped => break 'poll,
         }
     }
     // The stream ends; the dispatcher finishes the updates in hand. Then
@@ -530,16 +466,15 @@ async fn poll_loop(
             "stopping with updates not handled; Telegram will deliver them again"
         );
     }
-    let offset = handled.oldest().unwrap_or(next);
+    let Some(offset) = cursor.confirming(handled.oldest()) else {
+        return;
+    };
     let confirm = RawGetUpdates {
         offset: i32::try_from(offset).unwrap_or(i32::MAX),
         timeout: 0,
         limit: Some(1),
         allowed_updates: None,
     };
-    if next == 0 {
-        return;
-    }
     match JsonRequest::new(bot, confirm).send().await {
         // Unreadable or not, what is below the offset is confirmed.
         Ok(_) | Err(teloxide::RequestError::InvalidJson { .. }) => {}

@@ -172,6 +172,38 @@ async fn a_refused_token_stops_the_bot_with_one_clear_line() {
     );
 }
 
+/// A token already refused when `kozyr run` starts: the first call
+/// (`GET /gateway/bot`) is answered 401, and the bot stops at once saying
+/// so, rather than retrying as it does while Discord cannot be reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_refused_at_the_start_stops_the_bot_at_once() {
+    let w = World::without_bot().await;
+    w.fake.revoke_token();
+    let mut child = w
+        .run_command()
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let since = std::time::Instant::now();
+    let stopped = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if since.elapsed() > WAIT {
+            child.kill().unwrap();
+            panic!("the bot kept starting for {WAIT:?} with its token refused");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!stopped.success(), "it stopped as for a failure: {stopped}");
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(
+        said.contains("Discord refused the token (DISCORD_TOKEN)"),
+        "what it said:\n{said}"
+    );
+}
+
 /// One person presses 500 times a second for 5 s at their table while
 /// someone presses at a table in another channel. The flood's excess is
 /// answered "too fast" at once, only to its presser, and never reaches the

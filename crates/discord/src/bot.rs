@@ -15,12 +15,14 @@ use tokio::task::JoinHandle;
 use twilight_gateway::queue::InMemoryQueue;
 use twilight_gateway::{Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt as _};
 use twilight_http::Client;
+use twilight_http::error::ErrorType;
 use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
 use super::gate::GateProxy;
 use super::outbox;
 pub use super::shared::{Shared, TOKEN_LIFE};
+use kozyr_config::startup::{self, Backoff, Verdict};
 use kozyr_config::{Config, DiscordConfig, ShardRange};
 use kozyr_front::Front;
 use kozyr_front::press_limits::PressRates;
@@ -512,37 +514,35 @@ struct GatewayInfo {
     limit: twilight_model::gateway::SessionStartLimit,
 }
 
-/// `GET /gateway/bot` (which also checks the token). Retried while Discord
-/// cannot be reached; a refused token stops the start.
+/// `GET /gateway/bot` (which also checks the token), retried as any
+/// start-up call ([`startup::retry`]) while Discord cannot be reached; a
+/// refused token stops the start.
 async fn gateway_info(http: &Client, discord: &DiscordConfig) -> Result<GatewayInfo, DiscordError> {
-    let mut wait = Duration::from_secs(1);
-    loop {
-        let r = match http.gateway().authed().await {
-            Ok(resp) => resp.model().await.map_err(|e| e.to_string()),
-            Err(e) => {
-                if let twilight_http::error::ErrorType::Response { status, .. } = e.kind()
-                    && status.get() == 401
-                {
-                    return Err(DiscordError::TokenRefused(e.to_string()));
+    let ask = || async {
+        match http.gateway().authed().await {
+            Ok(resp) => resp
+                .model()
+                .await
+                .map_err(|e| DiscordError::Http(e.to_string())),
+            Err(e) => Err(match e.kind() {
+                ErrorType::Response { status, .. } if status.get() == 401 => {
+                    DiscordError::TokenRefused(e.to_string())
                 }
-                Err(e.to_string())
-            }
-        };
-        match r {
-            Ok(info) => {
-                return Ok(GatewayInfo {
-                    url: discord.gateway_url.clone().unwrap_or(info.url),
-                    recommended: info.shards.max(1),
-                    limit: info.session_start_limit,
-                });
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, retry_in = ?wait, "Discord cannot be reached yet");
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(Duration::from_secs(60));
-            }
+                _ => DiscordError::Http(e.to_string()),
+            }),
         }
-    }
+    };
+    let verdict = |e: &DiscordError| match e {
+        DiscordError::TokenRefused(_) => Verdict::Fatal,
+        _ => Verdict::Retry { at_least: None },
+    };
+    let what = "reaching Discord (GET /gateway/bot)";
+    let info = startup::retry(what, Backoff::default(), ask, verdict).await?;
+    Ok(GatewayInfo {
+        url: discord.gateway_url.clone().unwrap_or(info.url),
+        recommended: info.shards.max(1),
+        limit: info.session_start_limit,
+    })
 }
 
 /// The bot's own user id (`GET /users/@me`): a serving replica whose

@@ -24,9 +24,9 @@ use super::shared::Shared;
 use kozyr_delivery::interaction::{
     CommandStep, PressFirst, Said, Seen, Sorted, command_answer, press_answer,
 };
-use kozyr_front::Reply;
 use kozyr_front::action::{MenuPick, Press};
 use kozyr_front::core::{BotCommand, Origin};
+use kozyr_front::{Front, Reply};
 use kozyr_i18n::{Args, Lang, key, tr};
 use kozyr_outlet::answer::{self, retried};
 use kozyr_outlet::engine::Local;
@@ -296,7 +296,7 @@ async fn command(shared: &Shared, i: &Asked, defer_after: Duration) {
     // Deferred the way it will be answered: a public "thinking…" note for
     // an answer only the sender sees would show the channel a note that
     // then vanishes.
-    let defer_privately = answers_only_the_sender(&command);
+    let defer_privately = Front::answers_only_the_sender(&command);
     // A channel speaks its server's language until it chooses one.
     if !s.origin.private
         && let Some(l) = i.guild_locale.as_deref().and_then(ids::lang_of)
@@ -361,18 +361,6 @@ async fn command(shared: &Shared, i: &Asked, defer_after: Duration) {
     for v in sorted.bring {
         shared.notify(Local::BringTable(Box::new(v)));
     }
-}
-
-/// Whether a command typed in a channel can only be answered to its
-/// sender: opening a table (the table message is the answer; the command
-/// gets a private acknowledgement or refusal), `/stop` (its prompt is the
-/// asker's alone, as is a refusal) and `/kick` (its how-to, or a refusal)
-/// — as [`kozyr_front::Front::command`] answers them.
-fn answers_only_the_sender(command: &BotCommand) -> bool {
-    matches!(
-        command,
-        BotCommand::New(Some(_)) | BotCommand::Stop | BotCommand::Kick(_)
-    )
 }
 
 /// What a component interaction asks for.

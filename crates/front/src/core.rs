@@ -620,6 +620,20 @@ impl Front {
         }
     }
 
+    /// Whether [`Front::command`] answers `command` in a chat only to
+    /// its sender, if at all: opening a table (the table message is the
+    /// answer; the command gets a refusal or nothing), `/stop` (its
+    /// prompt is the asker's alone, as is a refusal) and `/kick` (its
+    /// how-to, or a refusal). A platform that must acknowledge a command
+    /// before its answer is known (Discord's deferral) does so privately
+    /// then, so the chat is not shown a note that then vanishes.
+    pub fn answers_only_the_sender(command: &BotCommand) -> bool {
+        matches!(
+            command,
+            BotCommand::New(Some(_)) | BotCommand::Stop | BotCommand::Kick(_)
+        )
+    }
+
     fn private_command(&self, from: &Player, origin: &Origin, command: BotCommand) -> Vec<Reply> {
         let lang = from.lang;
         let place = HandPlace::of(&origin.chat);

@@ -7,6 +7,7 @@
 //! tasks here and in the shells.
 
 pub mod answer;
+pub mod dispatch;
 pub mod engine;
 pub mod hand_tokens;
 pub mod in_flight;

@@ -1,5 +1,5 @@
-//! The running bot: store, table service, effects runner and the update
-//! dispatcher, started together by [`start`] and stopped by
+//! The running bot: store, table service, effects runner and the reader
+//! of updates, started together by [`start`] and stopped by
 //! [`RunningBot::stop`]. `kozyr run` is [`run`]; the end-to-end tests call
 //! [`start`] against the fake Bot API server.
 
@@ -7,16 +7,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use teloxide::dispatching::{Dispatcher, ShutdownToken};
 use teloxide::prelude::*;
 use teloxide::types::Me;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::commands::bot_commands;
-use super::listener::{self, Handled};
 use super::shared::Local;
 pub use super::shared::Shared;
+use super::{handlers, listener};
 use kozyr_config::startup::{Backoff, Verdict, retry};
 use kozyr_config::{Config, UpdateMode};
 use kozyr_delivery::pacing::{BotBudget, Limits, PacerConfig};
@@ -24,9 +23,6 @@ use kozyr_front::Front;
 use kozyr_i18n::Lang;
 use kozyr_outlet::paced::PacedOutbox;
 use kozyr_table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
-
-/// How long a stopping dispatcher may finish the updates in hand.
-const DISPATCHER_GRACE: Duration = Duration::from_secs(5);
 
 /// Tuning that tests and load tests change; `Default` is production.
 #[derive(Clone)]
@@ -99,17 +95,12 @@ pub enum BotError {
 /// A started bot.
 pub struct RunningBot {
     shared: Arc<Shared>,
-    shutdown: ShutdownToken,
-    dispatcher: Option<JoinHandle<()>>,
-    /// The update listener's own stop: teloxide's dispatcher stops its
-    /// listener only when a shutdown's wake-up finds it waiting, and a
-    /// shutdown that arrives while it hands an update to a worker is
-    /// missed (`notify_waiters` keeps no permit). Stopping the listener
-    /// ends its stream, which ends the dispatcher whatever it was doing.
-    listener_stop: Option<teloxide::stop::StopToken>,
-    /// The long-polling task, or the inbox's reader in webhook mode: it
-    /// confirms (deletes) the handled updates as it ends.
-    poller: Option<JoinHandle<()>>,
+    /// Stops reading updates: long polling, or the inbox's reader in
+    /// webhook mode.
+    stop_updates: tokio::sync::oneshot::Sender<()>,
+    /// The reader's task: it lets the handlers finish the updates in hand
+    /// (for a while) and confirms (deletes) the handled ones as it ends.
+    updates: JoinHandle<()>,
     /// The webhook intake, in webhook mode.
     webhook: Option<super::webhook::Intake>,
     outbox: kozyr_outlet::Running,
@@ -138,55 +129,11 @@ impl RunningBot {
         self.conflicts.load(Ordering::Relaxed)
     }
 
-    /// A handle that stops the dispatcher (for signal handlers).
-    pub fn shutdown_token(&self) -> ShutdownToken {
-        self.shutdown.clone()
-    }
-
-    /// Waits until the dispatcher ends (a shutdown through the token).
-    pub async fn wait(&mut self) {
-        if let Some(d) = self.dispatcher.take() {
-            let _ = d.await;
-        }
-    }
-
     /// Stops polling, finishes the updates in hand, stops timers and AI
     /// moves, sends what is queued (for a while) and closes the database.
-    pub async fn stop(mut self) {
-        loop {
-            match self.shutdown.shutdown() {
-                Ok(_) => {
-                    // The listener is stopped here as well (see
-                    // `listener_stop`), and the dispatcher's task awaited
-                    // rather than the shutdown's future, whose wake-up is
-                    // lost too if the dispatcher ends before it is polled.
-                    if let Some(stop) = &self.listener_stop {
-                        stop.stop();
-                    }
-                    // A listener whose stream does not end (seen with the
-                    // webhook listener under load) must not hold the stop up.
-                    if let Some(mut d) = self.dispatcher.take()
-                        && tokio::time::timeout(DISPATCHER_GRACE, &mut d)
-                            .await
-                            .is_err()
-                    {
-                        tracing::warn!("the dispatcher did not stop in time; aborting it");
-                        d.abort();
-                        let _ = d.await;
-                    }
-                    break;
-                }
-                // Not running (yet or any more).
-                Err(_) if self.dispatcher.as_ref().is_none_or(JoinHandle::is_finished) => break,
-                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-            }
-        }
-        if let Some(d) = self.dispatcher {
-            let _ = d.await;
-        }
-        if let Some(p) = self.poller {
-            let _ = p.await;
-        }
+    pub async fn stop(self) {
+        let _ = self.stop_updates.send(());
+        let _ = self.updates.await;
         // Updates taken from here on wait in the inbox for the next
         // serving process.
         if let Some(intake) = self.webhook {
@@ -278,52 +225,27 @@ pub async fn start_on(
     // Every update holds a guard while it is handled: long polling
     // confirms it to Telegram, and the inbox reader deletes its row, only
     // once the guard is gone.
-    let handled = Arc::new(Handled::default());
-    let tree = dptree::entry()
-        .map(|upd: Update, handled: Arc<Handled>| handled.guard(upd.id.0))
-        .chain(super::handlers::schema());
-    let mut dispatcher = Dispatcher::builder(bot.clone(), tree)
-        .dependencies(dptree::deps![shared.clone(), handled.clone()])
-        .default_handler(|_| async {})
-        .error_handler(Arc::new(|e: teloxide::RequestError| async move {
-            super::failure::log_handler_error("update handler", &e);
-        }))
-        .build();
-    let shutdown = dispatcher.shutdown_token();
+    let handler: listener::Handler = {
+        let shared = shared.clone();
+        Arc::new(move |update, guard| Box::pin(handlers::handle(shared.clone(), update, guard)))
+    };
+    let handoff = listener::Handoff {
+        bot: bot.clone(),
+        handler,
+        handled: Arc::default(),
+        default_lang,
+        rates: tuning.press_rates,
+    };
     let conflicts = Arc::new(AtomicU64::new(0));
     let mut webhook = None;
-    let poller;
-    let listener_stop;
-    let dispatcher = match &config.update_mode {
+    let (stop_updates, updates) = match &config.update_mode {
         UpdateMode::LongPolling => {
             let deleted = bot.delete_webhook().await;
             super::failure::record_call("deleteWebhook", &deleted);
             if let Err(e) = deleted {
                 tracing::warn!(error = %e, "deleteWebhook failed");
             }
-            let (mut listener, task) = listener::polling(
-                bot.clone(),
-                tuning.poll_timeout,
-                handled,
-                default_lang,
-                tuning.press_rates,
-            );
-            listener_stop = Some(teloxide::update_listeners::UpdateListener::stop_token(
-                &mut listener,
-            ));
-            poller = Some(task);
-            let listener_errors = {
-                let conflicts = conflicts.clone();
-                Arc::new(move |e: teloxide::RequestError| {
-                    let conflicts = conflicts.clone();
-                    async move { on_polling_error(&conflicts, e).await }
-                })
-            };
-            tokio::spawn(async move {
-                dispatcher
-                    .dispatch_with_listener(listener, listener_errors)
-                    .await;
-            })
+            listener::polling(tuning.poll_timeout, handoff, conflicts.clone())
         }
         UpdateMode::Webhook {
             url,
@@ -352,35 +274,13 @@ pub async fn start_on(
                 return Err(e.into());
             }
             webhook = Some(intake);
-            let (mut listener, task) = listener::inbox(
-                inbox,
-                bot.clone(),
-                handled,
-                default_lang,
-                tuning.press_rates,
-            );
-            listener_stop = Some(teloxide::update_listeners::UpdateListener::stop_token(
-                &mut listener,
-            ));
-            poller = Some(task);
-            tokio::spawn(async move {
-                dispatcher
-                    .dispatch_with_listener(
-                        listener,
-                        Arc::new(|e: teloxide::RequestError| async move {
-                            super::failure::log_handler_error("inbox listener", &e);
-                        }),
-                    )
-                    .await;
-            })
+            listener::inbox(inbox, handoff)
         }
     };
     Ok(RunningBot {
         shared,
-        shutdown,
-        dispatcher: Some(dispatcher),
-        listener_stop,
-        poller,
+        stop_updates,
+        updates,
         webhook,
         outbox,
         conflicts,
@@ -402,33 +302,6 @@ pub async fn bind_intake(
             addr: listen,
             error,
         })
-}
-
-/// How long polling pauses after Telegram said another instance polls.
-const CONFLICT_PAUSE: Duration = Duration::from_secs(1);
-
-/// A failed `getUpdates`. A 409 "terminated by other getUpdates request"
-/// means a second instance polls with the same token: each would get a
-/// share of the updates and play its own copy of the games. That cannot be
-/// fixed from here, so it is reported loudly (and counted), and polling
-/// pauses a moment so the two instances do not cut each other's long polls
-/// in a tight loop.
-async fn on_polling_error(conflicts: &AtomicU64, e: teloxide::RequestError) {
-    use teloxide::{ApiError, RequestError};
-    if let RequestError::Api(ApiError::TerminatedByOtherGetUpdates) = e {
-        let n = conflicts.fetch_add(1, Ordering::Relaxed) + 1;
-        // The first time, then now and then: a log that repeats every second is noise.
-        if n == 1 || n.is_multiple_of(60) {
-            tracing::error!(
-                conflicts = n,
-                "another instance is polling with this bot's token (Telegram answered 409 Conflict): \
-                 updates are split between the two; stop the other instance"
-            );
-        }
-        tokio::time::sleep(CONFLICT_PAUSE).await;
-    } else {
-        tracing::warn!(error = %e, "getUpdates failed");
-    }
 }
 
 /// `setMyCommands` for every language, and the default list.

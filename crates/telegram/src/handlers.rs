@@ -1,7 +1,6 @@
-//! Telegram updates → the front-end's inputs. [`schema`] is the whole
-//! handler tree; its only dependency is the shell's [`Shared`] state (and
-//! the `Bot` the dispatcher adds), so tests drive it through a real
-//! dispatcher.
+//! Telegram updates → the front-end's inputs. [`handle`] takes each
+//! update the intake lets through (`listener`), with the shell's
+//! [`Shared`] state.
 //!
 //! What is Telegram's own stays here: `/cmd@bot` addressing, `/start`
 //! deep links, a group becoming a supergroup, the bot blocked or removed
@@ -10,15 +9,13 @@
 
 use std::sync::Arc;
 
-use teloxide::dispatching::UpdateHandler;
 use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, ChatMemberUpdated, Message, User};
+use teloxide::types::{AllowedUpdate, CallbackQuery, ChatMemberUpdated, Message, UpdateKind, User};
 
 use super::deeplink::DeepLink;
 use super::ids;
-use super::listener::UpdateGuard;
-use super::shared::{Local, Shared};
+use super::shared::{Local, Shared, UpdateGuard};
 use kozyr_delivery::lane::Wrote;
 use kozyr_delivery::told::Here;
 use kozyr_front::core::{BotCommand, Origin};
@@ -30,12 +27,26 @@ use kozyr_table::{Platform, Player};
 
 type HandlerResult = Result<(), teloxide::RequestError>;
 
-/// The handler tree: messages (commands, chat migrations) and button presses.
-pub fn schema() -> UpdateHandler<teloxide::RequestError> {
-    dptree::entry()
-        .branch(Update::filter_message().endpoint(on_message))
-        .branch(Update::filter_callback_query().endpoint(on_callback))
-        .branch(Update::filter_my_chat_member().endpoint(on_my_chat_member))
+/// The updates the handlers take; Telegram sends no other kind.
+pub const ALLOWED: [AllowedUpdate; 3] = [
+    AllowedUpdate::Message,
+    AllowedUpdate::CallbackQuery,
+    AllowedUpdate::MyChatMember,
+];
+
+/// Handles one update: messages (commands, chat migrations), button
+/// presses and the bot's own membership. The update is handled once the
+/// last clone of `guard` is gone.
+pub async fn handle(shared: Arc<Shared>, update: Update, guard: UpdateGuard) {
+    let handled = match update.kind {
+        UpdateKind::Message(msg) => on_message(shared, update.id.0, msg).await,
+        UpdateKind::CallbackQuery(q) => on_callback(shared, q, guard).await,
+        UpdateKind::MyChatMember(m) => on_my_chat_member(shared, m).await,
+        _ => Ok(()),
+    };
+    if let Err(e) = handled {
+        super::failure::log_handler_error("update handler", &e);
+    }
 }
 
 /// The bot's own membership changed: a person blocked (or unblocked) it in
@@ -80,7 +91,7 @@ fn origin_of(msg_chat: &teloxide::types::Chat) -> Origin {
     }
 }
 
-async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerResult {
+async fn on_message(shared: Arc<Shared>, update: u32, msg: Message) -> HandlerResult {
     if let Some(to) = msg.migrate_to_chat_id() {
         shared
             .front
@@ -109,7 +120,7 @@ async fn on_message(shared: Arc<Shared>, upd: Update, msg: Message) -> HandlerRe
     let Some((name, args)) = parse_command(text, &shared.username) else {
         return Ok(());
     };
-    let dedup = DedupKey::update(Platform::Telegram, upd.id.0);
+    let dedup = DedupKey::update(Platform::Telegram, update);
     let origin = origin_of(&msg.chat);
     if origin.private && name == "start" && !args.is_empty() {
         let replies = match DeepLink::parse(args) {
@@ -224,12 +235,7 @@ fn perform(
 
 // ------------------------------------------------------------ callbacks
 
-async fn on_callback(
-    bot: Bot,
-    shared: Arc<Shared>,
-    q: CallbackQuery,
-    guard: UpdateGuard,
-) -> HandlerResult {
+async fn on_callback(shared: Arc<Shared>, q: CallbackQuery, guard: UpdateGuard) -> HandlerResult {
     let player = shared.player_of(&q.from);
     let popup = if is_person(&q.from, None) {
         handle_press(&shared, &q, &player).await
@@ -243,13 +249,13 @@ async fn on_callback(
         popup = popup.as_deref().unwrap_or(""),
         "press answered"
     );
-    let mut req = bot.answer_callback_query(q.id.clone());
+    let mut req = shared.bot.answer_callback_query(q.id.clone());
     if let Some(text) = popup {
         req = req.text(text);
     }
     // Answered on a task of its own: the press is handled (committed or
     // refused) already, and the answer's round trip must not hold up the
-    // chat's next update in the dispatcher (a flood's presses, each
+    // chat's next update (a flood's presses, each
     // waiting there for its answer, held every other chat's updates back
     // for seconds). The update stays in flight until the answer went, so
     // a kill before it means Telegram delivers the press again and the

@@ -1,14 +1,16 @@
 //! Long polling that confirms an update to Telegram only once kozyr has
 //! handled it; and, in webhook mode, the reader of the inbox the webhook
 //! intake writes to ([`inbox`]), which deletes a row only once its update
-//! was handled, on the same [`UpdateGuard`]s and [`PressLimits`].
+//! was handled. Both hand updates to the handlers the same way
+//! ([`Handoff`]): one chat's in order, each after the one before it
+//! finished, different chats' at once (`kozyr_outlet::dispatch`).
 //!
 //! Telegram forgets the updates below the `offset` of a `getUpdates` call.
 //! teloxide's own polling asks for the next batch (and so confirms the last
 //! one) while the handlers of the last batch still run: a bot killed then
 //! loses the presses it had received but not yet committed. Here the offset
 //! never passes an update whose handling has not finished: each update gets
-//! an [`UpdateGuard`] when the dispatcher runs its handler tree, and the
+//! an [`UpdateGuard`] as it is handed to the handlers, and the
 //! update counts as handled when the last clone of the guard is dropped
 //! (the handler returned, its command committed or refused). A kill in
 //! between makes Telegram deliver the update again after the restart, and
@@ -21,11 +23,10 @@
 //! the calls and the waits.
 //!
 //! One person, or one chat, cannot hold up the others. Before the
-//! dispatcher (whose queue per chat holds 64 updates and, full, stops
-//! every chat) sees a press, [`polling::admit`] counts it against its
+//! handlers see a press, [`polling::admit`] counts it against its
 //! person's and its chat's token bucket; a press over either, or in a chat
 //! with too many updates already waiting, is answered "too fast" at once
-//! beside the dispatcher and changes nothing. Other updates of such a chat
+//! beside the handlers and changes nothing. Other updates of such a chat
 //! are dropped. The handlers of the presses let through finish
 //! quickly, so the offset soon passes a flood.
 //!
@@ -42,22 +43,21 @@
 //! client of its own whose time-out is the hold plus [`POLL_MARGIN`].
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
 use teloxide::requests::{JsonRequest, Payload};
-use teloxide::stop::{StopFlag, StopToken, mk_stop_token};
 use teloxide::types::{AllowedUpdate, ChatId, Update, UpdateKind};
-use teloxide::update_listeners::{StatefulListener, UpdateListener};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::UnboundedReceiverStream;
 
+use super::shared::{Handled, UpdateGuard};
 use kozyr_delivery::polling::{self, Admission, Cursor};
 use kozyr_i18n::{Args, Lang, key, tr};
-use kozyr_outlet::in_flight::{Guard, InFlight};
+use kozyr_outlet::dispatch::PerChat;
 use kozyr_outlet::inbox::{Gone, Row};
 use kozyr_table::storage::InboxEntry;
 
@@ -73,15 +73,9 @@ const SHARED_CLIENT_HOLD: Duration = Duration::from_secs(10);
 /// confirms what was handled.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
-/// The updates handed to the dispatcher and not yet handled, by update id
-/// and chat.
-pub type Handled = InFlight<u32, ChatId>;
-
-/// Held by the handler tree while an update is handled (a dptree
-/// dependency): [`Handled::guard`].
-pub type UpdateGuard = Guard<u32, ChatId>;
-
-type Item = Result<Update, teloxide::RequestError>;
+/// What handles an update (`handlers::handle`, given by `bot`).
+pub type Handler = Arc<dyn Fn(Update, UpdateGuard) -> BoxFuture + Send + Sync>;
+type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// `getUpdates` answered as bare JSON values, so that one update the
 /// parser rejects does not fail its whole batch.
@@ -218,60 +212,86 @@ fn poll_client(bot: &Bot, hold: Duration) -> (Bot, Duration) {
 
 pub use kozyr_front::press_limits::{PressLimits, PressRates, Rate};
 
-/// The dispatcher stopped taking updates: the listener ends.
-#[derive(Debug)]
-struct DispatcherGone;
+/// Where the intake (long polling, or the inbox's reader) hands updates:
+/// through [`polling::admit`] to the handlers, one chat's in order, each
+/// in flight in `handled` until handled.
+pub struct Handoff {
+    pub bot: Bot,
+    pub handler: Handler,
+    pub handled: Arc<Handled>,
+    pub default_lang: Lang,
+    pub rates: PressRates,
+}
 
-/// Lets `update` through [`polling::admit`] to the dispatcher (`Some`: resolves once
-/// it is handled; in flight in `handled` until then), or answers it "too
-/// fast" beside the dispatcher, or drops it (`None`).
-fn admit_or_answer(
-    update: Update,
-    bot: &Bot,
-    limits: &mut PressLimits,
-    handled: &Arc<Handled>,
-    default_lang: Lang,
-    tx: &mpsc::UnboundedSender<Item>,
-) -> Result<Option<oneshot::Receiver<()>>, DispatcherGone> {
-    let id = update.id.0;
-    let chat = update.chat().map(|c| c.id);
-    let waiting = chat.map_or(0, |c| handled.in_chat(&c));
-    let presser = match &update.kind {
-        UpdateKind::CallbackQuery(q) => Some((q.from.id.0, chat.map_or(0, |c| c.0))),
-        _ => None,
-    };
-    match polling::admit(limits, waiting, presser, Instant::now()) {
-        Admission::Dispatch => {
-            let done = handled.begin(id, chat);
-            tx.send(Ok(update)).map_err(|_| DispatcherGone)?;
-            return Ok(Some(done));
-        }
-        Admission::TooFast => {
-            let UpdateKind::CallbackQuery(q) = update.kind else {
-                return Ok(None);
-            };
-            let lang = super::ids::lang_of(&q.from).unwrap_or(default_lang);
-            let text = tr(lang, key::ERR_TOO_FAST, &Args::new());
-            // Answered beside the dispatcher, and not held in flight: the
-            // press changes nothing, so a kill before the answer loses
-            // nothing, while holding it would pin the poll's offset (and
-            // the inbox's reads) behind a flood's thousands of answers,
-            // and every other chat's updates with it.
-            let bot = bot.clone();
-            tokio::spawn(async move {
-                if let Err(e) = bot.answer_callback_query(q.id).text(text).await {
-                    tracing::debug!(error = %e, "could not answer a press over its limit");
-                }
-            });
-        }
-        Admission::Drop => {
-            tracing::debug!(
-                update = id,
-                "dropping an update: its chat has too many waiting"
-            );
+/// A [`Handoff`] at work.
+struct Gatekeeper {
+    handoff: Handoff,
+    limits: PressLimits,
+    chats: PerChat<ChatId>,
+}
+
+impl Gatekeeper {
+    fn new(handoff: Handoff) -> Gatekeeper {
+        Gatekeeper {
+            limits: PressLimits::new(handoff.rates.person, handoff.rates.chat),
+            handoff,
+            chats: PerChat::default(),
         }
     }
-    Ok(None)
+
+    /// Lets `update` through to the handlers (`Some`: resolves once it
+    /// is handled), or answers it "too fast" beside them, or drops it
+    /// (`None`).
+    fn admit(&mut self, update: Update) -> Option<oneshot::Receiver<()>> {
+        let Handoff {
+            bot,
+            handler,
+            handled,
+            default_lang,
+            ..
+        } = &self.handoff;
+        let id = update.id.0;
+        let chat = update.chat().map(|c| c.id);
+        let waiting = chat.map_or(0, |c| handled.in_chat(&c));
+        let presser = match &update.kind {
+            UpdateKind::CallbackQuery(q) => Some((q.from.id.0, chat.map_or(0, |c| c.0))),
+            _ => None,
+        };
+        match polling::admit(&mut self.limits, waiting, presser, Instant::now()) {
+            Admission::Dispatch => {
+                let done = handled.begin(id, chat);
+                let guard = handled.guard(id);
+                self.chats.run(chat, handler(update, guard));
+                return Some(done);
+            }
+            Admission::TooFast => {
+                let UpdateKind::CallbackQuery(q) = update.kind else {
+                    return None;
+                };
+                let lang = super::ids::lang_of(&q.from).unwrap_or(*default_lang);
+                let text = tr(lang, key::ERR_TOO_FAST, &Args::new());
+                // Answered beside the handlers, and not held in flight:
+                // the press changes nothing, so a kill before the answer
+                // loses nothing, while holding it would pin the poll's
+                // offset (and the inbox's reads) behind a flood's
+                // thousands of answers, and every other chat's updates
+                // with it.
+                let bot = bot.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = bot.answer_callback_query(q.id).text(text).await {
+                        tracing::debug!(error = %e, "could not answer a press over its limit");
+                    }
+                });
+            }
+            Admission::Drop => {
+                tracing::debug!(
+                    update = id,
+                    "dropping an update: its chat has too many waiting"
+                );
+            }
+        }
+        None
+    }
 }
 
 /// Reads one batch: `Ok` with every update parsed or rejected one by one.
@@ -298,99 +318,56 @@ async fn get_updates(
     Ok(values.into_iter().map(parse_update).collect())
 }
 
-/// The listener's state (long polling's and the inbox's), as teloxide's
-/// [`StatefulListener`] holds it.
-pub struct PollState {
-    updates: UnboundedReceiverStream<Item>,
-    stop: StopToken,
-    hints: Option<Vec<AllowedUpdate>>,
-    start: Option<oneshot::Sender<Option<Vec<AllowedUpdate>>>>,
-}
-
-/// The stream of updates; the first call (from the dispatcher, after its
-/// hints) starts the polling.
-fn stream_of(state: &mut PollState) -> &mut UnboundedReceiverStream<Item> {
-    if let Some(start) = state.start.take() {
-        let _ = start.send(state.hints.take());
-    }
-    &mut state.updates
-}
-
-fn stop_token_of(state: &mut PollState) -> StopToken {
-    state.stop.clone()
-}
-
-fn hint(state: &mut PollState, hint: &mut dyn Iterator<Item = AllowedUpdate>) {
-    state.hints = Some(hint.collect());
-}
-
-/// A long-polling listener over `bot` that confirms only handled updates
-/// (`handled` is filled by [`Handled::guard`]), and the polling task, which
-/// ends after the listener is stopped and the handled updates confirmed.
+/// Long polling that confirms only handled updates, until `stop` is sent
+/// (or dropped): the polling task, which ends once the handled updates
+/// are confirmed. `conflicts` counts Telegram's 409s.
 pub fn polling(
-    bot: Bot,
     timeout: Duration,
-    handled: Arc<Handled>,
-    default_lang: Lang,
-    rates: PressRates,
-) -> (
-    impl UpdateListener<Err = teloxide::RequestError> + use<>,
-    JoinHandle<()>,
-) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let (stop_token, stopped) = mk_stop_token();
-    let (start_tx, start_rx) = oneshot::channel();
-    let options = PollOptions {
+    handoff: Handoff,
+    conflicts: Arc<AtomicU64>,
+) -> (oneshot::Sender<()>, JoinHandle<()>) {
+    let (stop, stopped) = oneshot::channel();
+    let task = tokio::spawn(poll_loop(
         timeout,
-        default_lang,
-        rates,
-    };
-    let task = tokio::spawn(poll_loop(bot, options, handled, tx, stopped, start_rx));
-    (listener(rx, stop_token, start_tx), task)
+        Gatekeeper::new(handoff),
+        conflicts,
+        stopped,
+    ));
+    (stop, task)
 }
 
-/// The listener the dispatcher reads `rx` through; its first read sends
-/// the dispatcher's hints to `start`.
-fn listener(
-    rx: mpsc::UnboundedReceiver<Item>,
-    stop: StopToken,
-    start: oneshot::Sender<Option<Vec<AllowedUpdate>>>,
-) -> impl UpdateListener<Err = teloxide::RequestError> + use<> {
-    let state = PollState {
-        updates: UnboundedReceiverStream::new(rx),
-        stop,
-        hints: None,
-        start: Some(start),
-    };
-    StatefulListener::new_with_hints(state, stream_of, stop_token_of, Some(hint))
-}
-
-/// What [`polling`] was asked for.
-struct PollOptions {
-    timeout: Duration,
-    default_lang: Lang,
-    rates: PressRates,
+/// A failed `getUpdates`. A 409 "terminated by other getUpdates request"
+/// means a second instance polls with the same token: each would get a
+/// share of the updates and play its own copy of the games. That cannot be
+/// fixed from here, so it is reported loudly (and counted); the pause
+/// after a failure keeps the two from cutting each other's long polls in
+/// a tight loop.
+fn polling_failed(conflicts: &AtomicU64, e: &teloxide::RequestError) {
+    use teloxide::{ApiError, RequestError};
+    if let RequestError::Api(ApiError::TerminatedByOtherGetUpdates) = e {
+        let n = conflicts.fetch_add(1, Ordering::Relaxed) + 1;
+        // The first time, then now and then: a log that repeats every second is noise.
+        if n == 1 || n.is_multiple_of(60) {
+            tracing::error!(
+                conflicts = n,
+                "another instance is polling with this bot's token (Telegram answered 409 Conflict): \
+                 updates are split between the two; stop the other instance"
+            );
+        }
+    } else {
+        tracing::warn!(error = %e, "getUpdates failed");
+    }
 }
 
 async fn poll_loop(
-    bot: Bot,
-    PollOptions {
-        timeout,
-        default_lang,
-        rates,
-    }: PollOptions,
-    handled: Arc<Handled>,
-    tx: mpsc::UnboundedSender<Item>,
-    stopped: StopFlag,
-    start: oneshot::Receiver<Option<Vec<AllowedUpdate>>>,
+    timeout: Duration,
+    mut gate: Gatekeeper,
+    conflicts: Arc<AtomicU64>,
+    mut stopped: oneshot::Receiver<()>,
 ) {
-    tokio::pin!(stopped);
-    let mut allowed = tokio::select! {
-        a = start => match a { Ok(a) => a, Err(_) => return },
-        () = &mut stopped => return,
-    };
-    let (bot, hold) = poll_client(&bot, timeout);
-    let mut limits = PressLimits::new(rates.person, rates.chat);
+    let (bot, hold) = poll_client(&gate.handoff.bot, timeout);
+    let handled = gate.handoff.handled.clone();
+    let mut allowed = Some(super::handlers::ALLOWED.to_vec());
     let mut cursor = Cursor::default();
     'poll: loop {
         let oldest = handled.oldest();
@@ -404,7 +381,7 @@ async fn poll_loop(
         let finished = handled.finished();
         let result = tokio::select! {
             r = get_updates(&bot, payload) => r,
-            () = &mut stopped => break 'poll,
+            _ = &mut stopped => break 'poll,
         };
         super::failure::record_call("getUpdates", &result);
         let pause = match result {
@@ -417,11 +394,7 @@ async fn poll_loop(
                     match incoming {
                         Incoming::Update(u) => {
                             fresh += 1;
-                            let sent =
-                                admit_or_answer(*u, &bot, &mut limits, &handled, default_lang, &tx);
-                            if sent.is_err() {
-                                break 'poll;
-                            }
+                            gate.admit(*u);
                         }
                         // Skipped: the next offset confirms it.
                         Incoming::Malformed { id, error } => {
@@ -433,7 +406,7 @@ async fn poll_loop(
                     tokio::select! {
                         () = finished => cursor.waited(true),
                         () = tokio::time::sleep(recheck) => cursor.waited(false),
-                        () = &mut stopped => break 'poll,
+                        _ = &mut stopped => break 'poll,
                     }
                 }
                 continue 'poll;
@@ -441,24 +414,20 @@ async fn poll_loop(
             // Already logged, without the answer's text (people's names).
             Err(teloxide::RequestError::InvalidJson { .. }) => cursor.failed(None),
             Err(e) => {
-                let retry_after = match &e {
+                polling_failed(&conflicts, &e);
+                cursor.failed(match &e {
                     teloxide::RequestError::RetryAfter(s) => Some(s.duration()),
                     _ => None,
-                };
-                if tx.send(Err(e)).is_err() {
-                    break 'poll;
-                }
-                cursor.failed(retry_after)
+                })
             }
         };
         tokio::select! {
             () = tokio::time::sleep(pause) => {}
-            () = &mut stopped => break 'poll,
+            _ = &mut stopped => break 'poll,
         }
     }
-    // The stream ends; the dispatcher finishes the updates in hand. Then
-    // what was handled is confirmed, so that a restart does not see it again.
-    drop(tx);
+    // The handlers finish the updates in hand. Then what was handled is
+    // confirmed, so that a restart does not see it again.
     handled.drain(STOP_GRACE).await;
     if let Some(id) = handled.oldest() {
         tracing::warn!(
@@ -484,26 +453,19 @@ async fn poll_loop(
 
 // ------------------------------------------------------------ the inbox
 
-/// A listener over the webhook's inbox (see [`super::webhook`]), read by
-/// [`kozyr_outlet::inbox::read`] once the dispatcher listens: each
-/// waiting update goes to the dispatcher in the order received, through
-/// the same [`PressLimits`] as long polling, and its row is deleted once
-/// it was handled ([`Handled::guard`]: committed, refused, answered "too
+/// The reader of the webhook's inbox (see [`super::webhook`]), until
+/// `stop` is sent (or dropped), through [`kozyr_outlet::inbox::read`]:
+/// each waiting update goes to the handlers in the order received,
+/// through the same gate as long polling, and its row is deleted once it
+/// was handled ([`Handled::guard`]: committed, refused, answered "too
 /// fast" or dropped).
 pub fn inbox(
     inbox: kozyr_table::storage::Inbox,
-    bot: Bot,
-    handled: Arc<Handled>,
-    default_lang: Lang,
-    rates: PressRates,
-) -> (
-    impl UpdateListener<Err = teloxide::RequestError> + use<>,
-    JoinHandle<()>,
-) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let (stop_token, stopped) = mk_stop_token();
-    let (start_tx, start_rx) = oneshot::channel();
-    let mut limits = PressLimits::new(rates.person, rates.chat);
+    handoff: Handoff,
+) -> (oneshot::Sender<()>, JoinHandle<()>) {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let handled = handoff.handled.clone();
+    let mut gate = Gatekeeper::new(handoff);
     let take = move |row: InboxEntry, _age| -> Result<Row, Gone> {
         // Expires what was in flight too long, as long polling does.
         let _ = handled.oldest();
@@ -523,21 +485,13 @@ pub fn inbox(
             // its first row was deleted, and that one still in flight).
             return Ok(Row::Later);
         }
-        let dispatched = admit_or_answer(update, &bot, &mut limits, &handled, default_lang, &tx);
-        match dispatched.map_err(|DispatcherGone| Gone)? {
-            Some(done) => Ok(Row::Handling(done)),
-            None => Ok(Row::Done),
-        }
+        Ok(gate.admit(update).map_or(Row::Done, Row::Handling))
     };
-    let task = tokio::spawn(async move {
-        tokio::pin!(stopped);
-        tokio::select! {
-            a = start_rx => if a.is_err() { return },
-            () = &mut stopped => return,
-        }
-        kozyr_outlet::inbox::read(inbox, stopped, STOP_GRACE, take).await;
-    });
-    (listener(rx, stop_token, start_tx), task)
+    let stopped = async {
+        let _ = stopped.await;
+    };
+    let task = tokio::spawn(kozyr_outlet::inbox::read(inbox, stopped, STOP_GRACE, take));
+    (stop, task)
 }
 
 #[cfg(test)]
@@ -577,31 +531,37 @@ mod tests {
         // Nowhere to answer: the answers fail, as they may.
         let bot = Bot::new("1:x").set_api_url(url::Url::parse("http://127.0.0.1:9/").unwrap());
         let handled = Arc::new(Handled::default());
+        // What the handlers were given, and each update's guard.
+        let (given, mut handlers) = tokio::sync::mpsc::unbounded_channel();
+        let handler: Handler = Arc::new(move |update: Update, guard| {
+            let _ = given.send((update.id.0, guard));
+            Box::pin(async {})
+        });
         let one_press = Rate {
             per_second: 0.001,
             burst: 1.0,
         };
-        let mut limits = PressLimits::new(one_press, PressRates::PEOPLE.chat);
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut gate = Gatekeeper::new(Handoff {
+            bot,
+            handler,
+            handled: handled.clone(),
+            default_lang: Lang::En,
+            rates: PressRates {
+                person: one_press,
+                chat: PressRates::PEOPLE.chat,
+            },
+        });
         for id in 1..=50 {
-            admit_or_answer(
-                press(id, 7, -100),
-                &bot,
-                &mut limits,
-                &handled,
-                Lang::En,
-                &tx,
-            )
-            .unwrap();
+            gate.admit(press(id, 7, -100));
         }
-        // The first is the dispatcher's; the other 49 were answered.
-        let dispatched = rx.try_recv().unwrap().unwrap();
-        assert_eq!(dispatched.id.0, 1);
-        assert!(rx.try_recv().is_err());
+        // The first is the handlers'; the other 49 were answered.
+        let (first, guard) = handlers.recv().await.unwrap();
+        assert_eq!(first, 1);
+        assert!(handlers.try_recv().is_err());
         assert_eq!(handled.oldest(), Some(1));
         assert!((2..=50).all(|id| !handled.contains(id)));
         // Handled: nothing holds the offset back any more.
-        handled.finish(1);
+        drop(guard);
         assert_eq!(handled.oldest(), None);
     }
 

@@ -23,6 +23,13 @@ use kozyr_table::{ChatKey, Player, UserId};
 /// What the handlers ask of the outbox, besides the service's outputs.
 pub use kozyr_outlet::paced::Local;
 
+/// The updates handed to the handlers and not yet handled, by update id
+/// and chat (`listener`).
+pub type Handled = kozyr_outlet::in_flight::InFlight<u32, ChatId>;
+
+/// Held by the handlers while an update is handled: [`Handled::guard`].
+pub type UpdateGuard = kozyr_outlet::in_flight::Guard<u32, ChatId>;
+
 /// Which limits a chat has: Telegram's private chats have positive ids
 /// (the user's), groups negative ones.
 pub(super) fn class_of(chat: &i64) -> Class {

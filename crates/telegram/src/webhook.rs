@@ -5,7 +5,7 @@
 //! committed, so an update Telegram was told it delivered survives a kill
 //! at any moment. Every replica runs it, serving or standing by (a load
 //! balancer picks any); the serving one reads the inbox into the
-//! dispatcher ([`super::listener::inbox`]).
+//! handlers ([`super::listener::inbox`]).
 //!
 //! teloxide has a ready listener behind its `webhooks-axum` feature, but it
 //! answers a wrong secret with 401, panics on a malformed secret, pulls in

@@ -127,8 +127,9 @@ impl Cursor {
 }
 
 /// Past this many updates of one chat in flight, more of that chat are
-/// not handed to the handlers (a dispatcher's queue per chat is bounded
-/// and, full, holds up every chat): presses are answered "too fast",
+/// not handed to the handlers (they handle one chat's updates one after
+/// another, so a flood's backlog would only grow, and with it the time
+/// before the poll's offset passes it): presses are answered "too fast",
 /// anything else is dropped.
 pub const CHAT_IN_FLIGHT: usize = 32;
 

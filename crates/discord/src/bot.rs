@@ -247,13 +247,8 @@ impl RunningDiscord {
         if let Some((_, server)) = &self.endpoint {
             server.abort();
         }
-        if self.owns_service {
-            self.shared.front.service().shutdown().await;
-        }
-        self.outbox.stop().await;
-        if self.owns_service {
-            self.shared.front.service().clone().close().await;
-        }
+        let own = self.owns_service.then(|| self.shared.front.service());
+        self.outbox.stop_with(own).await;
     }
 }
 
@@ -351,8 +346,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningDiscord, Di
         kozyr_config::run::own_front(config, tuning.agent.clone(), tuning.service.clone()).await?;
     let mut running = start_on(config, &tuning, front.clone(), effects).await;
     if running.is_err() {
-        front.service().shutdown().await;
-        front.service().clone().close().await;
+        front.service().close().await;
     }
     if let Ok(r) = &mut running {
         r.owns_service = true;

@@ -24,6 +24,7 @@ use tokio::sync::{mpsc, watch};
 
 use kozyr_delivery::content::{RECORD_WAIT, Write};
 use kozyr_table::Output;
+use kozyr_table::runtime::TableService;
 
 /// A platform's outbox as the driver sees it: inputs in, calls started by
 /// `transmit`, each call's end reported back through `finished`.
@@ -91,6 +92,20 @@ impl Running {
     pub async fn stop(self) {
         let _ = self.stop.send(true);
         let _ = self.task.await;
+    }
+
+    /// [`Running::stop`] for a shell that may own its table service (one
+    /// started on its own: tests and tools): the service stops first, so
+    /// no timer or AI move queues more while the loop drains, and its
+    /// database closes once the loop has recorded what it showed.
+    pub async fn stop_with(self, own_service: Option<&TableService>) {
+        if let Some(service) = own_service {
+            service.shutdown().await;
+        }
+        self.stop().await;
+        if let Some(service) = own_service {
+            service.close().await;
+        }
     }
 }
 

@@ -139,14 +139,8 @@ impl RunningBot {
         if let Some(intake) = self.webhook {
             intake.stop().await;
         }
-        if self.owns_service {
-            self.shared.front.service().shutdown().await;
-        }
-        let service = self.shared.front.service().clone();
-        self.outbox.stop().await;
-        if self.owns_service {
-            service.close().await;
-        }
+        let own = self.owns_service.then(|| self.shared.front.service());
+        self.outbox.stop_with(own).await;
     }
 }
 
@@ -161,8 +155,7 @@ pub async fn start(config: &Config, tuning: Tuning) -> Result<RunningBot, BotErr
             Ok(running)
         }
         Err(e) => {
-            front.service().shutdown().await;
-            front.service().clone().close().await;
+            front.service().close().await;
             Err(e)
         }
     }

@@ -27,7 +27,8 @@ use kozyr_table::{Platform, Player};
 
 type HandlerResult = Result<(), teloxide::RequestError>;
 
-/// The updates the handlers take; Telegram sends no other kind.
+/// The kinds of update the handlers take (long polling asks for these
+/// only; any other kind a webhook brings is let be).
 pub const ALLOWED: [AllowedUpdate; 3] = [
     AllowedUpdate::Message,
     AllowedUpdate::CallbackQuery,

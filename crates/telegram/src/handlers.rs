@@ -27,8 +27,7 @@ use kozyr_table::{Platform, Player};
 
 type HandlerResult = Result<(), teloxide::RequestError>;
 
-/// The kinds of update the handlers take (long polling asks for these
-/// only; any other kind a webhook brings is let be).
+/// The kinds long polling asks for (any other a webhook brings is let be).
 pub const ALLOWED: [AllowedUpdate; 3] = [
     AllowedUpdate::Message,
     AllowedUpdate::CallbackQuery,

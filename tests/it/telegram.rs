@@ -609,6 +609,16 @@ async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
         )),
         "setWebhook with the secret"
     );
+    // Only the kinds the handlers take: no inbox row for anything else.
+    assert_eq!(
+        w.fake.webhook_allowed_updates(),
+        Some(vec![
+            "message".to_owned(),
+            "callback_query".to_owned(),
+            "my_chat_member".to_owned()
+        ]),
+        "setWebhook with allowed_updates"
+    );
 
     // Ann asks for /help in her chat with the bot.
     w.fake.start_bot(w.users[0], None).unwrap();

@@ -256,7 +256,7 @@ pub async fn start_on(
                 Some(intake) => intake,
                 None => bind_intake(*listen, &url, secret.clone(), inbox.clone()).await?,
             };
-            let mut set = bot.set_webhook(url);
+            let mut set = bot.set_webhook(url).allowed_updates(handlers::ALLOWED);
             if let Some(s) = secret {
                 set = set.secret_token(s.clone());
             }

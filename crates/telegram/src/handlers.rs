@@ -27,7 +27,7 @@ use kozyr_table::{Platform, Player};
 
 type HandlerResult = Result<(), teloxide::RequestError>;
 
-/// The kinds long polling asks for (any other a webhook brings is let be).
+/// The kinds of update the bot asks Telegram for, polling or by webhook.
 pub const ALLOWED: [AllowedUpdate; 3] = [
     AllowedUpdate::Message,
     AllowedUpdate::CallbackQuery,

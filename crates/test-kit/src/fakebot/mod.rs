@@ -412,6 +412,11 @@ impl FakeBot {
         self.read(|w| w.webhook())
     }
 
+    /// The kinds of update `setWebhook` last asked for.
+    pub fn webhook_allowed_updates(&self) -> Option<Vec<String>> {
+        self.read(|w| w.webhook_allowed_updates())
+    }
+
     /// Once the bot set a webhook, delivers each update to one of `urls`
     /// picked at random (retrying another when one fails) instead of the
     /// URL the bot set: the replicas behind a load balancer.

@@ -197,6 +197,8 @@ pub(crate) struct World {
     faults: Vec<Fault>,
     webhook: Option<String>,
     webhook_secret: Option<String>,
+    /// The kinds of update `setWebhook` last asked for, if it named any.
+    webhook_allowed: Option<Vec<String>>,
     /// Where webhook updates go instead of the URL `setWebhook` set (the
     /// replicas behind a test's load balancer).
     deliver_to: Option<Vec<String>>,
@@ -270,6 +272,7 @@ impl World {
             faults: Vec::new(),
             webhook: None,
             webhook_secret: None,
+            webhook_allowed: None,
             deliver_to: None,
             deliveries: WebhookDeliveries::default(),
             poll_generation: 0,
@@ -397,6 +400,10 @@ impl World {
     }
 
     fn push_update(&mut self, kind: &'static str, payload: Value) {
+        // A kind the bot did not ask for is never kept (nor delivered).
+        if (self.allowed_updates.as_ref()).is_some_and(|a| !a.iter().any(|k| k == kind)) {
+            return;
+        }
         let id = self.next_update_id;
         self.next_update_id += 1;
         self.updates
@@ -959,6 +966,11 @@ impl World {
         Some((self.webhook.clone()?, self.webhook_secret.clone()))
     }
 
+    /// The kinds of update `setWebhook` last asked for.
+    pub fn webhook_allowed_updates(&self) -> Option<Vec<String>> {
+        self.webhook_allowed.clone()
+    }
+
     pub fn webhook_active(&self) -> bool {
         self.webhook.is_some()
     }
@@ -1027,6 +1039,11 @@ impl World {
                 let url = str_param(p, "url").unwrap_or_default();
                 self.webhook = (!url.is_empty()).then_some(url);
                 self.webhook_secret = str_param(p, "secret_token");
+                // As for getUpdates: one setting, kept until changed.
+                if let Some(a) = list_param(p, "allowed_updates").filter(|a| !a.is_empty()) {
+                    self.allowed_updates = Some(a.clone());
+                    self.webhook_allowed = Some(a);
+                }
                 Ok(json!(true))
             }
             "sendMessage" => self.send_message(p, now),
@@ -1513,6 +1530,15 @@ fn json_value(v: &Value) -> Option<Value> {
         Value::String(s) => serde_json::from_str(s).ok(),
         other => Some(other.clone()),
     }
+}
+
+/// A list parameter: a JSON array, or its text (form-encoded calls).
+fn list_param(p: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+    let v = match p.get(key)? {
+        Value::String(s) => serde_json::from_str(s).ok()?,
+        other => other.clone(),
+    };
+    serde_json::from_value(v).ok()
 }
 
 fn str_param(p: &Map<String, Value>, key: &str) -> Option<String> {

@@ -77,7 +77,8 @@ impl<K: Eq + Hash + Clone + Send + 'static> PerChat<K> {
         };
         tokio::spawn(async move {
             if let Some(before) = before {
-                // An error: the one before panicked; this one goes on.
+                // Its sender is dropped as it ends, or panics: either way
+                // this one goes on.
                 let _ = before.await;
             }
             // Dropped when the handler ends, or panics.

@@ -15,7 +15,6 @@
 //! its person's or its chat's rate, or any update of a chat with
 //! [`CHAT_IN_FLIGHT`] already waiting, is turned away, so one person or
 //! one chat cannot hold up the others.
-//!
 
 use std::time::{Duration, Instant};
 

@@ -137,20 +137,9 @@ async fn interactions_are_answered_while_the_commands_wait_for_their_turn() {
     w.assert_clean();
 }
 
-/// The bot token reset while the bot runs (Discord closes the gateway with
-/// 4004 and answers REST 401): it used to run on with no gateway and no
-/// clear line, answering nothing. It stops now, its last line saying the
-/// token was refused and what to check.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_token_stops_the_bot_with_one_clear_line() {
-    let w = World::without_bot().await;
-    let mut child = w
-        .run_command()
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    w.connected().await;
-    w.fake.revoke_token();
+/// What `child` said on stderr once it stopped as for a failure, within
+/// [`WAIT`] of now; it is killed, and the test fails, if it `went_on` longer.
+async fn stops_failing(mut child: std::process::Child, went_on: &str) -> String {
     let since = std::time::Instant::now();
     let stopped = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -158,13 +147,31 @@ async fn a_refused_token_stops_the_bot_with_one_clear_line() {
         }
         if since.elapsed() > WAIT {
             child.kill().unwrap();
-            panic!("the bot ran on for {WAIT:?} with its token refused");
+            panic!("the bot {went_on} for {WAIT:?} with its token refused");
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert!(!stopped.success(), "it stopped as for a failure: {stopped}");
     let mut said = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    said
+}
+
+/// The bot token reset while the bot runs (Discord closes the gateway with
+/// 4004 and answers REST 401): it used to run on with no gateway and no
+/// clear line, answering nothing. It stops now, its last line saying the
+/// token was refused and what to check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_token_stops_the_bot_with_one_clear_line() {
+    let w = World::without_bot().await;
+    let child = w
+        .run_command()
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    w.connected().await;
+    w.fake.revoke_token();
+    let said = stops_failing(child, "ran on").await;
     let last = said.lines().last().unwrap_or_default();
     assert!(
         last.starts_with("kozyr: Discord refused the bot token") && last.contains("DISCORD_TOKEN"),
@@ -179,25 +186,12 @@ async fn a_refused_token_stops_the_bot_with_one_clear_line() {
 async fn a_token_refused_at_the_start_stops_the_bot_at_once() {
     let w = World::without_bot().await;
     w.fake.revoke_token();
-    let mut child = w
+    let child = w
         .run_command()
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let since = std::time::Instant::now();
-    let stopped = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if since.elapsed() > WAIT {
-            child.kill().unwrap();
-            panic!("the bot kept starting for {WAIT:?} with its token refused");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert!(!stopped.success(), "it stopped as for a failure: {stopped}");
-    let mut said = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    let said = stops_failing(child, "kept starting").await;
     assert!(
         said.contains("Discord refused the token (DISCORD_TOKEN)"),
         "what it said:\n{said}"

@@ -25,6 +25,9 @@
 //!   anew, forget the message, mark the person unreachable, drop);
 //! - [`told`]: where what concerns one person is said, when the bot may
 //!   be unable to write to their private chat;
+//! - [`hand_tokens`]: which token edits a hand the platform lets the bot
+//!   reach only through the newest answer to its person, until it
+//!   expires, and what a change of the hand writes first;
 //! - [`polling`]: the intake's side — what reaches the handlers (a
 //!   press over its rates, a chat with too many waiting), and a long
 //!   poll's offset, which confirms an update only once it was handled;
@@ -46,6 +49,7 @@ pub mod burial;
 pub mod content;
 pub mod engine;
 pub mod gate;
+pub mod hand_tokens;
 pub mod interaction;
 pub mod lane;
 pub mod latest;

@@ -1,7 +1,10 @@
 //! Hand messages edited through a token that expires: a platform that
 //! lets the bot edit a person's private message only through the newest
 //! answer to them (Discord's interaction tokens, 15 minutes) keeps each
-//! hand's token here with what its message shows.
+//! hand's token here with what its message shows. Which token edits a
+//! hand, when it expires and what a change must write first are
+//! [`kozyr_delivery::hand_tokens`]'s decisions; here are its lock, the
+//! store writes they ask for, and each hand's turn.
 //!
 //! Tokens are also kept in the store (through the service) from when
 //! they arrive until they are refused or their hand is gone, with what
@@ -18,25 +21,13 @@ use std::time::{Duration, Instant};
 
 use super::{lock, waited};
 use kozyr_delivery::content::Write;
+use kozyr_delivery::hand_tokens::{Tokens, answer_draws, answered_shows};
 use kozyr_delivery::transport::Failure;
 use kozyr_table::runtime::TableService;
 use kozyr_table::storage::{HandTokenChange, HandTokenRow, Secret};
 use kozyr_table::{TableId, UserId};
 
-/// A person's newest answer on their hand message: its token edits the
-/// hand. No `Debug`: the token is a secret.
-#[derive(Clone)]
-pub struct HandToken {
-    pub token: String,
-    pub at: Instant,
-    /// A hash of what the hand message shows, so an edit that would change
-    /// nothing is not sent.
-    pub shown: Option<i64>,
-    /// The hand message the token edits, when known (a press on it says;
-    /// the answer that posted it does not): a press on that message whose
-    /// answer would show `shown` again needs no edit.
-    pub message: Option<u64>,
-}
+pub use kozyr_delivery::hand_tokens::HandToken;
 
 /// The turn to change one hand message ([`HandTokens::turn`]).
 type HandLock = Arc<tokio::sync::Mutex<()>>;
@@ -46,9 +37,9 @@ type Key = (UserId, TableId);
 /// Every open hand's token, and the turn to change each hand message.
 pub struct HandTokens {
     service: TableService,
-    life: Duration,
-    /// (person, table) → the newest token of their hand.
-    hands: Mutex<HashMap<Key, HandToken>>,
+    /// (person, table) → the newest token of their hand, and what the
+    /// decisions about it are ([`Tokens`]).
+    hands: Mutex<Tokens>,
     /// (person, table) → the turn to change their hand message: the
     /// outbox's edits and the answers to presses on it take it, so that
     /// what the message shows is known and nothing is sent twice.
@@ -60,15 +51,14 @@ impl HandTokens {
     pub fn new(service: TableService, life: Duration) -> HandTokens {
         HandTokens {
             service,
-            life,
-            hands: Mutex::new(HashMap::new()),
+            hands: Mutex::new(Tokens::new(life)),
             locks: Mutex::new(HashMap::new()),
         }
     }
 
     /// How long a hand's token is used.
     pub fn life(&self) -> Duration {
-        self.life
+        lock(&self.hands).life()
     }
 
     /// Keeps `token`, given `at` (its answer's arrival: its life counts
@@ -89,7 +79,7 @@ impl HandTokens {
             shown,
             message,
         };
-        lock(&self.hands).insert((user.clone(), table), kept);
+        lock(&self.hands).given(user, table, kept);
         let row = HandTokenRow {
             table,
             user: user.clone(),
@@ -104,14 +94,8 @@ impl HandTokens {
 
     /// A token the store kept from an earlier run, `age` old at `now`.
     pub fn restore(&self, row: HandTokenRow, age: Duration, now: Instant) {
-        let at = now.checked_sub(age).unwrap_or(now);
-        let kept = HandToken {
-            token: row.token.0,
-            at,
-            shown: row.shown,
-            message: None,
-        };
-        lock(&self.hands).insert((row.user, row.table), kept);
+        let place = (row.user, row.table);
+        lock(&self.hands).restore(place, row.token.0, row.shown, (age, now));
     }
 
     /// Before a change of what `user`'s hand at `table` shows to `shown`:
@@ -133,7 +117,7 @@ impl HandTokens {
         token: &HandToken,
         shown: i64,
     ) {
-        if token.shown.is_none() || token.shown == Some(shown) {
+        if !token.unknown_first(shown) {
             return;
         }
         if self.store_shown(user, table, &token.token, None).await == Write::Landed {
@@ -151,7 +135,7 @@ impl HandTokens {
         shown: i64,
         edit: impl FnOnce(String) -> F,
     ) -> Option<Failure> {
-        if token.shown == Some(shown) {
+        if !token.changes(shown) {
             return None;
         }
         self.unknown_before((user, table), token, shown).await;
@@ -235,43 +219,19 @@ impl HandTokens {
 
     /// The token that still edits `user`'s hand at `table` as of `now`.
     pub fn fresh(&self, user: &UserId, table: TableId, now: Instant) -> Option<HandToken> {
-        let mut h = lock(&self.hands);
-        let key = (user.clone(), table);
-        match h.get(&key) {
-            Some(t) if now.saturating_duration_since(t.at) < self.life => Some(t.clone()),
-            Some(_) => {
-                h.remove(&key);
-                None
-            }
-            None => None,
-        }
+        lock(&self.hands).fresh(user, table, now)
     }
 
     /// Whether `message`, the hand message of `user` at `table` that the
     /// fresh token edits, shows `shown` already (as of `now`).
-    pub fn shows(
-        &self,
-        (user, table): (&UserId, TableId),
-        message: u64,
-        shown: i64,
-        now: Instant,
-    ) -> bool {
-        self.fresh(user, table, now)
-            .is_some_and(|t| t.message == Some(message) && t.shown == Some(shown))
+    pub fn shows(&self, place: (&UserId, TableId), message: u64, shown: i64, now: Instant) -> bool {
+        lock(&self.hands).shows(place, message, shown, now)
     }
 
-    /// Records what the hand shows now (after an edit through `token`).
-    /// An edit through an older token may have landed on the same message
-    /// after a newer answer drew it: unless it showed the same, what the
-    /// message shows is unknown, and the next render is sent.
+    /// Records what the hand shows now (after an edit through `token`):
+    /// [`Tokens::shown`].
     pub fn shown(&self, user: &UserId, table: TableId, token: &str, shown: Option<i64>) {
-        if let Some(t) = lock(&self.hands).get_mut(&(user.clone(), table)) {
-            if t.token == token {
-                t.shown = shown;
-            } else if t.shown != shown {
-                t.shown = None;
-            }
-        }
+        lock(&self.hands).shown(user, table, token, shown);
     }
 
     /// The turn to change `user`'s hand message at `table`, waited for at
@@ -316,26 +276,16 @@ impl HandTokens {
     /// Forgets a token the platform refused (expired), or a hand that is
     /// gone (`token` `None`); whether one was known.
     pub fn forget(&self, user: &UserId, table: TableId, token: Option<&str>) -> bool {
-        let mut h = lock(&self.hands);
-        let key = (user.clone(), table);
-        if token.is_none_or(|t| h.get(&key).is_some_and(|k| k.token == t)) {
-            let known = h.remove(&key).is_some();
-            drop(h);
-            if known {
-                self.unstore(table, Some(user), token);
-            }
-            return known;
+        let known = lock(&self.hands).forget(user, table, token);
+        if known {
+            self.unstore(table, Some(user), token);
         }
-        false
+        known
     }
 
     /// Forgets every hand token of a table (it closed).
     pub fn forget_table(&self, table: TableId) {
-        let mut hands = lock(&self.hands);
-        let had = hands.keys().any(|(_, t)| *t == table);
-        hands.retain(|(_, t), _| *t != table);
-        drop(hands);
-        if had {
+        if lock(&self.hands).forget_table(table) {
             self.unstore(table, None, None);
         }
         lock(&self.locks).retain(|(_, t), _| *t != table);
@@ -374,7 +324,7 @@ impl HandAnswer<'_> {
     pub async fn must_draw(&self, shown: i64, pressed: Option<u64>) -> bool {
         let place = (&self.user, self.table);
         let shows_it = |message| self.tokens.shows(place, message, shown, self.arrived);
-        if self.turn.is_some() && pressed.is_some_and(shows_it) {
+        if !answer_draws(self.turn.is_some(), pressed.is_some_and(shows_it)) {
             return false;
         }
         (self.tokens)
@@ -387,7 +337,7 @@ impl HandAnswer<'_> {
     /// `message` when known), which shows `shown` if the turn was held.
     /// The turn goes with it.
     pub async fn went(self, token: String, shown: Option<i64>, message: Option<u64>) {
-        let shown = shown.filter(|_| self.turn.is_some());
+        let shown = answered_shows(self.turn.is_some(), shown);
         let place = (&self.user, self.table);
         (self.tokens)
             .given(place, (token, self.arrived), shown, message)

@@ -59,3 +59,35 @@ pub mod polling;
 pub mod restore;
 pub mod told;
 pub mod transport;
+
+/// The seeds a simulation test runs: `default` of them, or what
+/// `KOZYR_SIM_SEEDS` says (`N`: seeds 0 to N; `A..B`), to search further
+/// for a rare case (`KOZYR_SIM_SEEDS=1000..50000 cargo test --release -p
+/// kozyr-delivery sim`). Each run goes through [`sim_run`], so a seed that
+/// fails names itself.
+#[cfg(test)]
+pub(crate) fn sim_seeds(default: u64) -> std::ops::Range<u64> {
+    let asked = std::env::var("KOZYR_SIM_SEEDS").ok();
+    let parse = |s: &str| s.trim().parse::<u64>().ok();
+    match asked.as_deref().map(|s| s.split_once("..")) {
+        Some(Some((a, b))) => parse(a).zip(parse(b)).map(|(a, b)| a..b),
+        Some(None) => asked.as_deref().and_then(parse).map(|n| 0..n),
+        None => Some(0..default),
+    }
+    .unwrap_or_else(|| panic!("KOZYR_SIM_SEEDS is N or A..B, not {asked:?}"))
+}
+
+/// Runs one simulation `seed` with `run`: a failure names the seed, so
+/// that it can be run alone (`KOZYR_SIM_SEEDS=S..S+1`).
+#[cfg(test)]
+pub(crate) fn sim_run<T>(seed: u64, run: impl FnOnce(u64) -> T) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(seed))) {
+        Ok(t) => t,
+        Err(e) => {
+            let why = (e.downcast_ref::<String>().map(String::as_str))
+                .or_else(|| e.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            panic!("seed {seed} failed: {why}")
+        }
+    }
+}

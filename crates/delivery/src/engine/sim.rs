@@ -566,24 +566,26 @@ impl World {
 
 /// One run; how many pings it posted.
 fn run(seed: u64, kills: bool) -> u32 {
-    let mut w = World::new(seed, kills);
-    for _ in 0..200 {
-        w.step();
-    }
-    w.quiet();
-    w.check_quiet(kills);
-    w.pings_posted
+    crate::sim_run(seed, |seed| {
+        let mut w = World::new(seed, kills);
+        for _ in 0..200 {
+            w.step();
+        }
+        w.quiet();
+        w.check_quiet(kills);
+        w.pings_posted
+    })
 }
 
 #[test]
 fn without_kills_every_table_ends_current_and_nothing_is_sent_twice() {
-    let pings: u32 = (0..1000).map(|seed| run(seed, false)).sum();
+    let pings: u32 = crate::sim_seeds(1000).map(|seed| run(seed, false)).sum();
     assert!(pings > 0, "no run pinged anyone");
 }
 
 #[test]
 fn a_kill_at_any_step_leaves_no_false_record_and_every_table_current() {
-    for seed in 0..1000 {
+    for seed in crate::sim_seeds(1000) {
         run(seed, true);
     }
 }

@@ -1178,10 +1178,29 @@ where
                     }
                 }
                 if let Some((table, a)) = p.owed.clone() {
-                    if starts_a_deal(&a) {
-                        self.reposting.entry((chat, table.0)).or_default().push(a);
-                    } else {
-                        self.effects.push_back(Effect::ForgetOwed(table, a));
+                    let key = (chat, table.0);
+                    // Where the live table is against the news that just
+                    // landed: the table's post may have gone first (a
+                    // render that matters more moves it up the chat's
+                    // queue), and then it must go anew below the news.
+                    let above = match (new_message, self.refs.get(&key)) {
+                        (Some(news), Some(&shown)) => Some(shown < news),
+                        _ => None,
+                    };
+                    let live = matches!(self.sources.get(&key), Some(Source::Table));
+                    match above {
+                        _ if !starts_a_deal(&a) => {
+                            self.effects.push_back(Effect::ForgetOwed(table, a));
+                        }
+                        // Posted anew below it, which forgets it.
+                        Some(true) if live => {
+                            self.reposting.entry(key).or_default().push(a);
+                            anew = Some(table.0);
+                        }
+                        // Below it already (or no table to move down).
+                        Some(_) => self.effects.push_back(Effect::ForgetOwed(table, a)),
+                        // Its post is on its way, or waits: it lands below.
+                        None => self.reposting.entry(key).or_default().push(a),
                     }
                 }
                 Outcome::Done

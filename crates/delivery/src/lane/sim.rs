@@ -371,14 +371,20 @@ impl World {
 
     /// A new state of `table`, maybe with news or a deal's start.
     fn render(&mut self, table: TableId) {
+        let news = self.rng.random_bool(0.2).then(|| self.rng.random_bool(0.5));
+        self.render_with(table, news);
+    }
+
+    /// A new state of `table`, with news (`Some(true)`: a deal's start).
+    fn render_with(&mut self, table: TableId, news: Option<bool>) {
         let v = self.versions.entry(table).or_insert(0);
         *v += 1;
         let v = *v;
-        if self.rng.random_bool(0.2) {
+        if let Some(deal) = news {
             let n = self.next_news;
             self.next_news += 1;
             // A deal's start is owed (and posts the table anew); other news is not.
-            let a = if self.rng.random_bool(0.5) {
+            let a = if deal {
                 let a = Announcement::SeriesStarted { series_no: n };
                 self.owed.push((table, a.clone()));
                 self.owed_news.push(n);
@@ -498,6 +504,7 @@ impl World {
         if chat == PRIVATE && BLOCKED.get() {
             return Err(Failure::Refused);
         }
+
         // The person deletes a message now and then.
         if self.chaos
             && !self.pressing_only
@@ -959,6 +966,45 @@ fn a_hand_before_its_tables_view_goes_with_the_tables_render() {
     w.render(t);
     w.quiet();
     assert_eq!(w.hand_posts.get(&t), Some(&1), "one post, the newest hand");
+    w.check_quiet(false);
+}
+
+/// A deal's news that goes after the table's post that follows it (a
+/// render that changes the phase moves the table ahead of the news in its
+/// chat's queue): the table is posted anew below the news, the post above
+/// losing its buttons, and the news is owed no more once that landed.
+#[test]
+fn a_deals_news_that_lands_below_the_table_brings_the_table_below_it() {
+    let mut w = World::new(1, false);
+    w.chaos = false;
+    let t = TABLES[0];
+    w.render_with(t, None);
+    w.quiet();
+    w.render_with(t, Some(true));
+    let mut ended = view(t, w.versions[&t] + 1);
+    ended.phase = Phase::Finished;
+    w.lane
+        .handle_output(Output::RenderTable(Box::new(ended)), w.now, &SimHost);
+    w.take_in();
+    w.quiet();
+    w.versions.insert(t, w.versions[&t] + 1);
+    w.render_with(t, None);
+    w.quiet();
+    let group: Vec<(MessageId, &Msg)> = (w.msgs.iter())
+        .filter(|((c, _), _)| *c == GROUP)
+        .map(|((_, id), m)| (*id, m))
+        .collect();
+    let news = group.iter().find(|(_, m)| matches!(m.what, What::News(_)));
+    let (news, _) = news.expect("the news went");
+    let tables: Vec<MessageId> = (group.iter())
+        .filter(|(_, m)| m.what == What::Table(t))
+        .map(|(id, _)| *id)
+        .collect();
+    assert!(
+        tables.iter().filter(|id| *id > news).count() == 1 && tables.len() == 3,
+        "first post, the post the news went below, and the one below it: {group:?}"
+    );
+    assert_eq!(w.live(GROUP, What::Table(t)), vec![*tables.last().unwrap()]);
     w.check_quiet(false);
 }
 

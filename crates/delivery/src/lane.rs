@@ -161,8 +161,9 @@ struct Pending<K, M> {
     /// The table whose recorded message the call changed, with the writes
     /// around it ([`Recorded`]).
     shown: Option<(i64, Writes)>,
-    /// What a new message posted by it shows, recorded with its id.
-    posted_hash: Option<i64>,
+    /// What a new message posted by it shows: recorded with its id, and
+    /// what the pacer takes the message to show once it landed.
+    posted: Option<M>,
     /// Where a message told to one person goes if their chat refuses it.
     fallback: Option<(K, M)>,
     /// What kind of call it was, for what its failure means.
@@ -1012,7 +1013,13 @@ where
             _ => (None, None, false),
         };
         // A new message's hash is recorded with its id (`handle_done`).
-        let posted_hash = shown_hash.filter(|_| posting);
+        let posted = match &tx.output {
+            Transmission::Set {
+                content: Piece::Show(m),
+                ..
+            } if posting => Some(m.clone()),
+            _ => None,
+        };
         let shown_table = shown_table.filter(|_| !posting);
         let writes = shown_table.map_or_else(Writes::default, |t| {
             self.recorded.before(&(chat, t), shown_hash)
@@ -1092,7 +1099,7 @@ where
             owed,
             forget,
             shown: shown_table.map(|t| (t, writes)),
-            posted_hash,
+            posted,
             fallback,
             kind,
             at: now,
@@ -1163,8 +1170,16 @@ where
                         chat,
                         table,
                         message: Some(m),
-                        hash: p.posted_hash,
+                        hash: p.posted.as_ref().map(Markup::hash),
                     });
+                    // What it shows, for the pacer too: a post it lost
+                    // track of (its chat was cleared while the post was on
+                    // its way: its person came back) would otherwise be
+                    // edited to show the same again.
+                    if let Some(posted) = p.posted.clone() {
+                        let slot = Slot::Table(table.0);
+                        self.queue.assume_shown(chat, slot, Piece::Show(posted));
+                    }
                     // The live table is posted anew below a new deal's news.
                     for a in self.reposting.remove(&(chat, table.0)).unwrap_or_default() {
                         self.effects.push_back(Effect::ForgetOwed(table, a));

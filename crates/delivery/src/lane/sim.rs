@@ -1069,6 +1069,9 @@ fn a_person_who_blocks_the_bot_and_comes_back_ends_with_current_hands() {
             // Hands left behind while unreachable keep their buttons (far up
             // the chat, answered as out of date): only the newest are checked.
             w.check_quiet(true);
+            if !kills {
+                assert_eq!(w.unchanged_edits, 0, "edits that changed nothing");
+            }
         });
     }
     BLOCKED.set(false);

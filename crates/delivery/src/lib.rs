@@ -64,7 +64,9 @@ pub mod transport;
 /// `KOZYR_SIM_SEEDS` says (`N`: seeds 0 to N; `A..B`), to search further
 /// for a rare case (`KOZYR_SIM_SEEDS=1000..50000 cargo test --release -p
 /// kozyr-delivery sim`). Each run goes through [`sim_run`], so a seed that
-/// fails names itself.
+/// fails names itself. The lane iterates some unordered maps, so a seed's
+/// run may differ from one process to the next: a rare failure shows in a
+/// range more surely than in one seed.
 #[cfg(test)]
 pub(crate) fn sim_seeds(default: u64) -> std::ops::Range<u64> {
     let asked = std::env::var("KOZYR_SIM_SEEDS").ok();

@@ -33,8 +33,14 @@ use super::engine::MessageId;
 use super::news::{News, starts_a_deal};
 use super::pacing::{Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket};
 use super::transport::{self, Failure, Next, Policy, Recipient};
+use kozyr_front::Screen;
+use kozyr_front::live::LiveEvent;
 use kozyr_i18n::Lang;
 use kozyr_table::{Announcement, ChatKey, HandView, Output, Phase, TableId, TableView, UserId};
+
+pub mod local;
+
+use local::Local;
 
 /// A message in the platform's markup, as the lane needs to know it.
 pub trait Markup: Clone + PartialEq {
@@ -57,6 +63,8 @@ pub trait Host<K> {
     fn person(&self, chat: K) -> Option<UserId>;
     fn table(&self, view: &TableView) -> Self::Message;
     fn hand(&self, hand: &HandView, view: &TableView) -> Self::Message;
+    /// A screen as the platform's message (a reply, a note).
+    fn word(&self, screen: &Screen) -> Self::Message;
     /// An announcement's message (`None`: this chat is not told it).
     fn announcement(&self, view: &TableView, a: &Announcement) -> Option<Self::Message>;
     /// What a lobby that turned into the game below it says instead.
@@ -540,8 +548,70 @@ where
             .insert((chat, hand.table.0), Source::Hand(Box::new(hand)));
     }
 
+    /// Takes the handlers' work in ([`Local`]); an output among it is
+    /// returned, for the shell to take in as it takes the service's.
+    pub fn handle_local<H: Host<K, Message = M>>(
+        &mut self,
+        local: Local<K>,
+        now: Instant,
+        host: &H,
+    ) -> Option<Output> {
+        match local {
+            Local::Output(o) => return Some(o),
+            // The person who just asked waits for it (a `/stop` prompt, a
+            // command's answer): it goes before the chat's table edits,
+            // which a later one replaces anyway.
+            Local::Say { chat, screen } => {
+                self.send(chat, host.word(&screen), Priority::Turn, host)
+            }
+            Local::Tell {
+                chat,
+                screen,
+                group,
+                in_group,
+            } => self.tell(chat, host.word(&screen), group, host.word(&in_group)),
+            Local::CloseMenu {
+                chat,
+                message,
+                screen,
+            } => {
+                let closing = screen.map(|s| host.word(&Screen::text(s.text)));
+                self.close_menu(chat, message, closing);
+            }
+            Local::Seated {
+                table,
+                user,
+                screen,
+            } => {
+                if let Some(chat) = host.private_chat(&user) {
+                    self.seated(chat, table, host.word(&screen));
+                }
+            }
+            Local::BringTable(view) => self.bring_table(*view, now, host),
+            Local::Unreachable(user) => self.handle_unreachable(&user, None, now, host),
+            Local::Acted { user, wrote } => self.handle_activity(&user, wrote, now, host),
+            Local::Live(event) => match event {
+                LiveEvent::Opened(user, table) => self.handle_live(&user, table, true, now, host),
+                LiveEvent::Closed(user, table) => self.handle_live(&user, table, false, now, host),
+                LiveEvent::Pressed(user) => self.handle_activity(&user, None, now, host),
+            },
+            Local::Returned(user) => self.handle_returned(&user, now, host),
+            Local::ChatGone(chat) => self.forget_chat(chat),
+        }
+        None
+    }
+
+    /// Reminds `user` that the turn awaits them, in their private chat:
+    /// not a new group message (a group's 20 a minute are its table's; the
+    /// table states the turn's allowance, which has not changed).
+    pub fn remind<H: Host<K, Message = M>>(&mut self, user: &UserId, message: M, host: &H) {
+        if let Some(chat) = host.private_chat(user) {
+            self.send(chat, message, Priority::Turn, host);
+        }
+    }
+
     /// Sends `message` to `chat` as a new message (a reply, a reminder).
-    pub fn send<H: Host<K, Message = M>>(&mut self, chat: K, message: M, prio: Priority, host: &H) {
+    fn send<H: Host<K, Message = M>>(&mut self, chat: K, message: M, prio: Priority, host: &H) {
         let chat = self.current_chat(chat);
         if !host.is_chat_gone(chat) {
             self.queue.send_with(chat, Piece::Show(message), prio);
@@ -551,21 +621,21 @@ where
     /// Tells one person privately in `chat`, their private chat; if the
     /// bot cannot write to them there, `in_group` goes to `group` instead,
     /// so what they asked for is never lost.
-    pub fn tell(&mut self, chat: K, message: M, group: K, in_group: M) {
+    fn tell(&mut self, chat: K, message: M, group: K, in_group: M) {
         let group = self.current_chat(group);
         self.queue
             .send_with(chat, Piece::Told(message, group, in_group), Priority::Turn);
     }
 
     /// A person took a seat at `table`: told in their private chat.
-    pub fn seated(&mut self, chat: K, table: TableId, message: M) {
+    fn seated(&mut self, chat: K, table: TableId, message: M) {
         self.queue
             .send_with(chat, Piece::About(table, message), Priority::Acted);
     }
 
     /// A menu did its job: it loses its buttons, and shows `message`
     /// (without buttons) instead when there is one.
-    pub fn close_menu(&mut self, chat: K, menu: MessageId, message: Option<M>) {
+    fn close_menu(&mut self, chat: K, menu: MessageId, message: Option<M>) {
         let piece = message.map_or(Piece::NoButtons, Piece::Show);
         self.queue
             .set_with(chat, Slot::Menu(menu), piece, Priority::Acted);

@@ -17,11 +17,11 @@ use super::deeplink::DeepLink;
 use super::ids;
 use super::shared::{Local, Shared, UpdateGuard};
 use kozyr_delivery::lane::Wrote;
+use kozyr_delivery::lane::local::{Asked, answers};
 use kozyr_delivery::told::Here;
 use kozyr_front::core::{BotCommand, Origin};
 use kozyr_front::{Reply, Screen};
 use kozyr_i18n::{Args, key, tr, tr_html};
-use kozyr_outlet::paced::{Asked, answers};
 use kozyr_table::runtime::DedupKey;
 use kozyr_table::{Platform, Player};
 

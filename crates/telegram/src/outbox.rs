@@ -6,7 +6,7 @@
 //! chat), which message shows each table and what it shows across a kill,
 //! announcements held for the next render, posting anew, what follows a
 //! failed call, and turn alerts. [`kozyr_outlet::paced::PacedOutbox`]
-//! runs it, with the handlers' work ([`kozyr_outlet::paced::Local`]);
+//! runs it, with the handlers' work ([`kozyr_delivery::lane::local::Local`]);
 //! this file gives it Telegram's ids and markup ([`Host`]) and each call
 //! ([`PacedPlatform`]).
 //!
@@ -83,6 +83,10 @@ impl Host<i64> for Shared {
         ids::user_of_private_chat(ChatId(chat))
     }
 
+    fn word(&self, screen: &Screen) -> Message {
+        self.message(screen)
+    }
+
     fn table(&self, view: &TableView) -> Message {
         self.message(&self.front.table_screen(view))
     }
@@ -126,10 +130,6 @@ impl PacedPlatform for Shared {
 
     fn front(&self) -> &Front {
         &self.front
-    }
-
-    fn word(&self, screen: &Screen) -> Message {
-        self.message(screen)
     }
 
     fn chat_key(&self, chat: i64) -> ChatKey {

@@ -12,16 +12,16 @@ use std::time::Duration;
 use teloxide::prelude::*;
 use tokio::sync::mpsc;
 
+use kozyr_delivery::lane::local::ClosedMenus;
 use kozyr_delivery::pacing::{Class, Freshness};
 use kozyr_front::Front;
 use kozyr_front::core::Admins;
 use kozyr_i18n::Lang;
-use kozyr_outlet::paced::ClosedMenus;
 use kozyr_outlet::trusted::Trusted;
 use kozyr_table::{ChatKey, Player, UserId};
 
 /// What the handlers ask of the outbox, besides the service's outputs.
-pub use kozyr_outlet::paced::Local;
+pub type Local = kozyr_delivery::lane::local::Local<i64>;
 
 /// The updates handed to the handlers and not yet handled, by update id
 /// and chat (`listener`).
@@ -61,7 +61,7 @@ pub struct Shared {
     /// How fresh the messages the outbox delivered were.
     freshness: Mutex<Freshness>,
     /// Menus that did their job: a press on one changes nothing.
-    pub(super) closed_menus: ClosedMenus,
+    pub(super) closed_menus: ClosedMenus<i64>,
 }
 
 /// A std mutex whose holder panicked is still usable: every section here

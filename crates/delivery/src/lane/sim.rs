@@ -137,6 +137,15 @@ impl Host<i64> for SimHost {
         }
     }
 
+    /// Replies are not simulated.
+    fn word(&self, _: &kozyr_front::Screen) -> Msg {
+        Msg {
+            what: What::Other,
+            shows: 0,
+            buttons: false,
+        }
+    }
+
     fn announcement(&self, _: &TableView, a: &Announcement) -> Option<Msg> {
         Some(Msg {
             what: What::News(news_no(a)),

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
+use super::local::Local;
 use super::*;
 use crate::content::Write;
 use crate::pacing::{Limits, PacerConfig};
@@ -44,6 +45,8 @@ enum What {
     Table(TableId),
     Hand(TableId),
     News(u32),
+    /// A reply to a command, said or told.
+    Reply,
     Other,
 }
 
@@ -137,10 +140,9 @@ impl Host<i64> for SimHost {
         }
     }
 
-    /// Replies are not simulated.
     fn word(&self, _: &kozyr_front::Screen) -> Msg {
         Msg {
-            what: What::Other,
+            what: What::Reply,
             shows: 0,
             buttons: false,
         }
@@ -310,6 +312,12 @@ struct World {
     watching: Vec<TableId>,
     /// The person blocks the bot and writes to it again at random.
     blocks: bool,
+    /// The handlers answer commands at random: a reply in the group, or
+    /// one told to the person in private (the group as the fallback).
+    replies: bool,
+    /// Replies asked for, and posted (once each, where the person reads).
+    replies_asked: u32,
+    replies_posted: u32,
 }
 
 fn limits() -> Limits {
@@ -368,6 +376,9 @@ impl World {
             live: false,
             watching: Vec::new(),
             blocks: false,
+            replies: false,
+            replies_asked: 0,
+            replies_posted: 0,
         }
     }
 
@@ -530,6 +541,7 @@ impl World {
                 match m.what {
                     What::News(n) => *self.news_posted.entry(n).or_default() += 1,
                     What::Hand(t) => *self.hand_posts.entry(t).or_default() += 1,
+                    What::Reply => self.replies_posted += 1,
                     What::Table(_) | What::Other => {}
                 }
                 Ok(Some(self.next_id))
@@ -744,6 +756,25 @@ impl World {
                     );
                 }
                 6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
+                10 if self.replies => {
+                    let screen = kozyr_front::Screen::text("reply".into());
+                    let local = if self.rng.random_bool(0.5) {
+                        Local::Say {
+                            chat: GROUP,
+                            screen,
+                        }
+                    } else {
+                        Local::Tell {
+                            chat: PRIVATE,
+                            screen: screen.clone(),
+                            group: GROUP,
+                            in_group: screen,
+                        }
+                    };
+                    assert!(self.lane.handle_local(local, self.now, &SimHost).is_none());
+                    self.replies_asked += 1;
+                    self.take_in();
+                }
                 9 if self.blocks => {
                     if BLOCKED.get() {
                         self.unblock();
@@ -854,6 +885,7 @@ impl World {
         }
         if !killed {
             assert_eq!(self.unchanged_edits, 0, "edits that changed nothing");
+            assert_eq!(self.replies_posted, self.replies_asked, "replies posted");
         }
     }
 }
@@ -862,11 +894,13 @@ impl World {
 fn run(seed: u64, kills: bool) -> usize {
     crate::sim_run(seed, |seed| {
         let mut w = World::new(seed, kills);
+        w.replies = true;
         for _ in 0..300 {
             w.step();
         }
         w.quiet();
         w.check_quiet(kills);
+        assert!(w.replies_asked > 0, "no reply asked for");
         w.all_writes.len()
     })
 }

@@ -2,7 +2,9 @@
 //! quinn-proto's `Pair` drives two connections): no fake server, no
 //! sleeps, time an input. Each run is made from a seed: tables get new
 //! states (some showing what the one before showed, some starting a deal,
-//! some with news), chat buries the table, calls fail for now, and — in
+//! some with news), chat buries the table, the person's hands get new
+//! states and are opened anew ("My hand": a new message, a new token),
+//! tokens expire, calls fail for now, and — in
 //! the runs with kills — the process is killed between any two effects,
 //! with the calls it had in flight landed up to that point, and a new
 //! engine is restored from the store as a start restores one.
@@ -10,8 +12,10 @@
 //! After every step: what the store says a message shows is unknown or
 //! what the platform shows. Once quiet: every table's recorded message
 //! shows its newest state and is the only one of the table with buttons,
-//! every announcement went out, and — without kills — each exactly once,
-//! with no edit that changed nothing and at most one ping per table.
+//! every announcement went out, every hand with a token shows its newest
+//! state, and — without kills — each announcement went exactly once,
+//! with no edit (of a table or a hand) that changed nothing and at most
+//! one ping per table.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -20,6 +24,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
+use crate::hand_tokens::{HandToken, Tokens};
 use kozyr_cards::{PerSeat, Seat};
 use kozyr_game::GameKind;
 use kozyr_i18n::Lang;
@@ -94,6 +99,15 @@ struct Row {
     shown: Option<i64>,
 }
 
+/// A hand's token in flight (no `Debug` of its own: a secret).
+struct Held(HandToken);
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Held(token)")
+    }
+}
+
 /// One effect of a job still to happen.
 #[derive(Debug)]
 enum Step {
@@ -122,6 +136,15 @@ enum Flight {
         write: StoreWrite,
         applied: bool,
     },
+    /// A hand's edit through its token, as the outbox makes it: nothing
+    /// goes when the hand shows it already.
+    Hand {
+        hand: Box<HandView>,
+        token: Held,
+        /// 0: the unknown write, 1: the call, 2: the write after, 3: done.
+        step: u8,
+        failed: Option<Failure>,
+    },
 }
 
 struct World {
@@ -140,12 +163,32 @@ struct World {
     unchanged_edits: u32,
     pings_posted: u32,
     buried: bool,
+    /// The person's hands: whether the runs open them, the newest state of
+    /// each, the tokens that edit them (as the outbox keeps them), and the
+    /// platform's hand messages: (token → message, message → hash).
+    hands: bool,
+    hand_versions: HashMap<TableId, u64>,
+    tokens: Tokens,
+    token_messages: HashMap<String, MessageId>,
+    hand_msgs: HashMap<MessageId, i64>,
+    next_token: u32,
+    hand_edits: u32,
     /// Calls fail for now and the process is killed only while true.
     chaos: bool,
     kills: bool,
 }
 
 const TABLES: [TableId; 2] = [TableId(1), TableId(2)];
+
+/// How long the bot uses a hand's token; the platform takes it a while
+/// longer (Discord: 15 minutes against the bot's 14).
+const TOKEN_LIFE: Duration = Duration::from_secs(60);
+const PLATFORM_TOKEN_LIFE: Duration = Duration::from_secs(70);
+
+/// What a hand message shows: two consecutive states often the same.
+fn hand_hash(version: u64) -> i64 {
+    1_000 + (version / 2) as i64
+}
 
 impl World {
     fn new(seed: u64, kills: bool) -> World {
@@ -164,6 +207,13 @@ impl World {
             unchanged_edits: 0,
             pings_posted: 0,
             buried: false,
+            hands: false,
+            hand_versions: HashMap::new(),
+            tokens: Tokens::new(TOKEN_LIFE),
+            token_messages: HashMap::new(),
+            hand_msgs: HashMap::new(),
+            next_token: 0,
+            hand_edits: 0,
             chaos: true,
             kills,
         }
@@ -229,8 +279,19 @@ impl World {
                     });
                 }
                 Job::Ping(job) => self.flights.push(Flight::Ping { job, posted: None }),
-                // The sim renders no hands (their unit test is below).
-                Job::Hand(_) => unreachable!("no hand was rendered"),
+                // As the outbox: through the hand's fresh token, or done at
+                // once when it has none (the person opens it anew).
+                Job::Hand(hand) => match self.tokens.fresh(&PERSON, hand.table, now) {
+                    Some(token) => self.flights.push(Flight::Hand {
+                        hand,
+                        token: Held(token),
+                        step: 0,
+                        failed: None,
+                    }),
+                    None => {
+                        self.engine.handle_hand_done(*hand, None, now);
+                    }
+                },
                 Job::DeletePing { message, .. } => {
                     self.msgs.remove(&message);
                 }
@@ -294,6 +355,36 @@ impl World {
                     self.engine.handle_stored(write, true);
                     true
                 }
+            }
+            Flight::Hand {
+                hand,
+                token: Held(token),
+                step,
+                failed,
+            } => {
+                let (table, hash) = (hand.table, hand_hash(hand.version));
+                // The record rule, as `HandTokens::edit` keeps it: a hash
+                // kept for the hand is made unknown before a change, the
+                // new one kept once it landed; nothing when it shows it.
+                let changes = token.changes(hash);
+                match *step {
+                    0 if changes && token.unknown_first(hash) => {
+                        self.tokens.shown(&PERSON, table, &token.token, None);
+                    }
+                    1 if changes => *failed = self.edit_hand(token, hash),
+                    2 if changes && failed.is_none() => {
+                        self.tokens.shown(&PERSON, table, &token.token, Some(hash));
+                    }
+                    3 => {
+                        let sent = (**hand).clone();
+                        if self.engine.handle_hand_done(sent, *failed, self.now) {
+                            self.tokens.forget(&PERSON, table, Some(&token.token));
+                        }
+                    }
+                    _ => {}
+                }
+                *step += 1;
+                *step > 3
             }
             Flight::Table {
                 job,
@@ -444,6 +535,12 @@ impl World {
             self.engine
                 .handle_render(view(table, v), news, false, None, |_| true, self.now);
         }
+        // The service renders every open hand again; the tokens are the
+        // store's, with what it says each hand shows.
+        for (&table, &v) in &self.hand_versions {
+            let h = HandView { table, ..hand(v) };
+            self.engine.handle_hand(h);
+        }
     }
 
     /// `table`'s messages with buttons from `from` on.
@@ -469,6 +566,62 @@ impl World {
         settle.adopt
     }
 
+    /// A new state of the person's hand at `table`.
+    fn render_hand(&mut self, table: TableId) {
+        let v = self.hand_versions.entry(table).or_insert(0);
+        *v += 1;
+        let h = HandView { table, ..hand(*v) };
+        self.engine.handle_hand(h);
+    }
+
+    /// The person presses "My hand": a new message shows their hand's
+    /// newest state, and its token edits it from now on.
+    fn open_hand(&mut self, table: TableId) {
+        let Some(&v) = self.hand_versions.get(&table) else {
+            return;
+        };
+        // The answer takes the hand's turn first: it waits for an edit of
+        // the hand on its way (here: comes later). Past its 0.5 s wait it
+        // goes anyway, and the edit landing after it leaves what the new
+        // message shows unknown (`Tokens::shown`): one edit may then
+        // change nothing. Not simulated.
+        let editing = |f: &Flight| matches!(f, Flight::Hand { hand, .. } if hand.table == table);
+        if self.flights.iter().any(editing) {
+            return;
+        }
+        self.next_id += 1;
+        let message = self.next_id;
+        self.hand_msgs.insert(message, hand_hash(v));
+        self.next_token += 1;
+        let token = format!("t{}", self.next_token);
+        self.token_messages.insert(token.clone(), message);
+        let kept = HandToken {
+            token,
+            at: self.now,
+            shown: Some(hand_hash(v)),
+            message: None,
+        };
+        self.tokens.given(&PERSON, table, kept);
+    }
+
+    /// The platform's edit of a hand message through `token`.
+    fn edit_hand(&mut self, token: &HandToken, hash: i64) -> Option<Failure> {
+        if self.now.saturating_duration_since(token.at) >= PLATFORM_TOKEN_LIFE {
+            return Some(Failure::Expired);
+        }
+        if self.chaos && self.rng.random_bool(0.15) {
+            return Some(Failure::Unavailable);
+        }
+        let message = self.token_messages[&token.token];
+        let shown = self.hand_msgs.get_mut(&message).expect("a hand message");
+        if *shown == hash {
+            self.unchanged_edits += 1;
+        }
+        *shown = hash;
+        self.hand_edits += 1;
+        None
+    }
+
     fn step(&mut self) {
         match self.rng.random_range(0..10) {
             0..=2 => {
@@ -476,6 +629,14 @@ impl World {
                 self.render(t);
             }
             3 => self.buried = self.rng.random_bool(0.3),
+            6 if self.hands => {
+                let t = TABLES[self.rng.random_range(0..TABLES.len())];
+                if self.rng.random_bool(0.2) {
+                    self.open_hand(t);
+                } else {
+                    self.render_hand(t);
+                }
+            }
             4 => self.now += Duration::from_millis(self.rng.random_range(0..1500)),
             5 if self.kills && self.rng.random_bool(0.3) => self.restart(),
             _ => {
@@ -523,7 +684,7 @@ impl World {
         panic!("never quiet");
     }
 
-    fn check_quiet(&self, killed: bool) {
+    fn check_quiet(&mut self, killed: bool) {
         for table in TABLES {
             let Some(&v) = self.versions.get(&table) else {
                 continue;
@@ -551,6 +712,18 @@ impl World {
                 assert!(pings <= 1, "{table:?} has {pings} pings");
             }
         }
+        // Every hand that still has a token shows its newest state.
+        for (&table, &v) in &self.hand_versions {
+            let token = self.tokens.fresh(&PERSON, table, self.now);
+            if let Some(t) = token {
+                let shows = self.hand_msgs[&self.token_messages[&t.token]];
+                assert_eq!(
+                    shows,
+                    hand_hash(v),
+                    "{table:?}'s hand shows its newest state"
+                );
+            }
+        }
         for n in 1..self.next_news {
             let posted = self.news_posted.get(&n).copied().unwrap_or(0);
             assert!(posted >= 1, "announcement {n} never went");
@@ -564,23 +737,26 @@ impl World {
     }
 }
 
-/// One run; how many pings it posted.
-fn run(seed: u64, kills: bool) -> u32 {
+/// One run; how many pings it posted, and how many hand edits.
+fn run(seed: u64, kills: bool) -> (u32, u32) {
     crate::sim_run(seed, |seed| {
         let mut w = World::new(seed, kills);
+        w.hands = true;
         for _ in 0..200 {
             w.step();
         }
         w.quiet();
         w.check_quiet(kills);
-        w.pings_posted
+        (w.pings_posted, w.hand_edits)
     })
 }
 
 #[test]
 fn without_kills_every_table_ends_current_and_nothing_is_sent_twice() {
-    let pings: u32 = crate::sim_seeds(1000).map(|seed| run(seed, false)).sum();
+    let runs = crate::sim_seeds(1000).map(|seed| run(seed, false));
+    let (pings, hand_edits) = runs.fold((0, 0), |(p, h), (a, b)| (p + a, h + b));
     assert!(pings > 0, "no run pinged anyone");
+    assert!(hand_edits > 0, "no run edited a hand");
 }
 
 #[test]

@@ -121,13 +121,16 @@ impl Tokens {
 
     /// Records what the hand shows now, after an edit through `token`. An
     /// edit through an older token may have landed on the same message
-    /// after a newer answer drew it: unless it showed the same, what the
-    /// message shows is unknown, and the next render is sent.
+    /// after a newer answer to a press on it drew it: unless it showed the
+    /// same, what the message shows is unknown, and the next render is
+    /// sent. A newest token with no message known came with a message of
+    /// its own (a "My hand" answer: older tokens edit older messages), or
+    /// from the store at a start (no older one is in use since).
     pub fn shown(&mut self, user: &UserId, table: TableId, token: &str, shown: Option<i64>) {
         if let Some(t) = self.hands.get_mut(&(user.clone(), table)) {
             if t.token == token {
                 t.shown = shown;
-            } else if t.shown != shown {
+            } else if t.message.is_some() && t.shown != shown {
                 t.shown = None;
             }
         }
@@ -203,12 +206,18 @@ mod tests {
     fn an_older_tokens_edit_leaves_what_the_hand_shows_unknown_unless_the_same() {
         let (ann, t0) = (person(1), Instant::now());
         let mut tokens = Tokens::new(Duration::from_secs(60));
-        tokens.given(&ann, TableId(7), token("new", t0, Some(5), None));
+        // A press answered on message 70: an older token edits it too.
+        tokens.given(&ann, TableId(7), token("new", t0, Some(5), Some(70)));
         tokens.shown(&ann, TableId(7), "old", Some(5));
         assert_eq!(tokens.fresh(&ann, TableId(7), t0).unwrap().shown, Some(5));
         tokens.shown(&ann, TableId(7), "old", Some(6));
         assert_eq!(tokens.fresh(&ann, TableId(7), t0).unwrap().shown, None);
         tokens.shown(&ann, TableId(7), "new", Some(6));
+        assert_eq!(tokens.fresh(&ann, TableId(7), t0).unwrap().shown, Some(6));
+        // "My hand": a message of its own, which an older token's edit
+        // does not reach.
+        tokens.given(&ann, TableId(7), token("mine", t0, Some(6), None));
+        tokens.shown(&ann, TableId(7), "new", Some(8));
         assert_eq!(tokens.fresh(&ann, TableId(7), t0).unwrap().shown, Some(6));
     }
 

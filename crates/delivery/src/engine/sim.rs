@@ -581,12 +581,10 @@ impl World {
             return;
         };
         // The answer takes the hand's turn first: it waits for an edit of
-        // the hand on its way (here: comes later). Past its 0.5 s wait it
-        // goes anyway, and the edit landing after it leaves what the new
-        // message shows unknown (`Tokens::shown`): one edit may then
-        // change nothing. Not simulated.
+        // the hand on its way (here: comes later), and past its 0.5 s wait
+        // goes anyway: then the edit lands after it, on the old message.
         let editing = |f: &Flight| matches!(f, Flight::Hand { hand, .. } if hand.table == table);
-        if self.flights.iter().any(editing) {
+        if self.flights.iter().any(editing) && self.rng.random_bool(0.7) {
             return;
         }
         self.next_id += 1;

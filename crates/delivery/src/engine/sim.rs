@@ -3,7 +3,8 @@
 //! sleeps, time an input. Each run is made from a seed: tables get new
 //! states (some showing what the one before showed, some starting a deal,
 //! some with news), chat buries the table, the person's hands get new
-//! states and are opened anew ("My hand": a new message, a new token),
+//! states and are opened anew ("My hand": a new message, a new token) or
+//! pressed on (the answer draws the hand after the move, a new token),
 //! tokens expire, calls fail for now, and — in
 //! the runs with kills — the process is killed between any two effects,
 //! with the calls it had in flight landed up to that point, and a new
@@ -14,8 +15,9 @@
 //! shows its newest state and is the only one of the table with buttons,
 //! every announcement went out, every hand with a token shows its newest
 //! state, and — without kills — each announcement went exactly once,
-//! with no edit (of a table or a hand) that changed nothing and at most
-//! one ping per table.
+//! with no table edit that changed nothing, at most one ping per table,
+//! and a hand edit that changes nothing only after an answer to a press
+//! that went past its wait for an edit on its way (at most one each).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -24,7 +26,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::hand_tokens::{HandToken, Tokens};
+use crate::hand_tokens::{HandToken, Tokens, answer_draws, answered_shows};
 use kozyr_cards::{PerSeat, Seat};
 use kozyr_game::GameKind;
 use kozyr_i18n::Lang;
@@ -161,6 +163,7 @@ struct World {
     next_news: u32,
     news_posted: HashMap<u32, u32>,
     unchanged_edits: u32,
+    unchanged_hand_edits: u32,
     pings_posted: u32,
     buried: bool,
     /// The person's hands: whether the runs open them, the newest state of
@@ -173,6 +176,10 @@ struct World {
     hand_msgs: HashMap<MessageId, i64>,
     next_token: u32,
     hand_edits: u32,
+    /// Answers to presses on a hand that went past their wait for an
+    /// outbox edit on its way: what the hand shows is then unknown, and
+    /// the next edit may change nothing (at most one each).
+    raced: u32,
     /// Calls fail for now and the process is killed only while true.
     chaos: bool,
     kills: bool,
@@ -205,6 +212,7 @@ impl World {
             next_news: 1,
             news_posted: HashMap::new(),
             unchanged_edits: 0,
+            unchanged_hand_edits: 0,
             pings_posted: 0,
             buried: false,
             hands: false,
@@ -214,6 +222,7 @@ impl World {
             hand_msgs: HashMap::new(),
             next_token: 0,
             hand_edits: 0,
+            raced: 0,
             chaos: true,
             kills,
         }
@@ -602,6 +611,61 @@ impl World {
         self.tokens.given(&PERSON, table, kept);
     }
 
+    /// The person picks a card on their hand message (the one the fresh
+    /// token edits): the move makes a new state of the hand, and the
+    /// answer draws it on that message unless it shows it already, as
+    /// `HandAnswer` does: holding the hand's turn (an outbox edit on its
+    /// way lands first), or not, past its wait. The answer's token edits
+    /// the hand from then on.
+    fn press_hand(&mut self, table: TableId) {
+        let Some(token) = self.tokens.fresh(&PERSON, table, self.now) else {
+            return;
+        };
+        let pressed = self.token_messages[&token.token];
+        let editing = |f: &Flight| matches!(f, Flight::Hand { hand, .. } if hand.table == table);
+        let turn = !self.flights.iter().any(editing) || self.rng.random_bool(0.7);
+        self.raced += u32::from(!turn);
+        if turn {
+            while let Some(i) = self.flights.iter().position(editing) {
+                self.advance(i);
+            }
+        }
+        // A move changes the hand: its new state shows something else.
+        let before = self.hand_versions.get(&table).map(|v| hand_hash(*v));
+        self.render_hand(table);
+        if before == Some(hand_hash(self.hand_versions[&table])) {
+            self.render_hand(table);
+        }
+        let hash = hand_hash(self.hand_versions[&table]);
+        let place = (&PERSON, table);
+        let shows = turn && self.tokens.shows(place, pressed, hash, self.now);
+        if answer_draws(turn, shows) {
+            if let Some(t) = self.tokens.fresh(&PERSON, table, self.now)
+                && t.unknown_first(hash)
+            {
+                self.tokens.shown(&PERSON, table, &t.token, None);
+            }
+            let on = self
+                .hand_msgs
+                .get_mut(&pressed)
+                .expect("the pressed message");
+            if *on == hash {
+                self.unchanged_hand_edits += 1;
+            }
+            *on = hash;
+        }
+        self.next_token += 1;
+        let token = format!("t{}", self.next_token);
+        self.token_messages.insert(token.clone(), pressed);
+        let kept = HandToken {
+            token,
+            at: self.now,
+            shown: answered_shows(turn, Some(hash)),
+            message: Some(pressed),
+        };
+        self.tokens.given(&PERSON, table, kept);
+    }
+
     /// The platform's edit of a hand message through `token`.
     fn edit_hand(&mut self, token: &HandToken, hash: i64) -> Option<Failure> {
         if self.now.saturating_duration_since(token.at) >= PLATFORM_TOKEN_LIFE {
@@ -613,7 +677,7 @@ impl World {
         let message = self.token_messages[&token.token];
         let shown = self.hand_msgs.get_mut(&message).expect("a hand message");
         if *shown == hash {
-            self.unchanged_edits += 1;
+            self.unchanged_hand_edits += 1;
         }
         *shown = hash;
         self.hand_edits += 1;
@@ -629,10 +693,10 @@ impl World {
             3 => self.buried = self.rng.random_bool(0.3),
             6 if self.hands => {
                 let t = TABLES[self.rng.random_range(0..TABLES.len())];
-                if self.rng.random_bool(0.2) {
-                    self.open_hand(t);
-                } else {
-                    self.render_hand(t);
+                match self.rng.random_range(0..10) {
+                    0 | 1 => self.open_hand(t),
+                    2..=4 => self.press_hand(t),
+                    _ => self.render_hand(t),
                 }
             }
             4 => self.now += Duration::from_millis(self.rng.random_range(0..1500)),
@@ -730,7 +794,13 @@ impl World {
             }
         }
         if !killed {
-            assert_eq!(self.unchanged_edits, 0, "edits that changed nothing");
+            assert_eq!(self.unchanged_edits, 0, "table edits that changed nothing");
+            assert!(
+                self.unchanged_hand_edits <= self.raced,
+                "{} hand edits changed nothing, {} answers raced an edit",
+                self.unchanged_hand_edits,
+                self.raced
+            );
         }
     }
 }

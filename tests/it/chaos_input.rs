@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kozyr::front::action::TableAction;
+use kozyr::front::press_limits::PressRates;
 use kozyr::game::GameAction;
 use kozyr::hearts;
 use kozyr::table::{SeatState, Table};
 use kozyr::telegram::bot::Tuning;
-use kozyr::telegram::listener::PressRates;
 use kozyr_test_kit::fakebot::{Fault, LONE_SURROGATE};
 
 use crate::support::telegram::{NAMES, Setup, WAIT, World};

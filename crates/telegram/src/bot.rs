@@ -19,7 +19,7 @@ use super::{handlers, listener};
 use kozyr_config::startup::{Backoff, Verdict, retry};
 use kozyr_config::{Config, UpdateMode};
 use kozyr_delivery::pacing::{BotBudget, Limits, PacerConfig};
-use kozyr_front::Front;
+use kozyr_front::{Front, press_limits::PressRates};
 use kozyr_i18n::Lang;
 use kozyr_outlet::paced::PacedOutbox;
 use kozyr_table::runtime::{SeatAgent, ServiceError, ServiceOptions, TableService};
@@ -41,7 +41,7 @@ pub struct Tuning {
     /// How long a stop waits for queued output.
     pub drain_for: Duration,
     /// How fast a person and a chat may press (long polling and the webhook's inbox).
-    pub press_rates: listener::PressRates,
+    pub press_rates: PressRates,
     /// The first pause after a group's write got "chat not found" (it
     /// doubles; the fourth in a row stops the group's table).
     pub chat_not_found_retry: Duration,
@@ -61,7 +61,7 @@ impl Default for Tuning {
             agent: kozyr_config::run::default_agent(),
             poll_timeout: Duration::from_secs(30),
             drain_for: Duration::from_secs(5),
-            press_rates: listener::PressRates::PEOPLE,
+            press_rates: PressRates::PEOPLE,
             chat_not_found_retry: Duration::from_secs(5),
             turn_alerts: Some(kozyr_delivery::alerts::QUIET),
         }

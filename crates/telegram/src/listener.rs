@@ -210,7 +210,7 @@ fn poll_client(bot: &Bot, hold: Duration) -> (Bot, Duration) {
 
 // ------------------------------------------------------------ fairness
 
-pub use kozyr_front::press_limits::{PressLimits, PressRates, Rate};
+use kozyr_front::press_limits::{PressLimits, PressRates};
 
 /// Where the intake (long polling, or the inbox's reader) hands updates:
 /// through [`polling::admit`] to the handlers, one chat's in order, each
@@ -537,7 +537,7 @@ mod tests {
             let _ = given.send((update.id.0, guard));
             Box::pin(async {})
         });
-        let one_press = Rate {
+        let one_press = kozyr_front::press_limits::Rate {
             per_second: 0.001,
             burst: 1.0,
         };

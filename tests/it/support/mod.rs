@@ -28,11 +28,11 @@ use kozyr::cards::CardSet;
 use kozyr::config::Config;
 use kozyr::delivery::pacing::{BotBudget, PacerConfig};
 use kozyr::front::action::{Press, TableAction};
+use kozyr::front::press_limits::PressRates;
 use kozyr::game::GameAction;
 use kozyr::table::runtime::ServiceOptions;
 use kozyr::table::{Actor, ChatKey, Lang, Platform, Player, Settings, Table, UserId};
 use kozyr::telegram::bot::Tuning;
-use kozyr::telegram::listener::PressRates;
 use kozyr::{hearts, kozel};
 use kozyr_test_kit::fakebot::FakeBot;
 

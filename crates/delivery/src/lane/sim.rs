@@ -756,6 +756,15 @@ impl World {
                     );
                 }
                 6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
+                // Someone asks where the table is: it goes anew below.
+                10 if self.replies && self.rng.random_bool(0.2) => {
+                    let t = TABLES[self.rng.random_range(0..TABLES.len())];
+                    if let Some(&v) = self.versions.get(&t) {
+                        let bring = Local::BringTable(Box::new(view(t, v)));
+                        assert!(self.lane.handle_local(bring, self.now, &SimHost).is_none());
+                        self.take_in();
+                    }
+                }
                 10 if self.replies => {
                     let screen = kozyr_front::Screen::text("reply".into());
                     let local = if self.rng.random_bool(0.5) {

@@ -21,13 +21,11 @@ use std::time::{Duration, Instant};
 
 use super::{lock, waited};
 use kozyr_delivery::content::Write;
-use kozyr_delivery::hand_tokens::{Tokens, answer_draws, answered_shows};
+use kozyr_delivery::hand_tokens::{HandToken, Tokens, answer_draws, answered_shows};
 use kozyr_delivery::transport::Failure;
 use kozyr_table::runtime::TableService;
 use kozyr_table::storage::{HandTokenChange, HandTokenRow, Secret};
 use kozyr_table::{TableId, UserId};
-
-pub use kozyr_delivery::hand_tokens::HandToken;
 
 /// The turn to change one hand message ([`HandTokens::turn`]).
 type HandLock = Arc<tokio::sync::Mutex<()>>;

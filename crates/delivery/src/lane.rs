@@ -396,8 +396,8 @@ where
         self.moved.get(&chat).copied().unwrap_or(chat)
     }
 
-    /// Takes one output of the table service in (reminders are worded and
-    /// sent by the shell, through [`PacedLane::send`]).
+    /// Takes one output of the table service in (reminders are worded by
+    /// the shell and sent through [`PacedLane::remind`]).
     pub fn handle_output<H: Host<K, Message = M>>(
         &mut self,
         output: Output,

@@ -298,7 +298,7 @@ pub async fn restore_burials(
 /// this much of the chat's count.
 const SAVE_BURIALS_EVERY: Duration = Duration::from_secs(1);
 
-/// Saves the burying counts that changed, every [`SAVE_BURIALS_EVERY`]
+/// Saves the burying counts that changed, every second
 /// and once more when stopped.
 pub async fn save_burials(
     service: TableService,

@@ -9,8 +9,8 @@ use std::collections::{HashSet, VecDeque};
 use std::hash::Hash;
 use std::sync::Mutex;
 
-use super::super::engine::MessageId;
-use super::super::told::{Here, Told, told};
+use crate::engine::MessageId;
+use crate::told::{Here, Told, told};
 use kozyr_front::live::LiveEvent;
 use kozyr_front::{Reply, Screen};
 use kozyr_table::{Output, Player, TableId, TableView, UserId};
@@ -24,7 +24,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// What the platform's handlers hand the lane besides the service's
-/// outputs ([`PacedLane::handle_local`]); chats by the platform's ids.
+/// outputs ([`super::PacedLane::handle_local`]); chats by the platform's ids.
 #[derive(Clone, Debug)]
 pub enum Local<K> {
     /// Show this (a selection changed, a table to show again).

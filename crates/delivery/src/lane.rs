@@ -1473,6 +1473,20 @@ where
         for ((_, t), since) in stale {
             self.stale.insert((to, t), since);
         }
+        // A deal's news that went before the move is owed until the table
+        // is posted below it, in the new chat now; a post due anew there
+        // too (its id, of the old chat, is no mark any more).
+        let reposting: Vec<_> = self.reposting.extract_if(|(c, _), _| *c == from).collect();
+        for ((_, t), news) in reposting {
+            self.reposting.entry((to, t)).or_default().extend(news);
+        }
+        let due: Vec<_> = self
+            .reposts_due
+            .extract_if(|(c, _), _| *c == from)
+            .collect();
+        for ((_, t), _) in due {
+            self.repost_due((to, t), None);
+        }
         let first = self.moved.insert(from, to).is_none();
         first.then_some(Effect::ChatMoved { from, to })
     }

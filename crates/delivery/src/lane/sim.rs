@@ -34,6 +34,8 @@ use kozyr_game::GameKind;
 use kozyr_table::{Player, SeatState, Settings};
 
 const GROUP: i64 = -9;
+/// The supergroup the group becomes, in the runs where it does.
+const SUPERGROUP: i64 = -10;
 const PRIVATE: i64 = 7;
 const PERSON: UserId = UserId::Telegram(7);
 const TABLES: [TableId; 2] = [TableId(1), TableId(2)];
@@ -267,6 +269,10 @@ struct Flight {
 
 struct World {
     rng: Xoshiro256PlusPlus,
+    /// The group may become a supergroup (once): from then on Telegram
+    /// answers every call to the group with the new id.
+    migrates: bool,
+    migrated: bool,
     /// The bot's writes a second, in all chats, and its bucket at the
     /// platform: (tokens left, when).
     budget: u32,
@@ -358,6 +364,8 @@ impl World {
             now,
             budget,
             bot_bucket: (f64::from(budget), None),
+            migrates: false,
+            migrated: false,
             lane: PacedLane::new(
                 limits(budget),
                 class,
@@ -544,6 +552,9 @@ impl World {
         if chat == PRIVATE && BLOCKED.get() {
             return Err(Failure::Refused);
         }
+        if chat == GROUP && self.migrated {
+            return Err(Failure::Moved(SUPERGROUP));
+        }
 
         // The person deletes a message now and then.
         if self.chaos
@@ -682,6 +693,11 @@ impl World {
                 assert_eq!(user, PERSON);
                 assert!(!tables.is_empty() || self.hands.is_empty(), "{tables:?}");
             }
+            // The service is told; its views may name the old group a
+            // while yet, which the lane follows.
+            Effect::ChatMoved { from, to } => {
+                assert!(self.migrated && (from, to) == (GROUP, SUPERGROUP));
+            }
             e => panic!("nothing the sim does leads to {e:?}"),
         }
     }
@@ -776,6 +792,9 @@ impl World {
                     );
                 }
                 6 | 7 => self.now += Duration::from_millis(self.rng.random_range(0..3000)),
+                11 if self.migrates && !self.migrated && self.rng.random_bool(0.05) => {
+                    self.migrated = true;
+                }
                 // Someone asks where the table is: it goes anew below.
                 10 if self.replies && self.rng.random_bool(0.2) => {
                     let t = TABLES[self.rng.random_range(0..TABLES.len())];
@@ -883,7 +902,8 @@ impl World {
             let Some(&v) = self.versions.get(&table) else {
                 continue;
             };
-            let mut current = vec![(GROUP, What::Table(table), SimHost.table(&view(table, v)))];
+            let group = if self.migrated { SUPERGROUP } else { GROUP };
+            let mut current = vec![(group, What::Table(table), SimHost.table(&view(table, v)))];
             if let Some(&(hv, turn)) = self.hands.get(&table) {
                 let h = hand(table, hv, turn);
                 let m = SimHost.hand(&h, &view(table, v));
@@ -924,6 +944,7 @@ fn run(seed: u64, kills: bool) -> usize {
     crate::sim_run(seed, |seed| {
         let mut w = World::new(seed, kills);
         w.replies = true;
+        w.migrates = true;
         for _ in 0..300 {
             w.step();
         }

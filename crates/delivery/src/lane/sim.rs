@@ -4,18 +4,22 @@
 //! group get new states (some showing what the one before showed, some
 //! with news, some starting a deal), a person with a hand at each in
 //! their private chat gets their turn or loses it, presses and writes,
-//! the platform fails calls for now or finds a message deleted, and — in
+//! the handlers reply (in the group, or told in private) and bring the
+//! table back, the group may become a supergroup, the platform fails
+//! calls for now or finds a message deleted, and — in
 //! the runs with kills — the process is killed between any two steps,
 //! its calls in flight landed up to that point, and a new lane is
 //! restored from the store as a start restores one.
 //!
 //! At every write: the platform's limits hold, strictly (a group's 20 in
-//! any 60 s, a private chat's one a second, the bot's 30 a second). After
+//! any 60 s, a private chat's one a second, the bot's budget a second,
+//! also when it is short). After
 //! every step: what the store says a message shows is unknown or what the
 //! platform shows. Once quiet: every table's and hand's recorded message
 //! shows its newest state, no announcement is owed any more and each went
-//! out, and — without kills — each exactly once, with no edit that
-//! changed nothing and one live message per table and hand. A person who
+//! out, and — without kills — each exactly once, as is each reply, with
+//! no edit that changed nothing and one live message per table and hand.
+//! A person who
 //! only presses gets exactly one new hand message per turn that began
 //! while they were quiet (a turn alert), besides the first.
 

@@ -101,6 +101,9 @@ fn news_no(a: &Announcement) -> u32 {
 }
 
 thread_local! {
+    /// The group the service's views name: the supergroup once the service
+    /// was told the group became one.
+    static VIEW_CHAT: std::cell::Cell<i64> = const { std::cell::Cell::new(GROUP) };
     /// The person blocked the bot: the platform refuses their private chat.
     static BLOCKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// The bot knows it cannot reach the person (the front's flag).
@@ -202,7 +205,7 @@ fn player() -> Player {
 fn view(table: TableId, version: u64) -> TableView {
     TableView {
         id: table,
-        chat: ChatKey::Telegram(GROUP),
+        chat: ChatKey::Telegram(VIEW_CHAT.get()),
         title: "sim".into(),
         kind: GameKind::Kozel,
         phase: Phase::Playing,
@@ -230,7 +233,7 @@ fn hand(table: TableId, version: u64, your_turn: bool) -> HandView {
     let seat = Seat::ALL[0];
     HandView {
         table,
-        chat: ChatKey::Telegram(GROUP),
+        chat: ChatKey::Telegram(VIEW_CHAT.get()),
         title: "sim".into(),
         kind: GameKind::Kozel,
         phase: Phase::Playing,
@@ -362,6 +365,7 @@ impl World {
 
     /// A world whose bot may write `budget` times a second in all.
     fn with_budget(seed: u64, kills: bool, budget: u32) -> World {
+        VIEW_CHAT.set(GROUP);
         let now = Instant::now();
         World {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
@@ -445,7 +449,7 @@ impl World {
                 Output::Announce {
                     table,
                     announcement: a,
-                    chat: ChatKey::Telegram(GROUP),
+                    chat: ChatKey::Telegram(VIEW_CHAT.get()),
                 },
                 self.now,
                 &SimHost,
@@ -552,6 +556,12 @@ impl World {
     fn call(&mut self, chat: i64, action: &Action<Msg>) -> Result<Option<MessageId>, Failure> {
         if self.chaos && self.rng.random_bool(0.1) {
             return Err(Failure::Unavailable);
+        }
+        // A flood wait the bot's pacing did not cause (the platform's own
+        // load): the chat waits it out.
+        if self.chaos && self.rng.random_bool(0.02) {
+            let pause = self.rng.random_range(100..3000);
+            return Err(Failure::RateLimited(Duration::from_millis(pause)));
         }
         if chat == PRIVATE && BLOCKED.get() {
             return Err(Failure::Refused);
@@ -697,10 +707,12 @@ impl World {
                 assert_eq!(user, PERSON);
                 assert!(!tables.is_empty() || self.hands.is_empty(), "{tables:?}");
             }
-            // The service is told; its views may name the old group a
-            // while yet, which the lane follows.
+            // The service is told: its views name the new group from now
+            // on (those on their way name the old one, which the lane
+            // follows).
             Effect::ChatMoved { from, to } => {
                 assert!(self.migrated && (from, to) == (GROUP, SUPERGROUP));
+                VIEW_CHAT.set(SUPERGROUP);
             }
             e => panic!("nothing the sim does leads to {e:?}"),
         }

@@ -1473,6 +1473,18 @@ where
         for ((_, t), since) in stale {
             self.stale.insert((to, t), since);
         }
+        // A start that learns of the move again (the service had not been
+        // told before a kill): the new chat's messages, restored with what
+        // they show, are not sent the same again.
+        let moved: Vec<i64> = (self.sources.keys())
+            .filter(|(c, _)| *c == to)
+            .map(|(_, t)| *t)
+            .collect();
+        for t in moved {
+            if let Some(Piece::Show(m)) = self.queue.wanted(&to, &Slot::Table(t)).cloned() {
+                self.restore_shown(to, t, &m);
+            }
+        }
         // A deal's news that went before the move is owed until the table
         // is posted below it, in the new chat now; a post due anew there
         // too (its id, of the old chat, is no mark any more).

@@ -1040,6 +1040,12 @@ impl<K: Ord + Clone, S: Ord + Clone, C: Clone + PartialEq> Pacer<K, S, C> {
         self.chats.get(chat)?.slots.get(slot)?.shown.as_ref()
     }
 
+    /// What `slot` in `chat` waits to show, if anything.
+    pub fn wanted(&self, chat: &K, slot: &S) -> Option<&C> {
+        let slot = self.chats.get(chat)?.slots.get(slot)?;
+        slot.wanted.as_ref().map(|p| &p.content)
+    }
+
     /// What `slot` in `chat` will show once the output in flight lands
     /// (what it shows, if none is in flight for it).
     pub fn expected(&self, chat: &K, slot: &S) -> Option<&C> {

@@ -1138,6 +1138,31 @@ fn a_deals_news_that_lands_below_the_table_brings_the_table_below_it() {
     w.check_quiet(false);
 }
 
+/// A kill right after the group became a supergroup, before the service
+/// was told: the views after the start still name the old group, the
+/// lane learns the move again from Telegram's answer, and the table's
+/// message in the supergroup, restored with what it shows, gets no edit
+/// that would change nothing.
+#[test]
+fn a_start_that_learns_of_the_move_again_edits_nothing_that_shows_already() {
+    let mut w = World::new(1, false);
+    w.chaos = false;
+    let t = TABLES[0];
+    w.render_with(t, None);
+    w.quiet();
+    w.migrated = true;
+    w.render_with(t, None);
+    w.quiet();
+    assert_eq!(VIEW_CHAT.get(), SUPERGROUP, "the service was told");
+    let row = w.rows[&(SUPERGROUP, t)];
+    assert!(row.message.is_some() && row.shown.is_some(), "{row:?}");
+    VIEW_CHAT.set(GROUP);
+    w.restart();
+    w.quiet();
+    assert_eq!(w.unchanged_edits, 0, "edits that changed nothing");
+    w.check_quiet(false);
+}
+
 /// With the Mini App: the person opens and closes live views of the
 /// tables at random, besides everything else. A watched hand stays in the
 /// chat (the person may write there and look), and once the views close

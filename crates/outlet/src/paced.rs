@@ -1,11 +1,10 @@
 //! The outbox of a platform whose limits the bot keeps itself
 //! (Telegram's): every decision is the [`PacedLane`]'s; this loop feeds it
 //! the service's outputs and the handlers' work ([`Local`]) with the
-//! loop's `now`,
-//! runs each call it polls in a task of its own (a slow chat never holds
-//! up another) with the store writes around it, and carries out the
-//! [`Effect`]s that await the store or the service. A platform says how
-//! its chats and messages look ([`Host`]) and how a call is made
+//! loop's `now`, runs each call it polls in a task of its own (a slow chat
+//! never holds up another) with the store writes around it, and carries
+//! out the [`Effect`]s that await the store or the service. A platform
+//! says how its chats and messages look ([`Host`]) and how a call is made
 //! ([`PacedPlatform`]).
 
 use std::future::Future;

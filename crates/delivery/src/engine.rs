@@ -164,6 +164,12 @@ pub enum StoreWrite {
     },
     /// The chat is gone or closed to the bot: its table stops.
     ChatGone { chat: ChatKey },
+    /// An owed announcement this chat is not told (nothing to say in it):
+    /// owed no more.
+    ForgetOwed {
+        table: TableId,
+        announcement: Announcement,
+    },
 }
 
 #[derive(Debug)]
@@ -318,7 +324,8 @@ impl<M: Clone, N> Engine<M, N> {
     }
 
     /// A new state of `table`, with the announcements that came before it
-    /// (worded with it); `repost`: a deal starts, the table goes anew at
+    /// (worded with it; `None`: nothing to say in this chat, and an owed
+    /// one is owed no more); `repost`: a deal starts, the table goes anew at
     /// the bottom; `started`: it leaves the lobby (the old message says so).
     /// `unseen`: whether a person has no hand they could see a change in
     /// (on Discord, its token is gone): a turn of theirs counts as not
@@ -326,7 +333,7 @@ impl<M: Clone, N> Engine<M, N> {
     pub fn handle_render(
         &mut self,
         view: TableView,
-        news: Vec<(N, Option<Announcement>)>,
+        news: Vec<(Option<N>, Option<Announcement>)>,
         repost: bool,
         started: Option<Lang>,
         unseen: impl Fn(&UserId) -> bool,
@@ -335,7 +342,20 @@ impl<M: Clone, N> Engine<M, N> {
         self.note_turns(&view, unseen, now);
         let id = view.id;
         let slot = self.tables.entry(id).or_default();
-        slot.news.extend(news);
+        for (words, owed) in news {
+            match (words, owed) {
+                (Some(n), owed) => slot.news.push((n, owed)),
+                (None, Some(announcement)) => {
+                    let table = id;
+                    let write = StoreWrite::ForgetOwed {
+                        table,
+                        announcement,
+                    };
+                    self.stores.push_back(write);
+                }
+                (None, None) => {}
+            }
+        }
         slot.repost |= repost;
         if started.is_some() {
             slot.started = started;

@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 
 use super::hand_tokens::HandTokens;
 use super::jobs::{self, TableCalls};
-use super::service::{self, forget_owed};
+use super::service;
 use kozyr_delivery::engine::{Engine, Job, PingJob, Rendered, StoreWrite, TableDone, TableJob};
 use kozyr_delivery::news::News;
 use kozyr_delivery::transport::Failure;
@@ -173,19 +173,12 @@ impl<P: EnginePlatform> EngineOutbox<P> {
         }
         let id = view.id;
         let due = self.news.take(id);
-        let mut worded = Vec::new();
-        for a in due.announcements {
-            let owed = a.is_owed().then(|| a.clone());
-            match p.front().announcement(&view, &a) {
-                Some(screen) => worded.push((p.word(&screen), owed)),
-                // Nothing to say: owed no more.
-                None if owed.is_some() => {
-                    let service = p.front().service().clone();
-                    tokio::spawn(async move { forget_owed(&service, P::PLATFORM, id, &a).await });
-                }
-                None => {}
-            }
-        }
+        let worded = (due.announcements.into_iter())
+            .map(|a| {
+                let words = p.front().announcement(&view, &a).map(|s| p.word(&s));
+                (words, a.is_owed().then_some(a))
+            })
+            .collect();
         let started = due.leaves_lobby.then_some(view.settings.lang);
         let unseen = |u: &UserId| p.tokens().fresh(u, id, now).is_none();
         let repost = due.repost || bring;

@@ -184,5 +184,12 @@ pub async fn store<F: Future<Output = ()>>(
             chat_gone(chat.clone()).await;
             true
         }
+        StoreWrite::ForgetOwed {
+            table,
+            announcement,
+        } => {
+            forget_owed(service, platform, *table, announcement).await;
+            true
+        }
     }
 }

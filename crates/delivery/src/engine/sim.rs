@@ -252,7 +252,7 @@ impl World {
             let n = self.next_news;
             self.next_news += 1;
             self.owed.entry(table).or_default().push(n);
-            news.push((n, Some(Announcement::SeriesStarted { series_no: 1 })));
+            news.push((Some(n), Some(Announcement::SeriesStarted { series_no: 1 })));
         }
         let repost = self.rng.random_bool(0.1);
         self.engine
@@ -537,7 +537,7 @@ impl World {
                 .get(&table)
                 .map(|o| {
                     o.iter()
-                        .map(|n| (*n, Some(Announcement::SeriesStarted { series_no: 1 })))
+                        .map(|n| (Some(*n), Some(Announcement::SeriesStarted { series_no: 1 })))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -845,7 +845,7 @@ fn a_deal_start_posts_the_table_anew_below_its_news_and_strips_the_old() {
     w.versions.insert(TABLES[0], 9);
     w.engine.handle_render(
         view(TABLES[0], 9),
-        vec![(77, Some(Announcement::SeriesStarted { series_no: 1 }))],
+        vec![(Some(77), Some(Announcement::SeriesStarted { series_no: 1 }))],
         true,
         None,
         |_| true,
@@ -861,6 +861,30 @@ fn a_deal_start_posts_the_table_anew_below_its_news_and_strips_the_old() {
         .expect("the news went");
     assert!(first < news && news < now, "{first} < {news} < {now}");
     assert!(!w.msgs[&first].buttons);
+}
+
+/// An announcement with nothing to say in the chat: not posted, and an
+/// owed one is owed no more (the store forgets it); the table's state goes
+/// as it would without it.
+#[test]
+fn an_owed_announcement_with_nothing_to_say_is_forgotten_not_posted() {
+    let mut w = World::new(0, false);
+    w.chaos = false;
+    w.render(TABLES[0]);
+    w.quiet();
+    let owed = Announcement::SeriesStarted { series_no: 3 };
+    w.versions.insert(TABLES[0], 9);
+    let news = vec![(None, Some(owed.clone())), (None, None)];
+    (w.engine).handle_render(view(TABLES[0], 9), news, false, None, |_| true, w.now);
+    let forget = StoreWrite::ForgetOwed {
+        table: TABLES[0],
+        announcement: owed,
+    };
+    assert_eq!(w.engine.poll_store(), Some(forget));
+    assert_eq!(w.engine.poll_store(), None);
+    w.quiet();
+    assert!(!w.msgs.values().any(|m| matches!(m.kind, Kind::News(_))));
+    w.check_quiet(false);
 }
 
 fn hand(version: u64) -> HandView {

@@ -179,6 +179,9 @@ struct Slot<N> {
     state: Latest<TableView>,
     /// The state of the job in flight (tried again after a pause).
     sending: Option<TableView>,
+    /// The newest state given, to draw again when who can see a hand
+    /// changed ([`Engine::handle_hand_lost`]).
+    newest: Option<TableView>,
     /// The last content sent, to skip edits that change nothing.
     shown: Option<i64>,
     chat: Option<String>,
@@ -203,6 +206,7 @@ impl<N> Default for Slot<N> {
             message: None,
             state: Latest::default(),
             sending: None,
+            newest: None,
             shown: None,
             chat: None,
             started: None,
@@ -360,6 +364,7 @@ impl<M: Clone, N> Engine<M, N> {
         if started.is_some() {
             slot.started = started;
         }
+        slot.newest = Some(view.clone());
         slot.state.put(view);
         self.kick.push_back(id);
     }
@@ -379,6 +384,22 @@ impl<M: Clone, N> Engine<M, N> {
             let your_turn = !away && view.phase == Phase::Playing && view.awaiting.contains(&seat);
             self.alerts
                 .handle_turn(&player.id, view.id, your_turn, unseen(&player.id), now);
+        }
+    }
+
+    /// A person's hand at `table` can no longer be edited (the platform
+    /// refused its token): the table's message is drawn again from the
+    /// newest state, for it asks those with no hand to see to open it
+    /// (`unseen`, as for [`Engine::handle_render`]).
+    pub fn handle_hand_lost(
+        &mut self,
+        table: TableId,
+        unseen: impl Fn(&UserId) -> bool,
+        now: Instant,
+    ) {
+        let newest = self.tables.get(&table).and_then(|s| s.newest.clone());
+        if let Some(view) = newest {
+            self.handle_render(view, Vec::new(), false, None, unseen, now);
         }
     }
 

@@ -239,13 +239,8 @@ impl<P: EnginePlatform> EngineOutbox<P> {
                 let forget = self.engine.handle_hand_done(*sent, failed, now);
                 let tokens = self.platform.tokens();
                 if forget && tokens.forget(&user, table, Some(&token)) {
-                    // Their hand can no longer be edited: the table message
-                    // tells them to open it when it is their turn.
-                    let service = self.platform.front().service();
-                    if let Ok(Some(view)) = service.table_view(table).await {
-                        let unseen = |u: &UserId| tokens.fresh(u, table, now).is_none();
-                        (self.engine).handle_render(view, Vec::new(), false, None, unseen, now);
-                    }
+                    let unseen = |u: &UserId| tokens.fresh(u, table, now).is_none();
+                    self.engine.handle_hand_lost(table, unseen, now);
                 }
             }
         }

@@ -887,6 +887,35 @@ fn an_owed_announcement_with_nothing_to_say_is_forgotten_not_posted() {
     w.check_quiet(false);
 }
 
+/// A person whose hand can no longer be edited: the table is drawn again
+/// from the newest state given (its message asks those with no hand to
+/// see to open it); a table the engine never saw is left alone.
+#[test]
+fn a_hand_lost_draws_its_table_again_from_the_newest_state() {
+    let mut w = World::new(0, false);
+    w.chaos = false;
+    let t = TABLES[0];
+    w.render(t);
+    w.render(t);
+    w.quiet();
+    let newest = w.versions[&t];
+    w.engine.handle_hand_lost(TABLES[1], |_| true, w.now);
+    w.engine.handle_hand_lost(t, |_| true, w.now);
+    let mut drawn = Vec::new();
+    let render = |v: &TableView, _: &std::collections::HashSet<UserId>| {
+        drawn.push((v.id, v.version));
+        Rendered {
+            message: -1,
+            hash: -1,
+            alerted: Vec::new(),
+            buried: false,
+        }
+    };
+    let job = w.engine.poll_job(w.now, render);
+    assert!(matches!(job, Some(Job::Table(_))), "{job:?}");
+    assert_eq!(drawn, vec![(t, newest)]);
+}
+
 fn hand(version: u64) -> HandView {
     let game = kozyr_game::Game::new(GameKind::Kozel, kozyr_game::GameOptions::default(), 3);
     let seat = Seat::ALL[0];

@@ -458,7 +458,10 @@ async fn a_player_who_blocks_the_bot_is_played_by_ai_and_gets_a_fresh_hand_on_re
             .message(w.dm(i), fresh.id)
             .is_some_and(|m| !m.deleted)
     );
-    let data = fresh
+    // What it shows now: the state may have moved on since it was posted
+    // (the seat's take-back names the version it acts on).
+    let shown = w.fake.message(w.dm(i), fresh.id).unwrap();
+    let data = shown
         .keyboard
         .unwrap()
         .buttons()

@@ -6,7 +6,8 @@
 //! their private chat gets their turn or loses it, presses and writes,
 //! the handlers reply (in the group, or told in private) and bring the
 //! table back, the group may become a supergroup, the platform fails
-//! calls for now or finds a message deleted, and — in
+//! calls for now, finds a message deleted or says for a moment that a
+//! group does not exist, and — in
 //! the runs with kills — the process is killed between any two steps,
 //! its calls in flight landed up to that point, and a new lane is
 //! restored from the store as a start restores one.
@@ -280,6 +281,8 @@ struct World {
     /// answers every call to the group with the new id.
     migrates: bool,
     migrated: bool,
+    /// "Chat not found" answers in a row for a group.
+    missing: u32,
     /// The bot's writes a second, in all chats, and its bucket at the
     /// platform: (tokens left, when).
     budget: u32,
@@ -374,6 +377,7 @@ impl World {
             bot_bucket: (f64::from(budget), None),
             migrates: false,
             migrated: false,
+            missing: 0,
             lane: PacedLane::new(
                 limits(budget),
                 class,
@@ -568,6 +572,16 @@ impl World {
         }
         if chat == GROUP && self.migrated {
             return Err(Failure::Moved(SUPERGROUP));
+        }
+        // Telegram says now and then that a group which is fine does not
+        // exist (never more than twice in a row here: one that lasts is
+        // gone, which these runs do not simulate).
+        if class(&chat) == Class::Group {
+            if self.chaos && self.missing < 2 && self.rng.random_bool(0.03) {
+                self.missing += 1;
+                return Err(Failure::ChatMissing);
+            }
+            self.missing = 0;
         }
 
         // The person deletes a message now and then.

@@ -1264,25 +1264,24 @@ where
                 }
                 if let Some((table, a)) = p.owed.clone() {
                     let key = (chat, table.0);
-                    // Where the live table is against the news that just
-                    // landed: the table's post may have gone first (a
+                    // Where the live table is against a deal's news that
+                    // just landed: the table's post may have gone first (a
                     // render that matters more moves it up the chat's
                     // queue), and then it must go anew below the news.
                     let above = match (new_message, self.refs.get(&key)) {
+                        _ if !starts_a_deal(&a) => Some(false),
                         (Some(news), Some(&shown)) => Some(shown < news),
                         _ => None,
                     };
                     let live = matches!(self.sources.get(&key), Some(Source::Table));
                     match above {
-                        _ if !starts_a_deal(&a) => {
-                            self.effects.push_back(Effect::ForgetOwed(table, a));
-                        }
                         // Posted anew below it, which forgets it.
                         Some(true) if live => {
                             self.reposting.entry(key).or_default().push(a);
                             anew = Some(table.0);
                         }
-                        // Below it already (or no table to move down).
+                        // Below it already, no table to move down, or no
+                        // deal's news: owed no more.
                         Some(_) => self.effects.push_back(Effect::ForgetOwed(table, a)),
                         // Its post is on its way, or waits: it lands below.
                         None => self.reposting.entry(key).or_default().push(a),

@@ -599,14 +599,21 @@ impl World {
         self.next_id += 1;
         let message = self.next_id;
         self.hand_msgs.insert(message, hand_hash(v));
+        // The answer's message id is not known (Discord does not say it).
+        self.give_token(table, message, Some(hand_hash(v)), false);
+    }
+
+    /// An answer's new token, which edits `message` from now on (`known`:
+    /// the bot knows that message, the one pressed on), as it is kept.
+    fn give_token(&mut self, table: TableId, message: MessageId, shown: Option<i64>, known: bool) {
         self.next_token += 1;
         let token = format!("t{}", self.next_token);
         self.token_messages.insert(token.clone(), message);
         let kept = HandToken {
             token,
             at: self.now,
-            shown: Some(hand_hash(v)),
-            message: None,
+            shown,
+            message: known.then_some(message),
         };
         self.tokens.given(&PERSON, table, kept);
     }
@@ -654,16 +661,7 @@ impl World {
             }
             *on = hash;
         }
-        self.next_token += 1;
-        let token = format!("t{}", self.next_token);
-        self.token_messages.insert(token.clone(), pressed);
-        let kept = HandToken {
-            token,
-            at: self.now,
-            shown: answered_shows(turn, Some(hash)),
-            message: Some(pressed),
-        };
-        self.tokens.given(&PERSON, table, kept);
+        self.give_token(table, pressed, answered_shows(turn, Some(hash)), true);
     }
 
     /// The platform's edit of a hand message through `token`.

@@ -14,7 +14,7 @@
 //!
 //! Sans-IO: time comes in as `now`; nothing here sends anything.
 
-use std::collections::{HashMap, HashSet};
+use crate::{Map, Set};
 use std::time::{Duration, Instant};
 
 use kozyr_table::{TableId, UserId};
@@ -47,17 +47,17 @@ pub struct TurnAlerts {
     /// `None`: alerts are off.
     quiet: Option<Duration>,
     /// When each person last pressed or wrote.
-    seen: HashMap<UserId, Instant>,
+    seen: Map<UserId, Instant>,
     /// When the alerts started: a person not seen since counts as seen
     /// then. After a restart nobody has been seen, yet the turn that a
     /// render shows is not new, and people were at their screens a moment
     /// ago.
     since: Instant,
     /// (person, table) whose turn it is, and whether they were alerted.
-    turns: HashMap<(UserId, TableId), bool>,
+    turns: Map<(UserId, TableId), bool>,
     /// (person, table) shown since the start: a turn seen at the first
     /// sight of a person's place is one a start found running, not new.
-    known: HashSet<(UserId, TableId)>,
+    known: Set<(UserId, TableId)>,
 }
 
 /// Past this many people remembered, those not seen within `quiet` are
@@ -71,9 +71,9 @@ impl TurnAlerts {
         TurnAlerts {
             quiet,
             since: now,
-            seen: HashMap::new(),
-            turns: HashMap::new(),
-            known: HashSet::new(),
+            seen: Map::default(),
+            turns: Map::default(),
+            known: Set::default(),
         }
     }
 
@@ -161,7 +161,7 @@ impl TurnAlerts {
     }
 
     /// The people whose turn it is and who were alerted, at `table`.
-    pub fn alerted_at(&self, table: TableId) -> HashSet<UserId> {
+    pub fn alerted_at(&self, table: TableId) -> Set<UserId> {
         self.turns
             .iter()
             .filter(|((_, t), alerted)| *t == table && **alerted)

@@ -5,7 +5,8 @@
 //! bottom. Sans-IO: the shell tells each message and saves the changes
 //! [`Burials::take_changes`] gives.
 
-use std::collections::{HashMap, VecDeque};
+use crate::Map;
+use std::collections::VecDeque;
 use std::hash::Hash;
 
 use super::engine::MessageId;
@@ -21,17 +22,17 @@ pub const BURIED_AFTER: u32 = 15;
 /// Per chat with a table message: other people's messages below it.
 #[derive(Debug)]
 pub struct Burials<K> {
-    chats: HashMap<K, Below>,
+    chats: Map<K, Below>,
     /// Each count as it changed since last taken (`None`: no longer
     /// counted), to be saved.
-    changed: HashMap<K, Option<u32>>,
+    changed: Map<K, Option<u32>>,
 }
 
 impl<K> Default for Burials<K> {
     fn default() -> Self {
         Burials {
-            chats: HashMap::new(),
-            changed: HashMap::new(),
+            chats: Map::default(),
+            changed: Map::default(),
         }
     }
 }

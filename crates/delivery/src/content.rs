@@ -31,7 +31,7 @@
 //! such a write is still on its way can leave one message's hash stale
 //! (and only until that message changes again).
 
-use std::collections::HashMap;
+use crate::Map;
 use std::hash::Hash;
 use std::time::Duration;
 
@@ -78,13 +78,13 @@ pub fn content_hash<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> i64 {
 /// message at a time, so the two never interleave for one key.
 #[derive(Debug)]
 pub struct Recorded<K> {
-    stored: HashMap<K, i64>,
+    stored: Map<K, i64>,
 }
 
 impl<K> Default for Recorded<K> {
     fn default() -> Self {
         Recorded {
-            stored: HashMap::new(),
+            stored: Map::default(),
         }
     }
 }

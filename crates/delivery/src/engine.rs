@@ -31,7 +31,8 @@
 //! Per hand: latest wins, a failure retried after its pause, and an
 //! expired way to the message (an interaction's token) forgotten.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::{Map, Set};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::alerts::TurnAlerts;
@@ -235,16 +236,16 @@ struct Ping {
 /// a worded announcement.
 #[derive(Debug)]
 pub struct Engine<M, N> {
-    tables: HashMap<TableId, Slot<N>>,
+    tables: Map<TableId, Slot<N>>,
     /// Who is told, with a notifying message, that their turn came.
     alerts: TurnAlerts,
     /// Each person's hand at each table, latest wins.
-    hands: HashMap<(UserId, TableId), Latest<HandView>>,
+    hands: Map<(UserId, TableId), Latest<HandView>>,
     /// Hands whose state may go now.
     hand_kick: VecDeque<(UserId, TableId)>,
     recorded: Recorded<TableId>,
     policy: Policy,
-    pings: HashMap<TableId, Ping>,
+    pings: Map<TableId, Ping>,
     /// Tables whose state may go now.
     kick: VecDeque<TableId>,
     jobs: VecDeque<Job<M, N>>,
@@ -259,13 +260,13 @@ impl<M, N> Engine<M, N> {
     /// no hand they could see, [`Engine::handle_render`]).
     pub fn new(quiet: Option<Duration>, now: Instant) -> Self {
         Engine {
-            tables: HashMap::new(),
+            tables: Map::default(),
             alerts: TurnAlerts::new(quiet, now),
-            hands: HashMap::new(),
+            hands: Map::default(),
             hand_kick: VecDeque::new(),
             recorded: Recorded::default(),
             policy: Policy::default(),
-            pings: HashMap::new(),
+            pings: Map::default(),
             kick: VecDeque::new(),
             jobs: VecDeque::new(),
             stores: VecDeque::new(),
@@ -470,7 +471,7 @@ impl<M: Clone, N> Engine<M, N> {
     pub fn poll_job(
         &mut self,
         now: Instant,
-        mut render: impl FnMut(&TableView, &HashSet<UserId>) -> Rendered<M>,
+        mut render: impl FnMut(&TableView, &Set<UserId>) -> Rendered<M>,
     ) -> Option<Job<M, N>> {
         if let Some(job) = self.jobs.pop_front() {
             return Some(job);
@@ -510,7 +511,7 @@ impl<M: Clone, N> Engine<M, N> {
         &mut self,
         table: TableId,
         now: Instant,
-        render: &mut impl FnMut(&TableView, &HashSet<UserId>) -> Rendered<M>,
+        render: &mut impl FnMut(&TableView, &Set<UserId>) -> Rendered<M>,
     ) {
         let Some(slot) = self.tables.get_mut(&table) else {
             return;

@@ -9,7 +9,7 @@
 //! `retry_after`. [`Gate`] remembers such answers and says how long a call
 //! has to wait; it awaits nothing (time comes in as `now`).
 
-use std::collections::HashMap;
+use crate::Map;
 use std::time::{Duration, Instant};
 
 /// What a 429 covered.
@@ -29,7 +29,7 @@ pub const LONGEST_WAIT: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 pub struct Gate {
     global_until: Option<Instant>,
-    routes: HashMap<String, Instant>,
+    routes: Map<String, Instant>,
 }
 
 impl Gate {

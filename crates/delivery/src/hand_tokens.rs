@@ -10,7 +10,7 @@
 //! unknown in the store before a change ([`HandToken::unknown_first`]),
 //! recorded after it landed.
 
-use std::collections::HashMap;
+use crate::Map;
 use std::time::{Duration, Instant};
 
 use kozyr_table::{TableId, UserId};
@@ -51,7 +51,7 @@ type Key = (UserId, TableId);
 /// Every open hand's newest token, latest wins.
 pub struct Tokens {
     life: Duration,
-    hands: HashMap<Key, HandToken>,
+    hands: Map<Key, HandToken>,
 }
 
 impl Tokens {
@@ -59,7 +59,7 @@ impl Tokens {
     pub fn new(life: Duration) -> Tokens {
         Tokens {
             life,
-            hands: HashMap::new(),
+            hands: Map::default(),
         }
     }
 

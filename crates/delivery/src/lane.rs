@@ -22,7 +22,8 @@
 //! - what follows a failed call ([`Policy`]), a group that became a
 //!   supergroup, and a person the bot cannot reach.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::{Map, Set};
+use std::collections::VecDeque;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::time::{Duration, Instant};
@@ -231,29 +232,29 @@ pub struct PacedLane<K, M> {
     queue: Pacer<K, Slot, Piece<K, M>>,
     classify: fn(&K) -> Class,
     /// (chat, table) → the message showing the table there.
-    refs: HashMap<(K, i64), MessageId>,
+    refs: Map<(K, i64), MessageId>,
     /// (chat, table) → what that message is rendered from.
-    sources: HashMap<(K, i64), Source>,
+    sources: Map<(K, i64), Source>,
     /// (chat, table) → a hash of what its message showed when the bot
     /// started: the first render that matches is not sent again.
-    restored: HashMap<(K, i64), i64>,
+    restored: Map<(K, i64), i64>,
     /// (chat, table) → what the store says its message shows, kept true
     /// across a kill by the writes around each call.
     recorded: Recorded<(K, i64)>,
     /// (chat, old message) → the table whose stored row may still name
     /// it: a table or hand posted anew below, until the new message's id
     /// is recorded. Editing or deleting it makes the row's hash untrue.
-    replaced: HashMap<(K, MessageId), i64>,
+    replaced: Map<(K, MessageId), i64>,
     /// (private chat, table): hands to post anew once their first post,
     /// on its way when the person wrote, has landed (its id is needed to
     /// delete it).
     /// A `Some(w)` value: only when the post landed above the person's
     /// message `w`.
-    reposts_due: HashMap<(K, i64), Option<MessageId>>,
+    reposts_due: Map<(K, i64), Option<MessageId>>,
     /// (chat, table) → since when its message is out of date, and how urgently.
-    stale: HashMap<(K, i64), (Instant, Priority)>,
+    stale: Map<(K, i64), (Instant, Priority)>,
     /// The latest view of each table, for names in hands and announcements.
-    views: HashMap<TableId, TableView>,
+    views: Map<TableId, TableView>,
     /// Announcements wait for the table's next render, which follows them in
     /// the same batch of outputs, so they are worded with the state after.
     news: News,
@@ -262,34 +263,34 @@ pub struct PacedLane<K, M> {
     /// Groups that became supergroups (learnt from a 400 or the service
     /// message): old id → new id. Output still addressed to the old id
     /// goes to the new one.
-    moved: HashMap<K, K>,
+    moved: Map<K, K>,
     /// Groups whose writes the platform answered "chat not found", and how
     /// many times in a row.
-    not_found: HashMap<K, u32>,
+    not_found: Map<K, u32>,
     /// What follows a failed call.
     policy: Policy,
     /// (chat, table) → owed announcements of a new deal that went out; the
     /// store forgets them once the live table was posted anew below them.
-    reposting: HashMap<(K, i64), Vec<Announcement>>,
+    reposting: Map<(K, i64), Vec<Announcement>>,
     /// The calls in flight, by id: what each was.
-    calls: HashMap<CallId, Pending<K, M>>,
+    calls: Map<CallId, Pending<K, M>>,
     next_call: u64,
     /// (person, table)s watched live (the Mini App): the page shows the
     /// hand, so its chat message is not edited meanwhile and the bot's
     /// budget goes to everyone else.
-    watching: HashSet<(UserId, TableId)>,
+    watching: Set<(UserId, TableId)>,
     /// Watched hands whose newest render (in `sources`) waits for the
     /// view to close: it then goes out once.
-    held: HashSet<(UserId, TableId)>,
+    held: Set<(UserId, TableId)>,
     /// (private chat, table): hands that came before any view of their
     /// table (a hand is drawn with its table's names): their newest
     /// render (in `sources`) goes with the table's next render.
-    awaiting_view: HashSet<(K, i64)>,
+    awaiting_view: Set<(K, i64)>,
     /// What awaits the store or the service, in order ([`PacedLane::poll_effect`]).
     effects: VecDeque<Effect<K>>,
     /// When each person last wrote to the bot: only a refusal of a call
     /// made after that finds them unreachable.
-    wrote: HashMap<UserId, Instant>,
+    wrote: Map<UserId, Instant>,
 }
 
 /// What a message showed when the process before stopped.
@@ -315,12 +316,12 @@ where
         restored: Restored<K>,
         now: Instant,
     ) -> Self {
-        let refs: HashMap<(K, i64), MessageId> = restored
+        let refs: Map<(K, i64), MessageId> = restored
             .messages
             .into_iter()
             .map(|(t, c, m)| ((c, t.0), m))
             .collect();
-        let shown: HashMap<(K, i64), i64> = restored
+        let shown: Map<(K, i64), i64> = restored
             .shown
             .into_iter()
             .map(|(t, c, h)| ((c, t.0), h))
@@ -342,23 +343,23 @@ where
             queue,
             classify,
             refs,
-            sources: HashMap::new(),
-            replaced: HashMap::new(),
-            reposts_due: HashMap::new(),
-            stale: HashMap::new(),
-            views: HashMap::new(),
+            sources: Map::default(),
+            replaced: Map::default(),
+            reposts_due: Map::default(),
+            stale: Map::default(),
+            views: Map::default(),
             news: News::default(),
-            watching: HashSet::new(),
-            held: HashSet::new(),
-            awaiting_view: HashSet::new(),
+            watching: Set::default(),
+            held: Set::default(),
+            awaiting_view: Set::default(),
             effects: VecDeque::new(),
-            wrote: HashMap::new(),
+            wrote: Map::default(),
             alerts: TurnAlerts::new(turn_alerts, now),
-            moved: HashMap::new(),
-            not_found: HashMap::new(),
+            moved: Map::default(),
+            not_found: Map::default(),
             policy,
-            reposting: HashMap::new(),
-            calls: HashMap::new(),
+            reposting: Map::default(),
+            calls: Map::default(),
             next_call: 0,
         }
     }

@@ -60,13 +60,24 @@ pub mod restore;
 pub mod told;
 pub mod transport;
 
+/// The hasher of every map and set here: the same in every process, so
+/// the order they are walked in follows from their keys alone, and each
+/// decision from the inputs alone — a simulation's seed replays the same
+/// run anywhere. Their keys are ids the platforms give (chats, people,
+/// tables) and the bot's own routes, which no sender picks to collide.
+pub type Fixed = std::hash::BuildHasherDefault<std::hash::DefaultHasher>;
+
+/// A map walked in the same order in every process ([`Fixed`]).
+pub type Map<K, V> = std::collections::HashMap<K, V, Fixed>;
+
+/// A set walked in the same order in every process ([`Fixed`]).
+pub type Set<T> = std::collections::HashSet<T, Fixed>;
+
 /// The seeds a simulation test runs: `default` of them, or what
 /// `KOZYR_SIM_SEEDS` says (`N`: seeds 0 to N; `A..B`), to search further
 /// for a rare case (`KOZYR_SIM_SEEDS=1000..50000 cargo test --release -p
 /// kozyr-delivery sim`). Each run goes through [`sim_run`], so a seed that
-/// fails names itself. The lane iterates some unordered maps, so a seed's
-/// run may differ from one process to the next: a rare failure shows in a
-/// range more surely than in one seed.
+/// fails names itself, and replays alone the same way ([`Fixed`]).
 #[cfg(test)]
 pub(crate) fn sim_seeds(default: u64) -> std::ops::Range<u64> {
     let asked = std::env::var("KOZYR_SIM_SEEDS").ok();

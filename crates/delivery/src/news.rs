@@ -7,7 +7,7 @@
 //! table message that shows that state; and when it opens a deal, the live
 //! table is posted anew below it, where people look.
 
-use std::collections::HashMap;
+use crate::Map;
 
 use kozyr_game::Milestone;
 use kozyr_table::{Announcement, TableId};
@@ -28,7 +28,7 @@ pub fn starts_a_deal(a: &Announcement) -> bool {
 /// Announcements waiting for their table's next render.
 #[derive(Debug, Default)]
 pub struct News {
-    pending: HashMap<TableId, Vec<Announcement>>,
+    pending: Map<TableId, Vec<Announcement>>,
 }
 
 /// What a table's render brings along.

@@ -31,7 +31,7 @@ impl Restored {
     /// the new message out, its id not yet recorded — so these are the
     /// tables to look for [`Orphans`] of.
     pub fn unsure(&self) -> Vec<(TableId, String, i64)> {
-        let known: std::collections::HashSet<(TableId, &str)> = self
+        let known: crate::Set<(TableId, &str)> = self
             .shown
             .iter()
             .map(|(t, c, _)| (*t, c.as_str()))

@@ -31,7 +31,6 @@
 //! ([`EnginePlatform`]), and at a start restores what the last run kept,
 //! looking for table messages a kill kept from the store.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -45,6 +44,7 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Shared, lock};
+use kozyr_delivery::Set;
 use kozyr_delivery::engine::{self, Engine, Outcome, Rendered, Strip};
 use kozyr_delivery::restore::orphans;
 use kozyr_delivery::transport::{self, Failure};
@@ -114,7 +114,7 @@ pub async fn start(
 /// edit notifies no one.
 fn table_message(
     shared: &Shared,
-    alerted: &HashSet<UserId>,
+    alerted: &Set<UserId>,
     view: &TableView,
     now: Instant,
 ) -> (Message, Vec<Id<UserMarker>>, Vec<(u64, String)>) {
@@ -169,7 +169,7 @@ fn table_message(
 /// A table's state as its message shows it, for the engine.
 fn render(
     shared: &Shared,
-    alerted: &HashSet<UserId>,
+    alerted: &Set<UserId>,
     view: &TableView,
     now: Instant,
 ) -> Rendered<TableOut> {
@@ -339,12 +339,7 @@ impl EnginePlatform for Shared {
         markup::public(screen, None, None)
     }
 
-    fn render(
-        &self,
-        view: &TableView,
-        alerted: &HashSet<UserId>,
-        now: Instant,
-    ) -> Rendered<TableOut> {
+    fn render(&self, view: &TableView, alerted: &Set<UserId>, now: Instant) -> Rendered<TableOut> {
         render(self, alerted, view, now)
     }
 

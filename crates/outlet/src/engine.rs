@@ -10,7 +10,6 @@
 //! it ([`HandTokens`]); a refused (expired) token is forgotten, and the
 //! table message then asks the person to open their hand again.
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,6 +19,7 @@ use tokio::sync::mpsc;
 use super::hand_tokens::HandTokens;
 use super::jobs::{self, TableCalls};
 use super::service;
+use kozyr_delivery::Set;
 use kozyr_delivery::engine::{Engine, Job, PingJob, Rendered, StoreWrite, TableDone, TableJob};
 use kozyr_delivery::news::News;
 use kozyr_delivery::transport::Failure;
@@ -49,7 +49,7 @@ pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
     fn render(
         &self,
         view: &TableView,
-        alerted: &HashSet<UserId>,
+        alerted: &Set<UserId>,
         now: Instant,
     ) -> Rendered<Self::Table>;
     /// A person's hand as its message shows it, with the hash of that.

@@ -19,7 +19,8 @@
 //! and a hand edit that changes nothing only after an answer to a press
 //! that went past its wait for an edit on its way (at most one each).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use crate::Map;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use rand::rngs::Xoshiro256PlusPlus;
@@ -155,13 +156,13 @@ struct World {
     engine: Engine<i64, u32>,
     msgs: BTreeMap<MessageId, Msg>,
     next_id: MessageId,
-    rows: HashMap<TableId, Row>,
-    versions: HashMap<TableId, u64>,
+    rows: Map<TableId, Row>,
+    versions: Map<TableId, u64>,
     flights: Vec<Flight>,
     /// Announcements given to the engine and not posted yet.
-    owed: HashMap<TableId, Vec<u32>>,
+    owed: Map<TableId, Vec<u32>>,
     next_news: u32,
-    news_posted: HashMap<u32, u32>,
+    news_posted: Map<u32, u32>,
     unchanged_edits: u32,
     unchanged_hand_edits: u32,
     pings_posted: u32,
@@ -170,10 +171,10 @@ struct World {
     /// each, the tokens that edit them (as the outbox keeps them), and the
     /// platform's hand messages: (token → message, message → hash).
     hands: bool,
-    hand_versions: HashMap<TableId, u64>,
+    hand_versions: Map<TableId, u64>,
     tokens: Tokens,
-    token_messages: HashMap<String, MessageId>,
-    hand_msgs: HashMap<MessageId, i64>,
+    token_messages: Map<String, MessageId>,
+    hand_msgs: Map<MessageId, i64>,
     next_token: u32,
     hand_edits: u32,
     /// Answers to presses on a hand that went past their wait for an
@@ -205,21 +206,21 @@ impl World {
             engine: Engine::new(None, Instant::now()),
             msgs: BTreeMap::new(),
             next_id: 100,
-            rows: HashMap::new(),
-            versions: HashMap::new(),
+            rows: Map::default(),
+            versions: Map::default(),
             flights: Vec::new(),
-            owed: HashMap::new(),
+            owed: Map::default(),
             next_news: 1,
-            news_posted: HashMap::new(),
+            news_posted: Map::default(),
             unchanged_edits: 0,
             unchanged_hand_edits: 0,
             pings_posted: 0,
             buried: false,
             hands: false,
-            hand_versions: HashMap::new(),
+            hand_versions: Map::default(),
             tokens: Tokens::new(TOKEN_LIFE),
-            token_messages: HashMap::new(),
-            hand_msgs: HashMap::new(),
+            token_messages: Map::default(),
+            hand_msgs: Map::default(),
             next_token: 0,
             hand_edits: 0,
             raced: 0,
@@ -900,7 +901,7 @@ fn a_hand_lost_draws_its_table_again_from_the_newest_state() {
     w.engine.handle_hand_lost(TABLES[1], |_| true, w.now);
     w.engine.handle_hand_lost(t, |_| true, w.now);
     let mut drawn = Vec::new();
-    let render = |v: &TableView, _: &std::collections::HashSet<UserId>| {
+    let render = |v: &TableView, _: &crate::Set<UserId>| {
         drawn.push((v.id, v.version));
         Rendered {
             message: -1,
@@ -942,9 +943,8 @@ fn hand(version: u64) -> HandView {
 
 /// The version of the hand job polled now, if one.
 fn hand_job(e: &mut Engine<i64, u32>, now: Instant) -> Option<u64> {
-    let render = |_: &TableView, _: &std::collections::HashSet<UserId>| -> Rendered<i64> {
-        unreachable!("no table")
-    };
+    let render =
+        |_: &TableView, _: &crate::Set<UserId>| -> Rendered<i64> { unreachable!("no table") };
     match e.poll_job(now, render)? {
         Job::Hand(h) => Some(h.version),
         _ => None,
@@ -980,4 +980,22 @@ fn a_hand_gets_its_newest_state_after_its_edit_and_retries_or_forgets_by_the_fai
     assert!(e.handle_hand_done(hand(4), Some(Failure::Expired), at));
     assert_eq!(hand_job(&mut e, at), None);
     assert!(e.idle());
+}
+
+/// A seed replays the same run, kills and all, in any process: a failure
+/// a search of seeds found runs again alone (`KOZYR_SIM_SEEDS=S..S+1`).
+#[test]
+fn a_seed_replays_the_same_run() {
+    let trace = |seed| {
+        let mut w = World::new(seed, true);
+        w.hands = true;
+        for _ in 0..200 {
+            w.step();
+        }
+        w.quiet();
+        (format!("{:?}", w.msgs), w.pings_posted, w.hand_edits)
+    };
+    for seed in crate::sim_seeds(50) {
+        assert!(trace(seed) == trace(seed), "seed {seed} ran two ways");
+    }
 }

@@ -5,7 +5,8 @@
 //! whose buttons act no more ([`ClosedMenus`]). The lane takes each
 //! [`Local`] in with [`super::PacedLane::handle_local`].
 
-use std::collections::{HashSet, VecDeque};
+use crate::Set;
+use std::collections::VecDeque;
 use std::hash::Hash;
 use std::sync::Mutex;
 
@@ -161,7 +162,7 @@ pub struct ClosedMenus<K>(Mutex<Closed<K>>);
 /// The closed menus, and the order they closed in.
 #[derive(Debug)]
 struct Closed<K> {
-    set: HashSet<Menu<K>>,
+    set: Set<Menu<K>>,
     order: VecDeque<Menu<K>>,
 }
 
@@ -171,7 +172,7 @@ type Menu<K> = (K, MessageId);
 impl<K> Default for ClosedMenus<K> {
     fn default() -> Self {
         ClosedMenus(Mutex::new(Closed {
-            set: HashSet::new(),
+            set: Set::default(),
             order: VecDeque::new(),
         }))
     }

@@ -607,3 +607,63 @@ async fn a_double_tap_on_a_hand_edits_nothing_the_second_time() {
     w.assert_clean();
     w.stop().await;
 }
+
+/// A press on a hand while the outbox's edit of it is on its way (its
+/// answer held past the press's wait for the hand's turn): the press is
+/// acknowledged without drawing, the edit lands, and the state after the
+/// press is drawn once after it — never an edit that changes nothing, and
+/// never the older state last.
+#[tokio::test]
+async fn a_press_on_a_hand_being_edited_is_drawn_once_after_the_edit() {
+    let mut w = World::new().await;
+    let id = open_and_start(&w, "kozel").await;
+    let t = w.table(id).await;
+    let next = (t.awaiting()[0].index() + 1) % 4;
+    let hand = w.hand(next, id).await;
+    let seen = |w: &World| {
+        (w.fake.seen_by(&w.users[next], CHANNEL).into_iter())
+            .find(|m| m.id == hand)
+            .unwrap()
+    };
+    // The leader's move has the outbox edit this hand (it is the next
+    // person's turn); the edit is carried out at once, its answer held.
+    w.fake.hold_answers("PATCH /webhooks", 1);
+    let before = seen(&w);
+    w.play_safe(&t).await;
+    let t = w.wait_version_after(id, t.version()).await;
+    assert_eq!(t.awaiting()[0].index(), next);
+    let (_, data) = eventually(
+        WAIT,
+        Duration::from_millis(5),
+        "their turn drawn",
+        || async {
+            let now = seen(&w);
+            (now != before)
+                .then(|| now.buttons.first().cloned())
+                .flatten()
+        },
+    )
+    .await;
+    assert_eq!(press(&data).map(|(v, _)| v), Some(t.version()));
+    // Their move on it: the answer cannot know what the message shows.
+    let q = w.fake.click(&w.users[next], hand, &data).unwrap();
+    assert_eq!(w.answered(q).await, 6, "acknowledged, not drawn");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    w.fake.release_answers();
+    let after = w.wait_version_after(id, t.version()).await;
+    let drawn = |w: &World| {
+        let buttons = seen(w).buttons;
+        let of_the_move = |(_, d): &(String, String)| press(d).map(|(v, _)| v) == Some(t.version());
+        !seen(w).content.is_empty() && !buttons.iter().any(of_the_move)
+    };
+    eventually(WAIT, Duration::from_millis(5), "the move drawn", || async {
+        drawn(&w).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(drawn(&w), "the older state drawn last");
+    assert_eq!(w.table(id).await.version(), after.version());
+    assert_eq!(w.fake.unchanged_edits(), 0, "an edit that changed nothing");
+    w.assert_clean();
+    w.stop().await;
+}

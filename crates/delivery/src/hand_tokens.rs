@@ -119,6 +119,18 @@ impl Tokens {
             .is_some_and(|t| t.message == Some(message) && t.shown == Some(shown))
     }
 
+    /// What `message`, the hand message of `user` at `table` that the
+    /// fresh token edits, is known to show (as of `now`).
+    pub fn showing(
+        &mut self,
+        (user, table): (&UserId, TableId),
+        message: u64,
+        now: Instant,
+    ) -> Option<i64> {
+        let t = self.fresh(user, table, now)?;
+        t.shown.filter(|_| t.message == Some(message))
+    }
+
     /// Records what the hand shows now, after an edit through `token`. An
     /// edit through an older token may have landed on the same message
     /// after a newer answer to a press on it drew it: unless it showed the
@@ -153,19 +165,26 @@ impl Tokens {
     }
 }
 
-/// Whether an answer to a press on a hand must draw the hand showing
-/// `shown`: not when it held the hand's turn (no outbox edit landed
-/// meanwhile) and the message pressed on is known to show it already (a
-/// double tap, a pick racing a redraw).
+/// Whether an answer to a press on a hand draws the hand showing
+/// `shown`: only with the hand's turn held (no outbox edit of it on its
+/// way) and the message pressed on not known to show it already (a double
+/// tap, a pick racing a redraw). Without the turn the answer leaves the
+/// message as it is, and the outbox draws it once the edit on its way
+/// landed: an answer drawn meanwhile could land before or after that
+/// edit, so what the message shows after both would be unknown and the
+/// next draw might change nothing — or the older edit, landing last,
+/// would show an older state until then.
 pub fn answer_draws(turn_held: bool, pressed_shows_it: bool) -> bool {
-    !(turn_held && pressed_shows_it)
+    turn_held && !pressed_shows_it
 }
 
-/// What the hand shows once an answer drawing `shown` went: known only if
-/// the answer held the hand's turn (else an outbox edit may have landed
-/// after it).
-pub fn answered_shows(turn_held: bool, shown: Option<i64>) -> Option<i64> {
-    shown.filter(|_| turn_held)
+/// What the pressed hand message shows once an answer to a press on it
+/// went: with the hand's turn held, `drawn` (what the answer drew, or
+/// showed already); without it the answer drew nothing
+/// ([`answer_draws`]), so what the message showed as last known once the
+/// turn was taken after the answer (`left`: the edit on its way landed).
+pub fn answered_shows(turn_held: bool, drawn: Option<i64>, left: Option<i64>) -> Option<i64> {
+    if turn_held { drawn } else { left }
 }
 
 #[cfg(test)]
@@ -196,6 +215,8 @@ mod tests {
         assert!(tokens.shows((&ann, TableId(7)), 70, 5, later));
         assert!(!tokens.shows((&ann, TableId(7)), 71, 5, later));
         assert!(!tokens.shows((&ann, TableId(7)), 70, 6, later));
+        assert_eq!(tokens.showing((&ann, TableId(7)), 70, later), Some(5));
+        assert_eq!(tokens.showing((&ann, TableId(7)), 71, later), None);
         let expired = t0 + Duration::from_secs(60);
         assert!(tokens.fresh(&ann, TableId(7), expired).is_none());
         // Gone for good, not only too old to be used now.
@@ -262,13 +283,15 @@ mod tests {
         assert!(!token("a", t0, None, None).unknown_first(2));
         assert!(!token("a", t0, Some(2), None).changes(2));
         assert!(token("a", t0, None, None).changes(2));
-        // An answer skips the draw only with the turn held and the
-        // pressed message showing it; without the turn what it drew is
-        // not known.
+        // An answer draws only with the turn held and the pressed message
+        // not showing it; without the turn it draws nothing, and the
+        // message shows what it was left with.
         assert!(!answer_draws(true, true));
-        assert!(answer_draws(false, true));
         assert!(answer_draws(true, false));
-        assert_eq!(answered_shows(true, Some(4)), Some(4));
-        assert_eq!(answered_shows(false, Some(4)), None);
+        assert!(!answer_draws(false, true));
+        assert!(!answer_draws(false, false));
+        assert_eq!(answered_shows(true, Some(4), Some(3)), Some(4));
+        assert_eq!(answered_shows(false, Some(4), Some(3)), Some(3));
+        assert_eq!(answered_shows(false, Some(4), None), None);
     }
 }

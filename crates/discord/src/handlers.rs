@@ -477,7 +477,8 @@ async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
     )
     .await;
     // What the hand shows after the answer; an answer that would draw
-    // what the pressed message shows already edits nothing.
+    // what the pressed message shows already, or that came past its wait
+    // for the hand's turn, draws nothing.
     let pressed = i.message.as_ref().map(|m| m.id.get());
     let updated_hand = hand_now.as_ref().map(hash_of);
     if let (Some(hash), Some(a)) = (updated_hand, &answering)
@@ -536,9 +537,9 @@ async fn component(shared: &Shared, i: &Asked, defer_after: Duration) {
         }
         // Unanswered, the hand shows what it showed before the press, and
         // the outbox draws the state after it through the older token.
-        // Answered, an edit of this hand still in flight may land after the
-        // answer with an older state: the outbox draws it again if so
-        // (nothing is sent when the message already shows the newest).
+        // Answered without drawing (past the wait, `went` waited for the
+        // edit on its way), the outbox draws it now; nothing is sent when
+        // the message already shows the newest.
         if let Ok(Some(h)) = shared.front.service().hand_of(table, &s.player.id).await {
             shared.notify(Local::Output(Output::RenderHand(Box::new(h))));
         }

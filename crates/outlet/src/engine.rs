@@ -12,11 +12,11 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use super::hand_tokens::HandTokens;
+use super::hand_tokens::{EDIT_WAIT, HandTokens};
 use super::jobs::{self, TableCalls};
 use super::service;
 use kozyr_delivery::Set;
@@ -25,10 +25,6 @@ use kozyr_delivery::news::News;
 use kozyr_delivery::transport::Failure;
 use kozyr_front::{Front, Screen};
 use kozyr_table::{ChatKey, HandView, Output, Platform, TableId, TableView, UserId};
-
-/// How long an outbox edit of a hand waits for an answer to a press on it
-/// to go first; past this it goes anyway.
-const HAND_EDIT_WAIT: Duration = Duration::from_secs(5);
 
 /// A platform under an [`EngineOutbox`]: its messages and its calls.
 pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
@@ -201,7 +197,7 @@ impl<P: EnginePlatform> EngineOutbox<P> {
             let tokens = p.tokens();
             // An answer to a press on this hand goes first: then the token
             // read below is its newest, with what the message shows.
-            let turn = tokens.turn(&user, table, HAND_EDIT_WAIT).await;
+            let turn = tokens.turn(&user, table, EDIT_WAIT).await;
             let token = tokens.fresh(&user, table, now).unwrap_or(token);
             // The newest state, whatever the output carried: edits of one
             // hand may overtake each other on the way.

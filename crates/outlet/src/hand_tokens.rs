@@ -27,6 +27,11 @@ use kozyr_table::runtime::TableService;
 use kozyr_table::storage::{HandTokenChange, HandTokenRow, Secret};
 use kozyr_table::{TableId, UserId};
 
+/// How long an outbox edit of a hand waits for the hand's turn, and an
+/// answer that drew nothing for the edit on its way to land
+/// ([`HandAnswer::went`]).
+pub const EDIT_WAIT: Duration = Duration::from_secs(5);
+
 /// The turn to change one hand message ([`HandTokens::turn`]).
 type HandLock = Arc<tokio::sync::Mutex<()>>;
 
@@ -226,6 +231,12 @@ impl HandTokens {
         lock(&self.hands).shows(place, message, shown, now)
     }
 
+    /// What `message`, the hand message of `user` at `table` that the
+    /// fresh token edits, is known to show (as of `now`).
+    pub fn showing(&self, place: (&UserId, TableId), message: u64, now: Instant) -> Option<i64> {
+        lock(&self.hands).showing(place, message, now)
+    }
+
     /// Records what the hand shows now (after an edit through `token`):
     /// [`Tokens::shown`].
     pub fn shown(&self, user: &UserId, table: TableId, token: &str, shown: Option<i64>) {
@@ -296,11 +307,14 @@ impl HandTokens {
 ///
 /// It holds the hand's turn ([`HandTokens::turn`]), so no outbox edit of
 /// the message lands meanwhile and what the message shows is known once
-/// the answer went (without the turn, it is not). A hash the store holds
-/// is made unknown before the answer changes the hand, and the answer's
-/// token is kept, with what it shows, once it went: from then on that
-/// token edits the hand. Dropped without [`HandAnswer::went`] (the answer
-/// never reached the platform), the hand's older token keeps editing it.
+/// the answer went. Without the turn (an edit on its way past the wait)
+/// the answer draws nothing, and takes the turn once it went: the edit
+/// landed, the message shows what it left, and the outbox draws the
+/// newest state after it. A hash the store holds is made unknown before
+/// the answer changes the hand, and the answer's token is kept, with what
+/// it shows, once it went: from then on that token edits the hand.
+/// Dropped without [`HandAnswer::went`] (the answer never reached the
+/// platform), the hand's older token keeps editing it.
 pub struct HandAnswer<'a> {
     tokens: &'a HandTokens,
     user: UserId,
@@ -315,10 +329,11 @@ impl HandAnswer<'_> {
         self.table
     }
 
-    /// Whether the answer must draw the hand showing `shown`: not when
-    /// `pressed`, the message pressed on, is known to show it already (a
-    /// double tap, a pick racing a redraw). When it must, a hash the store
-    /// holds for the hand is made unknown first.
+    /// Whether the answer draws the hand showing `shown`: only with the
+    /// hand's turn held, and not when `pressed`, the message pressed on,
+    /// is known to show it already (a double tap, a pick racing a
+    /// redraw); [`answer_draws`]. When it does, a hash the store holds for
+    /// the hand is made unknown first.
     pub async fn must_draw(&self, shown: i64, pressed: Option<u64>) -> bool {
         let place = (&self.user, self.table);
         let shows_it = |message| self.tokens.shows(place, message, shown, self.arrived);
@@ -332,11 +347,21 @@ impl HandAnswer<'_> {
     }
 
     /// The answer went, with `token`: it edits the hand from now on (on
-    /// `message` when known), which shows `shown` if the turn was held.
-    /// The turn goes with it.
-    pub async fn went(self, token: String, shown: Option<i64>, message: Option<u64>) {
-        let shown = answered_shows(self.turn.is_some(), shown);
+    /// `message` when known), which shows `drawn` if the turn was held,
+    /// else what the edit on its way left ([`answered_shows`]). The turn
+    /// goes with it.
+    pub async fn went(mut self, token: String, drawn: Option<i64>, message: Option<u64>) {
+        let held = self.turn.is_some();
+        if !held {
+            let (user, table) = (&self.user, self.table);
+            self.turn = self.tokens.turn(user, table, EDIT_WAIT).await;
+        }
         let place = (&self.user, self.table);
+        let left = match (&self.turn, message) {
+            (Some(_), Some(m)) => self.tokens.showing(place, m, self.arrived),
+            _ => None,
+        };
+        let shown = answered_shows(held, drawn, left);
         (self.tokens)
             .given(place, (token, self.arrived), shown, message)
             .await;

@@ -172,3 +172,36 @@ async fn a_jobs_calls_follow_the_engines_order_and_each_result() {
         ]
     );
 }
+
+/// A hand edit that landed is known to show what it drew even when the
+/// store refuses to keep that (it closed here; a full disk does the
+/// same): the next draw of what it showed before — a selection undone —
+/// is sent, and a draw of what it shows now is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_edit_that_landed_is_known_when_the_store_cannot_keep_it() {
+    use kozyr::outlet::hand_tokens::HandTokens;
+    use kozyr::table::UserId;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = TestStore::open(&db_url(&dir)).await;
+    let (service, _outputs) = TableService::builder(store.shared()).start().await.unwrap();
+    let tokens = HandTokens::new(service.clone(), Duration::from_secs(600));
+    let (ann, table, now) = (
+        UserId::new("discord:1").unwrap(),
+        TableId(7),
+        Instant::now(),
+    );
+    let place = (&ann, table);
+    tokens
+        .given(place, ("t1".into(), now), Some(10), Some(70))
+        .await;
+    service.close().await;
+    let t = tokens.fresh(&ann, table, now).unwrap();
+    let failed = tokens.edit(place, &t, 11, |_| async { Ok(()) }).await;
+    assert!(failed.is_none());
+    assert!(tokens.shows(place, 70, 11, now), "the edit drew 11");
+    let t = tokens.fresh(&ann, table, now).unwrap();
+    assert!(t.changes(10), "drawing 10 again changes the message");
+    assert!(!t.changes(11));
+}

@@ -145,15 +145,12 @@ impl HandTokens {
         if let Err(f) = edit(token.token.clone()).await {
             return Some(f);
         }
-        // One still on its way may land: kept as shown (the next change
-        // makes it unknown first).
-        if self
-            .store_shown(user, table, &token.token, Some(shown))
-            .await
-            != Write::Failed
-        {
-            self.shown(user, table, &token.token, Some(shown));
-        }
+        // The message shows it now, whatever the store can keep: a record
+        // still on its way, or one the store refused (the next change
+        // makes it unknown there first, as it is known here).
+        self.store_shown(user, table, &token.token, Some(shown))
+            .await;
+        self.shown(user, table, &token.token, Some(shown));
         None
     }
 

@@ -137,7 +137,7 @@ enum Flight {
     },
     Store {
         write: StoreWrite,
-        applied: bool,
+        applied: Option<Write>,
     },
     /// A hand's edit through its token, as the outbox makes it: nothing
     /// goes when the hand shows it already.
@@ -178,12 +178,14 @@ struct World {
     next_token: u32,
     hand_edits: u32,
     /// Answers to presses on a hand that went past their wait for an
-    /// outbox edit on its way: what the hand shows is then unknown, and
-    /// the next edit may change nothing (at most one each).
+    /// outbox edit on its way (they draw nothing; the outbox draws after).
     raced: u32,
     /// Calls fail for now and the process is killed only while true.
     chaos: bool,
     kills: bool,
+    /// The store refuses a write now and then, or answers it only after
+    /// the engine stopped waiting (it may have landed).
+    store_faults: bool,
 }
 
 const TABLES: [TableId; 2] = [TableId(1), TableId(2)];
@@ -226,6 +228,7 @@ impl World {
             raced: 0,
             chaos: true,
             kills,
+            store_faults: false,
         }
     }
 
@@ -310,8 +313,21 @@ impl World {
         while let Some(write) = self.engine.poll_store() {
             self.flights.push(Flight::Store {
                 write,
-                applied: false,
+                applied: None,
             });
+        }
+    }
+
+    /// How one store write goes: refused, or landed but answered too late
+    /// (pending), now and then when the store has faults.
+    fn store_write(&mut self) -> Write {
+        if !self.store_faults {
+            return Write::Landed;
+        }
+        match self.rng.random_range(0..20) {
+            0 | 1 => Write::Failed,
+            2 => Write::Pending,
+            _ => Write::Landed,
         }
     }
 
@@ -342,14 +358,16 @@ impl World {
                     true
                 }
             },
-            Flight::Store { write, applied } => {
-                if !*applied {
-                    if let StoreWrite::MessageRef {
-                        table,
-                        message,
-                        hash,
-                        ..
-                    } = write
+            Flight::Store { write, applied } => match applied {
+                None => {
+                    let landed = self.store_write();
+                    if landed != Write::Failed
+                        && let StoreWrite::MessageRef {
+                            table,
+                            message,
+                            hash,
+                            ..
+                        } = write
                     {
                         self.rows.insert(
                             *table,
@@ -359,13 +377,14 @@ impl World {
                             },
                         );
                     }
-                    *applied = true;
+                    *applied = Some(landed);
                     false
-                } else {
-                    self.engine.handle_stored(write, true);
+                }
+                Some(landed) => {
+                    self.engine.handle_stored(write, *landed == Write::Landed);
                     true
                 }
-            }
+            },
             Flight::Hand {
                 hand,
                 token: Held(token),
@@ -378,11 +397,17 @@ impl World {
                 // new one kept once it landed; nothing when it shows it.
                 let changes = token.changes(hash);
                 match *step {
-                    0 if changes && token.unknown_first(hash) => {
+                    // Kept unknown only once the store made it so.
+                    0 if changes
+                        && token.unknown_first(hash)
+                        && self.store_write() == Write::Landed =>
+                    {
                         self.tokens.shown(&PERSON, table, &token.token, None);
                     }
                     1 if changes => *failed = self.edit_hand(token, hash),
+                    // Shown once it landed, whatever the store could keep.
                     2 if changes && failed.is_none() => {
+                        let _ = self.store_write();
                         self.tokens.shown(&PERSON, table, &token.token, Some(hash));
                     }
                     3 => {
@@ -406,10 +431,13 @@ impl World {
                 let table = job.table;
                 match steps.pop_front().expect("a step") {
                     Step::Unknown => {
-                        if let Some(r) = self.rows.get_mut(&table) {
+                        let write = self.store_write();
+                        if write != Write::Failed
+                            && let Some(r) = self.rows.get_mut(&table)
+                        {
                             r.shown = None;
                         }
-                        *unknown = Some(Write::Landed);
+                        *unknown = Some(write);
                     }
                     Step::News(n) => {
                         self.post(table, Kind::News(n), 0, false);
@@ -467,10 +495,13 @@ impl World {
                         if let (Some(h), Some(o)) = (job.then, outcome.as_ref())
                             && shows(o)
                         {
-                            if let Some(r) = self.rows.get_mut(&table) {
+                            let write = self.store_write();
+                            if write != Write::Failed
+                                && let Some(r) = self.rows.get_mut(&table)
+                            {
                                 r.shown = Some(h);
                             }
-                            *then = Some(Write::Landed);
+                            *then = Some(write);
                         }
                     }
                     Step::Report => {
@@ -730,6 +761,11 @@ impl World {
 
     /// What the store says a message shows is unknown or true.
     fn check_records(&self) {
+        // A store that refuses to make a hash unknown before a change may
+        // keep one that is not: the change still goes.
+        if self.store_faults {
+            return;
+        }
         for (table, row) in &self.rows {
             if let (Some(m), Some(h)) = (row.message, row.shown) {
                 let shows = self.msgs.get(&m).map(|m| m.hash);
@@ -767,8 +803,15 @@ impl World {
             let Some(&v) = self.versions.get(&table) else {
                 continue;
             };
-            let row = self.rows[&table];
-            let m = row.message.expect("a recorded message");
+            // A store with faults may not know the live message.
+            let m = match self.rows.get(&table) {
+                _ if self.store_faults => match self.live_posts(table, 0)[..] {
+                    [m] => m,
+                    ref live => panic!("live messages of {table:?}: {live:?}"),
+                },
+                Some(row) => row.message.expect("a recorded message"),
+                None => panic!("no row for {table:?}"),
+            };
             assert_eq!(
                 self.msgs[&m].hash,
                 hash_of(v),
@@ -1013,5 +1056,24 @@ fn a_seed_replays_the_same_run() {
     };
     for seed in crate::sim_seeds(50) {
         assert!(trace(seed) == trace(seed), "seed {seed} ran two ways");
+    }
+}
+
+/// A store that refuses writes now and then, or answers them too late:
+/// what people see is as without faults — every table and hand current
+/// once quiet, each announcement once, no edit that changes nothing.
+#[test]
+fn a_store_that_refuses_writes_now_and_then_changes_nothing_people_see() {
+    for seed in crate::sim_seeds(1000) {
+        crate::sim_run(seed, |seed| {
+            let mut w = World::new(seed, false);
+            w.hands = true;
+            w.store_faults = true;
+            for _ in 0..200 {
+                w.step();
+            }
+            w.quiet();
+            w.check_quiet(false);
+        });
     }
 }

@@ -245,6 +245,13 @@ pub struct PacedLane<K, M> {
     /// it: a table or hand posted anew below, until the new message's id
     /// is recorded. Editing or deleting it makes the row's hash untrue.
     replaced: Map<(K, MessageId), i64>,
+    /// Posts whose id the store refused (its row still names the message
+    /// they replaced): saved again after the next call that lands, while
+    /// each is still its table's live message.
+    unsaved: Map<(K, i64), MessageId>,
+    /// The messages a post replaced whose id is on its way to the store:
+    /// known as replaced again if the store refuses it.
+    saving: Map<(K, i64), Vec<(MessageId, i64)>>,
     /// (private chat, table): hands to post anew once their first post,
     /// on its way when the person wrote, has landed (its id is needed to
     /// delete it).
@@ -345,6 +352,8 @@ where
             refs,
             sources: Map::default(),
             replaced: Map::default(),
+            unsaved: Map::default(),
+            saving: Map::default(),
             reposts_due: Map::default(),
             stale: Map::default(),
             views: Map::default(),
@@ -1233,16 +1242,8 @@ where
                 if let (Some(m), Some(table), true) = (new_message, p.table, p.keeps) {
                     self.refs.insert((chat, table.0), m);
                     // Recorded, with what it shows, before the next output
-                    // for this chat goes out. The row names the new message
-                    // from now on, not the one it replaced.
-                    self.replaced
-                        .retain(|(c, _), t| !(*c == chat && *t == table.0));
-                    self.effects.push_back(Effect::SaveRef {
-                        chat,
-                        table,
-                        message: Some(m),
-                        hash: p.posted.as_ref().map(Markup::hash),
-                    });
+                    // for this chat goes out.
+                    self.save_ref(chat, table, m, p.posted.as_ref().map(Markup::hash));
                     // What it shows, for the pacer too: a post it lost
                     // track of (its chat was cleared while the post was on
                     // its way: its person came back) would otherwise be
@@ -1395,6 +1396,23 @@ where
             let times = self.queue.window_writes(&chat);
             self.effects.push_back(Effect::SaveWrites { chat, times });
         }
+        // The store may take again what it refused: a call landed. With
+        // what the message shows, when nothing for it is on its way.
+        if matches!(outcome, Outcome::Done | Outcome::NotModified) {
+            for ((chat, t), m) in std::mem::take(&mut self.unsaved) {
+                if self.refs.get(&(chat, t)) != Some(&m) {
+                    continue;
+                }
+                let slot = Slot::Table(t);
+                let hash = match self.queue.shown(&chat, &slot) {
+                    Some(Piece::Show(shown)) if !self.queue.is_in_flight(&chat, &slot) => {
+                        Some(shown.hash())
+                    }
+                    _ => None,
+                };
+                self.save_ref(chat, TableId(t), m, hash);
+            }
+        }
         if let Some(slot) = p.forget
             && !self.queue.is_waiting(&chat, &slot)
         {
@@ -1429,11 +1447,49 @@ where
     }
 
     /// The id of a posted message was recorded (`landed`) or not
-    /// ([`Effect::SaveRef`]).
+    /// ([`Effect::SaveRef`]). Recorded, the row names the new message from
+    /// now on, not the ones it replaced. Not recorded, the row still names
+    /// the message it replaced, which stays known as replaced (a change of
+    /// it makes the row's hash unknown first), and the id is saved again
+    /// after the next call that lands: a restart would otherwise edit the
+    /// old message, leaving the new one as it was, for good.
     pub fn handle_ref_saved(&mut self, chat: K, table: TableId, hash: Option<i64>, landed: bool) {
+        let key = (chat, table.0);
+        let replaced = self.saving.remove(&key).unwrap_or_default();
         if landed {
-            self.recorded.posted((chat, table.0), hash);
+            self.recorded.posted(key, hash);
+            self.unsaved.remove(&key);
+            return;
         }
+        for (old, t) in replaced {
+            self.replaced.insert((chat, old), t);
+        }
+        if let Some(&m) = self.refs.get(&key) {
+            self.unsaved.insert(key, m);
+        }
+    }
+
+    /// Records `message` as the one showing `table` in `chat` (showing
+    /// `hash`, when known): from the [`Effect::SaveRef`] on, the row names
+    /// it, not the messages it replaced — a change of those no longer
+    /// touches the row ([`PacedLane::handle_ref_saved`] says if it did
+    /// not land).
+    fn save_ref(&mut self, chat: K, table: TableId, message: MessageId, hash: Option<i64>) {
+        let replaced: Vec<(MessageId, i64)> = self
+            .replaced
+            .extract_if(|(c, _), t| *c == chat && *t == table.0)
+            .map(|((_, old), t)| (old, t))
+            .collect();
+        self.saving
+            .entry((chat, table.0))
+            .or_default()
+            .extend(replaced);
+        self.effects.push_back(Effect::SaveRef {
+            chat,
+            table,
+            message: Some(message),
+            hash,
+        });
     }
 
     /// The platform answered a write to `from` with the group's new id:

@@ -199,6 +199,10 @@ struct Slot<N> {
     posting_hash: i64,
     /// The last state sent was the closed table's.
     closed: bool,
+    /// The store refused the message's id: its row names an older
+    /// message, so no job records what this one shows there, and each job
+    /// that lands tries the id again.
+    unsaved: bool,
 }
 
 impl<N> Default for Slot<N> {
@@ -217,6 +221,7 @@ impl<N> Default for Slot<N> {
             reposting: false,
             posting_hash: 0,
             closed: false,
+            unsaved: false,
         }
     }
 }
@@ -555,6 +560,7 @@ impl<M: Clone, N> Engine<M, N> {
         // the old message, which loses its buttons, until the new one's id
         // is recorded (with its hash); a first post has no row to change.
         let writes = match message {
+            _ if slot.unsaved => Writes::default(),
             Some(_) if !repost => self.recorded.before(&table, Some(h)),
             Some(_) => self.recorded.before(&table, None),
             None => Writes::default(),
@@ -702,6 +708,19 @@ impl<M: Clone, N> Engine<M, N> {
             });
             return;
         }
+        // The id the store refused, again, with what the message shows.
+        if let (true, true, Some(id), Some(hash)) =
+            (slot.unsaved, shown_now, slot.message, slot.shown)
+        {
+            slot.closed = closed;
+            self.stores.push_back(StoreWrite::MessageRef {
+                table,
+                chat: chat.to_string(),
+                message: id,
+                hash,
+            });
+            return;
+        }
         slot.closed = closed;
         slot.state.sent();
         self.settle(table);
@@ -726,15 +745,27 @@ impl<M: Clone, N> Engine<M, N> {
         self.stores.pop_front()
     }
 
-    /// What became of a [`StoreWrite::MessageRef`] (whether it landed).
+    /// What became of a [`StoreWrite::MessageRef`] (whether it landed):
+    /// refused, the row still names an older message, and the id goes
+    /// again after the table's next job that lands (a restart would
+    /// otherwise take the older message for the table's).
     pub fn handle_stored(&mut self, write: &StoreWrite, landed: bool) {
-        let StoreWrite::MessageRef { table, hash, .. } = write else {
+        let StoreWrite::MessageRef {
+            table,
+            message,
+            hash,
+            ..
+        } = write
+        else {
             return;
         };
         if landed {
             self.recorded.posted(*table, Some(*hash));
         }
         if let Some(slot) = self.tables.get_mut(table) {
+            if slot.message == Some(*message) {
+                slot.unsaved = !landed;
+            }
             slot.state.sent();
         }
         self.settle(*table);

@@ -186,6 +186,8 @@ struct World {
     /// The store refuses a write now and then, or answers it only after
     /// the engine stopped waiting (it may have landed).
     store_faults: bool,
+    /// How many of the next message-id writes the store refuses.
+    refuse_refs: u32,
 }
 
 const TABLES: [TableId; 2] = [TableId(1), TableId(2)];
@@ -229,6 +231,7 @@ impl World {
             chaos: true,
             kills,
             store_faults: false,
+            refuse_refs: 0,
         }
     }
 
@@ -360,7 +363,16 @@ impl World {
             },
             Flight::Store { write, applied } => match applied {
                 None => {
-                    let landed = self.store_write();
+                    let refused =
+                        self.refuse_refs > 0 && matches!(write, StoreWrite::MessageRef { .. });
+                    if refused {
+                        self.refuse_refs -= 1;
+                    }
+                    let landed = if refused {
+                        Write::Failed
+                    } else {
+                        self.store_write()
+                    };
                     if landed != Write::Failed
                         && let StoreWrite::MessageRef {
                             table,
@@ -1076,4 +1088,39 @@ fn a_store_that_refuses_writes_now_and_then_changes_nothing_people_see() {
             w.check_quiet(false);
         });
     }
+}
+
+/// A table posted anew whose id the store refused: its row still names
+/// the old message, so the table's next job that lands keeps the id again,
+/// with what it shows — a restart then edits the live message, not the
+/// old one (which would get its buttons back beside it).
+#[test]
+fn a_messages_id_the_store_refused_is_kept_by_the_next_job() {
+    let t = TABLES[0];
+    let mut w = World::new(0, false);
+    w.chaos = false;
+    w.render(t);
+    w.quiet();
+    let first = w.rows[&t].message.expect("posted");
+    w.refuse_refs = 1;
+    let v = w.versions[&t] + 1;
+    w.versions.insert(t, v);
+    w.engine
+        .handle_render(view(t, v), Vec::new(), true, None, |_| true, w.now);
+    w.quiet();
+    assert_eq!(w.rows[&t].message, Some(first), "the id was refused");
+    // A state that shows something else (two in a row may not).
+    let v = v + 2;
+    w.versions.insert(t, v);
+    w.engine
+        .handle_render(view(t, v), Vec::new(), false, None, |_| true, w.now);
+    w.quiet();
+    let live = w.live_posts(t, 0);
+    assert_eq!(live.len(), 1);
+    assert_ne!(live[0], first);
+    assert_eq!(w.rows[&t].message, Some(live[0]));
+    assert_eq!(w.rows[&t].shown, Some(w.msgs[&live[0]].hash));
+    w.restart();
+    w.quiet();
+    w.check_quiet(false);
 }

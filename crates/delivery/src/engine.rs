@@ -200,7 +200,8 @@ struct Slot<N> {
     /// The last state sent was the closed table's.
     closed: bool,
     /// The store refused the message's id: its row names an older
-    /// message, so no job records what this one shows there, and each job
+    /// message (or, had the refusal landed after all, this one), so each
+    /// job makes the row's hash unknown and records none, and each job
     /// that lands tries the id again.
     unsaved: bool,
 }
@@ -560,7 +561,12 @@ impl<M: Clone, N> Engine<M, N> {
         // the old message, which loses its buttons, until the new one's id
         // is recorded (with its hash); a first post has no row to change.
         let writes = match message {
-            _ if slot.unsaved => Writes::default(),
+            // The row may name this message or an older one (a refusal may
+            // still have landed): made unknown, whichever, and no hash kept.
+            _ if slot.unsaved => Writes {
+                unknown_first: true,
+                then: None,
+            },
             Some(_) if !repost => self.recorded.before(&table, Some(h)),
             Some(_) => self.recorded.before(&table, None),
             None => Writes::default(),

@@ -1100,7 +1100,12 @@ where
             } if posting => Some(m.clone()),
             _ => None,
         };
-        let shown_table = shown_table.filter(|_| !posting);
+        // A message whose id the store refused is not the one its row
+        // names: what it shows is not recorded there (the id goes again
+        // with it, [`PacedLane::handle_ref_saved`]).
+        let unsaved = matches!(&tx.output, Transmission::Set { slot: Slot::Table(t), .. }
+            if self.unsaved.contains_key(&(chat, *t)));
+        let shown_table = shown_table.filter(|_| !posting && !unsaved);
         let writes = shown_table.map_or_else(Writes::default, |t| {
             self.recorded.before(&(chat, t), shown_hash)
         });
@@ -1396,10 +1401,14 @@ where
             let times = self.queue.window_writes(&chat);
             self.effects.push_back(Effect::SaveWrites { chat, times });
         }
-        // The store may take again what it refused: a call landed. With
-        // what the message shows, when nothing for it is on its way.
+        // The store may take again what it refused: a call to this chat
+        // landed, and none is on its way to it (one at a time per chat),
+        // so no write of an older call to the row can land after this one.
+        // With what the message shows, when nothing for it is on its way.
         if matches!(outcome, Outcome::Done | Outcome::NotModified) {
-            for ((chat, t), m) in std::mem::take(&mut self.unsaved) {
+            let here: Vec<((K, i64), MessageId)> =
+                self.unsaved.extract_if(|(c, _), _| *c == chat).collect();
+            for ((chat, t), m) in here {
                 if self.refs.get(&(chat, t)) != Some(&m) {
                     continue;
                 }

@@ -186,6 +186,10 @@ struct World {
     /// The store refuses a write now and then, or answers it only after
     /// the engine stopped waiting (it may have landed).
     store_faults: bool,
+    /// The store also refuses, now and then, to make a hash unknown
+    /// before a change (which still goes, so people see the game: the
+    /// store may then keep a hash that is not true).
+    unknown_faults: bool,
     /// How many of the next message-id writes the store refuses.
     refuse_refs: u32,
 }
@@ -231,6 +235,7 @@ impl World {
             chaos: true,
             kills,
             store_faults: false,
+            unknown_faults: false,
             refuse_refs: 0,
         }
     }
@@ -321,10 +326,11 @@ impl World {
         }
     }
 
-    /// How one store write goes: refused, or landed but answered too late
+    /// How one store write goes (`unknown_first`: one that makes a hash
+    /// unknown before a change): refused, or landed but answered too late
     /// (pending), now and then when the store has faults.
-    fn store_write(&mut self) -> Write {
-        if !self.store_faults {
+    fn store_write(&mut self, unknown_first: bool) -> Write {
+        if !self.store_faults || (unknown_first && !self.unknown_faults) {
             return Write::Landed;
         }
         match self.rng.random_range(0..20) {
@@ -371,7 +377,7 @@ impl World {
                     let landed = if refused {
                         Write::Failed
                     } else {
-                        self.store_write()
+                        self.store_write(false)
                     };
                     if landed != Write::Failed
                         && let StoreWrite::MessageRef {
@@ -412,14 +418,14 @@ impl World {
                     // Kept unknown only once the store made it so.
                     0 if changes
                         && token.unknown_first(hash)
-                        && self.store_write() == Write::Landed =>
+                        && self.store_write(true) == Write::Landed =>
                     {
                         self.tokens.shown(&PERSON, table, &token.token, None);
                     }
                     1 if changes => *failed = self.edit_hand(token, hash),
                     // Shown once it landed, whatever the store could keep.
                     2 if changes && failed.is_none() => {
-                        let _ = self.store_write();
+                        let _ = self.store_write(false);
                         self.tokens.shown(&PERSON, table, &token.token, Some(hash));
                     }
                     3 => {
@@ -443,7 +449,7 @@ impl World {
                 let table = job.table;
                 match steps.pop_front().expect("a step") {
                     Step::Unknown => {
-                        let write = self.store_write();
+                        let write = self.store_write(true);
                         if write != Write::Failed
                             && let Some(r) = self.rows.get_mut(&table)
                         {
@@ -507,7 +513,7 @@ impl World {
                         if let (Some(h), Some(o)) = (job.then, outcome.as_ref())
                             && shows(o)
                         {
-                            let write = self.store_write();
+                            let write = self.store_write(false);
                             if write != Write::Failed
                                 && let Some(r) = self.rows.get_mut(&table)
                             {
@@ -775,7 +781,7 @@ impl World {
     fn check_records(&self) {
         // A store that refuses to make a hash unknown before a change may
         // keep one that is not: the change still goes.
-        if self.store_faults {
+        if self.unknown_faults {
             return;
         }
         for (table, row) in &self.rows {
@@ -1073,20 +1079,25 @@ fn a_seed_replays_the_same_run() {
 
 /// A store that refuses writes now and then, or answers them too late:
 /// what people see is as without faults — every table and hand current
-/// once quiet, each announcement once, no edit that changes nothing.
+/// once quiet, each announcement once, no edit that changes nothing —
+/// and, unless it refused to make a hash unknown before a change, what it
+/// says a table message shows is unknown or true.
 #[test]
 fn a_store_that_refuses_writes_now_and_then_changes_nothing_people_see() {
-    for seed in crate::sim_seeds(1000) {
-        crate::sim_run(seed, |seed| {
-            let mut w = World::new(seed, false);
-            w.hands = true;
-            w.store_faults = true;
-            for _ in 0..200 {
-                w.step();
-            }
-            w.quiet();
-            w.check_quiet(false);
-        });
+    for unknown_faults in [false, true] {
+        for seed in crate::sim_seeds(1000) {
+            crate::sim_run(seed, |seed| {
+                let mut w = World::new(seed, false);
+                w.hands = true;
+                w.store_faults = true;
+                w.unknown_faults = unknown_faults;
+                for _ in 0..200 {
+                    w.step();
+                }
+                w.quiet();
+                w.check_quiet(false);
+            });
+        }
     }
 }
 

@@ -1135,3 +1135,22 @@ fn a_messages_id_the_store_refused_is_kept_by_the_next_job() {
     w.quiet();
     w.check_quiet(false);
 }
+
+/// A kill at any step while the store refuses writes now and then (not
+/// the ones that make a hash unknown first): no false record, and once
+/// quiet every table current on one live message.
+#[test]
+fn a_kill_at_any_step_with_a_store_refusing_writes_leaves_no_false_record() {
+    for seed in crate::sim_seeds(1000) {
+        crate::sim_run(seed, |seed| {
+            let mut w = World::new(seed, true);
+            w.hands = true;
+            w.store_faults = true;
+            for _ in 0..200 {
+                w.step();
+            }
+            w.quiet();
+            w.check_quiet(true);
+        });
+    }
+}

@@ -958,11 +958,30 @@ where
             .shown_all()
             .filter_map(|(chat, slot, piece)| match (slot, piece) {
                 (Slot::Table(t), Piece::Show(m))
-                    if self.refs.contains_key(&(*chat, *t)) && self.queue.is_idle(chat) =>
+                    if self.refs.contains_key(&(*chat, *t))
+                        && !self.unsaved.contains_key(&(*chat, *t))
+                        && self.queue.is_idle(chat) =>
                 {
                     Some((TableId(*t), *chat, m.hash()))
                 }
                 _ => None,
+            })
+            .collect()
+    }
+
+    /// The messages whose id the store refused, still live, for the next
+    /// start: (table, chat, message, what it shows if known) — their rows
+    /// name older messages, so [`PacedLane::shown_rows`] leaves them out.
+    pub fn unsaved_refs(&self) -> Vec<(TableId, K, MessageId, Option<i64>)> {
+        let refs = self.unsaved.iter();
+        refs.filter(|(key, m)| self.refs.get(key) == Some(m))
+            .map(|(&(chat, t), &m)| {
+                let slot = Slot::Table(t);
+                let hash = match self.queue.shown(&chat, &slot) {
+                    Some(Piece::Show(shown)) if self.queue.is_idle(&chat) => Some(shown.hash()),
+                    _ => None,
+                };
+                (TableId(t), chat, m, hash)
             })
             .collect()
     }

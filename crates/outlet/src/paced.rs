@@ -257,8 +257,14 @@ impl<P: PacedPlatform> super::Outbox for PacedOutbox<P> {
 
     /// Records what each message shows, for the next start.
     async fn save_shown(&self) {
+        let service = self.platform.front().service();
         let rows = self.lane.shown_rows().into_iter();
         let rows = rows.map(|(t, chat, hash)| (t, chat.to_string(), hash));
-        service::save_shown(self.platform.front().service(), P::PLATFORM, rows.collect()).await;
+        service::save_shown(service, P::PLATFORM, rows.collect()).await;
+        // The ids the store refused, once more: a start edits these.
+        for (table, chat, message, hash) in self.lane.unsaved_refs() {
+            let (row, id) = (chat.to_string(), i64::try_from(message).ok());
+            service::save_message_ref(service, P::PLATFORM, (table, &row), id, hash).await;
+        }
     }
 }

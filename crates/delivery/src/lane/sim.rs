@@ -1423,3 +1423,43 @@ fn a_kill_at_any_step_with_a_store_refusing_writes_leaves_no_false_record() {
         });
     }
 }
+
+/// A graceful stop while a post's id is unsaved (the store refused it, and
+/// no call to its chat landed since): the stop keeps that id with what
+/// the message shows, and writes no hash on the row of the message it
+/// replaced; the start then edits the live message, and nothing it shows
+/// already.
+#[test]
+fn a_stop_keeps_an_id_the_store_refused() {
+    let mut w = World::new(0, false);
+    w.chaos = false;
+    let t = TABLES[0];
+    w.render_with(t, None);
+    w.quiet();
+    let first = w.rows[&(GROUP, t)].message;
+    w.refuse_refs = 1;
+    w.render_with(t, Some(true));
+    w.quiet();
+    assert_eq!(w.rows[&(GROUP, t)].message, first, "the id was refused");
+    // The stop, as the outbox makes it.
+    let shown = w.lane.shown_rows();
+    assert!(!shown.iter().any(|&(st, chat, _)| (chat, st) == (GROUP, t)));
+    for (table, chat, hash) in shown {
+        if let Some(r) = w.rows.get_mut(&(chat, table)) {
+            r.shown = Some(hash);
+        }
+    }
+    let unsaved = w.lane.unsaved_refs();
+    assert_eq!(unsaved.len(), 1);
+    for (table, chat, message, shown) in unsaved {
+        let row = Row {
+            message: Some(message),
+            shown,
+        };
+        w.rows.insert((chat, table), row);
+    }
+    w.check_records();
+    w.restart();
+    w.quiet();
+    w.check_quiet(false);
+}

@@ -803,11 +803,34 @@ impl<M: Clone, N> Engine<M, N> {
     /// job in flight or a newer state waiting may show something else, and
     /// is left out.
     pub fn shown_rows(&self) -> Vec<(TableId, String, i64)> {
+        self.settled()
+            .filter(|(_, s)| !s.unsaved)
+            .filter_map(|(t, s)| Some((*t, s.chat.clone()?, s.shown?)))
+            .collect()
+    }
+
+    /// The messages whose id the store refused, for the next start (their
+    /// rows name older messages, so [`Engine::shown_rows`] leaves them
+    /// out): each as the write that keeps it, with what it shows.
+    pub fn unsaved_refs(&self) -> Vec<StoreWrite> {
+        self.settled()
+            .filter(|(_, s)| s.unsaved)
+            .filter_map(|(t, s)| {
+                Some(StoreWrite::MessageRef {
+                    table: *t,
+                    chat: s.chat.clone()?,
+                    message: s.message?,
+                    hash: s.shown?,
+                })
+            })
+            .collect()
+    }
+
+    /// The tables with a message and nothing on its way or waiting.
+    fn settled(&self) -> impl Iterator<Item = (&TableId, &Slot<N>)> {
         self.tables
             .iter()
             .filter(|(_, s)| s.message.is_some() && !s.state.is_busy() && !s.state.is_waiting())
-            .filter_map(|(t, s)| Some((*t, s.chat.clone()?, s.shown?)))
-            .collect()
     }
 }
 

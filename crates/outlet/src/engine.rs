@@ -356,7 +356,12 @@ impl<P: EnginePlatform> super::Outbox for EngineOutbox<P> {
 
     /// Records what each table message shows, for the next start.
     async fn save_shown(&self) {
+        let service = self.platform.front().service();
         let rows = self.engine.shown_rows();
-        service::save_shown(self.platform.front().service(), P::PLATFORM, rows).await;
+        service::save_shown(service, P::PLATFORM, rows).await;
+        // The ids the store refused, once more: a start edits these.
+        for write in self.engine.unsaved_refs() {
+            jobs::store((service, P::PLATFORM), &write, async |_| {}).await;
+        }
     }
 }

@@ -1154,3 +1154,49 @@ fn a_kill_at_any_step_with_a_store_refusing_writes_leaves_no_false_record() {
         });
     }
 }
+
+/// A graceful stop while a table's id is unsaved (the store refused it,
+/// and no job of the table landed since): the stop keeps that id with
+/// what the message shows, and writes no hash on the row of the message
+/// it replaced; the start then edits the live message, nothing twice.
+#[test]
+fn a_stop_keeps_an_id_the_store_refused() {
+    let t = TABLES[0];
+    let mut w = World::new(0, false);
+    w.chaos = false;
+    w.render(t);
+    w.quiet();
+    let first = w.rows[&t].message.expect("posted");
+    w.refuse_refs = 1;
+    let v = w.versions[&t] + 1;
+    w.versions.insert(t, v);
+    w.engine
+        .handle_render(view(t, v), Vec::new(), true, None, |_| true, w.now);
+    w.quiet();
+    assert_eq!(w.rows[&t].message, Some(first), "the id was refused");
+    // The stop, as the outbox makes it.
+    let shown = w.engine.shown_rows();
+    assert!(!shown.iter().any(|(st, _, _)| *st == t));
+    let unsaved = w.engine.unsaved_refs();
+    assert_eq!(unsaved.len(), 1);
+    for write in unsaved {
+        let StoreWrite::MessageRef {
+            table,
+            message,
+            hash,
+            ..
+        } = write
+        else {
+            panic!("{write:?}");
+        };
+        let row = Row {
+            message: Some(message),
+            shown: Some(hash),
+        };
+        w.rows.insert(table, row);
+    }
+    w.check_records();
+    w.restart();
+    w.quiet();
+    w.check_quiet(false);
+}

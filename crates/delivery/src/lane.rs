@@ -249,6 +249,10 @@ pub struct PacedLane<K, M> {
     /// they replaced): saved again after the next call that lands, while
     /// each is still its table's live message.
     unsaved: Map<(K, i64), MessageId>,
+    /// Owed announcements that went, which the store refused to forget:
+    /// forgotten again after the next call that lands (and at a stop), or
+    /// a start would send them once more.
+    unforgotten: Vec<(TableId, Announcement)>,
     /// The messages a post replaced whose id is on its way to the store:
     /// known as replaced again if the store refuses it.
     saving: Map<(K, i64), Vec<(MessageId, i64)>>,
@@ -354,6 +358,7 @@ where
             replaced: Map::default(),
             unsaved: Map::default(),
             saving: Map::default(),
+            unforgotten: Vec::new(),
             reposts_due: Map::default(),
             stale: Map::default(),
             views: Map::default(),
@@ -1420,6 +1425,12 @@ where
             let times = self.queue.window_writes(&chat);
             self.effects.push_back(Effect::SaveWrites { chat, times });
         }
+        // Owed news the store would not forget: again, now it may.
+        if matches!(outcome, Outcome::Done | Outcome::NotModified) {
+            for (table, a) in std::mem::take(&mut self.unforgotten) {
+                self.effects.push_back(Effect::ForgetOwed(table, a));
+            }
+        }
         // The store may take again what it refused: a call to this chat
         // landed, and none is on its way to it (one at a time per chat),
         // so no write of an older call to the row can land after this one.
@@ -1495,6 +1506,21 @@ where
         if let Some(&m) = self.refs.get(&key) {
             self.unsaved.insert(key, m);
         }
+    }
+
+    /// Whether the store forgot an owed announcement
+    /// ([`Effect::ForgetOwed`]): refused, it goes again after the next call
+    /// that lands.
+    pub fn handle_owed_forgotten(&mut self, table: TableId, a: Announcement, landed: bool) {
+        if !landed && !self.unforgotten.contains(&(table, a.clone())) {
+            self.unforgotten.push((table, a));
+        }
+    }
+
+    /// The owed announcements that went and that the store has not
+    /// forgotten yet, for a stop to forget once more.
+    pub fn unforgotten(&self) -> &[(TableId, Announcement)] {
+        &self.unforgotten
     }
 
     /// Records `message` as the one showing `table` in `chat` (showing

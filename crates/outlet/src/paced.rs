@@ -126,7 +126,8 @@ impl<P: PacedPlatform> PacedOutbox<P> {
         while let Some(effect) = self.lane.poll_effect() {
             match effect {
                 Effect::ForgetOwed(table, a) => {
-                    service::forget_owed(&service, P::PLATFORM, table, &a).await;
+                    let landed = service::forget_owed(&service, P::PLATFORM, table, &a).await;
+                    self.lane.handle_owed_forgotten(table, a, landed);
                 }
                 Effect::SaveRef {
                     chat,
@@ -261,7 +262,11 @@ impl<P: PacedPlatform> super::Outbox for PacedOutbox<P> {
         let rows = self.lane.shown_rows().into_iter();
         let rows = rows.map(|(t, chat, hash)| (t, chat.to_string(), hash));
         service::save_shown(service, P::PLATFORM, rows.collect()).await;
-        // The ids the store refused, once more: a start edits these.
+        // What the store refused, once more: news sent, and ids a start
+        // edits.
+        for (table, a) in self.lane.unforgotten() {
+            service::forget_owed(service, P::PLATFORM, *table, a).await;
+        }
         for (table, chat, message, hash) in self.lane.unsaved_refs() {
             let (row, id) = (chat.to_string(), i64::try_from(message).ok());
             service::save_message_ref(service, P::PLATFORM, (table, &row), id, hash).await;

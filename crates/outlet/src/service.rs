@@ -79,14 +79,15 @@ pub async fn forget_owed(
     platform: Platform,
     table: TableId,
     announcement: &Announcement,
-) {
-    if let Err(e) = service
+) -> bool {
+    let sent = service
         .records()
         .owed_sent(platform, table, announcement, service.now())
-        .await
-    {
+        .await;
+    if let Err(e) = &sent {
         tracing::warn!(error = %e, ?platform, "cannot record an announcement as sent");
     }
+    sent.is_ok()
 }
 
 /// Reads what `platform`'s messages are, and with `token_life` its hand

@@ -132,7 +132,7 @@ pub struct PingJob {
 }
 
 /// What became of a [`TableJob`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableDone {
     pub table: TableId,
     /// The unknown write before the call, when there was one.
@@ -140,6 +140,9 @@ pub struct TableDone {
     pub call: Outcome,
     /// The write after the call, when there was one.
     pub then: Option<Write>,
+    /// Owed announcements that went (or never can) and that the store
+    /// refused to forget: forgotten again later ([`StoreWrite::ForgetOwed`]).
+    pub unforgotten: Vec<Announcement>,
 }
 
 /// What the table call did.
@@ -252,6 +255,10 @@ pub struct Engine<M, N> {
     recorded: Recorded<TableId>,
     policy: Policy,
     pings: Map<TableId, Ping>,
+    /// Owed announcements that went and that the store refused to forget:
+    /// forgotten again after the next job that lands (and at a stop), or
+    /// a start would post them once more.
+    unforgotten: Vec<(TableId, Announcement)>,
     /// Tables whose state may go now.
     kick: VecDeque<TableId>,
     jobs: VecDeque<Job<M, N>>,
@@ -273,6 +280,7 @@ impl<M, N> Engine<M, N> {
             recorded: Recorded::default(),
             policy: Policy::default(),
             pings: Map::default(),
+            unforgotten: Vec::new(),
             kick: VecDeque::new(),
             jobs: VecDeque::new(),
             stores: VecDeque::new(),
@@ -668,6 +676,21 @@ impl<M: Clone, N> Engine<M, N> {
         };
         let writes = slot.writes;
         let shown_now = shows_with(&self.policy, &done.call);
+        // Owed news the store would not forget: again once a job landed
+        // (this one's own go next time).
+        let retry = match shown_now {
+            true => std::mem::take(&mut self.unforgotten),
+            false => Vec::new(),
+        };
+        for (t, announcement) in retry {
+            self.stores.push_back(StoreWrite::ForgetOwed {
+                table: t,
+                announcement,
+            });
+        }
+        for a in done.unforgotten {
+            self.unforgotten.push((table, a));
+        }
         let landed = Landed {
             unknown_written: done.unknown == Some(Write::Landed),
             shown: shown_now,
@@ -756,14 +779,23 @@ impl<M: Clone, N> Engine<M, N> {
     /// again after the table's next job that lands (a restart would
     /// otherwise take the older message for the table's).
     pub fn handle_stored(&mut self, write: &StoreWrite, landed: bool) {
-        let StoreWrite::MessageRef {
-            table,
-            message,
-            hash,
-            ..
-        } = write
-        else {
-            return;
+        let (table, message, hash) = match write {
+            StoreWrite::MessageRef {
+                table,
+                message,
+                hash,
+                ..
+            } => (table, message, hash),
+            StoreWrite::ForgetOwed {
+                table,
+                announcement,
+            } => {
+                if !landed {
+                    self.unforgotten.push((*table, announcement.clone()));
+                }
+                return;
+            }
+            StoreWrite::ChatGone { .. } => return,
         };
         if landed {
             self.recorded.posted(*table, Some(*hash));
@@ -824,6 +856,12 @@ impl<M: Clone, N> Engine<M, N> {
                 })
             })
             .collect()
+    }
+
+    /// The owed announcements that went and that the store has not
+    /// forgotten yet, for a stop to forget once more.
+    pub fn unforgotten(&self) -> &[(TableId, Announcement)] {
+        &self.unforgotten
     }
 
     /// The tables with a message and nothing on its way or waiting.

@@ -359,7 +359,11 @@ impl<P: EnginePlatform> super::Outbox for EngineOutbox<P> {
         let service = self.platform.front().service();
         let rows = self.engine.shown_rows();
         service::save_shown(service, P::PLATFORM, rows).await;
-        // The ids the store refused, once more: a start edits these.
+        // What the store refused, once more: news sent, and ids a start
+        // edits.
+        for (table, a) in self.engine.unforgotten() {
+            service::forget_owed(service, P::PLATFORM, *table, a).await;
+        }
         for write in self.engine.unsaved_refs() {
             jobs::store((service, P::PLATFORM), &write, async |_| {}).await;
         }

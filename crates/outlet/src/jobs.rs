@@ -86,11 +86,14 @@ pub async fn run_table<C: TableCalls>(
         false => None,
     };
     // What happened before the table's new state is said first.
+    let mut unforgotten = Vec::new();
     for (n, owed) in news {
         let r = calls.announce(&chat, &n).await;
         // Owed still, for the next start, unless it went or never can.
-        if let (true, Some(a)) = (engine::owed_settled(&r), owed) {
-            forget_owed(service, platform, table, &a).await;
+        if let (true, Some(a)) = (engine::owed_settled(&r), owed)
+            && !forget_owed(service, platform, table, &a).await
+        {
+            unforgotten.push(a);
         }
     }
     if let Some(ping) = ping {
@@ -126,6 +129,7 @@ pub async fn run_table<C: TableCalls>(
         unknown,
         call: outcome,
         then,
+        unforgotten,
     }
 }
 
@@ -187,9 +191,6 @@ pub async fn store<F: Future<Output = ()>>(
         StoreWrite::ForgetOwed {
             table,
             announcement,
-        } => {
-            forget_owed(service, platform, *table, announcement).await;
-            true
-        }
+        } => forget_owed(service, platform, *table, announcement).await,
     }
 }

@@ -35,6 +35,11 @@ use kozyr_table::{Announcement, Player, SeatState, Settings, UserId};
 
 const PERSON: UserId = UserId::Discord(7);
 
+/// The owed announcement of news `n`.
+fn series(n: u32) -> Announcement {
+    Announcement::SeriesStarted { series_no: n }
+}
+
 /// Content: two consecutive versions often show the same.
 fn hash_of(version: u64) -> i64 {
     (version / 2) as i64
@@ -130,6 +135,8 @@ enum Flight {
         unknown: Option<Write>,
         outcome: Option<Outcome>,
         then: Option<Write>,
+        /// Owed news posted that the store did not forget.
+        unforgotten: Vec<Announcement>,
     },
     Ping {
         job: PingJob,
@@ -264,7 +271,7 @@ impl World {
             let n = self.next_news;
             self.next_news += 1;
             self.owed.entry(table).or_default().push(n);
-            news.push((Some(n), Some(Announcement::SeriesStarted { series_no: 1 })));
+            news.push((Some(n), Some(series(n))));
         }
         let repost = self.rng.random_bool(0.1);
         self.engine
@@ -297,6 +304,7 @@ impl World {
                         unknown: None,
                         outcome: None,
                         then: None,
+                        unforgotten: Vec::new(),
                     });
                 }
                 Job::Ping(job) => self.flights.push(Flight::Ping { job, posted: None }),
@@ -379,6 +387,17 @@ impl World {
                     } else {
                         self.store_write(false)
                     };
+                    if let (
+                        true,
+                        StoreWrite::ForgetOwed {
+                            table,
+                            announcement: Announcement::SeriesStarted { series_no },
+                        },
+                    ) = (landed != Write::Failed, &write)
+                        && let Some(o) = self.owed.get_mut(table)
+                    {
+                        o.retain(|x| x != series_no);
+                    }
                     if landed != Write::Failed
                         && let StoreWrite::MessageRef {
                             table,
@@ -445,6 +464,7 @@ impl World {
                 unknown,
                 outcome,
                 then,
+                unforgotten,
             } => {
                 let table = job.table;
                 match steps.pop_front().expect("a step") {
@@ -460,8 +480,14 @@ impl World {
                     Step::News(n) => {
                         self.post(table, Kind::News(n), 0, false);
                         *self.news_posted.entry(n).or_default() += 1;
-                        if let Some(o) = self.owed.get_mut(&table) {
+                        let write = self.store_write(false);
+                        if write != Write::Failed
+                            && let Some(o) = self.owed.get_mut(&table)
+                        {
                             o.retain(|x| *x != n);
+                        }
+                        if write != Write::Landed {
+                            unforgotten.push(series(n));
                         }
                     }
                     Step::Ping => {
@@ -528,6 +554,7 @@ impl World {
                             unknown: *unknown,
                             call: outcome.expect("a call"),
                             then: *then,
+                            unforgotten: std::mem::take(unforgotten),
                         };
                         self.engine.handle_table_done(done, self.now);
                     }
@@ -585,11 +612,7 @@ impl World {
             let news = self
                 .owed
                 .get(&table)
-                .map(|o| {
-                    o.iter()
-                        .map(|n| (Some(*n), Some(Announcement::SeriesStarted { series_no: 1 })))
-                        .collect()
-                })
+                .map(|o| o.iter().map(|n| (Some(*n), Some(series(*n)))).collect())
                 .unwrap_or_default();
             self.engine
                 .handle_render(view(table, v), news, false, None, |_| true, self.now);
@@ -870,6 +893,18 @@ impl World {
                 assert_eq!(posted, 1, "announcement {n} went {posted} times");
             }
         }
+        // Once quiet nothing is owed, but what the store refused to
+        // forget, which the engine holds for its next job or its stop.
+        let held = self.engine.unforgotten();
+        for (&table, owed) in &self.owed {
+            for &n in owed {
+                assert!(
+                    held.contains(&(table, series(n))),
+                    "news {n} owed once quiet"
+                );
+            }
+        }
+        assert!(self.store_faults || held.is_empty());
         if !killed {
             assert_eq!(self.unchanged_edits, 0, "table edits that changed nothing");
             assert_eq!(

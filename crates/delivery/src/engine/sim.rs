@@ -1136,12 +1136,10 @@ fn a_store_that_refuses_writes_now_and_then_changes_nothing_people_see() {
     }
 }
 
-/// A table posted anew whose id the store refused: its row still names
-/// the old message, so the table's next job that lands keeps the id again,
-/// with what it shows — a restart then edits the live message, not the
-/// old one (which would get its buttons back beside it).
-#[test]
-fn a_messages_id_the_store_refused_is_kept_by_the_next_job() {
+/// A table posted, then posted anew, the store refusing the new
+/// message's id: the world, the table, and the first message (the one its
+/// row still names).
+fn refused_repost() -> (World, TableId, MessageId) {
     let t = TABLES[0];
     let mut w = World::new(0, false);
     w.chaos = false;
@@ -1155,8 +1153,18 @@ fn a_messages_id_the_store_refused_is_kept_by_the_next_job() {
         .handle_render(view(t, v), Vec::new(), true, None, |_| true, w.now);
     w.quiet();
     assert_eq!(w.rows[&t].message, Some(first), "the id was refused");
+    (w, t, first)
+}
+
+/// A table posted anew whose id the store refused: its row still names
+/// the old message, so the table's next job that lands keeps the id again,
+/// with what it shows — a restart then edits the live message, not the
+/// old one (which would get its buttons back beside it).
+#[test]
+fn a_messages_id_the_store_refused_is_kept_by_the_next_job() {
+    let (mut w, t, first) = refused_repost();
     // A state that shows something else (two in a row may not).
-    let v = v + 2;
+    let v = w.versions[&t] + 2;
     w.versions.insert(t, v);
     w.engine
         .handle_render(view(t, v), Vec::new(), false, None, |_| true, w.now);
@@ -1196,19 +1204,7 @@ fn a_kill_at_any_step_with_a_store_refusing_writes_leaves_no_false_record() {
 /// it replaced; the start then edits the live message, nothing twice.
 #[test]
 fn a_stop_keeps_an_id_the_store_refused() {
-    let t = TABLES[0];
-    let mut w = World::new(0, false);
-    w.chaos = false;
-    w.render(t);
-    w.quiet();
-    let first = w.rows[&t].message.expect("posted");
-    w.refuse_refs = 1;
-    let v = w.versions[&t] + 1;
-    w.versions.insert(t, v);
-    w.engine
-        .handle_render(view(t, v), Vec::new(), true, None, |_| true, w.now);
-    w.quiet();
-    assert_eq!(w.rows[&t].message, Some(first), "the id was refused");
+    let (mut w, t, _) = refused_repost();
     // The stop, as the outbox makes it.
     let shown = w.engine.shown_rows();
     assert!(!shown.iter().any(|(st, _, _)| *st == t));

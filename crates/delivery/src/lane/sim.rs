@@ -1386,6 +1386,23 @@ fn a_store_that_refuses_writes_now_and_then_changes_nothing_people_see() {
     }
 }
 
+/// A table posted, then posted anew at a deal's start, the store refusing
+/// the new message's id: the world, the table, and the first message (the
+/// one its row still names).
+fn refused_repost(seed: u64) -> (World, TableId, Option<MessageId>) {
+    let mut w = World::new(seed, false);
+    w.chaos = false;
+    let t = TABLES[0];
+    w.render_with(t, None);
+    w.quiet();
+    let first = w.rows[&(GROUP, t)].message;
+    w.refuse_refs = 1;
+    w.render_with(t, Some(true));
+    w.quiet();
+    assert_eq!(w.rows[&(GROUP, t)].message, first, "the id was refused");
+    (w, t, first)
+}
+
 /// A table posted anew whose id the store refused: its row still names
 /// the old message (which lost its buttons), so no edit of the new one is
 /// recorded there, and the id is saved again once a later call landed,
@@ -1395,16 +1412,7 @@ fn a_store_that_refuses_writes_now_and_then_changes_nothing_people_see() {
 fn a_posts_id_the_store_refused_is_saved_again_after_the_next_call() {
     for seed in crate::sim_seeds(100) {
         crate::sim_run(seed, |seed| {
-            let mut w = World::new(seed, false);
-            w.chaos = false;
-            let t = TABLES[0];
-            w.render_with(t, None);
-            w.quiet();
-            let first = w.rows[&(GROUP, t)].message;
-            w.refuse_refs = 1;
-            w.render_with(t, Some(true));
-            w.quiet();
-            assert_eq!(w.rows[&(GROUP, t)].message, first, "the id was refused");
+            let (mut w, t, first) = refused_repost(seed);
             // A state that shows something else (two in a row may not).
             w.render_with(t, None);
             w.render_with(t, None);
@@ -1447,16 +1455,7 @@ fn a_kill_at_any_step_with_a_store_refusing_writes_leaves_no_false_record() {
 /// already.
 #[test]
 fn a_stop_keeps_an_id_the_store_refused() {
-    let mut w = World::new(0, false);
-    w.chaos = false;
-    let t = TABLES[0];
-    w.render_with(t, None);
-    w.quiet();
-    let first = w.rows[&(GROUP, t)].message;
-    w.refuse_refs = 1;
-    w.render_with(t, Some(true));
-    w.quiet();
-    assert_eq!(w.rows[&(GROUP, t)].message, first, "the id was refused");
+    let (mut w, t, _) = refused_repost(0);
     // The stop, as the outbox makes it.
     let shown = w.lane.shown_rows();
     assert!(!shown.iter().any(|&(st, chat, _)| (chat, st) == (GROUP, t)));

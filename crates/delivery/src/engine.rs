@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 use super::alerts::TurnAlerts;
 use super::content::{Landed, Recorded, Write, Writes};
 use super::latest::Latest;
+use super::news::Unforgotten;
 use super::transport::{self, Failure, Next, Policy, Recipient};
 use kozyr_i18n::Lang;
 use kozyr_table::{Announcement, ChatKey, HandView, Phase, SeatState, TableId, TableView, UserId};
@@ -255,10 +256,8 @@ pub struct Engine<M, N> {
     recorded: Recorded<TableId>,
     policy: Policy,
     pings: Map<TableId, Ping>,
-    /// Owed announcements that went and that the store refused to forget:
-    /// forgotten again after the next job that lands (and at a stop), or
-    /// a start would post them once more.
-    unforgotten: Vec<(TableId, Announcement)>,
+    /// Owed announcements that went and that the store refused to forget.
+    unforgotten: Unforgotten,
     /// Tables whose state may go now.
     kick: VecDeque<TableId>,
     jobs: VecDeque<Job<M, N>>,
@@ -280,7 +279,7 @@ impl<M, N> Engine<M, N> {
             recorded: Recorded::default(),
             policy: Policy::default(),
             pings: Map::default(),
-            unforgotten: Vec::new(),
+            unforgotten: Unforgotten::default(),
             kick: VecDeque::new(),
             jobs: VecDeque::new(),
             stores: VecDeque::new(),
@@ -678,18 +677,16 @@ impl<M: Clone, N> Engine<M, N> {
         let shown_now = shows_with(&self.policy, &done.call);
         // Owed news the store would not forget: again once a job landed
         // (this one's own go next time).
-        let retry = match shown_now {
-            true => std::mem::take(&mut self.unforgotten),
-            false => Vec::new(),
-        };
-        for (t, announcement) in retry {
-            self.stores.push_back(StoreWrite::ForgetOwed {
-                table: t,
-                announcement,
-            });
+        if shown_now {
+            for (t, announcement) in self.unforgotten.retry() {
+                self.stores.push_back(StoreWrite::ForgetOwed {
+                    table: t,
+                    announcement,
+                });
+            }
         }
         for a in done.unforgotten {
-            self.unforgotten.push((table, a));
+            self.unforgotten.refused(table, a);
         }
         let landed = Landed {
             unknown_written: done.unknown == Some(Write::Landed),
@@ -724,33 +721,28 @@ impl<M: Clone, N> Engine<M, N> {
                 }
             }
         }
-        if let Outcome::Posted(Some(id)) = done.call {
-            // The table's next job waits for the new id to be kept: an
-            // edit recorded before it would land on the old message's row.
-            slot.message = Some(id);
-            slot.closed = closed;
+        // The id to keep, with what its message shows: a new message's, or
+        // one the store refused, again. The table's next job waits for it
+        // to be kept: an edit recorded before it would land on the old
+        // message's row.
+        let keep = match done.call {
+            Outcome::Posted(Some(id)) => {
+                slot.message = Some(id);
+                Some((id, slot.posting_hash))
+            }
+            _ if slot.unsaved && shown_now => slot.message.zip(slot.shown),
+            _ => None,
+        };
+        slot.closed = closed;
+        if let Some((message, hash)) = keep {
             self.stores.push_back(StoreWrite::MessageRef {
                 table,
                 chat: chat.to_string(),
-                message: id,
-                hash: slot.posting_hash,
-            });
-            return;
-        }
-        // The id the store refused, again, with what the message shows.
-        if let (true, true, Some(id), Some(hash)) =
-            (slot.unsaved, shown_now, slot.message, slot.shown)
-        {
-            slot.closed = closed;
-            self.stores.push_back(StoreWrite::MessageRef {
-                table,
-                chat: chat.to_string(),
-                message: id,
+                message,
                 hash,
             });
             return;
         }
-        slot.closed = closed;
         slot.state.sent();
         self.settle(table);
     }
@@ -791,7 +783,7 @@ impl<M: Clone, N> Engine<M, N> {
                 announcement,
             } => {
                 if !landed {
-                    self.unforgotten.push((*table, announcement.clone()));
+                    self.unforgotten.refused(*table, announcement.clone());
                 }
                 return;
             }
@@ -861,7 +853,7 @@ impl<M: Clone, N> Engine<M, N> {
     /// The owed announcements that went and that the store has not
     /// forgotten yet, for a stop to forget once more.
     pub fn unforgotten(&self) -> &[(TableId, Announcement)] {
-        &self.unforgotten
+        self.unforgotten.held()
     }
 
     /// The tables with a message and nothing on its way or waiting.

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use super::alerts::{Turn, TurnAlerts};
 use super::content::{Landed, Recorded, Writes};
 use super::engine::MessageId;
-use super::news::{News, starts_a_deal};
+use super::news::{News, Unforgotten, starts_a_deal};
 use super::pacing::{Class, Limits, Outcome, Output as Transmission, Pacer, Priority, Ticket};
 use super::transport::{self, Failure, Next, Policy, Recipient};
 use kozyr_front::Screen;
@@ -249,10 +249,8 @@ pub struct PacedLane<K, M> {
     /// they replaced): saved again after the next call that lands, while
     /// each is still its table's live message.
     unsaved: Map<(K, i64), MessageId>,
-    /// Owed announcements that went, which the store refused to forget:
-    /// forgotten again after the next call that lands (and at a stop), or
-    /// a start would send them once more.
-    unforgotten: Vec<(TableId, Announcement)>,
+    /// Owed announcements that went, which the store refused to forget.
+    unforgotten: Unforgotten,
     /// The messages a post replaced whose id is on its way to the store:
     /// known as replaced again if the store refuses it.
     saving: Map<(K, i64), Vec<(MessageId, i64)>>,
@@ -358,7 +356,7 @@ where
             replaced: Map::default(),
             unsaved: Map::default(),
             saving: Map::default(),
-            unforgotten: Vec::new(),
+            unforgotten: Unforgotten::default(),
             reposts_due: Map::default(),
             stale: Map::default(),
             views: Map::default(),
@@ -981,14 +979,19 @@ where
         let refs = self.unsaved.iter();
         refs.filter(|(key, m)| self.refs.get(key) == Some(m))
             .map(|(&(chat, t), &m)| {
-                let slot = Slot::Table(t);
-                let hash = match self.queue.shown(&chat, &slot) {
-                    Some(Piece::Show(shown)) if self.queue.is_idle(&chat) => Some(shown.hash()),
-                    _ => None,
-                };
-                (TableId(t), chat, m, hash)
+                let hash = self.queue.is_idle(&chat).then(|| self.shown_hash(&chat, t));
+                (TableId(t), chat, m, hash.flatten())
             })
             .collect()
+    }
+
+    /// What the message of `table` in `chat` shows, as far as the pacer
+    /// knows (a call on its way may change it).
+    fn shown_hash(&self, chat: &K, table: i64) -> Option<i64> {
+        match self.queue.shown(chat, &Slot::Table(table)) {
+            Some(Piece::Show(shown)) => Some(shown.hash()),
+            _ => None,
+        }
     }
 
     /// The message of `table` in `chat` is to show something new.
@@ -1427,29 +1430,21 @@ where
         }
         // Owed news the store would not forget: again, now it may.
         if matches!(outcome, Outcome::Done | Outcome::NotModified) {
-            for (table, a) in std::mem::take(&mut self.unforgotten) {
+            for (table, a) in self.unforgotten.retry() {
                 self.effects.push_back(Effect::ForgetOwed(table, a));
             }
         }
         // The store may take again what it refused: a call to this chat
         // landed, and none is on its way to it (one at a time per chat),
-        // so no write of an older call to the row can land after this one.
-        // With what the message shows, when nothing for it is on its way.
+        // so no write of an older call to the row can land after this one,
+        // and what the message shows is known.
         if matches!(outcome, Outcome::Done | Outcome::NotModified) {
             let here: Vec<((K, i64), MessageId)> =
                 self.unsaved.extract_if(|(c, _), _| *c == chat).collect();
             for ((chat, t), m) in here {
-                if self.refs.get(&(chat, t)) != Some(&m) {
-                    continue;
+                if self.refs.get(&(chat, t)) == Some(&m) {
+                    self.save_ref(chat, TableId(t), m, self.shown_hash(&chat, t));
                 }
-                let slot = Slot::Table(t);
-                let hash = match self.queue.shown(&chat, &slot) {
-                    Some(Piece::Show(shown)) if !self.queue.is_in_flight(&chat, &slot) => {
-                        Some(shown.hash())
-                    }
-                    _ => None,
-                };
-                self.save_ref(chat, TableId(t), m, hash);
             }
         }
         if let Some(slot) = p.forget
@@ -1512,15 +1507,15 @@ where
     /// ([`Effect::ForgetOwed`]): refused, it goes again after the next call
     /// that lands.
     pub fn handle_owed_forgotten(&mut self, table: TableId, a: Announcement, landed: bool) {
-        if !landed && !self.unforgotten.contains(&(table, a.clone())) {
-            self.unforgotten.push((table, a));
+        if !landed {
+            self.unforgotten.refused(table, a);
         }
     }
 
     /// The owed announcements that went and that the store has not
     /// forgotten yet, for a stop to forget once more.
     pub fn unforgotten(&self) -> &[(TableId, Announcement)] {
-        &self.unforgotten
+        self.unforgotten.held()
     }
 
     /// Records `message` as the one showing `table` in `chat` (showing

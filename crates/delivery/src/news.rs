@@ -25,6 +25,34 @@ pub fn starts_a_deal(a: &Announcement) -> bool {
     )
 }
 
+/// Owed announcements that went (or never can) and that the store refused
+/// to forget: forgotten again once a call lands, and at a stop, or a start
+/// would send them once more.
+#[derive(Debug, Default)]
+pub struct Unforgotten {
+    held: Vec<(TableId, Announcement)>,
+}
+
+impl Unforgotten {
+    /// The store refused to forget `a` of `table`.
+    pub fn refused(&mut self, table: TableId, a: Announcement) {
+        if !self.held.contains(&(table, a.clone())) {
+            self.held.push((table, a));
+        }
+    }
+
+    /// A call landed: every one held goes to the store again (and comes
+    /// back through [`Unforgotten::refused`] if it is refused again).
+    pub fn retry(&mut self) -> Vec<(TableId, Announcement)> {
+        std::mem::take(&mut self.held)
+    }
+
+    /// Those held, for a stop to forget once more.
+    pub fn held(&self) -> &[(TableId, Announcement)] {
+        &self.held
+    }
+}
+
 /// Announcements waiting for their table's next render.
 #[derive(Debug, Default)]
 pub struct News {

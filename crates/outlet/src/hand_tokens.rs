@@ -349,15 +349,16 @@ impl HandAnswer<'_> {
     /// goes with it.
     pub async fn went(mut self, token: String, drawn: Option<i64>, message: Option<u64>) {
         let held = self.turn.is_some();
-        if !held {
-            let (user, table) = (&self.user, self.table);
-            self.turn = self.tokens.turn(user, table, EDIT_WAIT).await;
-        }
         let place = (&self.user, self.table);
-        let left = match (&self.turn, message) {
-            (Some(_), Some(m)) => self.tokens.showing(place, m, self.arrived),
-            _ => None,
-        };
+        let mut left = None;
+        if !held {
+            // It drew nothing: once the edit on its way landed, the message
+            // shows what that edit left.
+            self.turn = self.tokens.turn(place.0, place.1, EDIT_WAIT).await;
+            if let (Some(_), Some(m)) = (&self.turn, message) {
+                left = self.tokens.showing(place, m, self.arrived);
+            }
+        }
         let shown = answered_shows(held, drawn, left);
         (self.tokens)
             .given(place, (token, self.arrived), shown, message)

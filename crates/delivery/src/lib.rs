@@ -90,6 +90,27 @@ pub(crate) fn sim_seeds(default: u64) -> std::ops::Range<u64> {
     .unwrap_or_else(|| panic!("KOZYR_SIM_SEEDS is N or A..B, not {asked:?}"))
 }
 
+/// How one store write goes in a simulation whose store has `faults`
+/// (`unknown_faults`: the writes that make a hash unknown before a change,
+/// `unknown_first`, fail too): refused, or landed but answered after the
+/// bot stopped waiting (pending), now and then; else landed.
+#[cfg(test)]
+pub(crate) fn sim_store_write(
+    rng: &mut impl rand::Rng,
+    (faults, unknown_faults): (bool, bool),
+    unknown_first: bool,
+) -> content::Write {
+    use rand::RngExt;
+    if !faults || (unknown_first && !unknown_faults) {
+        return content::Write::Landed;
+    }
+    match rng.random_range(0..20) {
+        0 | 1 => content::Write::Failed,
+        2 => content::Write::Pending,
+        _ => content::Write::Landed,
+    }
+}
+
 /// Runs one simulation `seed` with `run`: a failure names the seed, so
 /// that it can be run alone (`KOZYR_SIM_SEEDS=S..S+1`).
 #[cfg(test)]

@@ -917,14 +917,8 @@ impl World {
     /// unknown before a change): refused, or landed but answered too late
     /// (pending), now and then when the store has faults.
     fn store_write(&mut self, unknown_first: bool) -> Write {
-        if !self.store_faults || (unknown_first && !self.unknown_faults) {
-            return Write::Landed;
-        }
-        match self.rng.random_range(0..20) {
-            0 | 1 => Write::Failed,
-            2 => Write::Pending,
-            _ => Write::Landed,
-        }
+        let faults = (self.store_faults, self.unknown_faults);
+        crate::sim_store_write(&mut self.rng, faults, unknown_first)
     }
 
     /// What the store says a message shows is unknown or true. (A store

@@ -639,10 +639,10 @@ async fn every_menu_closes_when_its_job_is_done() {
 fn lobby_onboarding_buttons_become_deep_links() {
     use kozyr::cards::PerSeat;
     use kozyr::front::ButtonTarget;
+    use kozyr::front::action::JoinLink;
     use kozyr::front::present::{Occupant, TableInfo, lobby};
     use kozyr::i18n::Lang;
     use kozyr::table::TableId;
-    use kozyr::telegram::deeplink::DeepLink;
     use kozyr::telegram::markup::Message;
 
     let seat = |i| Seat::new(i).unwrap();
@@ -687,8 +687,8 @@ fn lobby_onboarding_buttons_become_deep_links() {
         .unwrap();
     let payload = url.strip_prefix("https://t.me/kozyr_bot?start=").unwrap();
     assert_eq!(
-        DeepLink::parse(payload),
-        Ok(DeepLink::Join {
+        JoinLink::parse(payload),
+        Ok(JoinLink {
             table: TableId(i64::MAX),
             seat: Some(seat(3))
         })

@@ -492,6 +492,74 @@ impl<'a> MenuPick<'a> {
     }
 }
 
+/// A join link's payload: the start parameter of a link that opens the
+/// bot's private chat and seats a person who never wrote to the bot
+/// (Telegram's `t.me/<bot>?start=<payload>`, behind a
+/// [`ButtonTarget::Onboard`](crate::ButtonTarget::Onboard) button). Like
+/// button data it comes back untrusted, so [`JoinLink::parse`] accepts
+/// exactly what [`JoinLink::encode`] writes:
+///
+/// ```text
+/// payload := "j" table ["-" SEAT]      at most 16 of A-Z a-z 0-9 _ -
+/// ```
+///
+/// ```
+/// use kozyr_cards::Seat;
+/// use kozyr_front::action::JoinLink;
+/// use kozyr_table::TableId;
+/// let link = JoinLink { table: TableId(42), seat: Seat::new(2) };
+/// assert_eq!(link.encode(), "j16-2");
+/// assert_eq!(JoinLink::parse("j16-2"), Ok(link));
+/// assert!(JoinLink::parse("j016-2").is_err()); // not canonical
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JoinLink {
+    pub table: TableId,
+    /// The seat to take; `None`: any free one.
+    pub seat: Option<Seat>,
+}
+
+impl JoinLink {
+    /// The payload: lowercase base 36 and digits only, within every
+    /// platform's start parameter (Telegram: 64 of `A-Z a-z 0-9 _ -`).
+    pub fn encode(&self) -> String {
+        let mut out = String::from("j");
+        // Table ids are assigned from 1 up; a negative one names no table
+        // and its payload never parses.
+        base36(u64::try_from(self.table.0).unwrap_or(u64::MAX), &mut out);
+        if let Some(seat) = self.seat {
+            let _ = write!(out, "-{seat}");
+        }
+        out
+    }
+
+    /// Decodes a payload; anything [`JoinLink::encode`] would not have
+    /// written is [`PressError::Malformed`].
+    pub fn parse(payload: &str) -> Result<JoinLink, PressError> {
+        if payload.len() > MAX_LEN {
+            return Err(PressError::TooLong(payload.len()));
+        }
+        let loose = || {
+            let rest = payload.strip_prefix('j')?;
+            let (table, seat) = match rest.split_once('-') {
+                Some((t, s)) => (t, Some(s)),
+                None => (rest, None),
+            };
+            let table = TableId(i64::try_from(parse_base36(table)?).ok()?);
+            let seat = match seat {
+                None => None,
+                Some(s) => Some(Seat::new(s.parse().ok()?)?),
+            };
+            Some(JoinLink { table, seat })
+        };
+        let parsed = loose().ok_or(PressError::Malformed)?;
+        if parsed.encode() != payload {
+            return Err(PressError::Malformed);
+        }
+        Ok(parsed)
+    }
+}
+
 impl fmt::Display for Press {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.encode())
@@ -735,8 +803,49 @@ mod tests {
         ]
     }
 
+    #[test]
+    fn join_links_reject_what_they_did_not_write() {
+        for bad in [
+            "",
+            "j",
+            "j-1",
+            "j1-",
+            "j1-4",
+            "j01",
+            "jA",
+            "J1",
+            "j1-01",
+            "j1_2",
+            "x1",
+            "j1 2",
+            "jzzzzzzzzzzzzzz",
+            // Past i64::MAX: no table has that id.
+            "j1y2p0ij32e8e8",
+            "j1-2-3",
+            "j+1",
+        ] {
+            assert!(JoinLink::parse(bad).is_err(), "{bad:?} parsed");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn join_links_round_trip_within_16_safe_bytes(table in 0..=i64::MAX, seat in proptest::option::of(0u8..4)) {
+            let link = JoinLink { table: TableId(table), seat: seat.and_then(Seat::new) };
+            let p = link.encode();
+            prop_assert!(p.len() <= 16, "{p}");
+            prop_assert!(p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'), "{p}");
+            prop_assert_eq!(JoinLink::parse(&p), Ok(link));
+        }
+
+        #[test]
+        fn arbitrary_join_links_never_panic(s in "\\PC{0,70}") {
+            if let Ok(link) = JoinLink::parse(&s) {
+                prop_assert_eq!(link.encode(), s);
+            }
+        }
 
         #[test]
         fn round_trips_within_64_bytes(c in any_callback()) {

@@ -13,12 +13,12 @@ use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
 use teloxide::types::{AllowedUpdate, CallbackQuery, ChatMemberUpdated, Message, UpdateKind, User};
 
-use super::deeplink::DeepLink;
 use super::ids;
 use super::shared::{Local, Shared, UpdateGuard};
 use kozyr_delivery::lane::Wrote;
 use kozyr_delivery::lane::local::{Asked, answers};
 use kozyr_delivery::told::Here;
+use kozyr_front::action::JoinLink;
 use kozyr_front::core::{BotCommand, Origin};
 use kozyr_front::{Reply, Screen};
 use kozyr_i18n::{Args, key, tr, tr_html};
@@ -123,8 +123,8 @@ async fn on_message(shared: Arc<Shared>, update: u32, msg: Message) -> HandlerRe
     let dedup = DedupKey::update(Platform::Telegram, update);
     let origin = origin_of(&msg.chat);
     if origin.private && name == "start" && !args.is_empty() {
-        let replies = match DeepLink::parse(args) {
-            Ok(DeepLink::Join { table, seat }) => {
+        let replies = match JoinLink::parse(args) {
+            Ok(JoinLink { table, seat }) => {
                 shared.front.join_by_link(&player, table, seat, dedup).await
             }
             Err(_) => {

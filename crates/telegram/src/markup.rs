@@ -8,7 +8,7 @@
 
 use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo};
 
-use super::deeplink::DeepLink;
+use kozyr_front::action::JoinLink;
 use kozyr_front::live::LiveApp;
 use kozyr_front::{ButtonTarget, Screen};
 
@@ -40,13 +40,14 @@ impl Message {
                         ButtonTarget::Press(p) => {
                             Some(InlineKeyboardButton::callback(&b.label, p.encode()))
                         }
-                        ButtonTarget::Onboard { table, seat } => DeepLink::Join {
-                            table,
-                            seat: Some(seat),
+                        ButtonTarget::Onboard { table, seat } => {
+                            let link = JoinLink {
+                                table,
+                                seat: Some(seat),
+                            };
+                            let url = super::deeplink::url(&link, bot_username).ok()?;
+                            Some(InlineKeyboardButton::url(&b.label, url))
                         }
-                        .url(bot_username)
-                        .ok()
-                        .map(|url| InlineKeyboardButton::url(&b.label, url)),
                         ButtonTarget::LiveView { table } => {
                             let url = url::Url::parse(&app?.table_url(table)).ok()?;
                             Some(InlineKeyboardButton::web_app(&b.label, WebAppInfo { url }))

@@ -14,7 +14,8 @@
 //! [`admit`] is what an update meets before the handlers: a press over
 //! its person's or its chat's rate, or any update of a chat with
 //! [`CHAT_IN_FLIGHT`] already waiting, is turned away, so one person or
-//! one chat cannot hold up the others.
+//! one chat cannot hold up the others. [`replace_lone_surrogates`] mends
+//! a batch no JSON parser reads because a name was cut mid-emoji.
 
 use std::time::{Duration, Instant};
 
@@ -166,6 +167,51 @@ pub fn admit(
     }
 }
 
+fn hex4(s: &str) -> Option<u16> {
+    let digits = s.get(..4)?;
+    if digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        u16::from_str_radix(digits, 16).ok()
+    } else {
+        None
+    }
+}
+
+/// JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (which
+/// JSON parsers reject) replaced by `\ufffd`; pairs are kept. A
+/// platform may cut a name in the middle of an emoji: its batch of
+/// updates is then read again repaired, rather than lost.
+pub fn replace_lone_surrogates(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let escape = &rest[at..];
+        let Some(unit) = escape.strip_prefix("\\u").and_then(hex4) else {
+            // Another escape (or an escaped backslash): kept whole.
+            let len = escape.chars().take(2).map(char::len_utf8).sum();
+            out.push_str(&escape[..len]);
+            rest = &escape[len..];
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&unit);
+        let low = (0xDC00..0xE000).contains(&unit);
+        let paired = high
+            && escape[6..]
+                .strip_prefix("\\u")
+                .and_then(hex4)
+                .is_some_and(|next| (0xDC00..0xE000).contains(&next));
+        if paired {
+            out.push_str(&escape[..12]);
+            rest = &escape[12..];
+        } else {
+            out.push_str(if high || low { "\\ufffd" } else { &escape[..6] });
+            rest = &escape[6..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,5 +320,19 @@ mod tests {
             admit(&mut limits, full - 1, Some((9, -100)), now),
             Admission::Dispatch
         );
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
+        let check = |raw: &str, expect: &str| assert_eq!(replace_lone_surrogates(raw), expect);
+        check(r#"{"a":"x\ud83dy"}"#, r#"{"a":"x\ufffdy"}"#);
+        check(r#"{"a":"\ude00"}"#, r#"{"a":"\ufffd"}"#);
+        check(r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"\ud83d\ude00"}"#);
+        check(
+            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
+            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
+        );
+        check(r#"{"a":"\ud83d"#, r#"{"a":"\ufffd"#);
+        check(r#"{"a":"\ud8"}"#, r#"{"a":"\ud8"}"#);
     }
 }

@@ -142,55 +142,12 @@ pub(super) fn parse_update(value: Value) -> Incoming {
 /// The updates of an answer teloxide could not read as JSON, if a lone
 /// UTF-16 surrogate was the reason.
 fn reread(raw: &str) -> Option<Vec<Value>> {
-    let repaired = replace_lone_surrogates(raw);
+    let repaired = polling::replace_lone_surrogates(raw);
     let answer: Value = serde_json::from_str(&repaired).ok()?;
     match answer.get("result")? {
         Value::Array(updates) => Some(updates.clone()),
         _ => None,
     }
-}
-
-fn hex4(s: &str) -> Option<u16> {
-    let digits = s.get(..4)?;
-    if digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        u16::from_str_radix(digits, 16).ok()
-    } else {
-        None
-    }
-}
-
-/// JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (which
-/// JSON parsers reject) replaced by `\ufffd`; pairs are kept.
-fn replace_lone_surrogates(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    let mut rest = json;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let escape = &rest[at..];
-        let Some(unit) = escape.strip_prefix("\\u").and_then(hex4) else {
-            // Another escape (or an escaped backslash): kept whole.
-            let len = escape.chars().take(2).map(char::len_utf8).sum();
-            out.push_str(&escape[..len]);
-            rest = &escape[len..];
-            continue;
-        };
-        let high = (0xD800..0xDC00).contains(&unit);
-        let low = (0xDC00..0xE000).contains(&unit);
-        let paired = high
-            && escape[6..]
-                .strip_prefix("\\u")
-                .and_then(hex4)
-                .is_some_and(|next| (0xDC00..0xE000).contains(&next));
-        if paired {
-            out.push_str(&escape[..12]);
-            rest = &escape[12..];
-        } else {
-            out.push_str(if high || low { "\\ufffd" } else { &escape[..6] });
-            rest = &escape[6..];
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The bot polling asks with, and how long its polls hold: a client of its
@@ -563,20 +520,6 @@ mod tests {
         // Handled: nothing holds the offset back any more.
         drop(guard);
         assert_eq!(handled.oldest(), None);
-    }
-
-    #[test]
-    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
-        let check = |raw: &str, expect: &str| assert_eq!(replace_lone_surrogates(raw), expect);
-        check(r#"{"a":"x\ud83dy"}"#, r#"{"a":"x\ufffdy"}"#);
-        check(r#"{"a":"\ude00"}"#, r#"{"a":"\ufffd"}"#);
-        check(r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"\ud83d\ude00"}"#);
-        check(
-            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
-            r#"{"a":"\\ud83d \u0041 \n ё"}"#,
-        );
-        check(r#"{"a":"\ud83d"#, r#"{"a":"\ufffd"#);
-        check(r#"{"a":"\ud8"}"#, r#"{"a":"\ud8"}"#);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Screens as Discord messages: rich text as Discord markdown, buttons as
+//! Screens as Discord messages: rich text as Discord markdown
+//! ([`Rich::markdown`](kozyr_front::rich::Rich::markdown)), buttons as
 //! message components whose `custom_id` is the encoded
 //! [`Press`](kozyr_front::action::Press), and a hand's card buttons as one
 //! string select.
@@ -15,7 +16,6 @@ use twilight_model::channel::message::component::{
 
 use kozyr_cards::{Card, CardSet};
 use kozyr_front::action::{Press, TableAction};
-use kozyr_front::rich::Rich;
 use kozyr_front::screen::CardFace;
 use kozyr_front::{ButtonTarget, Screen};
 use kozyr_table::TableId;
@@ -45,63 +45,6 @@ pub fn parse_my_hand(custom_id: &str) -> Option<TableId> {
 /// The `custom_id` of a hand's card menu; its values are the encoded
 /// presses of the card buttons it replaces.
 pub const CARD_MENU_ID: &str = "cards";
-
-/// Escapes what Discord markdown would read as formatting.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(
-            c,
-            '\\' | '*' | '_' | '~' | '`' | '|' | '>' | '#' | '-' | '[' | ']' | '<' | '@' | ':'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Discord markdown for rich text: `**bold**`, `*italic*`, `` `code` ``,
-/// everything else escaped.
-///
-/// ```
-/// use kozyr_front::rich::Rich;
-/// let r = Rich::from_markup("<b>Ann</b> <i>leads</i> <code>10♠</code> 2*3");
-/// assert_eq!(kozyr_discord::markup::markdown(&r), "**Ann** *leads* `10♠` 2\\*3");
-/// ```
-pub fn markdown(rich: &Rich) -> String {
-    let mut out = String::new();
-    for span in rich.spans() {
-        let s = span.style;
-        // Whitespace at the edges stays outside the markers (Discord does
-        // not format `** x**`).
-        let trimmed = span.text.trim();
-        if trimmed.is_empty() {
-            out.push_str(&span.text);
-            continue;
-        }
-        let start = span.text.len() - span.text.trim_start().len();
-        let (lead, rest) = span.text.split_at(start);
-        let tail = &rest[trimmed.len()..];
-        out.push_str(lead);
-        let body = if s.mono {
-            format!("`{}`", trimmed.replace('`', "'"))
-        } else {
-            escape(trimmed)
-        };
-        let marks = match (s.bold, s.italic) {
-            (true, true) => "***",
-            (true, false) => "**",
-            (false, true) => "*",
-            (false, false) => "",
-        };
-        out.push_str(marks);
-        out.push_str(&body);
-        out.push_str(marks);
-        out.push_str(tail);
-    }
-    out
-}
 
 /// Cuts `text` to Discord's content limit, on a character boundary.
 pub fn clip(text: String) -> String {
@@ -211,7 +154,7 @@ pub fn public(
     extra: Option<&str>,
     extra_button: Option<(&str, String)>,
 ) -> Message {
-    let mut content = markdown(&screen.rich());
+    let mut content = screen.rich().markdown();
     if let Some(e) = extra {
         content.push_str("\n\n");
         content.push_str(e);
@@ -319,7 +262,7 @@ pub fn hand(screen: &Screen, bounds: Option<(usize, usize)>, placeholder: &str) 
     let left = MAX_ROWS - components.len();
     components.extend(button_rows(others, left, &mut seen));
     Message {
-        content: clip(markdown(&screen.rich())),
+        content: clip(screen.rich().markdown()),
         components,
     }
 }

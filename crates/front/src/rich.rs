@@ -145,6 +145,63 @@ impl Rich {
         }
         out
     }
+
+    /// Discord's markdown: `**bold**`, `*italic*`, `` `code` ``,
+    /// everything else escaped.
+    ///
+    /// ```
+    /// use kozyr_front::rich::Rich;
+    /// let r = Rich::from_markup("<b>Ann</b> <i>leads</i> <code>10♠</code> 2*3");
+    /// assert_eq!(r.markdown(), "**Ann** *leads* `10♠` 2\\*3");
+    /// ```
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        for span in &self.spans {
+            let s = span.style;
+            // Whitespace at the edges stays outside the markers (Discord
+            // does not format `** x**`).
+            let trimmed = span.text.trim();
+            if trimmed.is_empty() {
+                out.push_str(&span.text);
+                continue;
+            }
+            let start = span.text.len() - span.text.trim_start().len();
+            let (lead, rest) = span.text.split_at(start);
+            let tail = &rest[trimmed.len()..];
+            out.push_str(lead);
+            let body = if s.mono {
+                format!("`{}`", trimmed.replace('`', "'"))
+            } else {
+                escape_markdown(trimmed)
+            };
+            let marks = match (s.bold, s.italic) {
+                (true, true) => "***",
+                (true, false) => "**",
+                (false, true) => "*",
+                (false, false) => "",
+            };
+            out.push_str(marks);
+            out.push_str(&body);
+            out.push_str(marks);
+            out.push_str(tail);
+        }
+        out
+    }
+}
+
+/// Escapes what Discord markdown would read as formatting.
+fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '*' | '_' | '~' | '`' | '|' | '>' | '#' | '-' | '[' | ']' | '<' | '@' | ':'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `<name>` or `</name>` at the start of `s`: (its length, name, closing).

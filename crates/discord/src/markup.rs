@@ -1,7 +1,7 @@
 //! Screens as Discord messages: rich text as Discord markdown
 //! ([`Rich::markdown`](kozyr_front::rich::Rich::markdown)), buttons as
 //! message components whose `custom_id` is the encoded
-//! [`Press`](kozyr_front::action::Press), and a hand's card buttons as one
+//! [`Press`], and a hand's card buttons as one
 //! string select.
 //!
 //! Discord's limits are kept here, so no screen can be refused: at most 5

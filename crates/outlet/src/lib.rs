@@ -12,6 +12,7 @@ pub mod engine;
 pub mod hand_tokens;
 pub mod in_flight;
 pub mod inbox;
+pub mod interaction;
 pub mod jobs;
 pub mod paced;
 pub mod service;

@@ -20,13 +20,13 @@ use twilight_model::id::Id;
 use twilight_model::id::marker::ApplicationMarker;
 
 use super::gate::GateProxy;
-use super::outbox;
 pub use super::shared::{Shared, TOKEN_LIFE};
 use kozyr_config::startup::{self, Backoff, Verdict};
 use kozyr_config::{Config, DiscordConfig, ShardRange};
 use kozyr_front::Front;
 use kozyr_front::press_limits::PressRates;
 use kozyr_i18n::Lang;
+use kozyr_outlet::engine::EngineOutbox;
 use kozyr_outlet::service;
 use kozyr_table::Output;
 use kozyr_table::Platform;
@@ -409,7 +409,7 @@ pub async fn start_serving(
     // replica serving before this one saved.
     service::restore_burials(shared.front.service(), Platform::Discord, &shared.burials).await;
     let outbox = kozyr_outlet::start(
-        |now| outbox::start(shared.clone(), tuning.turn_alerts, now),
+        |now| EngineOutbox::start(shared.clone(), tuning.turn_alerts, now),
         effects,
         local_rx,
         tuning.drain_for,

@@ -20,19 +20,20 @@
 //! both modes.
 //!
 //! The neutral decisions are [`kozyr_delivery`]'s, made by its
-//! [`Engine`] under [`EngineOutbox`]: for table messages, their turn
-//! pings and hands — latest wins per message, what a failed call means
-//! and what follows it, announcements before the next render, what each
-//! message shows, and who is told that it is their turn (a person quiet
-//! for the quiet time, or whose hand cannot be edited — its token is gone
-//! — when their turn comes), by one mention that notifies: the table
-//! message's own when it is posted anew, else a ping message naming only
-//! them. This file says what the messages look like and makes the calls
-//! ([`EnginePlatform`]), and at a start restores what the last run kept,
-//! looking for table messages a kill kept from the store.
+//! [`Engine`](kozyr_delivery::engine::Engine) under
+//! [`EngineOutbox`](kozyr_outlet::engine::EngineOutbox): for table
+//! messages, their turn pings and hands — latest wins per message, what a
+//! failed call means and what follows it, announcements before the next
+//! render, what each message shows, and who is told that it is their turn
+//! (a person quiet for the quiet time, or whose hand cannot be edited —
+//! its token is gone — when their turn comes), by one mention that
+//! notifies: the table message's own when it is posted anew, else a ping
+//! message naming only them. The outbox also restores at a start what the
+//! last run kept. This file says what the messages look like and makes
+//! the calls ([`EnginePlatform`]), among them the look for table messages
+//! a kill kept from the store.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use twilight_http::error::Error as HttpError;
 use twilight_model::channel::message::{AllowedMentions, MessageFlags};
@@ -45,67 +46,21 @@ use super::ids;
 use super::markup::{self, Message};
 use super::shared::{Shared, lock};
 use kozyr_delivery::Set;
-use kozyr_delivery::engine::{self, Engine, Outcome, Rendered, Strip};
+use kozyr_delivery::engine::{self, Outcome, Rendered, Strip};
 use kozyr_delivery::restore::orphans;
 use kozyr_delivery::transport::{self, Failure};
 use kozyr_front::action::Press;
 use kozyr_front::outputs;
 use kozyr_front::{Front, Screen};
 use kozyr_i18n::{Args, key, tr};
-use kozyr_outlet::engine::{EngineOutbox, EnginePlatform};
+use kozyr_outlet::engine::EnginePlatform;
 use kozyr_outlet::hand_tokens::HandTokens;
 use kozyr_outlet::jobs::TableCalls;
-use kozyr_outlet::service::{self, restore};
-use kozyr_table::Platform::Discord;
 use kozyr_table::{ChatKey, HandView, Phase, Platform, SeatState, TableId, TableView, UserId};
 
 /// The table messages as the engine sees them: the message and whom it
 /// mentions.
 type TableOut = (Message, Vec<Id<UserMarker>>);
-
-/// The outbox at a start (or a takeover), from what the last run kept.
-/// `turn_alerts`: how long a person is quiet before their turn pings them
-/// (`None`: only those whose hand cannot be edited).
-pub async fn start(
-    shared: Arc<Shared>,
-    turn_alerts: Option<Duration>,
-    now: Instant,
-) -> EngineOutbox<Shared> {
-    // The start: everyone counts as seen.
-    let mut engine = Engine::new(turn_alerts, now);
-    let life = shared.tokens.life();
-    let restored = restore(shared.front.service(), Platform::Discord, Some(life)).await;
-    // A table posted anew just before a kill, or whose first post's id
-    // a kill kept from the store: the message found shows it now.
-    let look = |table, chat: String, recorded: Option<u64>| {
-        let shared = &*shared;
-        async move {
-            let channel = chat.strip_prefix("discord:")?.parse().ok();
-            let channel = Id::new_checked(channel?)?;
-            let recorded = recorded.and_then(Id::new_checked);
-            let found = adopt_lost_post(shared, table, channel, recorded).await;
-            found.map(Id::get)
-        }
-    };
-    let service = shared.front.service();
-    let lost = service::find_lost_posts(service, Discord, &restored, look).await;
-    let messages =
-        (restored.messages.into_iter()).map(|(t, c, m)| (t, c, u64::try_from(m).unwrap_or(0)));
-    for (table, _chat, message) in messages.chain(lost) {
-        if message != 0 {
-            engine.restore_message(table, message);
-            shared.set_live(table, message);
-        }
-    }
-    // What the messages show, as recorded: the first render that
-    // matches is not sent again.
-    engine.restore_shown(restored.shown);
-    // Hands opened before the stop stay editable while their tokens last.
-    for (row, age) in restored.tokens {
-        shared.tokens.restore(row, age, now);
-    }
-    EngineOutbox::new(shared, engine, now).await
-}
 
 /// The public message of `view`: the table, whose turn it is (they are
 /// mentioned, and only they), and the "My hand" button in play.
@@ -376,6 +331,23 @@ impl EnginePlatform for Shared {
         if let Err(e) = r {
             tracing::debug!(error = %e, "a reminder failed");
         }
+    }
+
+    fn restored(&self, table: TableId, message: u64) {
+        self.set_live(table, message);
+    }
+
+    async fn find_lost_post(
+        &self,
+        table: TableId,
+        chat: ChatKey,
+        recorded: Option<u64>,
+    ) -> Option<u64> {
+        let channel = ids::channel_of(&chat)?;
+        let recorded = recorded.and_then(Id::new_checked);
+        adopt_lost_post(self, table, channel, recorded)
+            .await
+            .map(Id::get)
     }
 
     fn closed(&self, table: TableId, chat: &ChatKey, last_in_chat: bool) {

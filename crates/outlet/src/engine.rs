@@ -12,7 +12,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
@@ -61,6 +61,18 @@ pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
     /// `table` closed: what the platform kept of it goes (`last_in_chat`:
     /// no other open table is in its chat).
     fn closed(&self, table: TableId, chat: &ChatKey, last_in_chat: bool);
+    /// At a start: `message` shows `table`, as the last run kept it.
+    fn restored(&self, table: TableId, message: u64);
+    /// Looks in `chat` for `table`'s messages that a kill kept from the
+    /// store (`recorded`: the message the store names, if any) and
+    /// settles them ([`kozyr_delivery::restore::orphans`]): the one found
+    /// shows the table now.
+    fn find_lost_post(
+        &self,
+        table: TableId,
+        chat: ChatKey,
+        recorded: Option<u64>,
+    ) -> impl Future<Output = Option<u64>> + Send;
 }
 
 /// Work for the outbox from the handlers.
@@ -105,6 +117,50 @@ pub struct EngineOutbox<P: EnginePlatform> {
 }
 
 impl<P: EnginePlatform> EngineOutbox<P> {
+    /// The outbox at a start (or a takeover), from what the last run kept:
+    /// each table's message (and those a kill kept from the store, found
+    /// by the platform), what they show, and the hands' tokens still
+    /// fresh. `turn_alerts`: how long a person is quiet before their turn
+    /// tells them (`None`: only those whose hand cannot be edited).
+    pub async fn start(
+        platform: Arc<P>,
+        turn_alerts: Option<Duration>,
+        now: Instant,
+    ) -> EngineOutbox<P> {
+        // The start: everyone counts as seen.
+        let mut engine = Engine::new(turn_alerts, now);
+        let service = platform.front().service().clone();
+        let life = platform.tokens().life();
+        let restored = service::restore(&service, P::PLATFORM, Some(life)).await;
+        // A table posted anew just before a kill, or whose first post's id
+        // a kill kept from the store: the message found shows it now.
+        let look = |table, chat: String, recorded: Option<u64>| {
+            let platform = &*platform;
+            async move {
+                let (_, id) = chat.split_once(':')?;
+                let chat = ChatKey::new(P::PLATFORM, id).ok()?;
+                platform.find_lost_post(table, chat, recorded).await
+            }
+        };
+        let lost = service::find_lost_posts(&service, P::PLATFORM, &restored, look).await;
+        let messages =
+            (restored.messages.into_iter()).map(|(t, c, m)| (t, c, u64::try_from(m).unwrap_or(0)));
+        for (table, _chat, message) in messages.chain(lost) {
+            if message != 0 {
+                engine.restore_message(table, message);
+                platform.restored(table, message);
+            }
+        }
+        // What the messages show, as recorded: the first render that
+        // matches is not sent again.
+        engine.restore_shown(restored.shown);
+        // Hands opened before the stop stay editable while their tokens last.
+        for (row, age) in restored.tokens {
+            platform.tokens().restore(row, age, now);
+        }
+        EngineOutbox::new(platform, engine, now).await
+    }
+
     /// An outbox over `engine` (restored by the platform's start); what a
     /// kill or a failed post left owed is taken in at once
     /// ([`service::take_owed`]): a closed table's announcements are posted

@@ -6,8 +6,10 @@
 //! global 429 (`X-RateLimit-Global`), or a 429 from its edge that names no
 //! scope at all, covers every call of the bot (except those bound to no
 //! global limit: interaction callbacks and their webhooks) until its
-//! `retry_after`. [`Gate`] remembers such answers and says how long a call
-//! has to wait; it awaits nothing (time comes in as `now`).
+//! `retry_after`. [`TooMany::limit`] reads what a 429 covered,
+//! [`bound_by_global`] which calls the global limit binds, and [`Gate`]
+//! remembers such answers and says how long a call has to wait; it
+//! awaits nothing (time comes in as `now`).
 
 use crate::Map;
 use std::time::{Duration, Instant};
@@ -56,6 +58,49 @@ impl Gate {
     }
 }
 
+/// What a 429 answer said, as the shell read it from its headers and its
+/// JSON body.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TooMany<'a> {
+    /// `X-RateLimit-Global`.
+    pub global_header: Option<&'a str>,
+    /// `X-RateLimit-Scope` (`user`, `shared`, `global`).
+    pub scope_header: Option<&'a str>,
+    /// `Retry-After`, in seconds.
+    pub retry_after_header: Option<&'a str>,
+    /// The body's `global`.
+    pub body_global: bool,
+    /// The body's `retry_after`, in seconds with a fraction.
+    pub body_retry_after: Option<f64>,
+}
+
+impl TooMany<'_> {
+    /// What the 429 covered and for how long: global when the platform
+    /// says so, and when it names no scope at all (Discord's edge answers
+    /// 429 without rate-limit headers, and that holds every call);
+    /// `retry_after` from the body, else the header, else a second.
+    pub fn limit(&self) -> (Scope, Duration) {
+        let global = self
+            .global_header
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+            || self.scope_header.is_none_or(|v| v == "global")
+            || self.body_global;
+        let secs = (self.body_retry_after)
+            .or_else(|| self.retry_after_header.and_then(|v| v.trim().parse().ok()))
+            .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+            .unwrap_or(1.0);
+        let scope = if global { Scope::Global } else { Scope::Route };
+        (scope, Duration::from_secs_f64(secs.min(3600.0)))
+    }
+}
+
+/// Whether a call to `path` counts against the global limit: interaction
+/// callbacks and the webhooks of interaction tokens do not (Discord's
+/// documentation of each).
+pub fn bound_by_global(path: &str) -> bool {
+    !(path.contains("/interactions/") || path.contains("/webhooks/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +137,44 @@ mod tests {
         let (mut g, t0) = (Gate::default(), Instant::now());
         g.limited(t0, R, Scope::Global, Duration::from_secs(86_400));
         assert_eq!(g.wait(t0, R, true), Some(LONGEST_WAIT));
+    }
+
+    #[test]
+    fn a_429_is_global_when_the_platform_says_so_or_names_no_scope() {
+        let said = TooMany {
+            global_header: Some("true"),
+            body_global: true,
+            body_retry_after: Some(1.74),
+            ..TooMany::default()
+        };
+        assert_eq!(said.limit(), (Scope::Global, Duration::from_millis(1740)));
+        // An edge's 429: no rate-limit headers, a body that is no JSON.
+        let edge = TooMany {
+            retry_after_header: Some("2"),
+            ..TooMany::default()
+        };
+        assert_eq!(edge.limit(), (Scope::Global, Duration::from_secs(2)));
+        let route = TooMany {
+            scope_header: Some("user"),
+            retry_after_header: Some("1"),
+            body_retry_after: Some(0.2),
+            ..TooMany::default()
+        };
+        assert_eq!(route.limit(), (Scope::Route, Duration::from_millis(200)));
+        let nonsense = TooMany {
+            scope_header: Some("user"),
+            body_retry_after: Some(f64::NAN),
+            ..TooMany::default()
+        };
+        assert_eq!(nonsense.limit(), (Scope::Route, Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn only_interaction_calls_are_free_of_the_global_limit() {
+        assert!(bound_by_global("/api/v10/channels/1/messages"));
+        assert!(!bound_by_global("/api/v10/interactions/1/tok/callback"));
+        assert!(!bound_by_global(
+            "/api/v10/webhooks/1/tok/messages/@original"
+        ));
     }
 }

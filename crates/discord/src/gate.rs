@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tokio::task::JoinHandle;
 
-use kozyr_delivery::gate::{Gate, Scope};
+use kozyr_delivery::gate::{Gate, Scope, TooMany, bound_by_global};
 
 /// Where the calls go without `DISCORD_API_URL`.
 pub const DISCORD: &str = "https://discord.com";
@@ -86,30 +86,19 @@ impl Forward {
     }
 }
 
-/// Interaction callbacks and the webhooks of interaction tokens are bound
-/// to no global limit (Discord's documentation of each).
-fn bound_by_global(path: &str) -> bool {
-    !(path.contains("/interactions/") || path.contains("/webhooks/"))
-}
-
-/// What a 429 covered and for how long: global when Discord says so, and
-/// when it names no scope at all (its edge's 429s carry no rate-limit
-/// headers and hold every call); `retry_after` from the body (seconds,
-/// with a fraction), else the header.
+/// What a 429 covered and for how long, as the gate reads it
+/// ([`TooMany::limit`]).
 fn limit_of(headers: &HeaderMap, body: &[u8]) -> (Scope, Duration) {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let json: Option<serde_json::Value> = serde_json::from_slice(body).ok();
-    let global = text("x-ratelimit-global").is_some_and(|v| v.eq_ignore_ascii_case("true"))
-        || text("x-ratelimit-scope").is_none_or(|v| v == "global")
-        || json.as_ref().is_some_and(|j| j["global"] == true);
-    let secs = json
-        .as_ref()
-        .and_then(|j| j["retry_after"].as_f64())
-        .or_else(|| text("retry-after").and_then(|v| v.trim().parse().ok()))
-        .filter(|s: &f64| s.is_finite() && *s >= 0.0)
-        .unwrap_or(1.0);
-    let scope = if global { Scope::Global } else { Scope::Route };
-    (scope, Duration::from_secs_f64(secs.min(3600.0)))
+    let said = TooMany {
+        global_header: text("x-ratelimit-global"),
+        scope_header: text("x-ratelimit-scope"),
+        retry_after_header: text("retry-after"),
+        body_global: json.as_ref().is_some_and(|j| j["global"] == true),
+        body_retry_after: json.as_ref().and_then(|j| j["retry_after"].as_f64()),
+    };
+    said.limit()
 }
 
 /// Hop-by-hop headers and those the next hop sets itself.
@@ -186,42 +175,22 @@ fn unreachable() -> Response {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    /// The headers and the body reach the gate's reading of a 429.
+    #[test]
+    fn a_429s_headers_and_body_are_read() {
         let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, v.parse().unwrap());
-        }
-        h
-    }
-
-    #[test]
-    fn a_429_is_global_when_discord_says_so_or_names_no_scope() {
-        let body =
-            br#"{"message": "You are being rate limited.", "retry_after": 1.74, "global": true}"#;
+        h.insert("x-ratelimit-scope", "user".parse().unwrap());
+        h.insert("retry-after", "3".parse().unwrap());
+        let body = br#"{"retry_after": 0.25, "global": false}"#;
         assert_eq!(
-            limit_of(&headers(&[("x-ratelimit-global", "true")]), body),
-            (Scope::Global, Duration::from_millis(1740))
+            limit_of(&h, body),
+            (Scope::Route, Duration::from_millis(250))
         );
         assert_eq!(
-            limit_of(&headers(&[("retry-after", "2")]), b"<html>"),
-            (Scope::Global, Duration::from_secs(2))
+            limit_of(&h, b"<html>"),
+            (Scope::Route, Duration::from_secs(3))
         );
-        let route = br#"{"retry_after": 0.2, "global": false}"#;
-        assert_eq!(
-            limit_of(
-                &headers(&[("x-ratelimit-scope", "user"), ("retry-after", "1")]),
-                route
-            ),
-            (Scope::Route, Duration::from_millis(200))
-        );
-    }
-
-    #[test]
-    fn only_interaction_calls_are_free_of_the_global_limit() {
-        assert!(bound_by_global("/api/v10/channels/1/messages"));
-        assert!(!bound_by_global("/api/v10/interactions/1/tok/callback"));
-        assert!(!bound_by_global(
-            "/api/v10/webhooks/1/tok/messages/@original"
-        ));
+        h.insert("x-ratelimit-global", "true".parse().unwrap());
+        assert_eq!(limit_of(&h, b""), (Scope::Global, Duration::from_secs(3)));
     }
 }

@@ -214,12 +214,11 @@ async fn take_updates(
     else {
         return Ok(None);
     };
-    let url = url::Url::parse(url).map_err(|e| ReplicaError::Intake(e.to_string()))?;
     let store = crate::store::open(&config.store_options())
         .await
         .map_err(|e| ReplicaError::Intake(e.to_string()))?;
     let inbox = Inbox::new(store.clone(), Platform::Telegram);
-    let intake = crate::telegram::bot::bind_intake(*listen, &url, secret.clone(), inbox)
+    let intake = crate::telegram::bot::bind_intake(*listen, url, secret.clone(), inbox)
         .await
         .map_err(|e| ReplicaError::Intake(e.to_string()))?;
     tracing::info!(listen = %intake.local_addr, "standing by: taking webhook updates into the inbox");

@@ -589,7 +589,7 @@ async fn webhook_mode_takes_updates_posted_with_the_secret_only() {
     let base = w.config();
     let (db, api, token) = (
         db_url(&w.dir),
-        base.api_url.clone().unwrap(),
+        base.api_url.clone().unwrap().to_string(),
         w.fake.token(),
     );
     let config = Config::from_lookup(|k| match k {

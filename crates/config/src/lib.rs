@@ -78,7 +78,7 @@ pub enum UpdateMode {
     LongPolling,
     Webhook {
         /// The public HTTPS URL Telegram posts to.
-        url: String,
+        url: url::Url,
         /// The local address to listen on.
         listen: SocketAddr,
         /// Checked against `X-Telegram-Bot-Api-Secret-Token`.
@@ -211,8 +211,9 @@ impl fmt::Display for DiscordToken {
 #[derive(Clone, Debug)]
 pub struct DiscordConfig {
     pub token: DiscordToken,
-    /// `scheme://host:port` of a Discord-compatible REST API (a proxy, a
-    /// test's fake); requests go to `{api_url}/api/v10/…`.
+    /// `scheme://host[:port]` of a Discord-compatible REST API (a proxy, a
+    /// test's fake), without a path or a trailing `/`; requests go to
+    /// `{api_url}/api/v10/…`.
     pub api_url: Option<String>,
     /// Overrides the gateway URL that `GET /gateway/bot` returns.
     pub gateway_url: Option<String>,
@@ -301,7 +302,7 @@ pub struct Config {
     pub discord: Option<DiscordConfig>,
     pub database_url: String,
     /// A self-hosted Bot API server (or a test's fake one).
-    pub api_url: Option<String>,
+    pub api_url: Option<url::Url>,
     pub log: String,
     /// Language for chats and players whose language is unknown.
     pub default_language: Lang,
@@ -551,6 +552,20 @@ const DEPENDENT: &[(&str, &str)] = &[
     ("KOZYR_WEBAPP_SHORT_NAME", "KOZYR_WEBAPP_URL"),
 ];
 
+/// `DISCORD_API_URL` as requests are built on it: `scheme://host[:port]`
+/// of an http(s) URL without a path, query or fragment (a trailing `/`
+/// is let be); `None` for anything else.
+fn api_base(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    let bare = matches!(parsed.scheme(), "http" | "https")
+        && parsed.host_str().is_some()
+        && parsed.path() == "/"
+        && parsed.query().is_none()
+        && parsed.fragment().is_none()
+        && parsed.username().is_empty();
+    bare.then(|| parsed.as_str().trim_end_matches('/').to_owned())
+}
+
 /// A listen address: `ip:port`, or `host:port` resolved now (an IPv4
 /// address preferred, as `localhost` means to most admins). The error
 /// names `var` and gives `example`'s port.
@@ -632,12 +647,15 @@ impl Config {
             Some(t) => {
                 let token =
                     DiscordToken::parse(&t).map_err(|why| bad("DISCORD_TOKEN", why.into()))?;
-                let api_url = get("DISCORD_API_URL");
-                if let Some(u) = &api_url
-                    && !(u.starts_with("http://") || u.starts_with("https://"))
-                {
-                    return Err(bad("DISCORD_API_URL", "expected an http(s) URL".into()));
-                }
+                let api_url = match get("DISCORD_API_URL") {
+                    None => None,
+                    Some(u) => Some(api_base(&u).ok_or_else(|| {
+                        bad(
+                            "DISCORD_API_URL",
+                            "expected http(s)://host[:port] without a path".into(),
+                        )
+                    })?),
+                };
                 let gateway_url = get("DISCORD_GATEWAY_URL");
                 if let Some(u) = &gateway_url
                     && !(u.starts_with("ws://") || u.starts_with("wss://"))
@@ -696,12 +714,15 @@ impl Config {
                 "expected sqlite://PATH or postgres://USER@HOST/DATABASE".into(),
             ));
         }
-        let api_url = get("TELOXIDE_API_URL");
-        if let Some(u) = &api_url
-            && !(u.starts_with("http://") || u.starts_with("https://"))
-        {
-            return Err(bad("TELOXIDE_API_URL", "expected an http(s) URL".into()));
-        }
+        let api_url = match get("TELOXIDE_API_URL") {
+            None => None,
+            Some(u) => Some(
+                url::Url::parse(&u)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+                    .ok_or_else(|| bad("TELOXIDE_API_URL", "expected an http(s) URL".into()))?,
+            ),
+        };
         // Exactly the four codes: a tag such as `en-US` is a client's, not a setting.
         let default_language = match get("KOZYR_LANGUAGE") {
             None => Lang::En,
@@ -785,12 +806,12 @@ impl Config {
         let update_mode = match get("WEBHOOK_URL") {
             None => UpdateMode::LongPolling,
             Some(url) => {
-                if !url.starts_with("https://") {
-                    return Err(bad(
-                        "WEBHOOK_URL",
-                        "Telegram only posts to https:// URLs".into(),
-                    ));
-                }
+                let url = url::Url::parse(&url)
+                    .ok()
+                    .filter(|u| u.scheme() == "https" && u.host_str().is_some())
+                    .ok_or_else(|| {
+                        bad("WEBHOOK_URL", "Telegram only posts to https:// URLs".into())
+                    })?;
                 let listen = listen_addr(
                     "WEBHOOK_LISTEN",
                     &get("WEBHOOK_LISTEN").unwrap_or_else(|| "0.0.0.0:8443".into()),
@@ -973,10 +994,18 @@ mod tests {
             &[("TELOXIDE_TOKEN", TOKEN), ("KOZYR_TURN_SECONDS", "5")],
             Err("KOZYR_TURN_SECONDS is malformed: expected 10-3600 seconds, or 0 for no limit"),
         );
-        check(
-            &[("TELOXIDE_TOKEN", TOKEN), ("WEBHOOK_URL", "http://x")],
-            Err("WEBHOOK_URL is malformed: Telegram only posts to https:// URLs"),
-        );
+        for bad_hook in ["http://x", "https://", "https//x", "https://x y/hook"] {
+            check(
+                &[("TELOXIDE_TOKEN", TOKEN), ("WEBHOOK_URL", bad_hook)],
+                Err("WEBHOOK_URL is malformed: Telegram only posts to https:// URLs"),
+            );
+        }
+        for bad_api in ["127.0.0.1:8081", "ftp://x", "http://", "http://x y"] {
+            check(
+                &[("TELOXIDE_TOKEN", TOKEN), ("TELOXIDE_API_URL", bad_api)],
+                Err("TELOXIDE_API_URL is malformed: expected an http(s) URL"),
+            );
+        }
         let c = check(
             &[
                 ("TELOXIDE_TOKEN", TOKEN),
@@ -1091,6 +1120,29 @@ mod tests {
         assert_eq!(
             (d.api_url.as_deref(), d.guild_id),
             (Some("http://127.0.0.1:9"), Some(42))
+        );
+        // Requests are built as `{url}/api/v10/…`: a path would be lost.
+        for bad_api in [
+            "http://127.0.0.1:9/api",
+            "127.0.0.1:9",
+            "http://x?q=1",
+            "ws://x",
+        ] {
+            check(
+                &[("DISCORD_TOKEN", DISCORD), ("DISCORD_API_URL", bad_api)],
+                Err("DISCORD_API_URL is malformed: expected http(s)://host[:port] without a path"),
+            );
+        }
+        let c = check(
+            &[
+                ("DISCORD_TOKEN", DISCORD),
+                ("DISCORD_API_URL", "https://discord.example/"),
+            ],
+            Ok(()),
+        );
+        assert_eq!(
+            c.unwrap().discord.unwrap().api_url.as_deref(),
+            Some("https://discord.example")
         );
     }
 

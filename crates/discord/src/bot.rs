@@ -77,8 +77,6 @@ pub enum DiscordError {
     TokenRefused(String),
     #[error("Discord: {0}")]
     Http(String),
-    #[error("DISCORD_API_URL is malformed: {0}")]
-    ApiUrl(String),
 }
 
 /// Where a shard's interactions and messages go.
@@ -266,10 +264,7 @@ pub const GLOBAL_CALLS_PER_WINDOW: u16 = 25;
 /// global 429s; twilight does not). The client works while the gate is
 /// kept.
 pub fn http_client(discord: &DiscordConfig) -> Result<(Client, GateProxy), DiscordError> {
-    let upstream = match &discord.api_url {
-        Some(url) => api_base(url)?,
-        None => super::gate::DISCORD.to_owned(),
-    };
+    let upstream = (discord.api_url.clone()).unwrap_or_else(|| super::gate::DISCORD.to_owned());
     let gate = GateProxy::start(&upstream)
         .map_err(|e| DiscordError::Http(format!("cannot start the REST gate: {e}")))?;
     let client = client_with(
@@ -279,7 +274,7 @@ pub fn http_client(discord: &DiscordConfig) -> Result<(Client, GateProxy), Disco
         )),
         None,
         Some(format!("http://{}", gate.host())),
-    )?;
+    );
     Ok((client, gate))
 }
 
@@ -290,7 +285,7 @@ const CALLBACK_TIMEOUT: Duration = Duration::from_secs(3);
 /// The client interaction callbacks go through (`Shared::callbacks`): no
 /// rate limiter, and no longer a wait than Discord gives. Callbacks are
 /// bound to no global limit, so they go straight to Discord.
-pub fn callback_client(discord: &DiscordConfig) -> Result<Client, DiscordError> {
+pub fn callback_client(discord: &DiscordConfig) -> Client {
     client_with(
         discord,
         None,
@@ -299,27 +294,14 @@ pub fn callback_client(discord: &DiscordConfig) -> Result<Client, DiscordError> 
     )
 }
 
-/// `DISCORD_API_URL` checked: `scheme://host:port` without a path.
-fn api_base(url: &str) -> Result<String, DiscordError> {
-    let host = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .ok_or_else(|| DiscordError::ApiUrl(url.to_owned()))?
-        .trim_end_matches('/');
-    if host.is_empty() || host.contains('/') {
-        return Err(DiscordError::ApiUrl(
-            "expected scheme://host:port without a path".into(),
-        ));
-    }
-    Ok(url.trim_end_matches('/').to_owned())
-}
-
+/// A REST client; `base`: `scheme://host[:port]` to send to instead of
+/// Discord (as the configuration checked it).
 fn client_with(
     discord: &DiscordConfig,
     limiter: Option<twilight_http_ratelimiting::RateLimiter>,
     timeout: Option<Duration>,
     base: Option<String>,
-) -> Result<Client, DiscordError> {
+) -> Client {
     // twilight's TLS goes through rustls' process-wide provider: ring, as
     // for the rest of kozyr. A second install is refused, which is fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -329,15 +311,14 @@ fn client_with(
     if let Some(t) = timeout {
         b = b.timeout(t);
     }
-    if let Some(url) = base {
-        let base = api_base(&url)?;
+    if let Some(base) = base {
         let (http, host) = match base.strip_prefix("http://") {
             Some(h) => (true, h),
             None => (false, base.trim_start_matches("https://")),
         };
         b = b.proxy(host.to_owned(), http);
     }
-    Ok(b.build())
+    b.build()
 }
 
 /// Starts the Discord shell with its own table service.
@@ -392,7 +373,7 @@ pub async fn start_serving(
     let bot_user = bot_user(&http).await;
 
     let (local_tx, local_rx) = mpsc::unbounded_channel();
-    let callbacks = Arc::new(callback_client(discord)?);
+    let callbacks = Arc::new(callback_client(discord));
     let shared = Arc::new(Shared::new(
         front,
         (http, callbacks),

@@ -77,14 +77,10 @@ pub enum BotError {
     Telegram(#[from] teloxide::RequestError),
     #[error(transparent)]
     Startup(#[from] StartupError),
-    #[error("TELOXIDE_API_URL is malformed: {0}")]
-    ApiUrl(String),
     #[error("TELOXIDE_TOKEN is not set")]
     NoToken,
     #[error("the bot has no username (is the token a bot's?)")]
     NoUsername,
-    #[error("WEBHOOK_URL is malformed: {0}")]
-    WebhookUrl(String),
     #[error("cannot listen on WEBHOOK_LISTEN {addr}: {error}")]
     WebhookListen {
         addr: std::net::SocketAddr,
@@ -176,8 +172,7 @@ pub async fn start_on(
     let token = config.token.as_ref().ok_or(BotError::NoToken)?;
     let mut bot = Bot::new(token.expose());
     if let Some(url) = &config.api_url {
-        let url = url::Url::parse(url).map_err(|e| BotError::ApiUrl(e.to_string()))?;
-        bot = bot.set_api_url(url);
+        bot = bot.set_api_url(url.clone());
     }
     // Start-up retry (issue 13): waits out an unreachable Bot API, stops on a refused token.
     let me = get_me(&bot, Backoff::default()).await?;
@@ -246,7 +241,6 @@ pub async fn start_on(
             secret,
         } => {
             use teloxide::payloads::SetWebhookSetters;
-            let url = url::Url::parse(url).map_err(|e| BotError::WebhookUrl(e.to_string()))?;
             let inbox = shared
                 .front
                 .service()
@@ -254,9 +248,9 @@ pub async fn start_on(
             // Listening before Telegram is told where to deliver.
             let intake = match intake {
                 Some(intake) => intake,
-                None => bind_intake(*listen, &url, secret.clone(), inbox.clone()).await?,
+                None => bind_intake(*listen, url, secret.clone(), inbox.clone()).await?,
             };
-            let mut set = bot.set_webhook(url).allowed_updates(handlers::ALLOWED);
+            let mut set = (bot.set_webhook(url.clone())).allowed_updates(handlers::ALLOWED);
             if let Some(s) = secret {
                 set = set.secret_token(s.clone());
             }

@@ -56,7 +56,7 @@ use kozyr_i18n::{Args, key, tr};
 use kozyr_outlet::engine::EnginePlatform;
 use kozyr_outlet::hand_tokens::HandTokens;
 use kozyr_outlet::jobs::TableCalls;
-use kozyr_table::{ChatKey, HandView, Phase, Platform, SeatState, TableId, TableView, UserId};
+use kozyr_table::{ChatKey, HandView, Phase, Platform, TableId, TableView, UserId};
 
 /// The table messages as the engine sees them: the message and whom it
 /// mentions.
@@ -78,33 +78,24 @@ fn table_message(
     let mut lines = Vec::new();
     let mut pinged = Vec::new();
     let mut away = Vec::new();
-    if view.phase == Phase::Playing {
-        for &seat in &view.awaiting {
-            let SeatState::Person {
-                player,
-                away: false,
-            } = &view.seats[seat]
-            else {
-                continue;
-            };
-            let Some(u) = ids::user_of(&player.id) else {
-                continue;
-            };
-            let mut line = format!(
-                "<@{}> — {}",
-                u.get(),
-                tr(lang, key::DISCORD_YOUR_TURN, &Args::new())
-            );
-            if shared.tokens.fresh(&player.id, view.id, now).is_none() {
-                line.push_str(": ");
-                line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
-            }
-            if alerted.contains(&player.id) {
-                away.push((u.get(), line.clone()));
-            }
-            lines.push(line);
-            pinged.push(u);
+    for player in view.awaited_people() {
+        let Some(u) = ids::user_of(&player.id) else {
+            continue;
+        };
+        let mut line = format!(
+            "<@{}> — {}",
+            u.get(),
+            tr(lang, key::DISCORD_YOUR_TURN, &Args::new())
+        );
+        if shared.tokens.fresh(&player.id, view.id, now).is_none() {
+            line.push_str(": ");
+            line.push_str(&tr(lang, key::DISCORD_PRESS_MY_HAND, &Args::new()));
         }
+        if alerted.contains(&player.id) {
+            away.push((u.get(), line.clone()));
+        }
+        lines.push(line);
+        pinged.push(u);
     }
     let extra = (!lines.is_empty()).then(|| lines.join("\n"));
     let hand_button = matches!(view.phase, Phase::Playing | Phase::Finished).then(|| {

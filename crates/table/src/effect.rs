@@ -148,6 +148,21 @@ impl TableView {
             .find(|(_, s)| s.person().is_some_and(|p| &p.id == user))
             .map(|(seat, _)| seat)
     }
+
+    /// The people whose move the table waits for, in seat order: in play,
+    /// and not handed to an AI player.
+    pub fn awaited_people(&self) -> impl Iterator<Item = &Player> {
+        let playing = self.phase == Phase::Playing;
+        (self.awaiting.iter().filter(move |_| playing)).filter_map(|&seat| {
+            match &self.seats[seat] {
+                SeatState::Person {
+                    player,
+                    away: false,
+                } => Some(player),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// Everything one person's private hand message shows.

@@ -28,6 +28,7 @@ mod inbox;
 mod kozel_records;
 mod layers;
 mod migrations;
+mod outlet_interaction;
 mod outlet_jobs;
 mod output_faults;
 mod postgres_e2e;

@@ -289,3 +289,94 @@ fn table_message_in(fake: &FakeBot, chat: ChatId) -> Option<kozyr_test_kit::fake
             && m.text.starts_with("Kozel · deal")
     })
 }
+
+/// A hand left behind with its buttons — its delete refused here, as a
+/// kill between the post of the new hand and the delete of the old one
+/// leaves it — loses them at the first press on one of them once the game
+/// moved on (a card it shows left the hand): the press is answered "out
+/// of date", the old message's buttons go in one edit that changes what
+/// it shows, and the live hand keeps its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_left_behind_loses_its_buttons_at_a_press_out_of_date() {
+    let mut w = world().await;
+    let (d, t) = w.driven_table("Behind").await;
+    let seat = t.awaiting()[0].index();
+    let dm = d.dm(seat);
+    let old = w
+        .fake
+        .wait_for(WAIT, |f| hand_at(f, dm, t.version()))
+        .await
+        .unwrap();
+    // Telegram deletes no message older than 48 hours.
+    let too_old = Fault::bad_request("message can't be deleted for everyone");
+    w.fake.inject(too_old.method("deleteMessage").chat(dm));
+    // `/start` posts the hand anew below; the old one's delete is refused.
+    w.fake.start_bot(d.users[seat], None).unwrap();
+    let live = w
+        .fake
+        .wait_for(WAIT, |f| {
+            hand_at(f, dm, t.version()).filter(|m| m.0 > old.0)
+        })
+        .await
+        .expect("the hand posted anew after /start");
+    w.fake
+        .wait_for(WAIT, |f| f.failures_in(dm).get("deleteMessage").map(|_| ()))
+        .await
+        .expect("the old hand's delete refused");
+    // The move goes from the live hand: the cards it takes leave the hand.
+    let played = match t.game().unwrap().safe_action(t.awaiting()[0]).unwrap() {
+        kozyr::game::GameAction::Kozel(
+            kozyr::kozel::Action::Lead(s)
+            | kozyr::kozel::Action::Beat(s)
+            | kozyr::kozel::Action::Pass(s),
+        ) => s,
+        other => panic!("{other:?}"),
+    };
+    d.play_safe(&t, Duration::ZERO).await.unwrap();
+    w.fake
+        .wait_for(WAIT, |f| {
+            (hand_at(f, dm, t.version()) != Some(live)).then_some(())
+        })
+        .await
+        .expect("the live hand redrawn after the move");
+    let old_message = |f: &FakeBot| f.messages(dm).into_iter().find(|m| m.id == old);
+    let card_gone = (old_message(&w.fake).and_then(|m| m.keyboard))
+        .expect("the hand left behind keeps its buttons")
+        .buttons()
+        .filter_map(|b| b.callback_data().map(str::to_owned))
+        .find(|data| {
+            matches!(
+                Press::parse(data),
+                Ok(Press::Table { action: TableAction::Toggle(c), .. }) if played.contains(c)
+            )
+        })
+        .expect("a button of a card played");
+    let q = w
+        .fake
+        .press_raw(d.users[seat], dm, old, &card_gone)
+        .unwrap();
+    let answer = d.answer(&q).await.unwrap();
+    let stale = kozyr::i18n::tr(
+        kozyr::i18n::Lang::En,
+        kozyr::i18n::key::ERR_STALE,
+        &Default::default(),
+    );
+    assert_eq!(answer.text.as_deref(), Some(stale.as_str()));
+    w.fake
+        .wait_for(WAIT, |f| {
+            old_message(f).filter(|m| m.keyboard.is_none()).map(|_| ())
+        })
+        .await
+        .expect("the hand left behind lost its buttons");
+    let live_message = w.fake.messages(dm).into_iter().find(|m| m.id == live);
+    assert!(
+        live_message.is_some_and(|m| m.keyboard.is_some()),
+        "the live hand keeps its buttons"
+    );
+    assert_eq!(
+        w.fake.failures_in(dm).get("editMessageReplyMarkup"),
+        None,
+        "an edit that changed nothing"
+    );
+    w.stop().await;
+}

@@ -75,6 +75,10 @@ impl Sorted {
                 Reply::CloseMenu => s.closed_menu = Some(None),
                 Reply::ReplaceMenu(screen) => s.closed_menu = Some(Some(screen)),
                 Reply::Seated { text, .. } => s.seated = Some(text),
+                // Discord's engine strips a table's older messages itself
+                // and finds the posts a kill kept from the store at a
+                // start; an ephemeral hand is redrawn by the answer.
+                Reply::Outdated(_) => {}
             }
         }
         s

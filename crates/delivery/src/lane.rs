@@ -610,8 +610,67 @@ where
             },
             Local::Returned(user) => self.handle_returned(&user, now, host),
             Local::ChatGone(chat) => self.forget_chat(chat),
+            Local::Outdated {
+                chat,
+                message,
+                table,
+            } => self.handle_outdated(chat, message, table, now, host),
         }
         None
+    }
+
+    /// A press on one of `message`'s own buttons in `chat` was refused:
+    /// they were drawn for a state of `table` gone by. A table's (or a
+    /// hand's) live message is left to its redraw, which is on its way, and a message a
+    /// post replaced to its strip; so is any message while a post of the
+    /// table there is on its way (it may be that post). Any other keeps
+    /// buttons it should not have — a post a kill kept from the store, or
+    /// an old message whose strip failed — and loses them: the press
+    /// showed it has buttons, so the edit changes what it shows. One
+    /// newer than the live message is at the bottom, where people look:
+    /// the live one is brought below it.
+    pub fn handle_outdated<H: Host<K, Message = M>>(
+        &mut self,
+        chat: K,
+        message: MessageId,
+        table: TableId,
+        now: Instant,
+        host: &H,
+    ) {
+        let chat = self.current_chat(chat);
+        let key = (chat, table.0);
+        let live = self.refs.get(&key).copied();
+        let menu = Slot::Menu(message);
+        // Any table's or hand's live message here is its redraw's (data
+        // naming another table may come from an old client).
+        let handled = self
+            .refs
+            .iter()
+            .any(|((c, _), m)| *c == chat && *m == message)
+            || self.replaced.contains_key(&(chat, message))
+            || (self.saving.get(&key)).is_some_and(|old| old.iter().any(|(m, _)| *m == message))
+            // With no live message, one is being posted: maybe this one.
+            || (live.is_none() && self.queue.is_in_flight(&chat, &Slot::Table(table.0)))
+            || self.queue.is_waiting(&chat, &menu)
+            || self.queue.is_in_flight(&chat, &menu)
+            || matches!(self.queue.expected(&chat, &menu), Some(Piece::NoButtons))
+            || host.is_chat_gone(chat);
+        if handled {
+            return;
+        }
+        (self.queue).set_with(chat, menu, Piece::NoButtons, Priority::Acted);
+        if live.is_none_or(|live| message < live) {
+            return;
+        }
+        match self.sources.get(&key) {
+            Some(Source::Hand(_)) => self.hand_anew(key, Some(message), now, host),
+            Some(Source::Table) => {
+                if let Some(view) = self.views.get(&table).cloned() {
+                    self.bring_table(view, now, host);
+                }
+            }
+            None => {}
+        }
     }
 
     /// Reminds `user` that the turn awaits them, in their private chat:

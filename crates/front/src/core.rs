@@ -146,6 +146,12 @@ pub enum Reply {
     /// old one losing its buttons: someone looked for the table (its
     /// message may be deleted or far up, which no platform tells a bot).
     BringTable(Box<TableView>),
+    /// The pressed message's buttons were drawn for `table` at a state gone
+    /// by (or for a table that closed): none of them acts any more. A
+    /// platform whose messages can keep buttons they should not have (a
+    /// post a kill kept from the store) takes them off, unless the message
+    /// is the table's own, which a redraw is on its way to.
+    Outdated(TableId),
     /// The person took a seat: tell them privately; a shell that finds it
     /// cannot message them calls [`Front::set_unreachable`].
     Seated {
@@ -255,6 +261,14 @@ fn tell(text: String) -> Vec<Reply> {
 
 fn popup(lang: Lang, k: Key) -> Vec<Reply> {
     vec![Reply::Popup(tr(lang, k, &Args::new()))]
+}
+
+/// A press on buttons drawn for a state of `table` gone by: refused as out
+/// of date, and the pressed message's buttons act no more.
+fn outdated(lang: Lang, table: TableId) -> Vec<Reply> {
+    let mut replies = popup(lang, key::ERR_STALE);
+    replies.push(Reply::Outdated(table));
+    replies
 }
 
 /// The text for a refused command, in `lang`.
@@ -833,7 +847,7 @@ impl Front {
                     }
                 }
                 let Ok(Some(view)) = self.service.table_view(table).await else {
-                    return popup(lang, key::ERR_STALE);
+                    return outdated(lang, table);
                 };
                 // A stop prompt is answered by the person who asked only.
                 if let TableAction::Stop { asker, .. } = action
@@ -988,12 +1002,13 @@ impl Front {
                 if seat.is_none() {
                     return popup(lang, key::ERR_NOT_SEATED);
                 }
+                // A card that left the hand: the message was drawn before.
                 let Ok(Some(hand)) = self.service.hand_of(id, user).await else {
-                    return popup(lang, key::ERR_STALE);
+                    return outdated(lang, id);
                 };
                 let cards = front_for(&hand.game).hand_cards(&hand.game);
                 if !cards.contains(card) {
-                    return popup(lang, key::ERR_STALE);
+                    return outdated(lang, id);
                 }
                 let mut sel = self.selection(&hand);
                 if sel.contains(card) {
@@ -1032,12 +1047,10 @@ impl Front {
                 // play from it is refused as what it is while the seat has
                 // no turn.
                 let out_of_turn = version == present::UNVERSIONED && !view.awaiting.contains(&seat);
-                let why = if out_of_turn {
-                    key::ERR_NOT_YOUR_TURN
-                } else {
-                    key::ERR_STALE
-                };
-                return popup(lang, why);
+                if out_of_turn {
+                    return popup(lang, key::ERR_NOT_YOUR_TURN);
+                }
+                return outdated(lang, id);
             }
             Command::Act {
                 seat,
@@ -1062,7 +1075,7 @@ impl Front {
                     // The button carries the version of the finished state:
                     // a second press (or one after play restarted) is stale.
                     if version != view.version {
-                        return popup(lang, key::ERR_STALE);
+                        return outdated(lang, id);
                     }
                     Command::Rematch
                 }
@@ -1096,6 +1109,7 @@ impl Front {
                 }
                 replies
             }
+            Err(ServiceError::Rejected(TableError::StaleVersion { .. })) => outdated(lang, id),
             Err(e) => vec![Reply::Popup(refusal(lang, &e))],
         }
     }

@@ -11,7 +11,10 @@ use std::sync::Arc;
 
 use teloxide::payloads::AnswerCallbackQuerySetters;
 use teloxide::prelude::*;
-use teloxide::types::{AllowedUpdate, CallbackQuery, ChatMemberUpdated, Message, UpdateKind, User};
+use teloxide::types::{
+    AllowedUpdate, CallbackQuery, ChatMemberUpdated, InlineKeyboardButtonKind,
+    MaybeInaccessibleMessage, Message, UpdateKind, User,
+};
 
 use super::ids;
 use super::shared::{Local, Shared, UpdateGuard};
@@ -134,7 +137,7 @@ async fn on_message(shared: Arc<Shared>, update: u32, msg: Message) -> HandlerRe
                     .await
             }
         };
-        return carry_out(&shared, &msg.chat, Some(&player), None, replies).await;
+        return carry_out(&shared, &msg.chat, Some(&player), replies).await;
     }
     let Some(mut command) = BotCommand::parse(&name, args) else {
         return Ok(());
@@ -148,7 +151,7 @@ async fn on_message(shared: Arc<Shared>, update: u32, msg: Message) -> HandlerRe
         .front
         .command(&*shared, &player, &origin, command, dedup)
         .await;
-    carry_out(&shared, &msg.chat, Some(&player), None, replies).await
+    carry_out(&shared, &msg.chat, Some(&player), replies).await
 }
 
 /// Telegram's own account, the sender of a linked channel's forwarded
@@ -185,32 +188,43 @@ async fn from_no_person(shared: &Shared, msg: &Message) -> HandlerResult {
         shared,
         &msg.chat,
         None,
-        None,
         vec![Reply::Say(Screen::text(text))],
     )
     .await
 }
 
-/// Carries out the front-end's replies to `from` (`None`: nobody to
-/// answer to in private); returns the popup, if any.
-/// Everything posted or edited goes through the outbox's scheduler, which
-/// keeps Telegram's limits and retries after a 429.
+/// Carries out the front-end's replies to a message from `from` (`None`:
+/// nobody to answer to in private). Everything posted or edited goes
+/// through the outbox's scheduler, which keeps Telegram's limits and
+/// retries after a 429.
 async fn carry_out(
     shared: &Shared,
     chat: &teloxide::types::Chat,
     from: Option<&Player>,
-    pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
     replies: Vec<Reply>,
 ) -> HandlerResult {
-    let _ = perform(shared, chat, from, pressed, replies);
+    let _ = perform(shared, chat, from, None, replies);
     Ok(())
 }
 
+/// Whether `data` is one of the buttons `message` shows (a modified client
+/// may send any data on any message).
+fn shows_button(message: &MaybeInaccessibleMessage, data: &str) -> bool {
+    let MaybeInaccessibleMessage::Regular(m) = message else {
+        return false;
+    };
+    let mut buttons =
+        (m.reply_markup().into_iter()).flat_map(|k| k.inline_keyboard.iter().flatten());
+    buttons.any(|b| matches!(&b.kind, InlineKeyboardButtonKind::CallbackData(d) if d == data))
+}
+
+/// Carries out `replies` to an input in `chat` (`pressed`: the message a
+/// press was on, with the press's data); returns the popup, if any.
 fn perform(
     shared: &Shared,
     chat: &teloxide::types::Chat,
     from: Option<&Player>,
-    pressed: Option<&teloxide::types::MaybeInaccessibleMessage>,
+    pressed: Option<(&MaybeInaccessibleMessage, &str)>,
     replies: Vec<Reply>,
 ) -> Option<String> {
     let asked = Asked {
@@ -221,7 +235,8 @@ fn perform(
         from,
         private: from.and_then(|p| ids::private_chat_of(&p.id)).map(|c| c.0),
         reachable: from.is_some_and(|p| !shared.front.is_unreachable(&p.id)),
-        pressed: pressed.and_then(|m| Some((m.chat().id.0, ids::message_key(m.id())?))),
+        pressed: pressed.and_then(|(m, _)| Some((m.chat().id.0, ids::message_key(m.id())?))),
+        pressed_own_button: pressed.is_some_and(|(m, data)| shows_button(m, data)),
     };
     let (work, popup) = answers(replies, &asked);
     for local in work {
@@ -300,7 +315,7 @@ async fn handle_press(shared: &Shared, q: &CallbackQuery, player: &Player) -> Op
         .front
         .press(shared, player, &origin, data, dedup)
         .await;
-    perform(shared, &chat, Some(player), Some(message), replies)
+    perform(shared, &chat, Some(player), Some((message, data)), replies)
 }
 
 #[cfg(test)]

@@ -74,6 +74,17 @@ pub enum Local<K> {
     Acted { user: UserId, wrote: Option<Wrote> },
     /// A person opened, closed or pressed in the Mini App.
     Live(LiveEvent),
+    /// A press on `message` in `chat` was refused: its buttons were drawn
+    /// for a state of `table` gone by. Unless it is the table's (or the
+    /// hand's) own message, which a redraw is on its way to, it loses its
+    /// buttons; one newer than that message is a post a kill kept from
+    /// the store, at the bottom where people look: the live one is
+    /// brought below it ([`super::PacedLane::handle_outdated`]).
+    Outdated {
+        chat: K,
+        message: MessageId,
+        table: TableId,
+    },
 }
 
 /// Where one input came from, as the answers to it need to know.
@@ -88,6 +99,10 @@ pub struct Asked<'a, K> {
     pub reachable: bool,
     /// The message pressed on (chat, message), when it was a press.
     pub pressed: Option<(K, MessageId)>,
+    /// Whether the press's data is one of the buttons the pressed message
+    /// shows: a modified client may send any data on any message, and
+    /// only a message's own buttons found out of date take them off.
+    pub pressed_own_button: bool,
 }
 
 /// The front's `replies` to one input as the lane's work, in order, and
@@ -144,6 +159,14 @@ pub fn answers<K: Copy + PartialEq>(
                 user,
                 screen: text,
             }),
+            Reply::Outdated(table) => {
+                let (chat, message) = asked.pressed.filter(|_| asked.pressed_own_button)?;
+                Some(Local::Outdated {
+                    chat,
+                    message,
+                    table,
+                })
+            }
         })
         .collect();
     (work, popup)
@@ -201,7 +224,8 @@ mod tests {
     use super::*;
 
     /// Each reply becomes the outbox's work, in order; a popup answers the
-    /// press, and a menu closes only when a press names it.
+    /// press, and a menu closes, or a message loses buttons gone out of
+    /// date, only when a press names it.
     #[test]
     fn the_answers_to_an_input_are_the_outboxs_work_in_order() {
         // In the default language (English).
@@ -215,6 +239,7 @@ mod tests {
             private: Some(7),
             reachable: true,
             pressed: Some((-100, 55)),
+            pressed_own_button: true,
         };
         let text = |t: &str| Screen::text(t.into());
         let replies = vec![
@@ -222,6 +247,7 @@ mod tests {
             Reply::Popup("noted".into()),
             Reply::Tell(text("told")),
             Reply::ReplaceMenu(text("closed")),
+            Reply::Outdated(TableId(3)),
         ];
         let show = |work: Vec<Local<i64>>| -> Vec<String> {
             (work.into_iter())
@@ -233,6 +259,11 @@ mod tests {
                         message,
                         screen,
                     } => format!("close {chat}/{message} {:?}", screen.map(|s| s.text)),
+                    Local::Outdated {
+                        chat,
+                        message,
+                        table,
+                    } => format!("outdated {chat}/{message} of {}", table.0),
                     other => format!("{other:?}"),
                 })
                 .collect()
@@ -244,9 +275,18 @@ mod tests {
             [
                 "say -100 said",
                 "tell 7 else -100",
-                "close -100/55 Some(\"closed\")"
+                "close -100/55 Some(\"closed\")",
+                "outdated -100/55 of 3"
             ]
         );
+        // Data the pressed message does not show (a modified client):
+        // its buttons stay.
+        let forged = Asked {
+            pressed_own_button: false,
+            ..asked
+        };
+        let (work, _) = answers(vec![Reply::Outdated(TableId(3))], &forged);
+        assert!(work.is_empty(), "{work:?}");
         // Not a press, and a person the bot cannot write to.
         let asked = Asked {
             pressed: None,

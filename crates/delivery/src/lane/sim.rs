@@ -961,6 +961,43 @@ impl World {
         panic!("never quiet");
     }
 
+    /// Once quiet, the state moves on and people press every message
+    /// they see with buttons: any but a table's (or a hand's) live one has
+    /// buttons drawn for a state gone by, and its press is refused as out
+    /// of date (`Local::Outdated`). How many such presses there were.
+    fn press_what_is_left(&mut self) -> usize {
+        for table in TABLES {
+            if self.versions.contains_key(&table) {
+                self.render_with(table, None);
+            }
+            if self.hands.contains_key(&table) {
+                self.render_hand(table);
+            }
+        }
+        self.quiet();
+        let group = if self.migrated { SUPERGROUP } else { GROUP };
+        let mut presses = 0;
+        for table in TABLES {
+            for (chat, what) in [(group, What::Table(table)), (PRIVATE, What::Hand(table))] {
+                for message in self.live(chat, what) {
+                    if self.lane.refs.get(&(chat, table.0)) == Some(&message) {
+                        continue;
+                    }
+                    presses += 1;
+                    let pressed = Local::Outdated {
+                        chat,
+                        message,
+                        table,
+                    };
+                    self.lane.handle_local(pressed, self.now, &SimHost);
+                    self.take_in();
+                }
+            }
+        }
+        self.quiet();
+        presses
+    }
+
     /// The messages about `what` in `chat` with buttons.
     fn live(&self, chat: i64, what: What) -> Vec<MessageId> {
         self.msgs
@@ -1111,6 +1148,58 @@ fn a_kill_at_any_step_breaks_no_limit_and_leaves_no_false_record() {
     for seed in crate::sim_seeds(1000) {
         run(seed, true);
     }
+}
+
+/// A post a kill kept from the store stays in its chat with its buttons
+/// (Telegram reads no history to find it), beside the message the restart
+/// goes on with. Once people press its buttons, drawn for a state gone
+/// by, it loses them, and a live message above it is brought below it:
+/// each table and hand ends with one message with buttons, current.
+#[test]
+fn after_kills_a_press_on_a_message_left_behind_leaves_one_live_message() {
+    let (mut presses, seeds) = (0, crate::sim_seeds(300));
+    for seed in seeds {
+        crate::sim_run(seed, |seed| {
+            let mut w = World::new(seed, true);
+            for _ in 0..300 {
+                w.step();
+            }
+            w.quiet();
+            w.check_quiet(true);
+            presses += w.press_what_is_left();
+            w.check_quiet(true);
+            let group = if w.migrated { SUPERGROUP } else { GROUP };
+            for table in TABLES {
+                let shown = [
+                    (group, What::Table(table), w.versions.contains_key(&table)),
+                    (PRIVATE, What::Hand(table), w.hands.contains_key(&table)),
+                ];
+                for (chat, what, drawn) in shown {
+                    let live = w.live(chat, what);
+                    assert_eq!(live.len(), usize::from(drawn), "live {what:?}: {live:?}");
+                }
+            }
+            // A live message is its redraw's, whichever table a press on
+            // it names (an old client's data): nothing goes.
+            let writes = w.all_writes.len();
+            let live: Vec<(i64, MessageId)> = (w.lane.refs.iter())
+                .map(|((chat, _), m)| (*chat, *m))
+                .collect();
+            for (chat, message) in live {
+                for table in TABLES {
+                    let pressed = Local::Outdated {
+                        chat,
+                        message,
+                        table,
+                    };
+                    w.lane.handle_local(pressed, w.now, &SimHost);
+                }
+            }
+            w.quiet();
+            assert_eq!(w.all_writes.len(), writes, "a live message written");
+        });
+    }
+    assert!(presses > 0, "no message was left behind");
 }
 
 /// A person watching a table in the Mini App gets no edit of their chat

@@ -216,6 +216,11 @@ async fn handle(
             shared.lock().record_failure(method, int(&p, "chat_id"));
             return reply(Err(ApiFailure::new(400, "Bad Request: chat not found")));
         }
+        Some(FaultKind::BadRequest(description)) => {
+            shared.lock().record_failure(method, int(&p, "chat_id"));
+            let text = format!("Bad Request: {description}");
+            return reply(Err(ApiFailure::new(400, text)));
+        }
         Some(FaultKind::DropConnection) => {
             shared.lock().record_failure(method, int(&p, "chat_id"));
             killer.0.notify_one();

@@ -310,6 +310,10 @@ pub enum FaultKind {
     /// 400 "Bad Request: chat not found", as Telegram sometimes answers
     /// for a chat that exists.
     ChatNotFound,
+    /// 400 "Bad Request: " and this, as Telegram answers a call it will
+    /// not carry out (a message older than 48 hours: "message can't be
+    /// deleted for everyone").
+    BadRequest(&'static str),
 }
 
 impl Fault {
@@ -340,6 +344,10 @@ impl Fault {
 
     pub fn drop_connection() -> Self {
         Fault::new(FaultKind::DropConnection)
+    }
+
+    pub fn bad_request(description: &'static str) -> Self {
+        Fault::new(FaultKind::BadRequest(description))
     }
 
     pub fn method(mut self, method: &str) -> Self {

@@ -984,18 +984,24 @@ impl World {
                         continue;
                     }
                     presses += 1;
-                    let pressed = Local::Outdated {
-                        chat,
-                        message,
-                        table,
-                    };
-                    self.lane.handle_local(pressed, self.now, &SimHost);
-                    self.take_in();
+                    self.press_outdated(chat, message, table);
                 }
             }
         }
         self.quiet();
         presses
+    }
+
+    /// A press on `message` in `chat`, refused as drawn for a state of
+    /// `table` gone by.
+    fn press_outdated(&mut self, chat: i64, message: MessageId, table: TableId) {
+        let pressed = Local::Outdated {
+            chat,
+            message,
+            table,
+        };
+        self.lane.handle_local(pressed, self.now, &SimHost);
+        self.take_in();
     }
 
     /// The messages about `what` in `chat` with buttons.
@@ -1187,12 +1193,7 @@ fn after_kills_a_press_on_a_message_left_behind_leaves_one_live_message() {
                 .collect();
             for (chat, message) in live {
                 for table in TABLES {
-                    let pressed = Local::Outdated {
-                        chat,
-                        message,
-                        table,
-                    };
-                    w.lane.handle_local(pressed, w.now, &SimHost);
+                    w.press_outdated(chat, message, table);
                 }
             }
             w.quiet();

@@ -620,15 +620,15 @@ where
     }
 
     /// A press on one of `message`'s own buttons in `chat` was refused:
-    /// they were drawn for a state of `table` gone by. A table's (or a
-    /// hand's) live message is left to its redraw, which is on its way, and a message a
-    /// post replaced to its strip; so is any message while a post of the
-    /// table there is on its way (it may be that post). Any other keeps
-    /// buttons it should not have — a post a kill kept from the store, or
-    /// an old message whose strip failed — and loses them: the press
-    /// showed it has buttons, so the edit changes what it shows. One
-    /// newer than the live message is at the bottom, where people look:
-    /// the live one is brought below it.
+    /// they were drawn for a state of `table` gone by. Any table's (or
+    /// hand's) live message is left to its redraw, which is on its way; a
+    /// message a post replaced, to its strip; any message while a post of
+    /// the table there is on its way, to that post (it may be this one).
+    /// Any other keeps buttons it should not have — a post a kill kept
+    /// from the store, an old hand whose delete was lost or refused — and
+    /// loses them: the press showed it has buttons, so the edit changes
+    /// what it shows. One newer than the live message is at the bottom,
+    /// where people look: the live one is brought below it.
     pub fn handle_outdated<H: Host<K, Message = M>>(
         &mut self,
         chat: K,

@@ -74,12 +74,12 @@ pub enum Local<K> {
     Acted { user: UserId, wrote: Option<Wrote> },
     /// A person opened, closed or pressed in the Mini App.
     Live(LiveEvent),
-    /// A press on `message` in `chat` was refused: its buttons were drawn
-    /// for a state of `table` gone by. Unless it is the table's (or the
-    /// hand's) own message, which a redraw is on its way to, it loses its
-    /// buttons; one newer than that message is a post a kill kept from
-    /// the store, at the bottom where people look: the live one is
-    /// brought below it ([`super::PacedLane::handle_outdated`]).
+    /// A press on one of `message`'s own buttons in `chat` was refused:
+    /// they were drawn for a state of `table` gone by. Unless it is a live
+    /// message, which a redraw is on its way to, it loses its buttons; one
+    /// newer than the table's live message is a post a kill kept from the
+    /// store, at the bottom where people look: the live one is brought
+    /// below it ([`super::PacedLane::handle_outdated`]).
     Outdated {
         chat: K,
         message: MessageId,

@@ -189,15 +189,11 @@ fn lang_of(shared: &Shared, i: &Interaction) -> Lang {
         .unwrap_or(shared.default_lang)
 }
 
-/// Answers `i` with a note only its sender sees (a refusal); whether it went.
-async fn answer_privately(shared: &Shared, i: &Asked, note: &str) -> bool {
-    respond(
-        shared,
-        i,
-        InteractionResponseType::ChannelMessageWithSource,
-        Some(data(&text(note), true)),
-    )
-    .await
+/// Answers `i` with a note only its sender sees (a refusal).
+async fn answer_privately(shared: &Shared, i: &Asked, note: &str) {
+    use interaction::Interaction as _;
+    let call = Call { shared, i };
+    call.respond(Respond::Say(text(note), Seen::Sender)).await;
 }
 
 /// A press over its limits: a note only its presser sees, and nothing else.

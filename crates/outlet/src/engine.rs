@@ -137,8 +137,7 @@ impl<P: EnginePlatform> EngineOutbox<P> {
         let look = |table, chat: String, recorded: Option<u64>| {
             let platform = &*platform;
             async move {
-                let (_, id) = chat.split_once(':')?;
-                let chat = ChatKey::new(P::PLATFORM, id).ok()?;
+                let chat = chat.parse::<ChatKey>().ok()?;
                 platform.find_lost_post(table, chat, recorded).await
             }
         };

@@ -167,6 +167,23 @@ impl fmt::Display for ChatKey {
     }
 }
 
+/// The [`Display`](fmt::Display) form back: `platform:id`.
+///
+/// ```
+/// use kozyr_table::ChatKey;
+/// assert_eq!("discord:7".parse(), Ok(ChatKey::Discord(7)));
+/// assert_eq!(ChatKey::Telegram(-5).to_string().parse(), Ok(ChatKey::Telegram(-5)));
+/// assert!("7".parse::<ChatKey>().is_err());
+/// assert!("slack:7".parse::<ChatKey>().is_err());
+/// ```
+impl FromStr for ChatKey {
+    type Err = IdError;
+    fn from_str(s: &str) -> Result<ChatKey, IdError> {
+        let (platform, id) = s.split_once(':').ok_or(IdError::Malformed)?;
+        ChatKey::new(platform.parse()?, id)
+    }
+}
+
 /// A person on a chat platform, by the platform's own id type.
 ///
 /// The text form is what snapshots and the store keep: a Telegram id as

@@ -36,7 +36,6 @@ struct Recorded {
     tokens: HandTokens,
     pressed: Option<u64>,
     privately: bool,
-    replaced: bool,
     calls: Mutex<Vec<String>>,
     outbox: Mutex<Vec<String>>,
 }
@@ -95,9 +94,6 @@ impl Interaction for Recorded {
     }
     fn pressed_privately(&self) -> bool {
         self.privately
-    }
-    fn is_replaced(&self, _: TableId, _: u64) -> bool {
-        self.replaced
     }
     fn text(&self, text: &str) -> String {
         text.to_owned()
@@ -163,7 +159,6 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
         tokens: HandTokens::new(service.clone(), Duration::from_secs(600)),
         pressed: Some(500),
         privately: false,
-        replaced: false,
         calls: Mutex::new(Vec::new()),
         outbox: Mutex::new(Vec::new()),
     };
@@ -254,7 +249,6 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
     // "My hand" pressed on a table message posted anew since: out of
     // date, and nothing looked up.
     let stale = Recorded {
-        replaced: true,
         front: Front::new(service.clone(), defaults),
         tokens: HandTokens::new(service.clone(), Duration::from_secs(600)),
         pressed: Some(400),
@@ -262,6 +256,7 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
         calls: Mutex::new(Vec::new()),
         outbox: Mutex::new(Vec::new()),
     };
+    stale.tokens.table_shown(TableId(1), 401);
     interaction::component(&stale, from, Ask::MyHand(TableId(1)), dedup(6), patient).await;
     assert_eq!(
         stale.calls(),

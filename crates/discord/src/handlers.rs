@@ -31,7 +31,7 @@ use kozyr_outlet::engine::Local;
 use kozyr_outlet::hand_tokens::HandTokens;
 use kozyr_outlet::interaction::{self, Ask, Respond};
 use kozyr_table::runtime::DedupKey;
-use kozyr_table::{HandView, Platform, Player, TableId};
+use kozyr_table::{HandView, Platform, Player};
 
 fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
     InteractionResponseData {
@@ -358,10 +358,6 @@ impl interaction::Interaction for Call<'_> {
         (self.i.message.as_ref())
             .and_then(|m| m.flags)
             .is_some_and(|f| f.contains(MessageFlags::EPHEMERAL))
-    }
-
-    fn is_replaced(&self, table: TableId, message: u64) -> bool {
-        self.shared.is_replaced(table, message)
     }
 
     fn text(&self, t: &str) -> Message {

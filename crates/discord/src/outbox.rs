@@ -324,10 +324,6 @@ impl EnginePlatform for Shared {
         }
     }
 
-    fn restored(&self, table: TableId, message: u64) {
-        self.set_live(table, message);
-    }
-
     async fn find_lost_post(
         &self,
         table: TableId,
@@ -342,7 +338,7 @@ impl EnginePlatform for Shared {
     }
 
     fn closed(&self, table: TableId, chat: &ChatKey, last_in_chat: bool) {
-        self.forget_table(table);
+        self.tokens.forget_table(table);
         // Nothing more to keep in view, unless another table of the
         // channel still is.
         if let (true, Some(channel)) = (last_in_chat, ids::channel_of(chat)) {
@@ -454,7 +450,7 @@ impl TableCalls for Shared {
     }
 
     fn posted(&self, table: TableId, chat: &ChatKey, message: u64) {
-        self.set_live(table, message);
+        self.tokens.table_shown(table, message);
         // Chat below the table counts from here: what was said after it.
         if let Some(channel) = ids::channel_of(chat) {
             lock(&self.burials).reset(channel.get(), message);

@@ -22,7 +22,7 @@ use kozyr_front::core::Admins;
 use kozyr_front::press_limits::{PressLimits, PressRates};
 use kozyr_i18n::Lang;
 use kozyr_outlet::hand_tokens::HandTokens;
-use kozyr_table::{ChatKey, TableId, UserId};
+use kozyr_table::{ChatKey, UserId};
 
 /// Work for the outbox from the handlers.
 use kozyr_outlet::engine::Local;
@@ -65,9 +65,6 @@ pub struct Shared {
     /// it was posted (MESSAGE_CREATE on the gateway). The core never sees
     /// chat; whether that buries the table is delivery's rule.
     pub(super) burials: Arc<Mutex<Burials<u64>>>,
-    /// Table → its live public message: a "My hand" pressed on an older
-    /// one (a table posted anew since) is out of date.
-    live: Mutex<HashMap<TableId, u64>>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -133,26 +130,6 @@ impl Shared {
     pub fn chatter(&self, channel: u64) -> u32 {
         lock(&self.burials).count(channel)
     }
-
-    /// `message` shows `table` now. Snowflakes grow with time, so the
-    /// newest is kept whatever order the outbox reports them in.
-    pub fn set_live(&self, table: TableId, message: u64) {
-        let mut l = lock(&self.live);
-        let e = l.entry(table).or_insert(message);
-        *e = (*e).max(message);
-    }
-
-    /// Whether `message` is an old message of `table`: it was posted anew
-    /// below since (a new deal, buried by chat).
-    pub fn is_replaced(&self, table: TableId, message: u64) -> bool {
-        lock(&self.live).get(&table).is_some_and(|l| message < *l)
-    }
-
-    /// Forgets every hand token of a table (it closed).
-    pub fn forget_table(&self, table: TableId) {
-        self.tokens.forget_table(table);
-        lock(&self.live).remove(&table);
-    }
 }
 
 impl Admins for Shared {
@@ -195,7 +172,6 @@ impl Shared {
             over_http: Mutex::new(HashMap::new()),
             bot_user: AtomicU64::new(0),
             burials: Arc::default(),
-            live: Mutex::new(HashMap::new()),
         }
     }
 

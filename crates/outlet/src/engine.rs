@@ -61,8 +61,6 @@ pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
     /// `table` closed: what the platform kept of it goes (`last_in_chat`:
     /// no other open table is in its chat).
     fn closed(&self, table: TableId, chat: &ChatKey, last_in_chat: bool);
-    /// At a start: `message` shows `table`, as the last run kept it.
-    fn restored(&self, table: TableId, message: u64);
     /// Looks in `chat` for `table`'s messages that a kill kept from the
     /// store (`recorded`: the message the store names, if any) and
     /// settles them ([`kozyr_delivery::restore::orphans`]): the one found
@@ -147,7 +145,7 @@ impl<P: EnginePlatform> EngineOutbox<P> {
         for (table, _chat, message) in messages.chain(lost) {
             if message != 0 {
                 engine.restore_message(table, message);
-                platform.restored(table, message);
+                platform.tokens().table_shown(table, message);
             }
         }
         // What the messages show, as recorded: the first render that

@@ -37,7 +37,8 @@ type HandLock = Arc<tokio::sync::Mutex<()>>;
 
 type Key = (UserId, TableId);
 
-/// Every open hand's token, and the turn to change each hand message.
+/// Every open hand's token, the turn to change each hand message, and
+/// each table's live message, where its hand is asked for.
 pub struct HandTokens {
     service: TableService,
     /// (person, table) → the newest token of their hand, and what the
@@ -47,6 +48,9 @@ pub struct HandTokens {
     /// outbox's edits and the answers to presses on it take it, so that
     /// what the message shows is known and nothing is sent twice.
     locks: Mutex<HashMap<Key, HandLock>>,
+    /// Table → its live message: a hand asked for on an older one (the
+    /// table was posted anew below since) is asked out of date.
+    live: Mutex<HashMap<TableId, u64>>,
 }
 
 impl HandTokens {
@@ -56,6 +60,7 @@ impl HandTokens {
             service,
             hands: Mutex::new(Tokens::new(life)),
             locks: Mutex::new(HashMap::new()),
+            live: Mutex::new(HashMap::new()),
         }
     }
 
@@ -295,6 +300,21 @@ impl HandTokens {
             self.unstore(table, None, None);
         }
         lock(&self.locks).retain(|(_, t), _| *t != table);
+        lock(&self.live).remove(&table);
+    }
+
+    /// `message` shows `table` now. Message ids grow with time (Discord's
+    /// snowflakes), so the newest is kept whatever order they are told in.
+    pub fn table_shown(&self, table: TableId, message: u64) {
+        let mut live = lock(&self.live);
+        let newest = live.entry(table).or_insert(message);
+        *newest = (*newest).max(message);
+    }
+
+    /// Whether `message` is an older message of `table`'s, posted anew
+    /// below since (a new deal, buried by chat).
+    pub fn is_replaced(&self, table: TableId, message: u64) -> bool {
+        lock(&self.live).get(&table).is_some_and(|l| message < *l)
     }
 }
 

@@ -66,9 +66,6 @@ pub trait Interaction: Sync {
     /// Whether the pressed message is one only the sender sees (their
     /// hand, or a prompt that was theirs alone).
     fn pressed_privately(&self) -> bool;
-    /// Whether `message` is an older message of `table`'s, posted anew
-    /// below since.
-    fn is_replaced(&self, table: TableId, message: u64) -> bool;
 
     /// A short note.
     fn text(&self, text: &str) -> Self::Message;
@@ -368,7 +365,7 @@ async fn my_hand<I: Interaction>(
     // removed; an old client may still send them): out of date, as any
     // old button.
     if let Some(pressed) = i.pressed()
-        && i.is_replaced(table, pressed)
+        && i.tokens().is_replaced(table, pressed)
     {
         let stale = i.text(&tr(lang, key::ERR_STALE, &Args::new()));
         i.respond(Respond::Say(stale, Seen::Sender)).await;

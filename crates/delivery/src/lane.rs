@@ -70,8 +70,6 @@ pub trait Host<K> {
     fn announcement(&self, view: &TableView, a: &Announcement) -> Option<Self::Message>;
     /// What a lobby that turned into the game below it says instead.
     fn lobby_started(&self, lang: Lang) -> Self::Message;
-    /// The bot is out of this chat: nothing more goes there.
-    fn is_chat_gone(&self, chat: K) -> bool;
     fn is_unreachable(&self, user: &UserId) -> bool;
     /// Marks `user` unreachable; whether they were not before.
     fn set_unreachable(&self, user: &UserId) -> bool;
@@ -276,6 +274,9 @@ pub struct PacedLane<K, M> {
     /// Groups whose writes the platform answered "chat not found", and how
     /// many times in a row.
     not_found: Map<K, u32>,
+    /// Groups the bot is out of (removed, or their writes refused for
+    /// good): nothing more goes there, until it is added again.
+    gone: Set<K>,
     /// What follows a failed call.
     policy: Policy,
     /// (chat, table) → owed announcements of a new deal that went out; the
@@ -369,6 +370,7 @@ where
             alerts: TurnAlerts::new(turn_alerts, now),
             moved: Map::default(),
             not_found: Map::default(),
+            gone: Set::default(),
             policy,
             reposting: Map::default(),
             calls: Map::default(),
@@ -446,7 +448,7 @@ where
             Some(old) if old == view.phase => Priority::Table,
             _ => Priority::Acted,
         };
-        if host.is_chat_gone(chat) {
+        if self.gone.contains(&chat) {
             for a in self.news.take(view.id).announcements {
                 if a.is_owed() {
                     self.effects.push_back(Effect::ForgetOwed(view.id, a));
@@ -574,9 +576,7 @@ where
             // The person who just asked waits for it (a `/stop` prompt, a
             // command's answer): it goes before the chat's table edits,
             // which a later one replaces anyway.
-            Local::Say { chat, screen } => {
-                self.send(chat, host.word(&screen), Priority::Turn, host)
-            }
+            Local::Say { chat, screen } => self.send(chat, host.word(&screen), Priority::Turn),
             Local::Tell {
                 chat,
                 screen,
@@ -609,7 +609,13 @@ where
                 LiveEvent::Pressed(user) => self.handle_activity(&user, None, now, host),
             },
             Local::Returned(user) => self.handle_returned(&user, now, host),
-            Local::ChatGone(chat) => self.forget_chat(chat),
+            Local::ChatGone(chat) => {
+                self.gone.insert(chat);
+                self.forget_chat(chat);
+            }
+            Local::ChatBack(chat) => {
+                self.gone.remove(&chat);
+            }
             Local::Outdated {
                 chat,
                 message,
@@ -654,7 +660,7 @@ where
             || self.queue.is_waiting(&chat, &menu)
             || self.queue.is_in_flight(&chat, &menu)
             || matches!(self.queue.expected(&chat, &menu), Some(Piece::NoButtons))
-            || host.is_chat_gone(chat);
+            || self.gone.contains(&chat);
         if handled {
             return;
         }
@@ -678,14 +684,14 @@ where
     /// table states the turn's allowance, which has not changed).
     pub fn remind<H: Host<K, Message = M>>(&mut self, user: &UserId, message: M, host: &H) {
         if let Some(chat) = host.private_chat(user) {
-            self.send(chat, message, Priority::Turn, host);
+            self.send(chat, message, Priority::Turn);
         }
     }
 
     /// Sends `message` to `chat` as a new message (a reply, a reminder).
-    fn send<H: Host<K, Message = M>>(&mut self, chat: K, message: M, prio: Priority, host: &H) {
+    fn send(&mut self, chat: K, message: M, prio: Priority) {
         let chat = self.current_chat(chat);
-        if !host.is_chat_gone(chat) {
+        if !self.gone.contains(&chat) {
             self.queue.send_with(chat, Piece::Show(message), prio);
         }
     }
@@ -725,7 +731,7 @@ where
         let Some(chat) = host.chat(&view.chat).map(|c| self.current_chat(c)) else {
             return;
         };
-        if host.is_chat_gone(chat) {
+        if self.gone.contains(&chat) {
             return;
         }
         // Below the answer that says so, which goes at `Turn`.
@@ -1434,7 +1440,7 @@ where
                         } else {
                             // What they asked for is said in the group instead.
                             if let Some((group, m)) = p.fallback.clone() {
-                                self.send(group, m, Priority::Turn, host);
+                                self.send(group, m, Priority::Turn);
                             }
                             if let Some(user) = user
                                 && host.set_unreachable(&user)
@@ -1455,6 +1461,7 @@ where
                             tracing::info!(?chat, "the bot cannot write to this group any more");
                         }
                         self.not_found.remove(&chat);
+                        self.gone.insert(chat);
                         self.effects.push_back(Effect::ChatGone(chat));
                         Outcome::Failed
                     }

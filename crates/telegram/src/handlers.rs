@@ -65,7 +65,7 @@ async fn on_my_chat_member(shared: Arc<Shared>, m: ChatMemberUpdated) -> Handler
             });
         }
     } else if present {
-        shared.set_chat_gone(m.chat.id, false);
+        shared.notify(Local::ChatBack(m.chat.id.0));
     } else {
         shared.chat_gone(m.chat.id).await;
     }

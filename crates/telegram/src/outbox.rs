@@ -104,10 +104,6 @@ impl Host<i64> for Shared {
         self.message(&outputs::lobby_started(lang))
     }
 
-    fn is_chat_gone(&self, chat: i64) -> bool {
-        self.is_chat_gone(ChatId(chat))
-    }
-
     fn is_unreachable(&self, user: &UserId) -> bool {
         self.front.is_unreachable(user)
     }

@@ -5,7 +5,6 @@
 //! so that the handlers and the outbox depend on it and not on each other
 //! or on `bot`, which starts them.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -54,8 +53,6 @@ pub struct Shared {
     /// Work for the effects runner from the handlers (re-renders,
     /// reachability of people and groups).
     local: mpsc::UnboundedSender<Local>,
-    /// Groups the bot was removed from: nothing is sent there any more.
-    gone: Mutex<HashSet<ChatId>>,
     /// `getChatMember` answers, trusted for [`ADMIN_CACHE`].
     admins: Trusted<(ChatId, teloxide::types::UserId), bool>,
     /// How fresh the messages the outbox delivered were.
@@ -100,26 +97,9 @@ impl Shared {
         let _ = self.local.send(local);
     }
 
-    pub fn is_chat_gone(&self, chat: ChatId) -> bool {
-        lock(&self.gone).contains(&chat)
-    }
-
-    /// Returns whether anything changed.
-    pub fn set_chat_gone(&self, chat: ChatId, gone: bool) -> bool {
-        let mut g = lock(&self.gone);
-        if gone {
-            g.insert(chat)
-        } else {
-            g.remove(&chat)
-        }
-    }
-
     /// The bot is out of `chat`: its open table stops, and nothing more is
-    /// sent there.
+    /// sent there (the outbox's lane keeps which chats are gone).
     pub async fn chat_gone(&self, chat: ChatId) {
-        if !self.set_chat_gone(chat, true) {
-            return;
-        }
         self.notify(Local::ChatGone(chat.0));
         self.front.chat_gone(&super::ids::chat_key(chat)).await;
     }
@@ -168,7 +148,6 @@ impl Shared {
             username,
             default_lang,
             local,
-            gone: Mutex::new(HashSet::new()),
             admins: Trusted::new(ADMIN_CACHE, ADMIN_CACHE_SOFT_LIMIT),
             freshness: Mutex::new(Freshness::default()),
             closed_menus: ClosedMenus::default(),

@@ -67,6 +67,8 @@ pub enum Local<K> {
     BringTable(Box<TableView>),
     /// The bot is out of this group: nothing more goes there.
     ChatGone(K),
+    /// The bot was added to this group again.
+    ChatBack(K),
     /// A person pressed a button, or wrote to the bot in private (`wrote`:
     /// their message). What they wrote brings their hands below it, posted
     /// anew: the platform tells no bot of a deletion, and a hand that is

@@ -175,10 +175,6 @@ impl Host<i64> for SimHost {
         }
     }
 
-    fn is_chat_gone(&self, _: i64) -> bool {
-        false
-    }
-
     fn is_unreachable(&self, _: &UserId) -> bool {
         UNREACHABLE.get()
     }

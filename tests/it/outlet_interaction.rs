@@ -1,5 +1,6 @@
 //! `outlet::interaction`: however an interaction ends — refused, slow,
-//! a command that opens a table, a request for a hand that is not there —
+//! too fast, a command that opens a table, a request for a hand that is
+//! not there —
 //! it gets exactly one first answer, a deferred one is completed by an
 //! edit, and what concerns the sender alone is said to them alone. Driven
 //! through a recording `Interaction`, with no platform and no sleeps but
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use kozyr::delivery::interaction::Seen;
 use kozyr::front::core::{Admins, BotCommand, Defaults, Origin};
+use kozyr::front::press_limits::{PressLimits, PressRates};
 use kozyr::front::{Front, Screen};
 use kozyr::i18n::{Args, Lang, key, tr};
 use kozyr::outlet::engine::Local;
@@ -34,6 +36,7 @@ impl Admins for NoAdmins {
 struct Recorded {
     front: Front,
     tokens: HandTokens,
+    presses: Mutex<PressLimits>,
     pressed: Option<u64>,
     privately: bool,
     calls: Mutex<Vec<String>>,
@@ -73,6 +76,9 @@ impl Interaction for Recorded {
     }
     fn tokens(&self) -> &HandTokens {
         &self.tokens
+    }
+    fn presses(&self) -> &Mutex<PressLimits> {
+        &self.presses
     }
     fn notify(&self, local: Local) {
         let what = match local {
@@ -157,6 +163,10 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
     let i = Recorded {
         front: Front::new(service.clone(), defaults),
         tokens: HandTokens::new(service.clone(), Duration::from_secs(600)),
+        presses: Mutex::new(PressLimits::new(
+            PressRates::PEOPLE.person,
+            PressRates::PEOPLE.chat,
+        )),
         pressed: Some(500),
         privately: false,
         calls: Mutex::new(Vec::new()),
@@ -187,7 +197,8 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
         i.calls(),
         [format!("answer to sender: {}", t(key::ERR_BAD_BUTTON))]
     );
-    assert!(i.outbox().is_empty());
+    // Each press counts as the presser's activity, and nothing more.
+    assert_eq!(i.outbox(), ["acted", "acted"]);
 
     // "My hand" with no table: said to the presser alone.
     interaction::component(&i, from, Ask::MyHand(TableId(9)), dedup(3), patient).await;
@@ -251,6 +262,10 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
     let stale = Recorded {
         front: Front::new(service.clone(), defaults),
         tokens: HandTokens::new(service.clone(), Duration::from_secs(600)),
+        presses: Mutex::new(PressLimits::new(
+            PressRates::PEOPLE.person,
+            PressRates::PEOPLE.chat,
+        )),
         pressed: Some(400),
         privately: false,
         calls: Mutex::new(Vec::new()),
@@ -261,6 +276,33 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
     assert_eq!(
         stale.calls(),
         [format!("answer to sender: {}", t(key::ERR_STALE))]
+    );
+
+    // A flood of presses by one person: past their burst, each is
+    // answered "too fast" to them alone, counts as nothing, and the
+    // front never sees it (a bad button would be said otherwise).
+    let rates = PressRates::PEOPLE;
+    let (mut refused, mut let_through) = (0, 0);
+    for n in 0..(rates.person.burst as u64 + 5) {
+        interaction::component(&stale, from, Ask::Press("t1.x"), dedup(100 + n), patient).await;
+        let calls = stale.calls();
+        assert_eq!(first_answers(&calls), 1, "{calls:?}");
+        if calls[0] == format!("answer to sender: {}", t(key::ERR_TOO_FAST)) {
+            refused += 1;
+        } else {
+            let_through += 1;
+        }
+    }
+    assert!(refused >= 4, "refused {refused}, let through {let_through}");
+    assert!(
+        let_through <= rates.person.burst as usize + 1,
+        "let through {let_through}"
+    );
+    let acted = stale.outbox().iter().filter(|o| *o == "acted").count();
+    assert_eq!(
+        acted,
+        let_through + 1,
+        "only presses let through count as activity"
     );
     service.close().await;
 }

@@ -5,7 +5,7 @@
 //! is slow), is [`kozyr_outlet::interaction`]'s; `Call` is its Discord
 //! side: the markup and the callbacks of one interaction.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use twilight_model::application::interaction::{Interaction, InteractionData, InteractionType};
@@ -24,6 +24,7 @@ use super::markup::{self, Message};
 use super::shared::Shared;
 use kozyr_delivery::interaction::Seen;
 use kozyr_front::core::{BotCommand, Origin};
+use kozyr_front::press_limits::PressLimits;
 use kozyr_front::{Front, Screen};
 use kozyr_i18n::{Args, Lang, key, tr};
 use kozyr_outlet::answer::retried;
@@ -145,13 +146,6 @@ pub async fn on_interaction(
 }
 
 async fn handle(shared: &Shared, i: &Asked, defer_after: Duration) {
-    if i.kind == InteractionType::MessageComponent && !admitted(shared, i, i.arrived) {
-        too_fast(shared, i).await;
-        return;
-    }
-    if let Some(user) = author(i) {
-        shared.notify(Local::Acted(ids::user_id(user.id)));
-    }
     let what = match i.kind {
         InteractionType::ApplicationCommand => {
             command(shared, i, defer_after).await;
@@ -170,16 +164,6 @@ async fn handle(shared: &Shared, i: &Asked, defer_after: Duration) {
     tracing::debug!(what, "interaction handled");
 }
 
-/// Whether a press is within its person's and its channel's rates
-/// ([`kozyr_front::press_limits`]): one person's flood is answered "too
-/// fast" at once and never reaches the tables, so it holds up no one else.
-fn admitted(shared: &Shared, i: &Interaction, now: Instant) -> bool {
-    match (author(i), channel(i)) {
-        (Some(user), Some(channel)) => shared.admit_press(user.id.get(), channel.get(), now),
-        _ => true,
-    }
-}
-
 /// The language of whoever sent `i`: theirs, else their server's.
 fn lang_of(shared: &Shared, i: &Interaction) -> Lang {
     i.locale
@@ -194,12 +178,6 @@ async fn answer_privately(shared: &Shared, i: &Asked, note: &str) {
     use interaction::Interaction as _;
     let call = Call { shared, i };
     call.respond(Respond::Say(text(note), Seen::Sender)).await;
-}
-
-/// A press over its limits: a note only its presser sees, and nothing else.
-async fn too_fast(shared: &Shared, i: &Asked) {
-    let lang = lang_of(shared, i);
-    answer_privately(shared, i, &tr(lang, key::ERR_TOO_FAST, &Args::new())).await;
 }
 
 async fn respond(
@@ -336,6 +314,10 @@ impl interaction::Interaction for Call<'_> {
 
     fn tokens(&self) -> &HandTokens {
         &self.shared.tokens
+    }
+
+    fn presses(&self) -> &Mutex<PressLimits> {
+        &self.shared.presses
     }
 
     fn notify(&self, local: Local) {

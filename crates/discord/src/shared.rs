@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 use twilight_http::Client;
@@ -45,7 +45,7 @@ pub struct Shared {
     /// count them against the bot's global limit.
     pub callbacks: Arc<Client>,
     /// Each person's and each channel's presses accepted.
-    presses: Mutex<PressLimits>,
+    pub presses: Mutex<PressLimits>,
     pub app: Id<ApplicationMarker>,
     pub default_lang: Lang,
     /// (channel, person) → whether their last interaction there carried
@@ -90,13 +90,6 @@ impl Shared {
     ) -> Option<bool> {
         let tx = lock(&self.over_http).remove(&interaction)?;
         Some(tx.send(answer).is_ok())
-    }
-
-    /// Whether a press by `user` in `channel` at `now` is within their rates.
-    pub fn admit_press(&self, user: u64, channel: u64, now: Instant) -> bool {
-        // A channel id is a Discord snowflake (below 2^63): as i64 it
-        // keys the channel's bucket.
-        lock(&self.presses).admit(user, channel as i64, now)
     }
 
     pub fn notify(&self, local: Local) {

@@ -8,6 +8,7 @@
 //! nothing else.
 
 use std::future::Future;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use kozyr_delivery::interaction::{
@@ -15,14 +16,16 @@ use kozyr_delivery::interaction::{
 };
 use kozyr_front::action::{MenuPick, Press};
 use kozyr_front::core::{Admins, BotCommand, Origin};
+use kozyr_front::press_limits::PressLimits;
 use kozyr_front::{Front, Reply, Screen};
 use kozyr_i18n::{Args, key, tr};
 use kozyr_table::runtime::DedupKey;
-use kozyr_table::{HandView, Output, Player, TableId};
+use kozyr_table::{ChatKey, HandView, Output, Player, TableId, UserId};
 
 use crate::answer;
 use crate::engine::Local;
 use crate::hand_tokens::HandTokens;
+use crate::lock;
 
 /// How long an answer waits for an outbox edit of the same hand to land
 /// (the interaction must be answered within 3 s; past this, what the hand
@@ -54,6 +57,8 @@ pub trait Interaction: Sync {
     fn front(&self) -> &Front;
     fn admins(&self) -> &Self::Admins;
     fn tokens(&self) -> &HandTokens;
+    /// How many presses each person and each channel may have accepted.
+    fn presses(&self) -> &Mutex<PressLimits>;
     /// Work for the outbox.
     fn notify(&self, local: Local);
     /// When the interaction arrived: its token's life, and the platform's
@@ -142,6 +147,7 @@ pub async fn command<I: Interaction>(
     dedup: DedupKey,
     defer_after: Duration,
 ) {
+    i.notify(Local::Acted(from.id.clone()));
     // Deferred the way it will be answered: a public "thinking…" note for
     // an answer only the sender sees would show the channel a note that
     // then vanishes.
@@ -186,6 +192,18 @@ pub async fn command<I: Interaction>(
     }
 }
 
+/// Whether a press by `from` at `origin` is within their own and the
+/// chat's rates ([`kozyr_front::press_limits`]), counted from its arrival.
+fn admitted<I: Interaction>(i: &I, from: &Player, origin: &Origin) -> bool {
+    let (UserId::Telegram(person) | UserId::Discord(person)) = from.id;
+    let chat = match origin.chat {
+        ChatKey::Telegram(c) => c,
+        // A snowflake is below 2^63: as i64 it keys the chat's bucket.
+        ChatKey::Discord(c) => c as i64,
+    };
+    lock(i.presses()).admit(person, chat, i.arrived())
+}
+
 /// A press on a component (`origin`: where it was pressed, private when
 /// on a message only its sender sees).
 pub async fn component<I: Interaction>(
@@ -196,6 +214,14 @@ pub async fn component<I: Interaction>(
     defer_after: Duration,
 ) {
     let lang = from.lang;
+    // One person's flood is answered "too fast" at once, only to them, and
+    // never reaches the tables: it holds up no one else.
+    if !admitted(i, from, origin) {
+        let note = i.text(&tr(lang, key::ERR_TOO_FAST, &Args::new()));
+        i.respond(Respond::Say(note, Seen::Sender)).await;
+        return;
+    }
+    i.notify(Local::Acted(from.id.clone()));
     if let Ask::MyHand(table) = ask {
         my_hand(i, from, (table, origin), defer_after).await;
         return;

@@ -386,9 +386,6 @@ pub async fn start_serving(
     if let Some(user) = bot_user {
         shared.set_bot_user(user);
     }
-    // Before the outbox decides whether a table is buried: the counts the
-    // replica serving before this one saved.
-    service::restore_burials(shared.front.service(), Platform::Discord, &shared.burials).await;
     let outbox = kozyr_outlet::start(
         |now| EngineOutbox::start(shared.clone(), tuning.turn_alerts, now),
         effects,

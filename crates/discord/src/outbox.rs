@@ -33,6 +33,7 @@
 //! the calls ([`EnginePlatform`]), among them the look for table messages
 //! a kill kept from the store.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use twilight_http::error::Error as HttpError;
@@ -44,16 +45,17 @@ use super::calls::classify;
 use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
-use super::shared::{Shared, lock};
+use super::shared::Shared;
 use kozyr_delivery::Set;
-use kozyr_delivery::engine::{self, Outcome, Rendered, Strip};
+use kozyr_delivery::burial::Burials;
+use kozyr_delivery::engine::{self, Outcome, Strip};
 use kozyr_delivery::restore::orphans;
 use kozyr_delivery::transport::{self, Failure};
 use kozyr_front::action::Press;
 use kozyr_front::outputs;
 use kozyr_front::{Front, Screen};
 use kozyr_i18n::{Args, key, tr};
-use kozyr_outlet::engine::EnginePlatform;
+use kozyr_outlet::engine::{Drawn, EnginePlatform};
 use kozyr_outlet::hand_tokens::HandTokens;
 use kozyr_outlet::jobs::TableCalls;
 use kozyr_table::{ChatKey, HandView, Phase, Platform, TableId, TableView, UserId};
@@ -118,21 +120,12 @@ fn render(
     alerted: &Set<UserId>,
     view: &TableView,
     now: Instant,
-) -> Rendered<TableOut> {
-    let channel = ids::channel_of(&view.chat).map(Id::get);
-    // Chat counts from the table message's post; after a restart, from
-    // now (what came before is unknown).
-    let buried = channel.is_some_and(|c| {
-        let mut burials = lock(&shared.burials);
-        burials.watch(c);
-        burials.is_buried(c)
-    });
+) -> Drawn<TableOut> {
     let (m, pinged, alerted) = table_message(shared, alerted, view, now);
-    Rendered {
+    Drawn {
         hash: hash_of(&m),
         message: (m, pinged),
         alerted,
-        buried,
     }
 }
 
@@ -273,6 +266,10 @@ impl EnginePlatform for Shared {
         &self.tokens
     }
 
+    fn burials(&self) -> &Mutex<Burials<u64>> {
+        &self.burials
+    }
+
     fn serves(&self, chat: &ChatKey) -> bool {
         ids::channel_of(chat).is_some()
     }
@@ -285,7 +282,7 @@ impl EnginePlatform for Shared {
         markup::public(screen, None, None)
     }
 
-    fn render(&self, view: &TableView, alerted: &Set<UserId>, now: Instant) -> Rendered<TableOut> {
+    fn render(&self, view: &TableView, alerted: &Set<UserId>, now: Instant) -> Drawn<TableOut> {
         render(self, alerted, view, now)
     }
 
@@ -335,15 +332,6 @@ impl EnginePlatform for Shared {
         adopt_lost_post(self, table, channel, recorded)
             .await
             .map(Id::get)
-    }
-
-    fn closed(&self, table: TableId, chat: &ChatKey, last_in_chat: bool) {
-        self.tokens.forget_table(table);
-        // Nothing more to keep in view, unless another table of the
-        // channel still is.
-        if let (true, Some(channel)) = (last_in_chat, ids::channel_of(chat)) {
-            lock(&self.burials).unwatch(channel.get());
-        }
     }
 }
 
@@ -446,14 +434,6 @@ impl TableCalls for Shared {
         super::calls::record("delete_message", &r);
         if let Err(e) = r {
             tracing::debug!(error = %e, "removing a turn ping failed");
-        }
-    }
-
-    fn posted(&self, table: TableId, chat: &ChatKey, message: u64) {
-        self.tokens.table_shown(table, message);
-        // Chat below the table counts from here: what was said after it.
-        if let Some(channel) = ids::channel_of(chat) {
-            lock(&self.burials).reset(channel.get(), message);
         }
     }
 }

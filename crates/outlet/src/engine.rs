@@ -9,18 +9,27 @@
 //! Hands are edited through their newest token while the platform keeps
 //! it ([`HandTokens`]); a refused (expired) token is forgotten, and the
 //! table message then asks the person to open their hand again.
+//!
+//! Whether a table message is buried by the chat below it is counted
+//! here too ([`Burials`], as `delivery::burial` decides): from each post
+//! of it, restored at a start from what the process before saved. The
+//! platform only tells each message other people write.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use super::hand_tokens::{EDIT_WAIT, HandTokens};
 use super::jobs::{self, TableCalls};
+use super::lock;
 use super::service;
 use kozyr_delivery::Set;
-use kozyr_delivery::engine::{Engine, Job, PingJob, Rendered, StoreWrite, TableDone, TableJob};
+use kozyr_delivery::burial::Burials;
+use kozyr_delivery::engine::{
+    Engine, Job, Outcome, PingJob, Rendered, StoreWrite, TableDone, TableJob,
+};
 use kozyr_delivery::news::News;
 use kozyr_delivery::transport::Failure;
 use kozyr_front::{Front, Screen};
@@ -34,6 +43,10 @@ pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
 
     fn front(&self) -> &Front;
     fn tokens(&self) -> &HandTokens;
+    /// Per chat with a table message: the messages other people wrote
+    /// below it (the platform counts each as it comes:
+    /// [`Burials::handle_message`]).
+    fn burials(&self) -> &Mutex<Burials<u64>>;
     /// Whether `chat` is one of this platform's.
     fn serves(&self, chat: &ChatKey) -> bool;
     /// Whether `user` is one of this platform's people.
@@ -42,12 +55,7 @@ pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
     fn word(&self, screen: &Screen) -> Self::News;
     /// A table's state as its message shows it; `alerted`: the people
     /// awaited whom the turn alerts tell.
-    fn render(
-        &self,
-        view: &TableView,
-        alerted: &Set<UserId>,
-        now: Instant,
-    ) -> Rendered<Self::Table>;
+    fn render(&self, view: &TableView, alerted: &Set<UserId>, now: Instant) -> Drawn<Self::Table>;
     /// A person's hand as its message shows it, with the hash of that.
     fn hand(&self, hand: &HandView) -> impl Future<Output = Option<(Self::Hand, i64)>> + Send;
     /// Edits the hand message that `token` reaches.
@@ -58,9 +66,6 @@ pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
     ) -> impl Future<Output = Result<(), Failure>> + Send;
     /// Tells a person privately, through their hand's `token`.
     fn remind(&self, token: String, m: Self::News) -> impl Future<Output = ()> + Send;
-    /// `table` closed: what the platform kept of it goes (`last_in_chat`:
-    /// no other open table is in its chat).
-    fn closed(&self, table: TableId, chat: &ChatKey, last_in_chat: bool);
     /// Looks in `chat` for `table`'s messages that a kill kept from the
     /// store (`recorded`: the message the store names, if any) and
     /// settles them ([`kozyr_delivery::restore::orphans`]): the one found
@@ -71,6 +76,25 @@ pub trait EnginePlatform: TableCalls<Table: Clone> + Send + Sync + 'static {
         chat: ChatKey,
         recorded: Option<u64>,
     ) -> impl Future<Output = Option<u64>> + Send;
+}
+
+/// A table's state as the platform's message shows it.
+#[derive(Clone, Debug)]
+pub struct Drawn<T> {
+    pub message: T,
+    /// Its content hash ([`kozyr_delivery::content`]).
+    pub hash: i64,
+    /// The people awaited whom the turn alerts tell, with their ids on the
+    /// platform and their turn lines: a new message pings them.
+    pub alerted: Vec<(u64, String)>,
+}
+
+/// The number that keys a chat's burying count (Discord's channel id).
+fn chat_number(chat: &ChatKey) -> u64 {
+    match *chat {
+        ChatKey::Discord(c) => c,
+        ChatKey::Telegram(c) => c as u64,
+    }
 }
 
 /// Work for the outbox from the handlers.
@@ -128,6 +152,9 @@ impl<P: EnginePlatform> EngineOutbox<P> {
         // The start: everyone counts as seen.
         let mut engine = Engine::new(turn_alerts, now);
         let service = platform.front().service().clone();
+        // Before any render asks whether a table is buried: the counts the
+        // process serving before this one saved.
+        service::restore_burials(&service, P::PLATFORM, platform.burials()).await;
         let life = platform.tokens().life();
         let restored = service::restore(&service, P::PLATFORM, Some(life)).await;
         // A table posted anew just before a kill, or whose first post's id
@@ -302,9 +329,25 @@ impl<P: EnginePlatform> EngineOutbox<P> {
         loop {
             let mut polled = Vec::new();
             let p = &self.platform;
-            while let Some(job) =
-                (self.engine).poll_job(now, |v, alerted| p.render(v, alerted, now))
-            {
+            let render = |v: &TableView, alerted: &Set<UserId>| {
+                let Drawn {
+                    message,
+                    hash,
+                    alerted,
+                } = p.render(v, alerted, now);
+                // Chat counts from the table message's post; after a
+                // restart with nothing saved, from now.
+                let mut burials = lock(p.burials());
+                burials.watch(chat_number(&v.chat));
+                let buried = burials.is_buried(chat_number(&v.chat));
+                Rendered {
+                    message,
+                    hash,
+                    alerted,
+                    buried,
+                }
+            };
+            while let Some(job) = (self.engine).poll_job(now, render) {
                 polled.push(job);
             }
             if polled.is_empty() {
@@ -349,8 +392,14 @@ impl<P: EnginePlatform> EngineOutbox<P> {
         if !self.platform.serves(&job.chat) {
             return;
         }
+        let chat = chat_number(&job.chat);
         if job.closed {
-            self.platform.closed(job.table, &job.chat, job.last_in_chat);
+            self.platform.tokens().forget_table(job.table);
+            // Nothing more to keep in view, unless another table of the
+            // chat still is.
+            if job.last_in_chat {
+                lock(self.platform.burials()).unwatch(chat);
+            }
         }
         let (p, done) = (self.platform.clone(), self.done_tx.clone());
         self.in_flight += 1 + usize::from(job.ping.is_some());
@@ -360,6 +409,12 @@ impl<P: EnginePlatform> EngineOutbox<P> {
                 let _ = done.send(Done::Ping(ping, posted));
             };
             let table = jobs::run_table(&*p, on, job, pinged).await;
+            if let Outcome::Posted(Some(message)) = table.call {
+                p.tokens().table_shown(table.table, message);
+                // Chat below the table counts from here: what was said
+                // after it.
+                lock(p.burials()).reset(chat, message);
+            }
             let _ = done.send(Done::Table(table));
         });
     }

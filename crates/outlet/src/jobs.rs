@@ -13,7 +13,7 @@ use kozyr_delivery::engine::{
 };
 use kozyr_delivery::transport::{self, Failure};
 use kozyr_table::runtime::TableService;
-use kozyr_table::{ChatKey, Platform, TableId};
+use kozyr_table::{ChatKey, Platform};
 
 /// A platform's calls on a chat's messages, as the engine's jobs use
 /// them. `M`: a table message; `N`: a worded announcement. Each call
@@ -54,8 +54,6 @@ pub trait TableCalls: Send + Sync {
     ) -> impl Future<Output = Result<Option<u64>, Failure>> + Send;
     /// Deletes a message (a ping); a refusal is logged and left.
     fn delete(&self, chat: &ChatKey, message: u64) -> impl Future<Output = ()> + Send;
-    /// A new message shows `table` in `chat` from now on.
-    fn posted(&self, table: TableId, chat: &ChatKey, message: u64);
 }
 
 /// One table's job: the unknown write, the news, the ping (its result
@@ -110,13 +108,11 @@ pub async fn run_table<C: TableCalls>(
                     table = table.0,
                     "the table message cannot be edited; posting it anew"
                 );
-                post_table(calls, table, &chat, &content, None).await
+                post_table(calls, &chat, &content, None).await
             }
             Err(f) => Outcome::Failed(f, transport::Call::Edit),
         },
-        TableCall::Post { content, strip } => {
-            post_table(calls, table, &chat, &content, strip).await
-        }
+        TableCall::Post { content, strip } => post_table(calls, &chat, &content, strip).await,
     };
     let then = match then {
         Some(h) if engine::shows(&outcome) => {
@@ -137,18 +133,14 @@ pub async fn run_table<C: TableCalls>(
 /// its buttons once the new one is there.
 async fn post_table<C: TableCalls>(
     calls: &C,
-    table: TableId,
     chat: &ChatKey,
     m: &C::Table,
     old: Option<Strip>,
 ) -> Outcome {
     match calls.post(chat, m).await {
         Ok(posted) => {
-            if let Some(id) = posted {
-                calls.posted(table, chat, id);
-                if let Some(old) = old {
-                    calls.strip(chat, old).await;
-                }
+            if let (Some(_), Some(old)) = (posted, old) {
+                calls.strip(chat, old).await;
             }
             Outcome::Posted(posted)
         }

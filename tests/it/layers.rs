@@ -221,7 +221,7 @@ fn hearts_records_through_the_game_interface_are_the_simulators() {
 /// lower the constant when it does.
 #[test]
 fn the_shells_figures_only_go_down() {
-    const SHELL_LINES: usize = 5_027;
+    const SHELL_LINES: usize = 4_993;
     const CLOCK_READ_LINES: usize = 4;
     let (mut lines, mut clock) = (0, Vec::new());
     for dir in ["crates/telegram/src", "crates/discord/src"] {

@@ -23,6 +23,14 @@ pub enum Scope {
     Route,
 }
 
+/// Bot-token REST calls let through in one global window of the client's
+/// limiter. Discord allows a bot 50 a second (interaction answers and edits
+/// through their tokens aside, which it does not count). twilight counts
+/// them in fixed windows of a second that begin at a window's first call,
+/// so 50 a window could put 100 into one second spanning two windows; 25
+/// keeps every second at 50 at most.
+pub const GLOBAL_CALLS_PER_WINDOW: u16 = 25;
+
 /// The calls waiting on a 429's `retry_after`, longer than this, are let go
 /// at this pause anyway: a platform's answer never parks the bot for good.
 pub const LONGEST_WAIT: Duration = Duration::from_secs(60);

@@ -4,9 +4,30 @@
 //! sees each, and what goes to the outbox. Pure: the shell makes the calls
 //! in the order given, with its own markup.
 
+use std::time::Duration;
+
 use kozyr_front::Reply;
 use kozyr_front::screen::Screen;
 use kozyr_table::{HandView, Output, TableView, UserId};
+
+/// The time an interaction's first answer has, from the press: Discord
+/// takes it within 3 s and tells the person "This interaction failed"
+/// after. Past it a callback is refused anyway, so none waits longer.
+pub const ANSWER_WINDOW: Duration = Duration::from_secs(3);
+
+/// An answer over the HTTP endpoint is the response to Discord's request,
+/// which goes by this time (or an error does).
+pub const HTTP_ANSWER_WITHIN: Duration = Duration::from_millis(2_900);
+
+/// Past this age an interaction is not handled at all (one that waited in
+/// the inbox): its person has been told it failed. Half a second less
+/// than the window leaves room for the answer to travel.
+pub const HANDLED_WITHIN: Duration = Duration::from_millis(2_500);
+
+/// A failed first answer (a 5xx, a connection reset) is tried again until
+/// this long after the press: people would see "This interaction failed"
+/// for a move that counted.
+pub const ANSWER_RETRY_UNTIL: Duration = Duration::from_millis(2_400);
 
 /// Who sees a message sent in answer to an interaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

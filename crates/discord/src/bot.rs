@@ -250,14 +250,6 @@ impl RunningDiscord {
     }
 }
 
-/// Bot-token REST calls twilight lets through in one global window.
-/// Discord allows a bot 50 a second (interaction answers and edits through
-/// their tokens aside, which twilight does not count). twilight counts them
-/// in fixed windows of a second that begin at a window's first call, so 50
-/// a window could put 100 into one second spanning two windows; 25 keeps
-/// every second at 50 at most.
-pub const GLOBAL_CALLS_PER_WINDOW: u16 = 25;
-
 /// The REST client for `discord` — Discord's own API, or the one at
 /// `DISCORD_API_URL` (`{url}/api/v10/…`) — for every call but interaction
 /// callbacks, through the bot's own [`GateProxy`] (which keeps Discord's
@@ -270,17 +262,13 @@ pub fn http_client(discord: &DiscordConfig) -> Result<(Client, GateProxy), Disco
     let client = client_with(
         discord,
         Some(twilight_http_ratelimiting::RateLimiter::new(
-            GLOBAL_CALLS_PER_WINDOW,
+            kozyr_delivery::gate::GLOBAL_CALLS_PER_WINDOW,
         )),
         None,
         Some(format!("http://{}", gate.host())),
     );
     Ok((client, gate))
 }
-
-/// How long an interaction callback may take: past Discord's 3 s it is
-/// refused anyway.
-const CALLBACK_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The client interaction callbacks go through (`Shared::callbacks`): no
 /// rate limiter, and no longer a wait than Discord gives. Callbacks are
@@ -289,7 +277,7 @@ pub fn callback_client(discord: &DiscordConfig) -> Client {
     client_with(
         discord,
         None,
-        Some(CALLBACK_TIMEOUT),
+        Some(kozyr_delivery::interaction::ANSWER_WINDOW),
         discord.api_url.clone(),
     )
 }

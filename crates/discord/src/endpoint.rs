@@ -20,12 +20,10 @@ use tokio::sync::oneshot;
 use twilight_model::application::interaction::{Interaction, InteractionType};
 
 use super::shared::Shared;
+use kozyr_delivery::interaction::HTTP_ANSWER_WITHIN;
 
 /// The path Discord is told to post to (`Interactions Endpoint URL`).
 pub const PATH: &str = "/discord/interactions";
-
-/// Discord waits 3 s for the HTTP answer; the handlers defer before that.
-const ANSWER_WITHIN: Duration = Duration::from_millis(2900);
 
 /// The application's public key, checking request signatures.
 #[derive(Clone, Debug)]
@@ -95,7 +93,7 @@ async fn interactions(State(e): State<Arc<Endpoint>>, headers: HeaderMap, body: 
     tokio::spawn(async move {
         super::handlers::on_interaction(shared, i, defer_after, Duration::ZERO).await;
     });
-    match tokio::time::timeout(ANSWER_WITHIN, rx).await {
+    match tokio::time::timeout(HTTP_ANSWER_WITHIN, rx).await {
         Ok(Ok(answer)) => axum::Json(answer).into_response(),
         _ => (StatusCode::INTERNAL_SERVER_ERROR, "no answer in time").into_response(),
     }

@@ -22,7 +22,7 @@ use super::hands::{hand_message, hash_of, no_mentions};
 use super::ids;
 use super::markup::{self, Message};
 use super::shared::Shared;
-use kozyr_delivery::interaction::Seen;
+use kozyr_delivery::interaction::{ANSWER_RETRY_UNTIL, Seen};
 use kozyr_front::core::{BotCommand, Origin};
 use kozyr_front::press_limits::PressLimits;
 use kozyr_front::{Front, Screen};
@@ -43,10 +43,6 @@ fn data(m: &Message, ephemeral: bool) -> InteractionResponseData {
         ..Default::default()
     }
 }
-
-/// How long after an interaction arrived a failed first answer (a 5xx, a
-/// connection reset) is still tried again: Discord takes it within 3 s.
-const ANSWER_RETRY_UNTIL: Duration = Duration::from_millis(2_400);
 
 fn text(t: &str) -> Message {
     Message {
@@ -120,14 +116,6 @@ impl std::ops::Deref for Asked {
     }
 }
 
-impl Asked {
-    /// By when the first answer must have gone, with room for the
-    /// answer's own trip.
-    fn answer_due(&self) -> Instant {
-        self.arrived + ANSWER_RETRY_UNTIL
-    }
-}
-
 /// Handles one interaction (from the gateway, the HTTP endpoint, or the
 /// inbox, where it `waited` since a standby's shard received it: that
 /// time counts against Discord's 3 s too).
@@ -190,10 +178,7 @@ async fn respond(
     if let Some(sent) = shared.answered_over_http(i.id.get(), answer.clone()) {
         return sent;
     }
-    // A failed answer (a 5xx, a connection reset) is tried again while
-    // Discord still takes it: people would see "This interaction failed"
-    // for a move that counted.
-    let r = retried(Some(i.answer_due()), || async {
+    let r = retried(Some(i.arrived + ANSWER_RETRY_UNTIL), || async {
         let client = shared.callbacks.interaction(shared.app);
         let r = client.create_response(i.id, &i.token, &answer).await;
         super::calls::record("create_response", &r);

@@ -22,11 +22,6 @@ use super::shared::Shared;
 use kozyr_outlet::inbox::{Gone, Row};
 use kozyr_table::storage::{Inbox, InboxEntry};
 
-/// Past this age an interaction is not handled: Discord wants its answer
-/// within 3 s of the press and has already told the person it failed. Half
-/// a second less leaves room for the answer to travel.
-pub const TOO_OLD: Duration = Duration::from_millis(2_500);
-
 /// What a standby's shard received, as an inbox row's body (the row says
 /// when: how old an interaction is when the serving replica reads it).
 #[derive(Debug, Serialize, Deserialize)]
@@ -100,7 +95,7 @@ pub async fn consume(
         let Some(interaction) = received.interaction else {
             return Ok(Row::Done);
         };
-        if age >= TOO_OLD {
+        if age >= kozyr_delivery::interaction::HANDLED_WITHIN {
             tracing::info!(interaction = %row.key, age_ms = age.as_millis() as u64,
                 "an interaction from the inbox is past Discord's answer window: dropped");
             return Ok(Row::Done);

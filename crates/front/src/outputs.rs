@@ -30,7 +30,7 @@ fn person(player: &Player, away: bool, reachable: bool) -> Occupant {
 }
 
 /// Who sits where, and the rest of what every screen of the table shows.
-/// Seats become [`Occupant`]s here and through [`person`] alone, so the
+/// Seats become [`Occupant`]s here and through `person` alone, so the
 /// table message, hands, results and `/score` name everyone alike (AI
 /// players included).
 pub fn table_info(view: &TableView, unreachable: &dyn Fn(&UserId) -> bool) -> TableInfo {

@@ -1,8 +1,9 @@
 //! Screens from game views: pure functions, no network, no platform.
 //!
-//! Inputs are a [`GameView`] (what one seat may see), the legal actions of
-//! that seat where buttons depend on them, and plain structs describing
-//! the table ([`TableInfo`]) that the service fills in. Outputs are
+//! Inputs are a [`GameView`](kozyr_game::GameView) (what one seat may
+//! see), the legal actions of that seat where buttons depend on them, and
+//! plain structs describing the table ([`TableInfo`]) that the service
+//! fills in. Outputs are
 //! [`Screen`]s: kozyr markup and rows of buttons whose presses are
 //! [`Press`]es. Everything a user or a player name can influence is
 //! escaped; every text stays under 2,000 characters (Discord's limit, below

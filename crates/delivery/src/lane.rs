@@ -614,7 +614,18 @@ where
                 self.forget_chat(chat);
             }
             Local::ChatBack(chat) => {
-                self.gone.remove(&chat);
+                // A table whose render came while the bot was out (the
+                // service's outputs and the handlers' word that it is back
+                // reach the lane by two ways, either first) is shown now.
+                if self.gone.remove(&chat) {
+                    let back: Vec<TableView> = (self.views.values())
+                        .filter(|v| host.chat(&v.chat).map(|c| self.current_chat(c)) == Some(chat))
+                        .cloned()
+                        .collect();
+                    for view in back {
+                        self.render_table(view, now, host);
+                    }
+                }
             }
             Local::Outdated {
                 chat,

@@ -1263,6 +1263,36 @@ fn a_hand_before_its_tables_view_goes_with_the_tables_render() {
     w.check_quiet(false);
 }
 
+/// The bot out of a group and back: a render that reached the lane while
+/// the group was gone (the service's outputs and the handlers' word that
+/// the bot is back come by two ways, either first) sends nothing then,
+/// and the table is shown once the group is back.
+#[test]
+fn a_table_rendered_while_its_group_was_gone_is_shown_once_it_is_back() {
+    let mut w = World::new(1, false);
+    w.chaos = false;
+    let t = TABLES[0];
+    assert!(
+        w.lane
+            .handle_local(Local::ChatGone(GROUP), w.now, &SimHost)
+            .is_none()
+    );
+    w.render_with(t, None);
+    w.quiet();
+    assert!(
+        w.msgs.keys().all(|(c, _)| *c != GROUP),
+        "nothing goes to a group the bot is out of"
+    );
+    assert!(
+        w.lane
+            .handle_local(Local::ChatBack(GROUP), w.now, &SimHost)
+            .is_none()
+    );
+    w.quiet();
+    assert_eq!(w.live(GROUP, What::Table(t)).len(), 1, "the table, once");
+    w.check_quiet(false);
+}
+
 /// A deal's news that goes after the table's post that follows it (a
 /// render that changes the phase moves the table ahead of the news in its
 /// chat's queue): the table is posted anew below the news, the post above

@@ -44,6 +44,20 @@ struct Recorded {
 }
 
 impl Recorded {
+    /// A press on `pressed` (a public message), at people's press rates.
+    fn new(service: &TableService, defaults: Defaults, pressed: Option<u64>) -> Recorded {
+        let rates = PressRates::PEOPLE;
+        Recorded {
+            front: Front::new(service.clone(), defaults),
+            tokens: HandTokens::new(service.clone(), Duration::from_secs(600)),
+            presses: Mutex::new(PressLimits::new(rates.person, rates.chat)),
+            pressed,
+            privately: false,
+            calls: Mutex::new(Vec::new()),
+            outbox: Mutex::new(Vec::new()),
+        }
+    }
+
     fn log(&self, line: String) {
         self.calls.lock().unwrap().push(line);
     }
@@ -160,18 +174,7 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
         lang: Lang::En,
         turn_timer: None,
     };
-    let i = Recorded {
-        front: Front::new(service.clone(), defaults),
-        tokens: HandTokens::new(service.clone(), Duration::from_secs(600)),
-        presses: Mutex::new(PressLimits::new(
-            PressRates::PEOPLE.person,
-            PressRates::PEOPLE.chat,
-        )),
-        pressed: Some(500),
-        privately: false,
-        calls: Mutex::new(Vec::new()),
-        outbox: Mutex::new(Vec::new()),
-    };
+    let i = Recorded::new(&service, defaults, Some(500));
     let ann = Player::new(UserId::new("discord:1").unwrap(), "Ann", Lang::En);
     let channel = Origin {
         chat: ChatKey::Discord(40),
@@ -259,18 +262,7 @@ async fn an_interaction_gets_one_first_answer_however_it_ends() {
 
     // "My hand" pressed on a table message posted anew since: out of
     // date, and nothing looked up.
-    let stale = Recorded {
-        front: Front::new(service.clone(), defaults),
-        tokens: HandTokens::new(service.clone(), Duration::from_secs(600)),
-        presses: Mutex::new(PressLimits::new(
-            PressRates::PEOPLE.person,
-            PressRates::PEOPLE.chat,
-        )),
-        pressed: Some(400),
-        privately: false,
-        calls: Mutex::new(Vec::new()),
-        outbox: Mutex::new(Vec::new()),
-    };
+    let stale = Recorded::new(&service, defaults, Some(400));
     stale.tokens.table_shown(TableId(1), 401);
     interaction::component(&stale, from, Ask::MyHand(TableId(1)), dedup(6), patient).await;
     assert_eq!(

@@ -10,8 +10,8 @@ use kozyr::front::action::{Press, TableAction};
 use kozyr::table::Phase;
 use kozyr::telegram::bot::Tuning;
 use kozyr_loadtest::Driver;
-use kozyr_test_kit::fakebot::{FakeBot, Fault, OutputKind};
-use teloxide::types::{ChatId, MessageId};
+use kozyr_test_kit::fakebot::{FakeBot, Fault, OutputKind, SimError};
+use teloxide::types::{ChatId, MessageId, UserId};
 
 use crate::support::telegram::{Setup, WAIT, World};
 use crate::support::{eventually, fast_tuning};
@@ -57,6 +57,20 @@ fn hand_at(fake: &FakeBot, chat: ChatId, version: u64) -> Option<MessageId> {
             })
             .then_some(m.id)
     })
+}
+
+/// `user` sends `/start` to the bot: their hand at `version` comes back
+/// as a new message in `dm`, below `older`.
+async fn hand_anew_after_start(
+    fake: &FakeBot,
+    user: UserId,
+    dm: ChatId,
+    version: u64,
+    older: MessageId,
+) -> Result<MessageId, SimError> {
+    fake.start_bot(user, None)?;
+    fake.wait_for(WAIT, |f| hand_at(f, dm, version).filter(|m| m.0 > older.0))
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -142,12 +156,7 @@ async fn a_hand_deleted_on_its_owners_turn_comes_back_when_they_act() {
     // Their turn, and they delete their hand: nothing changes, so nothing
     // would edit it; `/start` brings it back as a new message.
     w.fake.delete_message(dm, hand).unwrap();
-    w.fake.start_bot(d.users[seat], None).unwrap();
-    let again = w
-        .fake
-        .wait_for(WAIT, |f| {
-            hand_at(f, dm, t.version()).filter(|m| m.0 > hand.0)
-        })
+    let again = hand_anew_after_start(&w.fake, d.users[seat], dm, t.version(), hand)
         .await
         .expect("the hand posted anew after /start");
     // Deleted again, then a graceful restart: what the bot saved as shown
@@ -155,12 +164,7 @@ async fn a_hand_deleted_on_its_owners_turn_comes_back_when_they_act() {
     w.fake.delete_message(dm, again).unwrap();
     w.stop().await;
     w.start().await;
-    w.fake.start_bot(d.users[seat], None).unwrap();
-    let third = w
-        .fake
-        .wait_for(WAIT, |f| {
-            hand_at(f, dm, t.version()).filter(|m| m.0 > again.0)
-        })
+    let third = hand_anew_after_start(&w.fake, d.users[seat], dm, t.version(), again)
         .await
         .expect("the hand posted anew after a restart and /start");
     // A hand that is there is not probed with an edit that changes
@@ -169,12 +173,7 @@ async fn a_hand_deleted_on_its_owners_turn_comes_back_when_they_act() {
     // anew below what they wrote, and the old one goes.
     let refused = |f: &FakeBot| f.failures_in(dm).get("editMessageText").copied();
     let before = refused(&w.fake);
-    w.fake.start_bot(d.users[seat], None).unwrap();
-    let fourth = w
-        .fake
-        .wait_for(WAIT, |f| {
-            hand_at(f, dm, t.version()).filter(|m| m.0 > third.0)
-        })
+    let fourth = hand_anew_after_start(&w.fake, d.users[seat], dm, t.version(), third)
         .await
         .expect("the hand posted anew after /start");
     w.fake
@@ -311,12 +310,7 @@ async fn a_hand_left_behind_loses_its_buttons_at_a_press_out_of_date() {
     let too_old = Fault::bad_request("message can't be deleted for everyone");
     w.fake.inject(too_old.method("deleteMessage").chat(dm));
     // `/start` posts the hand anew below; the old one's delete is refused.
-    w.fake.start_bot(d.users[seat], None).unwrap();
-    let live = w
-        .fake
-        .wait_for(WAIT, |f| {
-            hand_at(f, dm, t.version()).filter(|m| m.0 > old.0)
-        })
+    let live = hand_anew_after_start(&w.fake, d.users[seat], dm, t.version(), old)
         .await
         .expect("the hand posted anew after /start");
     w.fake
